@@ -1,0 +1,389 @@
+//! Glue between the WIT exports and the author's traits: schema flattening, value decoding
+//! against schemas, and dispatch by type name. Used by [`export_provider!`](crate::export_provider).
+
+use tfwasm_model::codec::{self, CodecError};
+use tfwasm_model::{
+    AttributePath, AttributeType, Block, BlockNesting, Diagnostic, NestedObject, ObjectNesting, PathStep, Schema,
+    Severity, StringKind, Type, Value,
+};
+
+use crate::plan::plan_defaults;
+use crate::{Context, DataSource, Provider, Resource};
+
+/// The WIT types, for the export macro.
+pub mod wit {
+    pub use crate::bindings::tfwasm::provider::types::*;
+}
+
+type Diags = Vec<wit::Diagnostic>;
+
+// ---- conversions ---------------------------------------------------------------------
+
+fn to_wit_path(path: &AttributePath) -> Vec<wit::PathStep> {
+    path.0
+        .iter()
+        .map(|step| match step {
+            PathStep::Attribute(name) => wit::PathStep::AttributeName(name.clone()),
+            PathStep::KeyString(key) => wit::PathStep::ElementKeyString(key.clone()),
+            PathStep::KeyInt(index) => wit::PathStep::ElementKeyInt(*index),
+        })
+        .collect()
+}
+
+/// A model diagnostic in WIT form.
+pub fn to_wit_diagnostic(d: &Diagnostic) -> wit::Diagnostic {
+    wit::Diagnostic {
+        severity: match d.severity {
+            Severity::Error => wit::Severity::Error,
+            Severity::Warning => wit::Severity::Warning,
+        },
+        summary: d.summary.clone(),
+        detail: d.detail.clone(),
+        attribute: d.attribute.as_ref().map(to_wit_path).unwrap_or_default(),
+    }
+}
+
+fn diags(list: &[Diagnostic]) -> Diags {
+    list.iter().map(to_wit_diagnostic).collect()
+}
+
+fn kind(k: StringKind) -> wit::StringKind {
+    match k {
+        StringKind::Plain => wit::StringKind::Plain,
+        StringKind::Markdown => wit::StringKind::Markdown,
+    }
+}
+
+/// Flattens a schema into WIT's index-linked form (`blocks[0]` is the root).
+pub fn to_wit_schema(schema: &Schema) -> wit::Schema {
+    let mut out = wit::Schema { version: schema.version, blocks: Vec::new(), objects: Vec::new() };
+    push_block(&mut out, &schema.block);
+    out
+}
+
+fn push_block(out: &mut wit::Schema, block: &Block) -> u32 {
+    let index = out.blocks.len();
+    out.blocks.push(wit::Block {
+        attributes: Vec::new(),
+        block_types: Vec::new(),
+        description: block.description.clone(),
+        description_kind: kind(block.description_kind),
+        deprecated: block.deprecated,
+    });
+    let attributes = block.attributes.iter().map(|a| attribute(out, a)).collect();
+    let block_types = block
+        .block_types
+        .iter()
+        .map(|nested| wit::NestedBlock {
+            type_name: nested.type_name.clone(),
+            block: push_block(out, &nested.block),
+            nesting: match nested.nesting {
+                BlockNesting::Single => wit::BlockNesting::Single,
+                BlockNesting::List => wit::BlockNesting::List,
+                BlockNesting::Set => wit::BlockNesting::Set,
+                BlockNesting::Map => wit::BlockNesting::Map,
+                BlockNesting::Group => wit::BlockNesting::Group,
+            },
+            min_items: nested.min_items,
+            max_items: nested.max_items,
+        })
+        .collect();
+    out.blocks[index].attributes = attributes;
+    out.blocks[index].block_types = block_types;
+    index as u32
+}
+
+fn attribute(out: &mut wit::Schema, a: &tfwasm_model::Attribute) -> wit::Attribute {
+    let ty = match &a.ty {
+        AttributeType::Type(ty) => wit::AttributeType::TypeJson(ty.to_json_string()),
+        AttributeType::Nested(object) => wit::AttributeType::Nested(push_object(out, object)),
+    };
+    let mut flags = wit::AttributeFlags::empty();
+    for (on, flag) in [
+        (a.required, wit::AttributeFlags::REQUIRED),
+        (a.optional, wit::AttributeFlags::OPTIONAL),
+        (a.computed, wit::AttributeFlags::COMPUTED),
+        (a.sensitive, wit::AttributeFlags::SENSITIVE),
+        (a.deprecated, wit::AttributeFlags::DEPRECATED),
+        (a.write_only, wit::AttributeFlags::WRITE_ONLY),
+    ] {
+        if on {
+            flags = wit::AttributeFlags::from_bits_retain(flags.bits() | flag.bits());
+        }
+    }
+    wit::Attribute {
+        name: a.name.clone(),
+        type_: ty,
+        description: a.description.clone(),
+        description_kind: kind(a.description_kind),
+        flags,
+    }
+}
+
+fn push_object(out: &mut wit::Schema, object: &NestedObject) -> u32 {
+    let index = out.objects.len();
+    out.objects.push(wit::NestedObject {
+        attributes: Vec::new(),
+        nesting: match object.nesting {
+            ObjectNesting::Single => wit::ObjectNesting::Single,
+            ObjectNesting::List => wit::ObjectNesting::List,
+            ObjectNesting::Set => wit::ObjectNesting::Set,
+            ObjectNesting::Map => wit::ObjectNesting::Map,
+        },
+    });
+    let attributes = object.attributes.iter().map(|a| attribute(out, a)).collect();
+    out.objects[index].attributes = attributes;
+    index as u32
+}
+
+// ---- helpers -------------------------------------------------------------------------
+
+fn decode(bytes: &[u8], ty: &Type, what: &str) -> Result<Value, Diagnostic> {
+    if bytes.is_empty() {
+        return Ok(Value::Null);
+    }
+    codec::msgpack::decode(bytes, ty).map_err(|e| {
+        Diagnostic::error(
+            format!("Provider could not decode the {what}"),
+            format!("{e}. The value does not match this provider's schema; this is a bug in tfwasm or Terraform."),
+        )
+        .at(e.path.clone())
+    })
+}
+
+fn encode(value: &Value, ty: &Type, what: &str) -> Result<Vec<u8>, Diagnostic> {
+    codec::msgpack::encode(value, ty).map_err(|e: CodecError| {
+        Diagnostic::error(
+            format!("Provider produced an invalid {what}"),
+            format!("{e}. The value does not match the schema; this is a bug in the provider."),
+        )
+        .at(e.path.clone())
+    })
+}
+
+fn context(p: &dyn Provider, ctx: wit::ProviderContext) -> Result<Context, Diagnostic> {
+    let provider_config = match ctx.config {
+        Some(bytes) => decode(&bytes, &p.schema().value_type(), "provider configuration")?,
+        None => Value::Null,
+    };
+    Ok(Context { terraform_version: ctx.terraform_version, provider_config })
+}
+
+fn find_resource(p: &dyn Provider, type_name: &str) -> Result<Box<dyn Resource>, Diagnostic> {
+    p.resources().into_iter().find(|r| r.type_name() == type_name).ok_or_else(|| {
+        Diagnostic::error("Unknown resource type", format!("This provider has no resource type {type_name:?}."))
+    })
+}
+
+fn find_data_source(p: &dyn Provider, type_name: &str) -> Result<Box<dyn DataSource>, Diagnostic> {
+    p.data_sources().into_iter().find(|d| d.type_name() == type_name).ok_or_else(|| {
+        Diagnostic::error("Unknown data source type", format!("This provider has no data source type {type_name:?}."))
+    })
+}
+
+/// Runs `f`, turning an early `Err` into a one-diagnostic list.
+fn run_diags(f: impl FnOnce() -> Result<Vec<Diagnostic>, Diagnostic>) -> Diags {
+    match f() {
+        Ok(list) => diags(&list),
+        Err(d) => vec![to_wit_diagnostic(&d)],
+    }
+}
+
+// ---- exports -------------------------------------------------------------------------
+
+/// `get-schema`.
+pub fn get_schema(p: &dyn Provider) -> wit::ProviderSchema {
+    wit::ProviderSchema {
+        provider: to_wit_schema(&p.schema().to_wire()),
+        provider_meta: None,
+        resources: p
+            .resources()
+            .iter()
+            .map(|r| wit::NamedSchema { type_name: r.type_name().to_owned(), schema: to_wit_schema(&r.schema().to_wire()) })
+            .collect(),
+        data_sources: p
+            .data_sources()
+            .iter()
+            .map(|d| wit::NamedSchema { type_name: d.type_name().to_owned(), schema: to_wit_schema(&d.schema().to_wire()) })
+            .collect(),
+        diagnostics: Vec::new(),
+    }
+}
+
+/// `validate-provider-config`.
+pub fn validate_provider_config(p: &dyn Provider, config: Vec<u8>) -> Diags {
+    run_diags(|| {
+        let config = decode(&config, &p.schema().value_type(), "provider configuration")?;
+        Ok(p.validate_config(&config))
+    })
+}
+
+/// `configure-provider`.
+pub fn configure_provider(p: &dyn Provider, ctx: wit::ProviderContext) -> Diags {
+    run_diags(|| Ok(p.configure(&context(p, ctx)?)))
+}
+
+/// `validate-resource-config`.
+pub fn validate_resource_config(p: &dyn Provider, ctx: wit::ProviderContext, req: wit::ValidateRequest) -> Diags {
+    run_diags(|| {
+        let resource = find_resource(p, &req.type_name)?;
+        let config = decode(&req.config, &resource.schema().value_type(), "configuration")?;
+        Ok(resource.validate(&context(p, ctx)?, &config))
+    })
+}
+
+/// `validate-data-resource-config`.
+pub fn validate_data_resource_config(p: &dyn Provider, ctx: wit::ProviderContext, req: wit::ValidateRequest) -> Diags {
+    run_diags(|| {
+        let source = find_data_source(p, &req.type_name)?;
+        let config = decode(&req.config, &source.schema().value_type(), "configuration")?;
+        Ok(source.validate(&context(p, ctx)?, &config))
+    })
+}
+
+/// `upgrade-resource-state`. State at the current version is decoded straight from JSON.
+pub fn upgrade_resource_state(p: &dyn Provider, ctx: wit::ProviderContext, req: wit::UpgradeRequest) -> wit::UpgradeResponse {
+    let result = (|| {
+        let resource = find_resource(p, &req.type_name)?;
+        let schema = resource.schema();
+        let ty = schema.value_type();
+        let json: serde_json::Value = serde_json::from_slice(&req.raw_state_json).map_err(|e| {
+            Diagnostic::error("Unable to read stored state", format!("The stored state is not valid JSON: {e}."))
+        })?;
+        let value = if req.version == schema.version {
+            codec::json::decode(&json, &ty).map_err(|e| {
+                Diagnostic::error("Unable to read stored state", format!("{e}.")).at(e.path.clone())
+            })?
+        } else if req.version > schema.version {
+            return Err(Diagnostic::error(
+                "Resource state written by a newer provider",
+                format!(
+                    "The state has schema version {} but this provider only knows up to {}; upgrade the provider.",
+                    req.version, schema.version
+                ),
+            ));
+        } else {
+            resource.upgrade(&context(p, ctx)?, req.version, &json)?
+        };
+        encode(&value, &ty, "upgraded state")
+    })();
+    match result {
+        Ok(state) => wit::UpgradeResponse { upgraded_state: state, diagnostics: Vec::new() },
+        Err(d) => wit::UpgradeResponse { upgraded_state: Vec::new(), diagnostics: vec![to_wit_diagnostic(&d)] },
+    }
+}
+
+/// `read-resource`.
+pub fn read_resource(p: &dyn Provider, ctx: wit::ProviderContext, req: wit::ReadRequest) -> wit::ReadResponse {
+    let result = (|| {
+        let resource = find_resource(p, &req.type_name)?;
+        let ty = resource.schema().value_type();
+        let state = decode(&req.current_state, &ty, "current state")?;
+        if state.is_null() {
+            return Ok(codec::msgpack::NULL.to_vec());
+        }
+        match resource.read(&context(p, ctx)?, &state)? {
+            Some(new_state) => encode(&new_state, &ty, "state after read"),
+            None => Ok(codec::msgpack::NULL.to_vec()),
+        }
+    })();
+    match result {
+        Ok(new_state) => wit::ReadResponse { new_state, private: req.private, diagnostics: Vec::new() },
+        // Keep the current state on error so Terraform does not forget the object.
+        Err(d) => wit::ReadResponse { new_state: req.current_state, private: req.private, diagnostics: vec![to_wit_diagnostic(&d)] },
+    }
+}
+
+/// `plan-resource-change`.
+pub fn plan_resource_change(p: &dyn Provider, ctx: wit::ProviderContext, req: wit::PlanRequest) -> wit::PlanResponse {
+    let result = (|| {
+        let resource = find_resource(p, &req.type_name)?;
+        let schema = resource.schema();
+        let ty = schema.value_type();
+        let prior = decode(&req.prior_state, &ty, "prior state")?;
+        let proposed = decode(&req.proposed_new_state, &ty, "proposed new state")?;
+        let config = decode(&req.config, &ty, "configuration")?;
+        let mut plan = plan_defaults(&schema, prior, proposed, config);
+        if !plan.planned.is_null() {
+            resource.modify_plan(&context(p, ctx)?, &mut plan)?;
+        }
+        let planned = encode(&plan.planned, &ty, "plan")?;
+        Ok((planned, plan.requires_replace))
+    })();
+    match result {
+        Ok((planned_state, requires_replace)) => wit::PlanResponse {
+            planned_state,
+            requires_replace: requires_replace.iter().map(to_wit_path).collect(),
+            planned_private: req.prior_private,
+            diagnostics: Vec::new(),
+        },
+        Err(d) => wit::PlanResponse {
+            planned_state: req.proposed_new_state,
+            requires_replace: Vec::new(),
+            planned_private: Vec::new(),
+            diagnostics: vec![to_wit_diagnostic(&d)],
+        },
+    }
+}
+
+/// `apply-resource-change`: create, update or delete by which side is null.
+pub fn apply_resource_change(p: &dyn Provider, ctx: wit::ProviderContext, req: wit::ApplyRequest) -> wit::ApplyResponse {
+    let result = (|| {
+        let resource = find_resource(p, &req.type_name)?;
+        let ty = resource.schema().value_type();
+        let prior = decode(&req.prior_state, &ty, "prior state")?;
+        let planned = decode(&req.planned_state, &ty, "planned state")?;
+        let config = decode(&req.config, &ty, "configuration")?;
+        let ctx = context(p, ctx)?;
+        let new_state = if planned.is_null() {
+            resource.delete(&ctx, &prior)?;
+            Value::Null
+        } else if prior.is_null() {
+            resource.create(&ctx, &planned, &config)?
+        } else {
+            resource.update(&ctx, &prior, &planned, &config)?
+        };
+        encode(&new_state, &ty, "new state")
+    })();
+    match result {
+        Ok(new_state) => wit::ApplyResponse { new_state, private: req.planned_private, diagnostics: Vec::new() },
+        // On failure hand back the prior state: the object is as it was before this apply.
+        Err(d) => wit::ApplyResponse {
+            new_state: req.prior_state,
+            private: Vec::new(),
+            diagnostics: vec![to_wit_diagnostic(&d)],
+        },
+    }
+}
+
+/// `import-resource-state`.
+pub fn import_resource_state(p: &dyn Provider, ctx: wit::ProviderContext, req: wit::ImportRequest) -> wit::ImportResponse {
+    let result = (|| {
+        let resource = find_resource(p, &req.type_name)?;
+        let ty = resource.schema().value_type();
+        let state = resource.import(&context(p, ctx)?, &req.id)?;
+        encode(&state, &ty, "imported state")
+    })();
+    match result {
+        Ok(state) => wit::ImportResponse {
+            imported: vec![wit::ImportedResource { type_name: req.type_name, state, private: Vec::new() }],
+            diagnostics: Vec::new(),
+        },
+        Err(d) => wit::ImportResponse { imported: Vec::new(), diagnostics: vec![to_wit_diagnostic(&d)] },
+    }
+}
+
+/// `read-data-source`.
+pub fn read_data_source(p: &dyn Provider, ctx: wit::ProviderContext, req: wit::ReadDataRequest) -> wit::ReadDataResponse {
+    let result = (|| {
+        let source = find_data_source(p, &req.type_name)?;
+        let ty = source.schema().value_type();
+        let config = decode(&req.config, &ty, "configuration")?;
+        let state = source.read(&context(p, ctx)?, &config)?;
+        encode(&state, &ty, "data source result")
+    })();
+    match result {
+        Ok(state) => wit::ReadDataResponse { state, diagnostics: Vec::new() },
+        Err(d) => wit::ReadDataResponse { state: Vec::new(), diagnostics: vec![to_wit_diagnostic(&d)] },
+    }
+}

@@ -1,0 +1,147 @@
+//! # tfwasm-sdk
+//!
+//! Write a Terraform/OpenTofu provider in Rust, compile it to a `wasm32-wasip2` component, and
+//! let the `tfwasm` host serve it to Terraform with every call sandboxed.
+//!
+//! A provider is a value implementing [`Provider`] that lists its [`Resource`]s and
+//! [`DataSource`]s; [`export_provider!`] turns it into the component's exports. The SDK does the
+//! protocol work: it decodes values against your schema, plans changes (defaults, computed
+//! values, requires-replace), and encodes results.
+//!
+//! ```text
+//! use tfwasm_sdk::prelude::*;
+//!
+//! struct Example;
+//! impl Provider for Example {
+//!     fn resources(&self) -> Vec<Box<dyn Resource>> { vec![Box::new(Thing)] }
+//! }
+//! tfwasm_sdk::export_provider!(Example);
+//! ```
+//!
+//! Calls are stateless: each one may run in a fresh instance. Provider configuration reaches
+//! every call through [`Context::provider_config`].
+
+#![deny(missing_docs)]
+
+#[doc(hidden)]
+pub mod bindings {
+    wit_bindgen::generate!({
+        world: "tfwasm-provider",
+        path: "../wit/since_v0.1.0",
+        pub_export_macro: true,
+        export_macro_name: "export_tfwasm_provider",
+        default_bindings_module: "tfwasm_sdk::bindings",
+    });
+}
+
+#[doc(hidden)]
+pub mod glue;
+pub mod log;
+mod plan;
+mod provider;
+pub mod schema;
+mod value_ext;
+
+pub use plan::PlanContext;
+pub use provider::{Context, DataSource, Provider, Resource};
+pub use schema::{Attr, ResourceSchema};
+pub use tfwasm_model::{
+    AttributePath, Diagnostic, Diagnostics, Number, Refinement, Severity, Type, Value,
+};
+pub use value_ext::ValueExt;
+
+/// Fills `buf` with cryptographically secure random bytes from the host (`wasi:random`).
+///
+/// # Panics
+/// Only if the host denies randomness, which tfwasm never does.
+pub fn random_bytes(buf: &mut [u8]) {
+    getrandom::fill(buf).expect("wasi:random is always available");
+}
+
+/// Everything a provider module usually needs.
+pub mod prelude {
+    pub use crate::{
+        Attr, AttributePath, Context, DataSource, Diagnostic, Diagnostics, PlanContext, Provider, Resource,
+        ResourceSchema, Type, Value, ValueExt,
+    };
+}
+
+/// Exports a provider as the component's implementation of the tfwasm WIT world.
+///
+/// The argument is an expression building the provider; it runs at most once per instance.
+#[macro_export]
+macro_rules! export_provider {
+    ($make:expr) => {
+        struct __TfwasmExport;
+
+        fn __tfwasm_provider() -> &'static dyn $crate::Provider {
+            static PROVIDER: ::std::sync::OnceLock<::std::boxed::Box<dyn $crate::Provider>> =
+                ::std::sync::OnceLock::new();
+            PROVIDER.get_or_init(|| ::std::boxed::Box::new($make)).as_ref()
+        }
+
+        impl $crate::bindings::exports::tfwasm::provider::provider::Guest for __TfwasmExport {
+            fn get_schema() -> $crate::glue::wit::ProviderSchema {
+                $crate::glue::get_schema(__tfwasm_provider())
+            }
+            fn validate_provider_config(config: ::std::vec::Vec<u8>) -> ::std::vec::Vec<$crate::glue::wit::Diagnostic> {
+                $crate::glue::validate_provider_config(__tfwasm_provider(), config)
+            }
+            fn configure_provider(ctx: $crate::glue::wit::ProviderContext) -> ::std::vec::Vec<$crate::glue::wit::Diagnostic> {
+                $crate::glue::configure_provider(__tfwasm_provider(), ctx)
+            }
+            fn validate_resource_config(
+                ctx: $crate::glue::wit::ProviderContext,
+                req: $crate::glue::wit::ValidateRequest,
+            ) -> ::std::vec::Vec<$crate::glue::wit::Diagnostic> {
+                $crate::glue::validate_resource_config(__tfwasm_provider(), ctx, req)
+            }
+            fn validate_data_resource_config(
+                ctx: $crate::glue::wit::ProviderContext,
+                req: $crate::glue::wit::ValidateRequest,
+            ) -> ::std::vec::Vec<$crate::glue::wit::Diagnostic> {
+                $crate::glue::validate_data_resource_config(__tfwasm_provider(), ctx, req)
+            }
+            fn upgrade_resource_state(
+                ctx: $crate::glue::wit::ProviderContext,
+                req: $crate::glue::wit::UpgradeRequest,
+            ) -> $crate::glue::wit::UpgradeResponse {
+                $crate::glue::upgrade_resource_state(__tfwasm_provider(), ctx, req)
+            }
+            fn read_resource(
+                ctx: $crate::glue::wit::ProviderContext,
+                req: $crate::glue::wit::ReadRequest,
+            ) -> $crate::glue::wit::ReadResponse {
+                $crate::glue::read_resource(__tfwasm_provider(), ctx, req)
+            }
+            fn plan_resource_change(
+                ctx: $crate::glue::wit::ProviderContext,
+                req: $crate::glue::wit::PlanRequest,
+            ) -> $crate::glue::wit::PlanResponse {
+                $crate::glue::plan_resource_change(__tfwasm_provider(), ctx, req)
+            }
+            fn apply_resource_change(
+                ctx: $crate::glue::wit::ProviderContext,
+                req: $crate::glue::wit::ApplyRequest,
+            ) -> $crate::glue::wit::ApplyResponse {
+                $crate::glue::apply_resource_change(__tfwasm_provider(), ctx, req)
+            }
+            fn import_resource_state(
+                ctx: $crate::glue::wit::ProviderContext,
+                req: $crate::glue::wit::ImportRequest,
+            ) -> $crate::glue::wit::ImportResponse {
+                $crate::glue::import_resource_state(__tfwasm_provider(), ctx, req)
+            }
+            fn read_data_source(
+                ctx: $crate::glue::wit::ProviderContext,
+                req: $crate::glue::wit::ReadDataRequest,
+            ) -> $crate::glue::wit::ReadDataResponse {
+                $crate::glue::read_data_source(__tfwasm_provider(), ctx, req)
+            }
+        }
+
+        // Exports only exist in the component; native builds (the author's unit tests) skip them.
+        #[cfg(target_arch = "wasm32")]
+        $crate::bindings::export_tfwasm_provider!(__TfwasmExport with_types_in $crate::bindings);
+    };
+}

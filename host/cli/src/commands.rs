@@ -1,0 +1,5 @@
+//! One module per subcommand.
+
+pub mod inspect;
+pub mod package;
+pub mod serve;

@@ -1,0 +1,99 @@
+//! `tfwasm serve`: the plugin server Terraform talks to.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use tfwasm_runtime::cache::{self, Origin};
+use tfwasm_runtime::{Limits, WasmProvider};
+use tfwasm_wire::handshake::{NOT_A_PLUGIN_MESSAGE, PluginEnv};
+use tfwasm_wire::{ServeOptions, serve};
+use tracing_subscriber::Layer as _;
+use tracing_subscriber::layer::SubscriberExt as _;
+
+use crate::hclog::{GuestLog, HclogLayer, max_level};
+
+/// Arguments of `tfwasm serve`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The provider component (`wasm32-wasip2`). Defaults to `component.wasm` next to this
+    /// executable, which is where `tfwasm package` puts it.
+    #[arg(long, value_name = "PATH")]
+    component: Option<PathBuf>,
+    /// Listen on loopback TCP (in PLUGIN_MIN_PORT..PLUGIN_MAX_PORT) instead of a unix socket.
+    #[arg(long)]
+    tcp: bool,
+    /// Directory of the compiled-component cache [default: $TFWASM_CACHE_DIR, else
+    /// $XDG_CACHE_HOME/tfwasm, else ~/.cache/tfwasm].
+    #[arg(long, value_name = "DIR")]
+    cache_dir: Option<PathBuf>,
+}
+
+impl Args {
+    /// What Terraform's plain start (no arguments) means.
+    pub fn implied() -> Args {
+        Args { component: None, tcp: false, cache_dir: None }
+    }
+}
+
+/// Serves until Terraform shuts the plugin down. Exit code 1 on any start-up failure, with
+/// the reason on stderr (Terraform shows it in its error).
+pub fn run(args: Args, env: PluginEnv) -> ExitCode {
+    if !env.has_magic_cookie() {
+        eprint!("{NOT_A_PLUGIN_MESSAGE}");
+        return ExitCode::FAILURE;
+    }
+    let level = max_level();
+    let subscriber = tracing_subscriber::registry()
+        .with(HclogLayer.with_filter(tracing_subscriber::filter::LevelFilter::from_level(level)));
+    let _ = tracing::subscriber::set_global_default(subscriber);
+
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("tfwasm: cannot start the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(serve_component(args, env, level)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            tracing::error!("{error:#}");
+            eprintln!("tfwasm: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve_component(args: Args, env: PluginEnv, level: tracing::Level) -> anyhow::Result<()> {
+    if let Err(message) = env.negotiate() {
+        tracing::warn!("{message}");
+    }
+    ignore_interrupts();
+    let component = args.component.or_else(crate::packaged_component).ok_or_else(|| {
+        anyhow::anyhow!(
+            "no provider component: pass --component PATH, or run a package made by `tfwasm package` (component.wasm beside the executable)"
+        )
+    })?;
+    let cache_dir = args.cache_dir.unwrap_or_else(cache::default_dir);
+    let (provider, report) = WasmProvider::load(&component, Limits::default(), &cache_dir, Arc::new(GuestLog { max_level: level }))?;
+    tracing::debug!(
+        component = %component.display(),
+        origin = match report.origin { Origin::Cached => "cache", Origin::Compiled => "compiled" },
+        elapsed_ms = report.elapsed.as_millis() as u64,
+        "component loaded"
+    );
+    serve(provider, ServeOptions { env, tcp: args.tcp }).await?;
+    Ok(())
+}
+
+/// go-plugin servers ignore SIGINT: Terraform handles Ctrl-C itself and sends StopProvider.
+fn ignore_interrupts() {
+    if let Ok(mut signals) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()) {
+        tokio::spawn(async move {
+            while signals.recv().await.is_some() {
+                tracing::debug!("ignoring SIGINT; Terraform stops providers with StopProvider");
+            }
+        });
+    }
+}

@@ -1,0 +1,65 @@
+//! `tfwasm`: serves a WebAssembly provider component to Terraform/OpenTofu over tfplugin6,
+//! packages components as providers Terraform can install, and inspects them.
+
+mod commands;
+mod hclog;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use tfwasm_wire::handshake::PluginEnv;
+
+/// Run Terraform/OpenTofu providers compiled to WebAssembly components, sandboxed.
+///
+/// A provider package made by `tfwasm package` is a copy of this binary next to the
+/// component. Terraform starts it with its plugin environment and it serves the component
+/// (what `tfwasm serve` does).
+#[derive(Debug, Parser)]
+#[command(name = "tfwasm", version, propagate_version = true, max_term_width = 100)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve a provider component to Terraform/OpenTofu (the plugin server; Terraform runs it).
+    Serve(commands::serve::Args),
+    /// Write a provider package (a filesystem-mirror entry) for a component.
+    Package(commands::package::Args),
+    /// Show what a component declares: resource types, data sources and their schemas.
+    Inspect(commands::inspect::Args),
+}
+
+fn main() -> ExitCode {
+    let env = PluginEnv::from_process();
+    // Terraform runs a provider binary with no arguments and the magic cookie set.
+    if std::env::args_os().len() == 1 && env.magic_cookie.is_some() {
+        return commands::serve::run(commands::serve::Args::implied(), env);
+    }
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Serve(args) => return commands::serve::run(args, env),
+        Command::Package(args) => commands::package::run(args),
+        Command::Inspect(args) => commands::inspect::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The component shipped beside this executable in a provider package.
+pub(crate) const PACKAGED_COMPONENT: &str = "component.wasm";
+
+/// `component.wasm` next to the running executable (symlinks resolved), if any.
+pub(crate) fn packaged_component() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let exe = std::fs::canonicalize(&exe).unwrap_or(exe);
+    let candidate = exe.parent()?.join(PACKAGED_COMPONENT);
+    candidate.is_file().then_some(candidate)
+}

@@ -1,0 +1,223 @@
+//! go-cty's JSON value encoding, used by `RawState.json` (state files). Unknowns cannot be
+//! written; missing object attributes decode as null.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value as Json;
+
+use super::{CodecError, MAX_DEPTH, inferred_primitive_type, value_kind};
+use crate::{AttributePath, Number, Type, Value};
+
+/// Decodes JSON text as a value of type `ty`.
+pub fn decode_bytes(bytes: &[u8], ty: &Type) -> Result<Value, CodecError> {
+    let json: Json = serde_json::from_slice(bytes)
+        .map_err(|e| CodecError::new(&AttributePath::root(), format!("invalid JSON: {e}")))?;
+    decode(&json, ty)
+}
+
+/// Decodes a parsed JSON value as a value of type `ty`.
+pub fn decode(json: &Json, ty: &Type) -> Result<Value, CodecError> {
+    read(json, ty, &AttributePath::root(), 0)
+}
+
+/// Encodes `value` of type `ty` as JSON. Unknown values are an error.
+pub fn encode(value: &Value, ty: &Type) -> Result<Json, CodecError> {
+    write(value, ty, &AttributePath::root())
+}
+
+fn read(json: &Json, ty: &Type, path: &AttributePath, depth: usize) -> Result<Value, CodecError> {
+    if depth > MAX_DEPTH {
+        return Err(CodecError::new(path, format!("value nested deeper than {MAX_DEPTH} levels")));
+    }
+    if json.is_null() {
+        return Ok(Value::Null);
+    }
+    let wrong = |expected: &str| CodecError::new(path, format!("expected {expected}, found JSON {}", json_kind(json)));
+    match ty {
+        Type::Dynamic => {
+            let obj = json.as_object().ok_or_else(|| wrong("an object with \"value\" and \"type\""))?;
+            let (Some(type_json), Some(value_json)) = (obj.get("type"), obj.get("value")) else {
+                return Err(wrong("an object with \"value\" and \"type\""));
+            };
+            let inner_ty = Type::from_json(type_json).map_err(|e| CodecError::new(path, e.to_string()))?;
+            let inner = read(value_json, &inner_ty, path, depth + 1)?;
+            Ok(Value::Dynamic(inner_ty, Box::new(inner)))
+        }
+        Type::String => json.as_str().map(|s| Value::String(s.to_owned())).ok_or_else(|| wrong("string")),
+        Type::Bool => json.as_bool().map(Value::Bool).ok_or_else(|| wrong("bool")),
+        Type::Number => match json {
+            Json::Number(n) => n
+                .to_string()
+                .parse::<Number>()
+                .map(Value::Number)
+                .map_err(|e| CodecError::new(path, e.to_string())),
+            // go-cty accepts numbers written as strings
+            Json::String(s) => s.parse::<Number>().map(Value::Number).map_err(|e| CodecError::new(path, e.to_string())),
+            _ => Err(wrong("number")),
+        },
+        Type::List(elem) | Type::Set(elem) => {
+            let items = json.as_array().ok_or_else(|| wrong("array"))?;
+            let values = items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| read(item, elem, &path.index(i as i64), depth + 1))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(if matches!(ty, Type::List(_)) { Value::List(values) } else { Value::Set(values) })
+        }
+        Type::Tuple(elems) => {
+            let items = json.as_array().ok_or_else(|| wrong("array"))?;
+            if items.len() != elems.len() {
+                return Err(CodecError::new(path, format!("a tuple of {} elements is required ({} given)", elems.len(), items.len())));
+            }
+            let values = items
+                .iter()
+                .zip(elems)
+                .enumerate()
+                .map(|(i, (item, elem))| read(item, elem, &path.index(i as i64), depth + 1))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(Value::Tuple(values))
+        }
+        Type::Map(elem) => {
+            let entries = json.as_object().ok_or_else(|| wrong("object"))?;
+            let mut out = BTreeMap::new();
+            for (key, item) in entries {
+                out.insert(key.clone(), read(item, elem, &path.key(key.clone()), depth + 1)?);
+            }
+            Ok(Value::Map(out))
+        }
+        Type::Object(attrs) => {
+            let entries = json.as_object().ok_or_else(|| wrong("object"))?;
+            if let Some(extra) = entries.keys().find(|k| !attrs.contains_key(*k)) {
+                return Err(CodecError::new(path, format!("unsupported attribute {extra:?}")));
+            }
+            let mut out = BTreeMap::new();
+            for (name, attr_ty) in attrs {
+                let value = match entries.get(name) {
+                    Some(item) => read(item, attr_ty, &path.attr(name.clone()), depth + 1)?,
+                    None => Value::Null,
+                };
+                out.insert(name.clone(), value);
+            }
+            Ok(Value::Object(out))
+        }
+    }
+}
+
+fn write(value: &Value, ty: &Type, path: &AttributePath) -> Result<Json, CodecError> {
+    let wrong = || CodecError::new(path, format!("expected {ty}, found {}", value_kind(value)));
+    match value {
+        Value::Null => return Ok(Json::Null),
+        Value::Unknown(_) => return Err(CodecError::new(path, "value is not known")),
+        _ => {}
+    }
+    match ty {
+        Type::Dynamic => {
+            let (inner_ty, inner) = match value {
+                Value::Dynamic(inner_ty, inner) => (inner_ty.clone(), inner.as_ref()),
+                other => (inferred_primitive_type(other).ok_or_else(wrong)?, other),
+            };
+            let mut obj = serde_json::Map::new();
+            obj.insert("value".into(), write(inner, &inner_ty, path)?);
+            obj.insert("type".into(), inner_ty.to_json());
+            Ok(Json::Object(obj))
+        }
+        Type::String => value.as_str().map(|s| Json::String(s.to_owned())).ok_or_else(wrong),
+        Type::Bool => value.as_bool().map(Json::Bool).ok_or_else(wrong),
+        Type::Number => {
+            let n = value.as_number().ok_or_else(wrong)?;
+            serde_json::from_str::<Json>(&n.to_string()).map_err(|e| CodecError::new(path, e.to_string()))
+        }
+        Type::List(elem) | Type::Set(elem) => {
+            let items = match (ty, value) {
+                (Type::List(_), Value::List(items)) | (Type::Set(_), Value::Set(items)) => items,
+                _ => return Err(wrong()),
+            };
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| write(item, elem, &path.index(i as i64)))
+                .collect::<Result<Vec<_>, _>>()
+                .map(Json::Array)
+        }
+        Type::Tuple(elems) => {
+            let Value::Tuple(items) = value else { return Err(wrong()) };
+            if items.len() != elems.len() {
+                return Err(wrong());
+            }
+            items
+                .iter()
+                .zip(elems)
+                .enumerate()
+                .map(|(i, (item, elem))| write(item, elem, &path.index(i as i64)))
+                .collect::<Result<Vec<_>, _>>()
+                .map(Json::Array)
+        }
+        Type::Map(elem) => {
+            let Value::Map(entries) = value else { return Err(wrong()) };
+            let mut obj = serde_json::Map::new();
+            for (key, item) in entries {
+                obj.insert(key.clone(), write(item, elem, &path.key(key.clone()))?);
+            }
+            Ok(Json::Object(obj))
+        }
+        Type::Object(attrs) => {
+            let Value::Object(entries) = value else { return Err(wrong()) };
+            if let Some(extra) = entries.keys().find(|k| !attrs.contains_key(*k)) {
+                return Err(CodecError::new(path, format!("unsupported attribute {extra:?}")));
+            }
+            let mut obj = serde_json::Map::new();
+            for (name, attr_ty) in attrs {
+                let item = entries.get(name).unwrap_or(&Value::Null);
+                obj.insert(name.clone(), write(item, attr_ty, &path.attr(name.clone()))?);
+            }
+            Ok(Json::Object(obj))
+        }
+    }
+}
+
+fn json_kind(json: &Json) -> &'static str {
+    match json {
+        Json::Null => "null",
+        Json::Bool(_) => "bool",
+        Json::Number(_) => "number",
+        Json::String(_) => "string",
+        Json::Array(_) => "array",
+        Json::Object(_) => "object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_attributes_are_null_and_extra_ones_rejected() {
+        let ty = Type::object([("a", Type::String), ("b", Type::Number)]);
+        assert_eq!(
+            decode_bytes(br#"{"a":"x"}"#, &ty).unwrap(),
+            Value::object([("a", "x".into()), ("b", Value::Null)])
+        );
+        let err = decode_bytes(br#"{"a":"x","c":1}"#, &ty).unwrap_err();
+        assert_eq!(err.to_string(), "unsupported attribute \"c\"");
+    }
+
+    #[test]
+    fn big_numbers_keep_every_digit() {
+        let v = decode_bytes(b"123456789012345678901234567890.123", &Type::Number).unwrap();
+        assert_eq!(encode(&v, &Type::Number).unwrap().to_string(), "123456789012345678901234567890.123");
+    }
+
+    #[test]
+    fn dynamic_uses_value_and_type() {
+        let v = decode_bytes(br#"{"type":["list","string"],"value":["a"]}"#, &Type::Dynamic).unwrap();
+        assert_eq!(v, Value::Dynamic(Type::list(Type::String), Box::new(Value::List(vec!["a".into()]))));
+        assert_eq!(encode(&v, &Type::Dynamic).unwrap().to_string(), r#"{"value":["a"],"type":["list","string"]}"#);
+    }
+
+    #[test]
+    fn unknowns_cannot_be_written() {
+        let ty = Type::object([("a", Type::String)]);
+        let err = encode(&Value::object([("a", Value::unknown())]), &ty).unwrap_err();
+        assert_eq!(err.to_string(), "at .a: value is not known");
+    }
+}

@@ -1,0 +1,32 @@
+//! # tfwasm-model
+//!
+//! The core model shared by every part of tfwasm: cty [`Type`]s and [`Value`]s, provider
+//! [`Schema`]s, [`AttributePath`]s, [`Diagnostic`]s, the msgpack and JSON [`codec`]s that
+//! put values on the wire, and the [`Provider`] trait with its request/response types
+//! ([`rpc`]).
+//!
+//! This crate knows nothing of gRPC, wasmtime or tokio, so it compiles for the host and for
+//! `wasm32-wasip2` guests alike (the guest SDK uses it), and the contract checks can use it
+//! offline. Start with [`Value`] and [`codec::msgpack`].
+
+#![deny(missing_docs)]
+
+pub mod codec;
+mod diagnostic;
+mod number;
+mod path;
+pub mod rpc;
+mod schema;
+mod types;
+mod value;
+
+pub use diagnostic::{Diagnostic, Diagnostics, Severity, has_error};
+pub use number::{Number, ParseNumberError};
+pub use path::{AttributePath, PathStep};
+pub use rpc::Provider;
+pub use schema::{
+    Attribute, AttributeType, Block, BlockNesting, NestedBlock, NestedObject, ObjectNesting, ProviderSchema, Schema,
+    StringKind,
+};
+pub use types::{Type, TypeJsonError};
+pub use value::{Refinement, Value};

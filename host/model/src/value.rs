@@ -1,0 +1,244 @@
+//! cty values, shaped by the [`Type`] they were decoded with.
+
+use std::collections::BTreeMap;
+
+use crate::{Number, Type};
+
+/// What is known about an unknown value (cty "refinements"). Empty means a plain unknown.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Refinement {
+    /// The value will definitely not be null.
+    pub not_null: bool,
+    /// A string value will start with this prefix.
+    pub string_prefix: Option<String>,
+    /// Lower bound of a number, with whether it is inclusive.
+    pub number_lower: Option<(Number, bool)>,
+    /// Upper bound of a number, with whether it is inclusive.
+    pub number_upper: Option<(Number, bool)>,
+    /// Minimum length of a collection (inclusive).
+    pub length_lower: Option<u64>,
+    /// Maximum length of a collection (inclusive).
+    pub length_upper: Option<u64>,
+}
+
+impl Refinement {
+    /// True when nothing is refined, so the value encodes as a plain unknown.
+    pub fn is_empty(&self) -> bool {
+        *self == Refinement::default()
+    }
+}
+
+/// A cty value. Its type is not stored: it is the type the value was decoded with or is
+/// encoded against. Inside a `dynamic` slot a known value is wrapped in [`Value::Dynamic`]
+/// together with its concrete type.
+#[derive(Debug, Clone)]
+pub enum Value {
+    /// Null of whatever type the context expects.
+    Null,
+    /// A value not yet known (during planning), possibly with refinements.
+    Unknown(Refinement),
+    /// A boolean.
+    Bool(bool),
+    /// A number.
+    Number(Number),
+    /// A string.
+    String(String),
+    /// A list (ordered).
+    List(Vec<Value>),
+    /// A set; order carries no meaning and equality ignores it.
+    Set(Vec<Value>),
+    /// A map.
+    Map(BTreeMap<String, Value>),
+    /// An object: every attribute of its type is present, null ones included.
+    Object(BTreeMap<String, Value>),
+    /// A tuple.
+    Tuple(Vec<Value>),
+    /// A value in a `dynamic` slot, with the concrete type it travels with.
+    Dynamic(Type, Box<Value>),
+}
+
+impl PartialEq for Value {
+    fn eq(&self, other: &Value) -> bool {
+        use Value::*;
+        match (self, other) {
+            (Null, Null) => true,
+            (Unknown(a), Unknown(b)) => a == b,
+            (Bool(a), Bool(b)) => a == b,
+            (Number(a), Number(b)) => a == b,
+            (String(a), String(b)) => a == b,
+            (List(a), List(b)) | (Tuple(a), Tuple(b)) => a == b,
+            (Set(a), Set(b)) => a.len() == b.len() && a.iter().all(|x| b.contains(x)) && b.iter().all(|x| a.contains(x)),
+            (Map(a), Map(b)) | (Object(a), Object(b)) => a == b,
+            (Dynamic(ta, a), Dynamic(tb, b)) => ta == tb && a == b,
+            _ => false,
+        }
+    }
+}
+
+impl Value {
+    /// A plain unknown.
+    pub fn unknown() -> Value {
+        Value::Unknown(Refinement::default())
+    }
+
+    /// True for [`Value::Null`].
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
+    /// True when this value itself is unknown (its parts are not inspected).
+    pub fn is_unknown(&self) -> bool {
+        matches!(self, Value::Unknown(_))
+    }
+
+    /// True when neither the value nor anything inside it is unknown.
+    pub fn is_wholly_known(&self) -> bool {
+        match self {
+            Value::Unknown(_) => false,
+            Value::List(v) | Value::Set(v) | Value::Tuple(v) => v.iter().all(Value::is_wholly_known),
+            Value::Map(m) | Value::Object(m) => m.values().all(Value::is_wholly_known),
+            Value::Dynamic(_, v) => v.is_wholly_known(),
+            _ => true,
+        }
+    }
+
+    /// The attribute `name` of an object (or the element `name` of a map).
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        match self {
+            Value::Object(m) | Value::Map(m) => m.get(name),
+            Value::Dynamic(_, v) => v.get(name),
+            _ => None,
+        }
+    }
+
+    /// Mutable access to an object attribute or map element.
+    pub fn get_mut(&mut self, name: &str) -> Option<&mut Value> {
+        match self {
+            Value::Object(m) | Value::Map(m) => m.get_mut(name),
+            Value::Dynamic(_, v) => v.get_mut(name),
+            _ => None,
+        }
+    }
+
+    /// Sets an object attribute (or map element). Returns false if `self` is not an object or map.
+    pub fn set(&mut self, name: &str, value: Value) -> bool {
+        match self {
+            Value::Object(m) | Value::Map(m) => {
+                m.insert(name.to_owned(), value);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The string, when this is a known string.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::String(s) => Some(s),
+            Value::Dynamic(_, v) => v.as_str(),
+            _ => None,
+        }
+    }
+
+    /// The boolean, when this is a known bool.
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Value::Bool(b) => Some(*b),
+            Value::Dynamic(_, v) => v.as_bool(),
+            _ => None,
+        }
+    }
+
+    /// The number, when this is a known number.
+    pub fn as_number(&self) -> Option<&Number> {
+        match self {
+            Value::Number(n) => Some(n),
+            Value::Dynamic(_, v) => v.as_number(),
+            _ => None,
+        }
+    }
+
+    /// The number as `i64`, when it is a known integer in range.
+    pub fn as_i64(&self) -> Option<i64> {
+        self.as_number().and_then(Number::to_i64)
+    }
+
+    /// Elements of a list, set or tuple.
+    pub fn as_elements(&self) -> Option<&[Value]> {
+        match self {
+            Value::List(v) | Value::Set(v) | Value::Tuple(v) => Some(v),
+            Value::Dynamic(_, v) => v.as_elements(),
+            _ => None,
+        }
+    }
+
+    /// Entries of a map or object.
+    pub fn as_entries(&self) -> Option<&BTreeMap<String, Value>> {
+        match self {
+            Value::Map(m) | Value::Object(m) => Some(m),
+            Value::Dynamic(_, v) => v.as_entries(),
+            _ => None,
+        }
+    }
+
+    /// An object value from `(name, value)` pairs.
+    pub fn object<I: IntoIterator<Item = (S, Value)>, S: Into<String>>(attrs: I) -> Value {
+        Value::Object(attrs.into_iter().map(|(k, v)| (k.into(), v)).collect())
+    }
+
+    /// A null-filled object of the given object type (the "all attributes null" value core
+    /// uses as a synthetic prior on create). Other types give [`Value::Null`].
+    pub fn null_object_of(ty: &Type) -> Value {
+        match ty {
+            Type::Object(attrs) => Value::Object(attrs.keys().map(|k| (k.clone(), Value::Null)).collect()),
+            _ => Value::Null,
+        }
+    }
+}
+
+impl From<&str> for Value {
+    fn from(s: &str) -> Value {
+        Value::String(s.to_owned())
+    }
+}
+impl From<String> for Value {
+    fn from(s: String) -> Value {
+        Value::String(s)
+    }
+}
+impl From<bool> for Value {
+    fn from(b: bool) -> Value {
+        Value::Bool(b)
+    }
+}
+impl From<i64> for Value {
+    fn from(n: i64) -> Value {
+        Value::Number(n.into())
+    }
+}
+impl From<Number> for Value {
+    fn from(n: Number) -> Value {
+        Value::Number(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_equality_ignores_order() {
+        let a = Value::Set(vec!["x".into(), "y".into()]);
+        let b = Value::Set(vec!["y".into(), "x".into()]);
+        assert_eq!(a, b);
+        assert_ne!(a, Value::List(vec!["x".into(), "y".into()]));
+    }
+
+    #[test]
+    fn wholly_known_looks_inside() {
+        let v = Value::object([("a", Value::List(vec![Value::unknown()]))]);
+        assert!(!v.is_wholly_known());
+        assert!(!v.is_unknown());
+        assert!(Value::object([("a", Value::Null)]).is_wholly_known());
+    }
+}

@@ -1,0 +1,174 @@
+//! The host side of the `tfwasm:provider@0.1.0` world, and conversions between its WIT types
+//! and the model.
+
+use tfwasm_model::{
+    Attribute, AttributePath, AttributeType, Block, BlockNesting, Diagnostic, NestedBlock, NestedObject,
+    ObjectNesting, PathStep, ProviderSchema, Schema, Severity, StringKind, Type,
+};
+
+/// Generated from the WIT; documented there.
+#[allow(missing_docs)]
+mod generated {
+    wasmtime::component::bindgen!({
+        world: "tfwasm-provider",
+        path: "../../wit/since_v0.1.0",
+        imports: { default: async | trappable },
+        exports: { default: async },
+    });
+}
+pub use generated::*;
+
+pub use exports::tfwasm::provider::provider as guest;
+pub use tfwasm::provider::types as wit;
+
+/// Deepest block/object nesting accepted from a guest schema.
+const MAX_SCHEMA_DEPTH: usize = 32;
+
+/// A guest-supplied schema is malformed (bad index, bad type JSON, too deep).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid schema for {owner}: {message}")]
+pub struct SchemaError {
+    /// Which schema (provider, or a resource or data source type).
+    pub owner: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Converts the guest's schemas to the model.
+///
+/// # Errors
+/// When any schema is malformed; the error names which one.
+pub fn provider_schema(s: wit::ProviderSchema) -> Result<ProviderSchema, SchemaError> {
+    let convert = |owner: &str, schema: &wit::Schema| {
+        schema_from_wit(schema).map_err(|message| SchemaError { owner: owner.to_owned(), message })
+    };
+    let mut out = ProviderSchema {
+        provider: convert("the provider", &s.provider)?,
+        provider_meta: s.provider_meta.as_ref().map(|m| convert("provider_meta", m)).transpose()?,
+        diagnostics: s.diagnostics.into_iter().map(diagnostic).collect(),
+        ..ProviderSchema::default()
+    };
+    for named in &s.resources {
+        out.resources.insert(named.type_name.clone(), convert(&named.type_name, &named.schema)?);
+    }
+    for named in &s.data_sources {
+        out.data_sources.insert(named.type_name.clone(), convert(&named.type_name, &named.schema)?);
+    }
+    Ok(out)
+}
+
+fn schema_from_wit(schema: &wit::Schema) -> Result<Schema, String> {
+    if schema.blocks.is_empty() {
+        return Err("the schema has no top-level block".into());
+    }
+    Ok(Schema { version: schema.version, block: block_from_wit(schema, 0, 0)? })
+}
+
+fn block_from_wit(schema: &wit::Schema, index: u32, depth: usize) -> Result<Block, String> {
+    if depth > MAX_SCHEMA_DEPTH {
+        return Err(format!("blocks nested deeper than {MAX_SCHEMA_DEPTH} (a cycle?)"));
+    }
+    let block = schema.blocks.get(index as usize).ok_or_else(|| format!("block index {index} out of range"))?;
+    Ok(Block {
+        attributes: block.attributes.iter().map(|a| attribute_from_wit(schema, a, depth)).collect::<Result<_, _>>()?,
+        block_types: block
+            .block_types
+            .iter()
+            .map(|nested| {
+                Ok(NestedBlock {
+                    type_name: nested.type_name.clone(),
+                    block: block_from_wit(schema, nested.block, depth + 1)?,
+                    nesting: match nested.nesting {
+                        wit::BlockNesting::Single => BlockNesting::Single,
+                        wit::BlockNesting::List => BlockNesting::List,
+                        wit::BlockNesting::Set => BlockNesting::Set,
+                        wit::BlockNesting::Map => BlockNesting::Map,
+                        wit::BlockNesting::Group => BlockNesting::Group,
+                    },
+                    min_items: nested.min_items,
+                    max_items: nested.max_items,
+                })
+            })
+            .collect::<Result<_, String>>()?,
+        description: block.description.clone(),
+        description_kind: string_kind(block.description_kind),
+        deprecated: block.deprecated,
+    })
+}
+
+fn attribute_from_wit(schema: &wit::Schema, a: &wit::Attribute, depth: usize) -> Result<Attribute, String> {
+    let ty = match &a.type_ {
+        wit::AttributeType::TypeJson(json) => AttributeType::Type(
+            Type::from_json_bytes(json.as_bytes()).map_err(|e| format!("attribute {:?}: {e}", a.name))?,
+        ),
+        wit::AttributeType::Nested(index) => {
+            if depth > MAX_SCHEMA_DEPTH {
+                return Err(format!("nested attributes deeper than {MAX_SCHEMA_DEPTH} (a cycle?)"));
+            }
+            let object = schema
+                .objects
+                .get(*index as usize)
+                .ok_or_else(|| format!("attribute {:?}: nested object index {index} out of range", a.name))?;
+            AttributeType::Nested(NestedObject {
+                attributes: object
+                    .attributes
+                    .iter()
+                    .map(|inner| attribute_from_wit(schema, inner, depth + 1))
+                    .collect::<Result<_, _>>()?,
+                nesting: match object.nesting {
+                    wit::ObjectNesting::Single => ObjectNesting::Single,
+                    wit::ObjectNesting::List => ObjectNesting::List,
+                    wit::ObjectNesting::Set => ObjectNesting::Set,
+                    wit::ObjectNesting::Map => ObjectNesting::Map,
+                },
+            })
+        }
+    };
+    let flags = a.flags;
+    Ok(Attribute {
+        name: a.name.clone(),
+        ty,
+        description: a.description.clone(),
+        description_kind: string_kind(a.description_kind),
+        required: flags.contains(wit::AttributeFlags::REQUIRED),
+        optional: flags.contains(wit::AttributeFlags::OPTIONAL),
+        computed: flags.contains(wit::AttributeFlags::COMPUTED),
+        sensitive: flags.contains(wit::AttributeFlags::SENSITIVE),
+        deprecated: flags.contains(wit::AttributeFlags::DEPRECATED),
+        write_only: flags.contains(wit::AttributeFlags::WRITE_ONLY),
+    })
+}
+
+fn string_kind(kind: wit::StringKind) -> StringKind {
+    match kind {
+        wit::StringKind::Plain => StringKind::Plain,
+        wit::StringKind::Markdown => StringKind::Markdown,
+    }
+}
+
+/// A guest diagnostic in model form.
+pub fn diagnostic(d: wit::Diagnostic) -> Diagnostic {
+    Diagnostic {
+        severity: match d.severity {
+            wit::Severity::Error => Severity::Error,
+            wit::Severity::Warning => Severity::Warning,
+        },
+        summary: d.summary,
+        detail: d.detail,
+        attribute: (!d.attribute.is_empty()).then(|| path(d.attribute)),
+    }
+}
+
+/// A guest attribute path in model form.
+pub fn path(steps: Vec<wit::PathStep>) -> AttributePath {
+    AttributePath(
+        steps
+            .into_iter()
+            .map(|step| match step {
+                wit::PathStep::AttributeName(name) => PathStep::Attribute(name),
+                wit::PathStep::ElementKeyString(key) => PathStep::KeyString(key),
+                wit::PathStep::ElementKeyInt(index) => PathStep::KeyInt(index),
+            })
+            .collect(),
+    )
+}

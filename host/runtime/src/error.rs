@@ -1,0 +1,89 @@
+//! Errors of loading a component and of a single call into it.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The component could not be loaded.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LoadError {
+    /// The component file could not be read.
+    #[error("cannot read component {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The bytes are not a valid component (a core module, or not wasm at all).
+    #[error("{path} is not a valid WebAssembly component: {message}")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// wasmtime's explanation.
+        message: String,
+    },
+    /// The component does not fit the tfwasm world (wrong exports, or imports we do not offer).
+    #[error("{path} does not implement the tfwasm:provider@0.1.0 world: {message}")]
+    Incompatible {
+        /// The file.
+        path: PathBuf,
+        /// wasmtime's explanation.
+        message: String,
+    },
+    /// The engine could not be set up.
+    #[error("cannot configure the wasm engine: {0}")]
+    Engine(String),
+}
+
+/// A call into the guest failed as a whole (rather than returning error diagnostics).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CallError {
+    /// The guest used up its fuel budget.
+    #[error("provider exceeded its fuel budget of {fuel} during {rpc}")]
+    OutOfFuel {
+        /// The RPC.
+        rpc: &'static str,
+        /// The budget.
+        fuel: u64,
+    },
+    /// The call ran past its deadline.
+    #[error("provider exceeded its time limit of {limit:?} during {rpc}")]
+    Timeout {
+        /// The RPC.
+        rpc: &'static str,
+        /// The limit.
+        limit: Duration,
+    },
+    /// StopProvider interrupted the call.
+    #[error("{rpc} was cancelled by StopProvider")]
+    Cancelled {
+        /// The RPC.
+        rpc: &'static str,
+    },
+    /// The guest tried to grow memory past its limit and failed with a trap.
+    #[error("provider exceeded its memory limit of {limit} bytes during {rpc}")]
+    OutOfMemory {
+        /// The RPC.
+        rpc: &'static str,
+        /// The limit.
+        limit: usize,
+    },
+    /// The guest trapped (a Rust panic shows up as `unreachable`).
+    #[error("provider crashed during {rpc}: {message}")]
+    Trap {
+        /// The RPC.
+        rpc: &'static str,
+        /// What happened, including the guest's panic message when it printed one.
+        message: String,
+    },
+    /// A fresh instance could not be created.
+    #[error("cannot start a provider instance for {rpc}: {message}")]
+    Instantiate {
+        /// The RPC.
+        rpc: &'static str,
+        /// Why.
+        message: String,
+    },
+}

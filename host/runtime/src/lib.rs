@@ -1,0 +1,28 @@
+//! # tfwasm-runtime
+//!
+//! Runs provider components under wasmtime. It owns everything wasm: the [`Engine`] setup,
+//! the on-disk compile cache ([`cache`]), per-call [`Limits`], the host side of the WIT world
+//! ([`bindings`]), and [`WasmProvider`], which implements [`tfwasm_model::Provider`] by
+//! calling into the component.
+//!
+//! Each call runs in a fresh instance created from a pre-linked `InstancePre`, so a trap or a
+//! guest bug never poisons a later call, and calls may run in parallel. The provider
+//! configuration accepted by ConfigureProvider is kept here and handed to every call.
+//!
+//! Nothing outside this crate names a wasmtime type. Start with [`WasmProvider::load`].
+
+#![deny(missing_docs)]
+
+pub mod bindings;
+pub mod cache;
+mod engine;
+mod error;
+mod limits;
+mod provider;
+mod state;
+
+pub use engine::new_engine;
+pub use error::{CallError, LoadError};
+pub use limits::Limits;
+pub use provider::{DiscardLog, GuestLogSink, LoadReport, WasmProvider};
+pub use wasmtime::Engine;

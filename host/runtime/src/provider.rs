@@ -1,0 +1,501 @@
+//! [`WasmProvider`]: a component behind the [`Provider`] trait, one fresh instance per call.
+
+use std::fmt;
+use std::future::Future;
+use std::path::Path;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock, RwLock};
+use std::time::{Duration, Instant};
+
+use tfwasm_model::rpc::{
+    ApplyResourceChangeRequest, ApplyResourceChangeResponse, ConfigureProviderRequest, DynamicValue,
+    ImportResourceStateRequest, ImportResourceStateResponse, ImportedResource, PlanResourceChangeRequest,
+    PlanResourceChangeResponse, ReadDataSourceRequest, ReadDataSourceResponse, ReadResourceRequest,
+    ReadResourceResponse, UpgradeResourceStateRequest, UpgradeResourceStateResponse, ValidateConfigRequest,
+};
+use tfwasm_model::{Diagnostic, Diagnostics, Provider, ProviderSchema, has_error};
+use wasmtime::component::{HasSelf, Linker};
+use wasmtime::{Engine, Store, StoreLimitsBuilder, Trap, UpdateDeadline};
+use wasmtime_wasi::WasiCtxBuilder;
+use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
+
+use crate::bindings::{self, TfwasmProvider, TfwasmProviderPre, wit};
+use crate::cache::{self, Origin};
+use crate::engine::EPOCH_TICK;
+use crate::state::{MAX_CAPTURED_OUTPUT, StoreState};
+use crate::{CallError, Limits, LoadError};
+
+/// Where guest log lines (the WIT `log` import, and captured stdout/stderr) go.
+pub trait GuestLogSink: Send + Sync + 'static {
+    /// One line at `level` (`trace`, `debug`, `info`, `warn` or `error`).
+    fn log(&self, level: &str, message: &str, fields: &[(String, String)]);
+}
+
+/// A sink that drops guest log lines (for commands that only inspect a component).
+pub struct DiscardLog;
+
+impl GuestLogSink for DiscardLog {
+    fn log(&self, _level: &str, _message: &str, _fields: &[(String, String)]) {}
+}
+
+/// How loading went, for the operator's log.
+#[derive(Debug, Clone, Copy)]
+pub struct LoadReport {
+    /// From the cache or freshly compiled.
+    pub origin: Origin,
+    /// Time to load (and compile, on a miss).
+    pub elapsed: Duration,
+}
+
+/// A provider component, ready to serve calls.
+pub struct WasmProvider {
+    engine: Engine,
+    pre: TfwasmProviderPre<StoreState>,
+    limits: Limits,
+    /// Name used in diagnostics (the component's file name).
+    name: String,
+    /// What ConfigureProvider accepted; handed to every call.
+    context: RwLock<wit::ProviderContext>,
+    schema: OnceLock<ProviderSchema>,
+    /// Bumped by StopProvider; a call started under an older generation is interrupted.
+    stop_generation: Arc<AtomicU64>,
+    log_sink: Arc<dyn GuestLogSink>,
+}
+
+/// Why the epoch callback stopped a call.
+#[derive(Debug)]
+enum Interrupted {
+    Deadline,
+    Stopped,
+}
+
+impl fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Interrupted::Deadline => "deadline exceeded",
+            Interrupted::Stopped => "stopped by StopProvider",
+        })
+    }
+}
+
+impl std::error::Error for Interrupted {}
+
+type GuestFuture<'a, R> = Pin<Box<dyn Future<Output = wasmtime::Result<R>> + Send + 'a>>;
+
+impl WasmProvider {
+    /// Loads the component at `path`, using (and filling) the compile cache in `cache_dir`.
+    ///
+    /// # Errors
+    /// When the file cannot be read, is not a component, or does not fit the tfwasm world.
+    pub fn load(
+        path: &Path,
+        limits: Limits,
+        cache_dir: &Path,
+        log_sink: Arc<dyn GuestLogSink>,
+    ) -> Result<(WasmProvider, LoadReport), LoadError> {
+        let started = Instant::now();
+        let wasm = std::fs::read(path).map_err(|source| LoadError::Read { path: path.to_owned(), source })?;
+        let engine = crate::new_engine(&limits)?;
+        let (component, origin) = cache::load_or_compile(&engine, cache_dir, &wasm)
+            .map_err(|e| LoadError::Invalid { path: path.to_owned(), message: format!("{e:#}") })?;
+        let mut linker: Linker<StoreState> = Linker::new(&engine);
+        let incompatible = |e: wasmtime::Error| LoadError::Incompatible { path: path.to_owned(), message: format!("{e:#}") };
+        wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(incompatible)?;
+        TfwasmProvider::add_to_linker::<StoreState, HasSelf<StoreState>>(&mut linker, |state| state)
+            .map_err(incompatible)?;
+        let instance_pre = linker.instantiate_pre(&component).map_err(incompatible)?;
+        let pre = TfwasmProviderPre::new(instance_pre).map_err(incompatible)?;
+        let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+        let provider = WasmProvider {
+            engine,
+            pre,
+            limits,
+            name,
+            context: RwLock::new(wit::ProviderContext { terraform_version: String::new(), config: None }),
+            schema: OnceLock::new(),
+            stop_generation: Arc::new(AtomicU64::new(0)),
+            log_sink,
+        };
+        Ok((provider, LoadReport { origin, elapsed: started.elapsed() }))
+    }
+
+    /// The limits every call runs under.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    fn context(&self) -> wit::ProviderContext {
+        self.context.read().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
+    }
+
+    fn new_store(&self) -> Store<StoreState> {
+        let stdout = MemoryOutputPipe::new(MAX_CAPTURED_OUTPUT);
+        let stderr = MemoryOutputPipe::new(MAX_CAPTURED_OUTPUT);
+        // Deny by default: no preopened directories, no environment, no sockets, no stdin.
+        let wasi = WasiCtxBuilder::new().stdout(stdout.clone()).stderr(stderr.clone()).build();
+        let limits = StoreLimitsBuilder::new()
+            .memory_size(self.limits.memory_bytes)
+            .trap_on_grow_failure(true)
+            .build();
+        let state = StoreState {
+            wasi,
+            table: Default::default(),
+            limits,
+            stdout,
+            stderr,
+            log_sink: self.log_sink.clone(),
+        };
+        let mut store = Store::new(&self.engine, state);
+        store.limiter(|state| &mut state.limits);
+        store
+    }
+
+    /// Runs one guest call in a fresh instance under the limits.
+    async fn call<R: Send>(
+        &self,
+        rpc: &'static str,
+        f: impl for<'a> FnOnce(&'a mut Store<StoreState>, &'a TfwasmProvider) -> GuestFuture<'a, R> + Send,
+    ) -> Result<R, CallError> {
+        let mut store = self.new_store();
+        store
+            .set_fuel(self.limits.fuel)
+            .map_err(|e| CallError::Instantiate { rpc, message: format!("{e:#}") })?;
+        let deadline = Instant::now() + self.limits.timeout;
+        let generation = self.stop_generation.load(Ordering::SeqCst);
+        let stop = self.stop_generation.clone();
+        store.epoch_deadline_callback(move |_| {
+            if stop.load(Ordering::SeqCst) != generation {
+                return Err(wasmtime::Error::new(Interrupted::Stopped));
+            }
+            if Instant::now() >= deadline {
+                return Err(wasmtime::Error::new(Interrupted::Deadline));
+            }
+            Ok(UpdateDeadline::Yield(1))
+        });
+        store.set_epoch_deadline(1);
+
+        let instance = self
+            .pre
+            .instantiate_async(&mut store)
+            .await
+            .map_err(|e| CallError::Instantiate { rpc, message: format!("{e:#}") })?;
+        // The epoch callback ends wasm execution at the deadline; this outer timeout also
+        // covers time spent in host calls, with one tick of grace.
+        let outcome = tokio::time::timeout(self.limits.timeout + EPOCH_TICK * 5, f(&mut store, &instance)).await;
+        let stderr = self.flush_output(&store);
+        match outcome {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(error)) => Err(self.classify(rpc, &error, &stderr)),
+            Err(_elapsed) => Err(CallError::Timeout { rpc, limit: self.limits.timeout }),
+        }
+    }
+
+    /// Sends captured guest output to the log and returns stderr for crash reports.
+    fn flush_output(&self, store: &Store<StoreState>) -> String {
+        let state = store.data();
+        let stdout = String::from_utf8_lossy(&state.stdout.contents()).into_owned();
+        let stderr = String::from_utf8_lossy(&state.stderr.contents()).into_owned();
+        for line in stdout.lines().filter(|l| !l.trim().is_empty()) {
+            self.log_sink.log("info", line, &[("stream".into(), "stdout".into())]);
+        }
+        for line in stderr.lines().filter(|l| !l.trim().is_empty()) {
+            self.log_sink.log("warn", line, &[("stream".into(), "stderr".into())]);
+        }
+        stderr
+    }
+
+    fn classify(&self, rpc: &'static str, error: &wasmtime::Error, stderr: &str) -> CallError {
+        if let Some(interrupted) = error.downcast_ref::<Interrupted>() {
+            return match interrupted {
+                Interrupted::Deadline => CallError::Timeout { rpc, limit: self.limits.timeout },
+                Interrupted::Stopped => CallError::Cancelled { rpc },
+            };
+        }
+        if let Some(Trap::OutOfFuel) = error.downcast_ref::<Trap>() {
+            return CallError::OutOfFuel { rpc, fuel: self.limits.fuel };
+        }
+        let text = format!("{error:#}");
+        if text.contains("forcing trap when growing memory") {
+            return CallError::OutOfMemory { rpc, limit: self.limits.memory_bytes };
+        }
+        let panic = stderr.lines().skip_while(|l| !l.contains("panicked at")).collect::<Vec<_>>().join("\n");
+        let message = match error.downcast_ref::<Trap>() {
+            Some(Trap::StackOverflow) => "wasm stack overflow (unbounded recursion?)".to_owned(),
+            Some(Trap::UnreachableCodeReached) if !panic.is_empty() => format!("guest panicked: {panic}"),
+            Some(trap) => format!("{trap}"),
+            None => text,
+        };
+        CallError::Trap { rpc, message }
+    }
+
+    fn call_diagnostic(&self, error: &CallError, subject: &str) -> Diagnostic {
+        let summary = match error {
+            CallError::OutOfFuel { .. } => "Provider exceeded its fuel budget",
+            CallError::Timeout { .. } => "Provider exceeded its time limit",
+            CallError::Cancelled { .. } => "Provider call cancelled",
+            CallError::OutOfMemory { .. } => "Provider exceeded its memory limit",
+            CallError::Trap { .. } => "Provider crashed",
+            CallError::Instantiate { .. } => "Provider could not start",
+        };
+        let subject = if subject.is_empty() { String::new() } else { format!(" for {subject}") };
+        Diagnostic::error(
+            summary,
+            format!(
+                "The Wasm provider {} failed{subject}: {error}. The failed instance was discarded; later calls run in a fresh one.",
+                self.name
+            ),
+        )
+    }
+}
+
+/// Terraform never sends JSON in these fields; an absent value travels as empty bytes, which
+/// the guest SDK reads as null.
+fn bytes(value: DynamicValue) -> Vec<u8> {
+    value.msgpack
+}
+
+fn diagnostics(list: Vec<wit::Diagnostic>) -> Diagnostics {
+    list.into_iter().map(bindings::diagnostic).collect()
+}
+
+impl Provider for WasmProvider {
+    async fn get_provider_schema(&self) -> ProviderSchema {
+        if let Some(schema) = self.schema.get() {
+            return schema.clone();
+        }
+        let result = self
+            .call("GetProviderSchema", |store, guest| {
+                Box::pin(async move { guest.tfwasm_provider_provider().call_get_schema(store).await })
+            })
+            .await;
+        match result {
+            Ok(raw) => match bindings::provider_schema(raw) {
+                Ok(schema) => self.schema.get_or_init(|| schema).clone(),
+                Err(e) => ProviderSchema {
+                    diagnostics: vec![Diagnostic::error(
+                        "Provider returned an invalid schema",
+                        format!("The Wasm provider {} returned an invalid schema: {e}. This is a bug in the provider.", self.name),
+                    )],
+                    ..ProviderSchema::default()
+                },
+            },
+            Err(e) => ProviderSchema { diagnostics: vec![self.call_diagnostic(&e, "")], ..ProviderSchema::default() },
+        }
+    }
+
+    async fn validate_provider_config(&self, config: DynamicValue) -> Diagnostics {
+        let config = bytes(config);
+        self.call("ValidateProviderConfig", move |store, guest| {
+            Box::pin(async move { guest.tfwasm_provider_provider().call_validate_provider_config(store, &config).await })
+        })
+        .await
+        .map_or_else(|e| vec![self.call_diagnostic(&e, "the provider configuration")], diagnostics)
+    }
+
+    async fn configure_provider(&self, req: ConfigureProviderRequest) -> Diagnostics {
+        let ctx = wit::ProviderContext { terraform_version: req.terraform_version, config: Some(bytes(req.config)) };
+        let candidate = ctx.clone();
+        let result = self
+            .call("ConfigureProvider", move |store, guest| {
+                Box::pin(async move { guest.tfwasm_provider_provider().call_configure_provider(store, &candidate).await })
+            })
+            .await
+            .map_or_else(|e| vec![self.call_diagnostic(&e, "the provider configuration")], diagnostics);
+        if !has_error(&result) {
+            *self.context.write().unwrap_or_else(|poisoned| poisoned.into_inner()) = ctx;
+        }
+        result
+    }
+
+    async fn validate_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
+        let ctx = self.context();
+        let subject = req.type_name.clone();
+        let wreq = wit::ValidateRequest { type_name: req.type_name, config: bytes(req.config) };
+        self.call("ValidateResourceConfig", move |store, guest| {
+            Box::pin(async move { guest.tfwasm_provider_provider().call_validate_resource_config(store, &ctx, &wreq).await })
+        })
+        .await
+        .map_or_else(|e| vec![self.call_diagnostic(&e, &subject)], diagnostics)
+    }
+
+    async fn validate_data_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
+        let ctx = self.context();
+        let subject = req.type_name.clone();
+        let wreq = wit::ValidateRequest { type_name: req.type_name, config: bytes(req.config) };
+        self.call("ValidateDataResourceConfig", move |store, guest| {
+            Box::pin(async move {
+                guest.tfwasm_provider_provider().call_validate_data_resource_config(store, &ctx, &wreq).await
+            })
+        })
+        .await
+        .map_or_else(|e| vec![self.call_diagnostic(&e, &subject)], diagnostics)
+    }
+
+    async fn upgrade_resource_state(&self, req: UpgradeResourceStateRequest) -> UpgradeResourceStateResponse {
+        let ctx = self.context();
+        let subject = req.type_name.clone();
+        let wreq = wit::UpgradeRequest { type_name: req.type_name, version: req.version, raw_state_json: req.raw_state.json };
+        match self
+            .call("UpgradeResourceState", move |store, guest| {
+                Box::pin(async move { guest.tfwasm_provider_provider().call_upgrade_resource_state(store, &ctx, &wreq).await })
+            })
+            .await
+        {
+            Ok(resp) => UpgradeResourceStateResponse {
+                upgraded_state: DynamicValue::from_msgpack(resp.upgraded_state),
+                diagnostics: diagnostics(resp.diagnostics),
+            },
+            Err(e) => UpgradeResourceStateResponse {
+                upgraded_state: DynamicValue::default(),
+                diagnostics: vec![self.call_diagnostic(&e, &subject)],
+            },
+        }
+    }
+
+    async fn read_resource(&self, req: ReadResourceRequest) -> ReadResourceResponse {
+        let ctx = self.context();
+        let subject = req.type_name.clone();
+        let (current_state, private) = (req.current_state.clone(), req.private.clone());
+        let wreq = wit::ReadRequest {
+            type_name: req.type_name,
+            current_state: bytes(req.current_state),
+            private: req.private,
+            provider_meta: bytes(req.provider_meta),
+        };
+        match self
+            .call("ReadResource", move |store, guest| {
+                Box::pin(async move { guest.tfwasm_provider_provider().call_read_resource(store, &ctx, &wreq).await })
+            })
+            .await
+        {
+            Ok(resp) => ReadResourceResponse {
+                new_state: DynamicValue::from_msgpack(resp.new_state),
+                private: resp.private,
+                diagnostics: diagnostics(resp.diagnostics),
+            },
+            // Keep the recorded state: a crash must not make Terraform forget the object.
+            Err(e) => ReadResourceResponse { new_state: current_state, private, diagnostics: vec![self.call_diagnostic(&e, &subject)] },
+        }
+    }
+
+    async fn plan_resource_change(&self, req: PlanResourceChangeRequest) -> PlanResourceChangeResponse {
+        let ctx = self.context();
+        let subject = req.type_name.clone();
+        let wreq = wit::PlanRequest {
+            type_name: req.type_name,
+            prior_state: bytes(req.prior_state),
+            proposed_new_state: bytes(req.proposed_new_state),
+            config: bytes(req.config),
+            prior_private: req.prior_private,
+            provider_meta: bytes(req.provider_meta),
+        };
+        match self
+            .call("PlanResourceChange", move |store, guest| {
+                Box::pin(async move { guest.tfwasm_provider_provider().call_plan_resource_change(store, &ctx, &wreq).await })
+            })
+            .await
+        {
+            Ok(resp) => PlanResourceChangeResponse {
+                planned_state: DynamicValue::from_msgpack(resp.planned_state),
+                requires_replace: resp.requires_replace.into_iter().map(bindings::path).collect(),
+                planned_private: resp.planned_private,
+                diagnostics: diagnostics(resp.diagnostics),
+            },
+            Err(e) => PlanResourceChangeResponse {
+                diagnostics: vec![self.call_diagnostic(&e, &subject)],
+                ..PlanResourceChangeResponse::default()
+            },
+        }
+    }
+
+    async fn apply_resource_change(&self, req: ApplyResourceChangeRequest) -> ApplyResourceChangeResponse {
+        let ctx = self.context();
+        let subject = req.type_name.clone();
+        let prior = req.prior_state.clone();
+        let wreq = wit::ApplyRequest {
+            type_name: req.type_name,
+            prior_state: bytes(req.prior_state),
+            planned_state: bytes(req.planned_state),
+            config: bytes(req.config),
+            planned_private: req.planned_private,
+            provider_meta: bytes(req.provider_meta),
+        };
+        match self
+            .call("ApplyResourceChange", move |store, guest| {
+                Box::pin(async move { guest.tfwasm_provider_provider().call_apply_resource_change(store, &ctx, &wreq).await })
+            })
+            .await
+        {
+            Ok(resp) => ApplyResourceChangeResponse {
+                new_state: DynamicValue::from_msgpack(resp.new_state),
+                private: resp.private,
+                diagnostics: diagnostics(resp.diagnostics),
+            },
+            // The guest died before reporting a new state: hand back the prior one, so
+            // Terraform keeps what it knew (null on create).
+            Err(e) => ApplyResourceChangeResponse {
+                new_state: prior,
+                private: Vec::new(),
+                diagnostics: vec![self.call_diagnostic(&e, &subject)],
+            },
+        }
+    }
+
+    async fn import_resource_state(&self, req: ImportResourceStateRequest) -> ImportResourceStateResponse {
+        let ctx = self.context();
+        let subject = req.type_name.clone();
+        let wreq = wit::ImportRequest { type_name: req.type_name, id: req.id };
+        match self
+            .call("ImportResourceState", move |store, guest| {
+                Box::pin(async move { guest.tfwasm_provider_provider().call_import_resource_state(store, &ctx, &wreq).await })
+            })
+            .await
+        {
+            Ok(resp) => ImportResourceStateResponse {
+                imported_resources: resp
+                    .imported
+                    .into_iter()
+                    .map(|r| ImportedResource {
+                        type_name: r.type_name,
+                        state: DynamicValue::from_msgpack(r.state),
+                        private: r.private,
+                    })
+                    .collect(),
+                diagnostics: diagnostics(resp.diagnostics),
+            },
+            Err(e) => ImportResourceStateResponse {
+                imported_resources: Vec::new(),
+                diagnostics: vec![self.call_diagnostic(&e, &subject)],
+            },
+        }
+    }
+
+    async fn read_data_source(&self, req: ReadDataSourceRequest) -> ReadDataSourceResponse {
+        let ctx = self.context();
+        let subject = req.type_name.clone();
+        let wreq = wit::ReadDataRequest {
+            type_name: req.type_name,
+            config: bytes(req.config),
+            provider_meta: bytes(req.provider_meta),
+        };
+        match self
+            .call("ReadDataSource", move |store, guest| {
+                Box::pin(async move { guest.tfwasm_provider_provider().call_read_data_source(store, &ctx, &wreq).await })
+            })
+            .await
+        {
+            Ok(resp) => ReadDataSourceResponse {
+                state: DynamicValue::from_msgpack(resp.state),
+                diagnostics: diagnostics(resp.diagnostics),
+            },
+            Err(e) => ReadDataSourceResponse { state: DynamicValue::default(), diagnostics: vec![self.call_diagnostic(&e, &subject)] },
+        }
+    }
+
+    async fn stop_provider(&self) -> Result<(), String> {
+        // In-flight calls notice within one epoch tick and trap; new calls run normally.
+        self.stop_generation.fetch_add(1, Ordering::SeqCst);
+        Ok(())
+    }
+}

@@ -1,0 +1,48 @@
+//! What each store holds: a deny-by-default WASI context, resource limits, and the guest's
+//! captured output.
+
+use std::sync::Arc;
+
+use wasmtime::StoreLimits;
+use wasmtime::component::ResourceTable;
+use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
+use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+
+use crate::bindings::tfwasm::provider::log;
+use crate::provider::GuestLogSink;
+
+/// Most guest stdout/stderr kept per call; the rest is dropped.
+pub(crate) const MAX_CAPTURED_OUTPUT: usize = 64 << 10;
+
+/// The data of one store (one call).
+pub(crate) struct StoreState {
+    pub(crate) wasi: WasiCtx,
+    pub(crate) table: ResourceTable,
+    pub(crate) limits: StoreLimits,
+    pub(crate) stdout: MemoryOutputPipe,
+    pub(crate) stderr: MemoryOutputPipe,
+    pub(crate) log_sink: Arc<dyn GuestLogSink>,
+}
+
+impl WasiView for StoreState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
+    }
+}
+
+impl log::Host for StoreState {
+    async fn log(&mut self, level: log::Level, message: String, fields: Vec<(String, String)>) -> wasmtime::Result<()> {
+        let level = match level {
+            log::Level::Trace => "trace",
+            log::Level::Debug => "debug",
+            log::Level::Info => "info",
+            log::Level::Warn => "warn",
+            log::Level::Error => "error",
+        };
+        self.log_sink.log(level, &message, &fields);
+        Ok(())
+    }
+}
+
+/// The `types` interface has no functions; this marks that the store provides it.
+impl crate::bindings::tfwasm::provider::types::Host for StoreState {}

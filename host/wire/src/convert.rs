@@ -1,0 +1,173 @@
+//! Conversions between the generated protobuf types and the model.
+
+use tfwasm_model::rpc::{DynamicValue, RawState, ServerCapabilities};
+use tfwasm_model::{
+    Attribute, AttributePath, AttributeType, Block, BlockNesting, Diagnostic, NestedBlock, NestedObject,
+    ObjectNesting, PathStep, Schema, Severity, StringKind,
+};
+
+use crate::proto::tfplugin6 as pb;
+
+pub(crate) fn dynamic_value(value: Option<pb::DynamicValue>) -> DynamicValue {
+    value.map(|v| DynamicValue { msgpack: v.msgpack, json: v.json }).unwrap_or_default()
+}
+
+pub(crate) fn raw_state(value: Option<pb::RawState>) -> RawState {
+    value
+        .map(|v| RawState { json: v.json, flatmap: v.flatmap.into_iter().collect() })
+        .unwrap_or_default()
+}
+
+pub(crate) fn to_dynamic_value(value: DynamicValue) -> Option<pb::DynamicValue> {
+    if value.msgpack.is_empty() && value.json.is_empty() {
+        return None;
+    }
+    Some(pb::DynamicValue { msgpack: value.msgpack, json: value.json })
+}
+
+pub(crate) fn attribute_path(path: &AttributePath) -> pb::AttributePath {
+    use pb::attribute_path::step::Selector;
+    pb::AttributePath {
+        steps: path
+            .0
+            .iter()
+            .map(|step| pb::attribute_path::Step {
+                selector: Some(match step {
+                    PathStep::Attribute(name) => Selector::AttributeName(name.clone()),
+                    PathStep::KeyString(key) => Selector::ElementKeyString(key.clone()),
+                    PathStep::KeyInt(index) => Selector::ElementKeyInt(*index),
+                }),
+            })
+            .collect(),
+    }
+}
+
+pub(crate) fn diagnostics(list: Vec<Diagnostic>) -> Vec<pb::Diagnostic> {
+    list.into_iter()
+        .map(|d| pb::Diagnostic {
+            severity: match d.severity {
+                Severity::Error => pb::diagnostic::Severity::Error as i32,
+                Severity::Warning => pb::diagnostic::Severity::Warning as i32,
+            },
+            summary: d.summary,
+            detail: d.detail,
+            attribute: d.attribute.as_ref().map(attribute_path),
+        })
+        .collect()
+}
+
+pub(crate) fn server_capabilities(c: ServerCapabilities) -> pb::ServerCapabilities {
+    pb::ServerCapabilities {
+        plan_destroy: c.plan_destroy,
+        get_provider_schema_optional: c.get_provider_schema_optional,
+        move_resource_state: c.move_resource_state,
+        generate_resource_config: false,
+    }
+}
+
+fn string_kind(kind: StringKind) -> i32 {
+    match kind {
+        StringKind::Plain => pb::StringKind::Plain as i32,
+        StringKind::Markdown => pb::StringKind::Markdown as i32,
+    }
+}
+
+pub(crate) fn schema(s: &Schema) -> pb::Schema {
+    pb::Schema { version: s.version, block: Some(block(&s.block, s.version)) }
+}
+
+fn block(b: &Block, version: i64) -> pb::schema::Block {
+    pb::schema::Block {
+        version,
+        attributes: b.attributes.iter().map(attribute).collect(),
+        block_types: b.block_types.iter().map(nested_block).collect(),
+        description: b.description.clone(),
+        description_kind: string_kind(b.description_kind),
+        deprecated: b.deprecated,
+        deprecation_message: String::new(),
+        computed: false,
+    }
+}
+
+fn nested_block(n: &NestedBlock) -> pb::schema::NestedBlock {
+    use pb::schema::nested_block::NestingMode;
+    pb::schema::NestedBlock {
+        type_name: n.type_name.clone(),
+        block: Some(block(&n.block, 0)),
+        nesting: match n.nesting {
+            BlockNesting::Single => NestingMode::Single,
+            BlockNesting::List => NestingMode::List,
+            BlockNesting::Set => NestingMode::Set,
+            BlockNesting::Map => NestingMode::Map,
+            BlockNesting::Group => NestingMode::Group,
+        } as i32,
+        min_items: n.min_items,
+        max_items: n.max_items,
+    }
+}
+
+fn attribute(a: &Attribute) -> pb::schema::Attribute {
+    let (ty, nested_type) = match &a.ty {
+        AttributeType::Type(ty) => (ty.to_json_string().into_bytes(), None),
+        AttributeType::Nested(object) => (Vec::new(), Some(nested_object(object))),
+    };
+    pb::schema::Attribute {
+        name: a.name.clone(),
+        r#type: ty,
+        nested_type,
+        description: a.description.clone(),
+        required: a.required,
+        optional: a.optional,
+        computed: a.computed,
+        sensitive: a.sensitive,
+        description_kind: string_kind(a.description_kind),
+        deprecated: a.deprecated,
+        write_only: a.write_only,
+        deprecation_message: String::new(),
+    }
+}
+
+#[allow(deprecated)]
+fn nested_object(o: &NestedObject) -> pb::schema::Object {
+    use pb::schema::object::NestingMode;
+    pb::schema::Object {
+        attributes: o.attributes.iter().map(attribute).collect(),
+        nesting: match o.nesting {
+            ObjectNesting::Single => NestingMode::Single,
+            ObjectNesting::List => NestingMode::List,
+            ObjectNesting::Set => NestingMode::Set,
+            ObjectNesting::Map => NestingMode::Map,
+        } as i32,
+        min_items: 0,
+        max_items: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tfwasm_model::Type;
+
+    #[test]
+    fn attribute_type_is_type_json_bytes() {
+        let mut a = Attribute::new("tags", Type::map(Type::String));
+        a.optional = true;
+        let pb = attribute(&a);
+        assert_eq!(pb.r#type, br#"["map","string"]"#);
+        assert!(pb.optional && !pb.required && !pb.computed);
+    }
+
+    #[test]
+    fn diagnostics_carry_severity_and_path() {
+        let d = Diagnostic::warning("w", "d").at(AttributePath::attribute("a").index(2).key("k"));
+        let pb = diagnostics(vec![d]).remove(0);
+        assert_eq!(pb.severity, pb::diagnostic::Severity::Warning as i32);
+        assert_eq!(pb.attribute.unwrap().steps.len(), 3);
+    }
+
+    #[test]
+    fn absent_dynamic_value_is_empty() {
+        assert_eq!(dynamic_value(None), DynamicValue::default());
+        assert!(to_dynamic_value(DynamicValue::default()).is_none());
+    }
+}

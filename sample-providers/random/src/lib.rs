@@ -1,0 +1,41 @@
+//! # tfwasm-sample-random
+//!
+//! hashicorp/random's `random_string`, `random_integer`, `random_id` and `random_pet`,
+//! written with `tfwasm-sdk` and compiled to a `wasm32-wasip2` component. Attribute names,
+//! defaults, replacement behaviour and import ID formats follow hashicorp/random.
+//!
+//! Differences from hashicorp/random: `random_integer` with a `seed` is deterministic for the
+//! same seed (as hashicorp's is) but does not reproduce Go's `math/rand` sequence, and
+//! `random_pet` uses its own word lists.
+
+mod id;
+mod integer;
+mod pet;
+mod rng;
+mod string;
+
+use tfwasm_sdk::prelude::*;
+
+/// The provider: no configuration, four resources.
+pub struct RandomProvider;
+
+impl Provider for RandomProvider {
+    fn resources(&self) -> Vec<Box<dyn Resource>> {
+        vec![
+            Box::new(string::RandomString),
+            Box::new(integer::RandomInteger),
+            Box::new(id::RandomId),
+            Box::new(pet::RandomPet),
+        ]
+    }
+}
+
+tfwasm_sdk::export_provider!(RandomProvider);
+
+/// The `keepers` attribute every resource has: arbitrary map whose change forces a new value.
+pub(crate) fn keepers() -> Attr {
+    Attr::map("keepers", Type::String)
+        .optional()
+        .requires_replace()
+        .description("Arbitrary map of values that, when changed, will trigger recreation of the resource.")
+}
