@@ -1,0 +1,183 @@
+//! The `random` sample through Terraform: create with count, no-op plan, keeper replacement,
+//! import in every hashicorp/random ID format, validation diagnostics, destroy.
+
+use serde_json::Value;
+use tfwasm_tests::{Workspace, clients};
+
+const PROVIDER: &str = r#"
+terraform {
+  required_providers {
+    random = { source = "registry.terraform.io/tfwasm/random" }
+  }
+}
+"#;
+
+fn config(keeper: &str) -> String {
+    format!(
+        r#"{PROVIDER}
+resource "random_string" "s" {{
+  count   = 3
+  length  = 16
+  special = false
+  min_numeric = 2
+  keepers = {{ generation = "{keeper}" }}
+}}
+resource "random_integer" "i" {{
+  min  = 10
+  max  = 20
+  seed = "fixed"
+}}
+resource "random_integer" "i2" {{
+  min  = 10
+  max  = 20
+  seed = "fixed"
+}}
+resource "random_id" "id" {{
+  byte_length = 8
+  prefix      = "app-"
+}}
+resource "random_pet" "pet" {{
+  length    = 3
+  separator = "_"
+}}
+"#
+    )
+}
+
+fn str_of<'a>(v: &'a Value, key: &str) -> &'a str {
+    v[key].as_str().unwrap_or_else(|| panic!("{key} is not a string in {v}"))
+}
+
+#[test]
+fn random_lifecycle_create_keep_replace_import_destroy() {
+    for client in clients() {
+        let ws = Workspace::new(client, &config("one"));
+        ws.ok(&["init", "-no-color"]);
+        ws.ok(&["apply", "-auto-approve", "-no-color"]);
+
+        let res = ws.resources();
+        assert_eq!(res.len(), 7, "{}: {:?}", client.name, res.keys());
+        let mut before = Vec::new();
+        for i in 0..3 {
+            let s = &res[&format!("random_string.s[{i}]")];
+            let result = str_of(s, "result");
+            assert_eq!(result.chars().count(), 16, "{result}");
+            assert!(result.chars().all(|c| c.is_ascii_alphanumeric()), "special = false: {result}");
+            assert!(result.chars().filter(char::is_ascii_digit).count() >= 2, "min_numeric = 2: {result}");
+            assert_eq!(s["id"], s["result"]);
+            assert_eq!(s["upper"], Value::Bool(true), "default planned for upper");
+            before.push(result.to_owned());
+        }
+        assert_ne!(before[0], before[1], "each count instance is generated separately");
+
+        let int = &res["random_integer.i"];
+        let n = int["result"].as_i64().expect("integer result");
+        assert!((10..=20).contains(&n), "{n}");
+        assert_eq!(str_of(int, "id"), n.to_string());
+        assert_eq!(res["random_integer.i2"]["result"], int["result"], "same seed, same result");
+
+        let id = &res["random_id.id"];
+        let hex = str_of(id, "hex");
+        assert!(hex.starts_with("app-") && hex.len() == 4 + 16, "{hex}");
+        assert_eq!(str_of(id, "b64_url"), format!("app-{}", str_of(id, "id")));
+        assert!(str_of(id, "b64_std").starts_with("app-") && str_of(id, "b64_std").ends_with('='));
+        assert!(str_of(id, "dec")[4..].chars().all(|c| c.is_ascii_digit()));
+
+        let pet = str_of(&res["random_pet.pet"], "id");
+        assert_eq!(pet.split('_').count(), 3, "{pet}");
+
+        // A second plan finds nothing to do (-detailed-exitcode: 0 = no changes, 2 = changes).
+        let plan = ws.run(&["plan", "-detailed-exitcode", "-no-color"]);
+        assert_eq!(plan.code, 0, "{}: expected no changes:\n{}", client.name, plan.all());
+
+        // Changing a keeper replaces exactly the random_string instances.
+        ws.write_config(&config("two"));
+        ws.ok(&["plan", "-out=replace.tfplan", "-no-color"]);
+        let plan = ws.show_json(Some("replace.tfplan"));
+        let changes = plan["resource_changes"].as_array().expect("resource_changes");
+        for change in changes {
+            let actions: Vec<&str> =
+                change["change"]["actions"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+            let address = str_of(change, "address");
+            if address.starts_with("random_string.s") {
+                assert_eq!(actions, ["delete", "create"], "{address} replaced");
+            } else {
+                assert_eq!(actions, ["no-op"], "{address} untouched");
+            }
+        }
+        ws.ok(&["apply", "-auto-approve", "-no-color", "replace.tfplan"]);
+        let res = ws.resources();
+        for (i, old) in before.iter().enumerate() {
+            let new = str_of(&res[&format!("random_string.s[{i}]")], "result");
+            assert_ne!(new, old, "random_string.s[{i}] has a new value after replacement");
+            assert_eq!(res[&format!("random_string.s[{i}]")]["keepers"]["generation"], "two");
+        }
+        assert_eq!(res["random_integer.i"]["result"], int["result"], "untouched by the keeper change");
+
+        // Import, in hashicorp/random's ID formats.
+        let imports = format!(
+            r#"{}
+resource "random_integer" "imported" {{
+  min  = 1
+  max  = 50
+  seed = "s"
+}}
+resource "random_id" "imported" {{
+  byte_length = 4
+  prefix      = "p-"
+}}
+resource "random_string" "imported" {{
+  length = 6
+}}
+"#,
+            config("two")
+        );
+        ws.write_config(&imports);
+        ws.ok(&["import", "-no-color", "random_integer.imported", "42,1,50,s"]);
+        ws.ok(&["import", "-no-color", "random_id.imported", "p-,3q2-7w"]);
+        ws.ok(&["import", "-no-color", "random_string.imported", "abcdef"]);
+        let res = ws.resources();
+        assert_eq!(res["random_integer.imported"]["result"], 42);
+        assert_eq!(res["random_integer.imported"]["seed"], "s");
+        assert_eq!(res["random_id.imported"]["hex"], "p-deadbeef");
+        assert_eq!(res["random_id.imported"]["dec"], "p-3735928559");
+        assert_eq!(res["random_string.imported"]["result"], "abcdef");
+        let plan = ws.run(&["plan", "-detailed-exitcode", "-no-color"]);
+        assert_eq!(plan.code, 0, "{}: imported objects match their config:\n{}", client.name, plan.all());
+
+        let bad = ws.run(&["import", "-no-color", "random_integer.i", "not-a-number"]);
+        assert_ne!(bad.code, 0);
+        assert!(bad.all().contains("Invalid import ID"), "{}", bad.all());
+
+        ws.ok(&["destroy", "-auto-approve", "-no-color"]);
+        assert!(ws.resources().is_empty(), "{}: state is empty after destroy", client.name);
+    }
+}
+
+#[test]
+fn validation_errors_point_at_the_attribute() {
+    for client in clients() {
+        let ws = Workspace::new(
+            client,
+            &format!(
+                r#"{PROVIDER}
+resource "random_string" "bad" {{
+  length = 0
+}}
+resource "random_integer" "bad" {{
+  min = 5
+  max = 1
+}}
+"#
+            ),
+        );
+        ws.ok(&["init", "-no-color"]);
+        let plan = ws.run(&["plan", "-no-color"]);
+        assert_eq!(plan.code, 1, "{}: invalid config fails:\n{}", client.name, plan.all());
+        let text = plan.all();
+        assert!(text.contains("Invalid length") && text.contains("length must be at least 1, got 0"), "{text}");
+        assert!(text.contains("Invalid range") && text.contains("min (5) must not be greater than max (1)"), "{text}");
+        // Terraform renders the diagnostic's attribute path as a pointer into the config.
+        assert!(text.contains("length = 0"), "diagnostic points at the attribute: {text}");
+    }
+}
