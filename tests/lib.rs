@@ -13,7 +13,10 @@ use serde_json::Value;
 
 /// The workspace root.
 pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ sits in the workspace").to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ sits in the workspace")
+        .to_path_buf()
 }
 
 /// Cargo's target directory (honours `CARGO_TARGET_DIR`).
@@ -21,14 +24,22 @@ pub fn target_dir() -> PathBuf {
     match std::env::var_os("CARGO_TARGET_DIR").filter(|d| !d.is_empty()) {
         Some(dir) => {
             let dir = PathBuf::from(dir);
-            if dir.is_absolute() { dir } else { workspace_root().join(dir) }
+            if dir.is_absolute() {
+                dir
+            } else {
+                workspace_root().join(dir)
+            }
         }
         None => workspace_root().join("target"),
     }
 }
 
 fn require(path: PathBuf) -> PathBuf {
-    assert!(path.is_file(), "{} is missing: run `make build` first", path.display());
+    assert!(
+        path.is_file(),
+        "{} is missing: run `make build` first",
+        path.display()
+    );
     path
 }
 
@@ -39,7 +50,12 @@ pub fn tfwasm_bin() -> PathBuf {
 
 /// A sample provider component, e.g. `random`.
 pub fn component(sample: &str) -> PathBuf {
-    require(target_dir().join("wasm32-wasip2").join("release").join(format!("tfwasm_sample_{sample}.wasm")))
+    require(
+        target_dir()
+            .join("wasm32-wasip2")
+            .join("release")
+            .join(format!("tfwasm_sample_{sample}.wasm")),
+    )
 }
 
 /// Compile cache shared by every test run, so only the first start compiles.
@@ -57,8 +73,16 @@ pub struct Client {
 }
 
 fn version_line(path: &Path) -> Option<String> {
-    let out = Command::new(path).arg("version").env("CHECKPOINT_DISABLE", "1").output().ok()?;
-    String::from_utf8_lossy(&out.stdout).lines().next().map(|l| l.trim().to_owned()).filter(|l| !l.is_empty())
+    let out = Command::new(path)
+        .arg("version")
+        .env("CHECKPOINT_DISABLE", "1")
+        .output()
+        .ok()?;
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()
+        .map(|l| l.trim().to_owned())
+        .filter(|l| !l.is_empty())
 }
 
 /// Every client to test against: Terraform v1.0.3 (fetched and cached by
@@ -67,19 +91,32 @@ pub fn clients() -> &'static [Client] {
     static CLIENTS: OnceLock<Vec<Client>> = OnceLock::new();
     CLIENTS.get_or_init(|| {
         let script = workspace_root().join("scripts").join("fetch-terraform.sh");
-        let out = Command::new("bash").arg(&script).output().expect("run scripts/fetch-terraform.sh");
+        let out = Command::new("bash")
+            .arg(&script)
+            .output()
+            .expect("run scripts/fetch-terraform.sh");
         assert!(
             out.status.success(),
             "scripts/fetch-terraform.sh failed:\n{}",
             String::from_utf8_lossy(&out.stderr)
         );
         let pinned = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-        let mut clients = vec![Client { name: version_line(&pinned).expect("terraform 1.0.3 runs"), path: pinned }];
+        let mut clients = vec![Client {
+            name: version_line(&pinned).expect("terraform 1.0.3 runs"),
+            path: pinned,
+        }];
         for name in ["tofu", "terraform"] {
-            let Some(path) = find_on_path(name) else { continue };
-            let Some(version) = version_line(&path) else { continue };
+            let Some(path) = find_on_path(name) else {
+                continue;
+            };
+            let Some(version) = version_line(&path) else {
+                continue;
+            };
             if clients.iter().all(|c| c.name != version) {
-                clients.push(Client { name: version, path });
+                clients.push(Client {
+                    name: version,
+                    path,
+                });
             }
         }
         clients
@@ -87,8 +124,15 @@ pub fn clients() -> &'static [Client] {
 }
 
 fn find_on_path(name: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH")?.to_str()?.split(':').map(|dir| Path::new(dir).join(name)).find(|p| p.is_file())
+    std::env::var_os("PATH")?
+        .to_str()?
+        .split(':')
+        .map(|dir| Path::new(dir).join(name))
+        .find(|p| p.is_file())
 }
+
+/// Every sample provider, packaged as `registry.terraform.io/tfwasm/<name>`.
+pub const SAMPLES: &[&str] = &["random"];
 
 /// A filesystem mirror holding every sample provider, packaged once per test process.
 fn mirror() -> &'static Path {
@@ -96,16 +140,26 @@ fn mirror() -> &'static Path {
     MIRROR
         .get_or_init(|| {
             let dir = tempfile::tempdir().expect("temp dir");
-            for sample in ["random"] {
+            for sample in SAMPLES {
                 let out = Command::new(tfwasm_bin())
                     .args(["package"])
                     .arg(component(sample))
-                    .args(["--source", &format!("registry.terraform.io/tfwasm/{sample}"), "--version", "0.1.0", "--out"])
+                    .args([
+                        "--source",
+                        &format!("registry.terraform.io/tfwasm/{sample}"),
+                        "--version",
+                        "0.1.0",
+                        "--out",
+                    ])
                     .arg(dir.path())
                     .env("TFWASM_CACHE_DIR", cache_dir())
                     .output()
                     .expect("run tfwasm package");
-                assert!(out.status.success(), "tfwasm package failed: {}", String::from_utf8_lossy(&out.stderr));
+                assert!(
+                    out.status.success(),
+                    "tfwasm package failed: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
             }
             dir
         })
@@ -145,7 +199,10 @@ impl Workspace {
             mirror().display().to_string()
         );
         std::fs::write(dir.path().join("cli.tfrc"), rc).expect("write cli.tfrc");
-        let ws = Workspace { dir, client: client.clone() };
+        let ws = Workspace {
+            dir,
+            client: client.clone(),
+        };
         ws.write_config(config);
         ws
     }
@@ -186,7 +243,14 @@ impl Workspace {
     #[track_caller]
     pub fn ok(&self, args: &[&str]) -> Run {
         let run = self.run(args);
-        assert_eq!(run.code, 0, "{} {:?} failed:\n{}", self.client.name, args, run.all());
+        assert_eq!(
+            run.code,
+            0,
+            "{} {:?} failed:\n{}",
+            self.client.name,
+            args,
+            run.all()
+        );
         run
     }
 
@@ -196,7 +260,8 @@ impl Workspace {
         let mut args = vec!["show", "-json", "-no-color"];
         args.extend(plan_file);
         let run = self.ok(&args);
-        serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("show -json is not JSON ({e}): {}", run.stdout))
+        serde_json::from_str(&run.stdout)
+            .unwrap_or_else(|e| panic!("show -json is not JSON ({e}): {}", run.stdout))
     }
 
     /// Managed resources in the state by address.
@@ -204,9 +269,15 @@ impl Workspace {
     pub fn resources(&self) -> std::collections::BTreeMap<String, Value> {
         let state = self.show_json(None);
         let mut out = std::collections::BTreeMap::new();
-        if let Some(list) = state.pointer("/values/root_module/resources").and_then(Value::as_array) {
+        if let Some(list) = state
+            .pointer("/values/root_module/resources")
+            .and_then(Value::as_array)
+        {
             for r in list {
-                out.insert(r["address"].as_str().unwrap_or_default().to_owned(), r["values"].clone());
+                out.insert(
+                    r["address"].as_str().unwrap_or_default().to_owned(),
+                    r["values"].clone(),
+                );
             }
         }
         out

@@ -3,8 +3,8 @@
 
 use tfwasm_model::codec::{self, CodecError};
 use tfwasm_model::{
-    AttributePath, AttributeType, Block, BlockNesting, Diagnostic, NestedObject, ObjectNesting, PathStep, Schema,
-    Severity, StringKind, Type, Value,
+    AttributePath, AttributeType, Block, BlockNesting, Diagnostic, NestedObject, ObjectNesting,
+    PathStep, Schema, Severity, StringKind, Type, Value,
 };
 
 use crate::plan::plan_defaults;
@@ -56,7 +56,11 @@ fn kind(k: StringKind) -> wit::StringKind {
 
 /// Flattens a schema into WIT's index-linked form (`blocks[0]` is the root).
 pub fn to_wit_schema(schema: &Schema) -> wit::Schema {
-    let mut out = wit::Schema { version: schema.version, blocks: Vec::new(), objects: Vec::new() };
+    let mut out = wit::Schema {
+        version: schema.version,
+        blocks: Vec::new(),
+        objects: Vec::new(),
+    };
     push_block(&mut out, &schema.block);
     out
 }
@@ -131,7 +135,11 @@ fn push_object(out: &mut wit::Schema, object: &NestedObject) -> u32 {
             ObjectNesting::Map => wit::ObjectNesting::Map,
         },
     });
-    let attributes = object.attributes.iter().map(|a| attribute(out, a)).collect();
+    let attributes = object
+        .attributes
+        .iter()
+        .map(|a| attribute(out, a))
+        .collect();
     out.objects[index].attributes = attributes;
     index as u32
 }
@@ -166,19 +174,34 @@ fn context(p: &dyn Provider, ctx: wit::ProviderContext) -> Result<Context, Diagn
         Some(bytes) => decode(&bytes, &p.schema().value_type(), "provider configuration")?,
         None => Value::Null,
     };
-    Ok(Context { terraform_version: ctx.terraform_version, provider_config })
+    Ok(Context {
+        terraform_version: ctx.terraform_version,
+        provider_config,
+    })
 }
 
 fn find_resource(p: &dyn Provider, type_name: &str) -> Result<Box<dyn Resource>, Diagnostic> {
-    p.resources().into_iter().find(|r| r.type_name() == type_name).ok_or_else(|| {
-        Diagnostic::error("Unknown resource type", format!("This provider has no resource type {type_name:?}."))
-    })
+    p.resources()
+        .into_iter()
+        .find(|r| r.type_name() == type_name)
+        .ok_or_else(|| {
+            Diagnostic::error(
+                "Unknown resource type",
+                format!("This provider has no resource type {type_name:?}."),
+            )
+        })
 }
 
 fn find_data_source(p: &dyn Provider, type_name: &str) -> Result<Box<dyn DataSource>, Diagnostic> {
-    p.data_sources().into_iter().find(|d| d.type_name() == type_name).ok_or_else(|| {
-        Diagnostic::error("Unknown data source type", format!("This provider has no data source type {type_name:?}."))
-    })
+    p.data_sources()
+        .into_iter()
+        .find(|d| d.type_name() == type_name)
+        .ok_or_else(|| {
+            Diagnostic::error(
+                "Unknown data source type",
+                format!("This provider has no data source type {type_name:?}."),
+            )
+        })
 }
 
 /// Runs `f`, turning an early `Err` into a one-diagnostic list.
@@ -199,12 +222,18 @@ pub fn get_schema(p: &dyn Provider) -> wit::ProviderSchema {
         resources: p
             .resources()
             .iter()
-            .map(|r| wit::NamedSchema { type_name: r.type_name().to_owned(), schema: to_wit_schema(&r.schema().to_wire()) })
+            .map(|r| wit::NamedSchema {
+                type_name: r.type_name().to_owned(),
+                schema: to_wit_schema(&r.schema().to_wire()),
+            })
             .collect(),
         data_sources: p
             .data_sources()
             .iter()
-            .map(|d| wit::NamedSchema { type_name: d.type_name().to_owned(), schema: to_wit_schema(&d.schema().to_wire()) })
+            .map(|d| wit::NamedSchema {
+                type_name: d.type_name().to_owned(),
+                schema: to_wit_schema(&d.schema().to_wire()),
+            })
             .collect(),
         diagnostics: Vec::new(),
     }
@@ -224,16 +253,28 @@ pub fn configure_provider(p: &dyn Provider, ctx: wit::ProviderContext) -> Diags 
 }
 
 /// `validate-resource-config`.
-pub fn validate_resource_config(p: &dyn Provider, ctx: wit::ProviderContext, req: wit::ValidateRequest) -> Diags {
+pub fn validate_resource_config(
+    p: &dyn Provider,
+    ctx: wit::ProviderContext,
+    req: wit::ValidateRequest,
+) -> Diags {
     run_diags(|| {
         let resource = find_resource(p, &req.type_name)?;
-        let config = decode(&req.config, &resource.schema().value_type(), "configuration")?;
+        let config = decode(
+            &req.config,
+            &resource.schema().value_type(),
+            "configuration",
+        )?;
         Ok(resource.validate(&context(p, ctx)?, &config))
     })
 }
 
 /// `validate-data-resource-config`.
-pub fn validate_data_resource_config(p: &dyn Provider, ctx: wit::ProviderContext, req: wit::ValidateRequest) -> Diags {
+pub fn validate_data_resource_config(
+    p: &dyn Provider,
+    ctx: wit::ProviderContext,
+    req: wit::ValidateRequest,
+) -> Diags {
     run_diags(|| {
         let source = find_data_source(p, &req.type_name)?;
         let config = decode(&req.config, &source.schema().value_type(), "configuration")?;
@@ -242,13 +283,20 @@ pub fn validate_data_resource_config(p: &dyn Provider, ctx: wit::ProviderContext
 }
 
 /// `upgrade-resource-state`. State at the current version is decoded straight from JSON.
-pub fn upgrade_resource_state(p: &dyn Provider, ctx: wit::ProviderContext, req: wit::UpgradeRequest) -> wit::UpgradeResponse {
+pub fn upgrade_resource_state(
+    p: &dyn Provider,
+    ctx: wit::ProviderContext,
+    req: wit::UpgradeRequest,
+) -> wit::UpgradeResponse {
     let result = (|| {
         let resource = find_resource(p, &req.type_name)?;
         let schema = resource.schema();
         let ty = schema.value_type();
         let json: serde_json::Value = serde_json::from_slice(&req.raw_state_json).map_err(|e| {
-            Diagnostic::error("Unable to read stored state", format!("The stored state is not valid JSON: {e}."))
+            Diagnostic::error(
+                "Unable to read stored state",
+                format!("The stored state is not valid JSON: {e}."),
+            )
         })?;
         let value = if req.version == schema.version {
             codec::json::decode(&json, &ty).map_err(|e| {
@@ -268,13 +316,23 @@ pub fn upgrade_resource_state(p: &dyn Provider, ctx: wit::ProviderContext, req: 
         encode(&value, &ty, "upgraded state")
     })();
     match result {
-        Ok(state) => wit::UpgradeResponse { upgraded_state: state, diagnostics: Vec::new() },
-        Err(d) => wit::UpgradeResponse { upgraded_state: Vec::new(), diagnostics: vec![to_wit_diagnostic(&d)] },
+        Ok(state) => wit::UpgradeResponse {
+            upgraded_state: state,
+            diagnostics: Vec::new(),
+        },
+        Err(d) => wit::UpgradeResponse {
+            upgraded_state: Vec::new(),
+            diagnostics: vec![to_wit_diagnostic(&d)],
+        },
     }
 }
 
 /// `read-resource`.
-pub fn read_resource(p: &dyn Provider, ctx: wit::ProviderContext, req: wit::ReadRequest) -> wit::ReadResponse {
+pub fn read_resource(
+    p: &dyn Provider,
+    ctx: wit::ProviderContext,
+    req: wit::ReadRequest,
+) -> wit::ReadResponse {
     let result = (|| {
         let resource = find_resource(p, &req.type_name)?;
         let ty = resource.schema().value_type();
@@ -288,14 +346,26 @@ pub fn read_resource(p: &dyn Provider, ctx: wit::ProviderContext, req: wit::Read
         }
     })();
     match result {
-        Ok(new_state) => wit::ReadResponse { new_state, private: req.private, diagnostics: Vec::new() },
+        Ok(new_state) => wit::ReadResponse {
+            new_state,
+            private: req.private,
+            diagnostics: Vec::new(),
+        },
         // Keep the current state on error so Terraform does not forget the object.
-        Err(d) => wit::ReadResponse { new_state: req.current_state, private: req.private, diagnostics: vec![to_wit_diagnostic(&d)] },
+        Err(d) => wit::ReadResponse {
+            new_state: req.current_state,
+            private: req.private,
+            diagnostics: vec![to_wit_diagnostic(&d)],
+        },
     }
 }
 
 /// `plan-resource-change`.
-pub fn plan_resource_change(p: &dyn Provider, ctx: wit::ProviderContext, req: wit::PlanRequest) -> wit::PlanResponse {
+pub fn plan_resource_change(
+    p: &dyn Provider,
+    ctx: wit::ProviderContext,
+    req: wit::PlanRequest,
+) -> wit::PlanResponse {
     let result = (|| {
         let resource = find_resource(p, &req.type_name)?;
         let schema = resource.schema();
@@ -327,7 +397,11 @@ pub fn plan_resource_change(p: &dyn Provider, ctx: wit::ProviderContext, req: wi
 }
 
 /// `apply-resource-change`: create, update or delete by which side is null.
-pub fn apply_resource_change(p: &dyn Provider, ctx: wit::ProviderContext, req: wit::ApplyRequest) -> wit::ApplyResponse {
+pub fn apply_resource_change(
+    p: &dyn Provider,
+    ctx: wit::ProviderContext,
+    req: wit::ApplyRequest,
+) -> wit::ApplyResponse {
     let result = (|| {
         let resource = find_resource(p, &req.type_name)?;
         let ty = resource.schema().value_type();
@@ -346,7 +420,11 @@ pub fn apply_resource_change(p: &dyn Provider, ctx: wit::ProviderContext, req: w
         encode(&new_state, &ty, "new state")
     })();
     match result {
-        Ok(new_state) => wit::ApplyResponse { new_state, private: req.planned_private, diagnostics: Vec::new() },
+        Ok(new_state) => wit::ApplyResponse {
+            new_state,
+            private: req.planned_private,
+            diagnostics: Vec::new(),
+        },
         // On failure hand back the prior state: the object is as it was before this apply.
         Err(d) => wit::ApplyResponse {
             new_state: req.prior_state,
@@ -357,7 +435,11 @@ pub fn apply_resource_change(p: &dyn Provider, ctx: wit::ProviderContext, req: w
 }
 
 /// `import-resource-state`.
-pub fn import_resource_state(p: &dyn Provider, ctx: wit::ProviderContext, req: wit::ImportRequest) -> wit::ImportResponse {
+pub fn import_resource_state(
+    p: &dyn Provider,
+    ctx: wit::ProviderContext,
+    req: wit::ImportRequest,
+) -> wit::ImportResponse {
     let result = (|| {
         let resource = find_resource(p, &req.type_name)?;
         let ty = resource.schema().value_type();
@@ -366,15 +448,26 @@ pub fn import_resource_state(p: &dyn Provider, ctx: wit::ProviderContext, req: w
     })();
     match result {
         Ok(state) => wit::ImportResponse {
-            imported: vec![wit::ImportedResource { type_name: req.type_name, state, private: Vec::new() }],
+            imported: vec![wit::ImportedResource {
+                type_name: req.type_name,
+                state,
+                private: Vec::new(),
+            }],
             diagnostics: Vec::new(),
         },
-        Err(d) => wit::ImportResponse { imported: Vec::new(), diagnostics: vec![to_wit_diagnostic(&d)] },
+        Err(d) => wit::ImportResponse {
+            imported: Vec::new(),
+            diagnostics: vec![to_wit_diagnostic(&d)],
+        },
     }
 }
 
 /// `read-data-source`.
-pub fn read_data_source(p: &dyn Provider, ctx: wit::ProviderContext, req: wit::ReadDataRequest) -> wit::ReadDataResponse {
+pub fn read_data_source(
+    p: &dyn Provider,
+    ctx: wit::ProviderContext,
+    req: wit::ReadDataRequest,
+) -> wit::ReadDataResponse {
     let result = (|| {
         let source = find_data_source(p, &req.type_name)?;
         let ty = source.schema().value_type();
@@ -383,7 +476,13 @@ pub fn read_data_source(p: &dyn Provider, ctx: wit::ProviderContext, req: wit::R
         encode(&state, &ty, "data source result")
     })();
     match result {
-        Ok(state) => wit::ReadDataResponse { state, diagnostics: Vec::new() },
-        Err(d) => wit::ReadDataResponse { state: Vec::new(), diagnostics: vec![to_wit_diagnostic(&d)] },
+        Ok(state) => wit::ReadDataResponse {
+            state,
+            diagnostics: Vec::new(),
+        },
+        Err(d) => wit::ReadDataResponse {
+            state: Vec::new(),
+            diagnostics: vec![to_wit_diagnostic(&d)],
+        },
     }
 }

@@ -61,8 +61,8 @@ pub fn random_bytes(buf: &mut [u8]) {
 /// Everything a provider module usually needs.
 pub mod prelude {
     pub use crate::{
-        Attr, AttributePath, Context, DataSource, Diagnostic, Diagnostics, PlanContext, Provider, Resource,
-        ResourceSchema, Type, Value, ValueExt,
+        Attr, AttributePath, Context, DataSource, Diagnostic, Diagnostics, PlanContext, Provider,
+        Resource, ResourceSchema, Type, Value, ValueExt,
     };
 }
 

@@ -36,8 +36,18 @@ impl PlanContext {
 }
 
 /// Applies rules 1–5 to a proposal.
-pub(crate) fn plan_defaults(schema: &ResourceSchema, prior: Value, proposed: Value, config: Value) -> PlanContext {
-    let mut ctx = PlanContext { prior, config, planned: proposed, requires_replace: Vec::new() };
+pub(crate) fn plan_defaults(
+    schema: &ResourceSchema,
+    prior: Value,
+    proposed: Value,
+    config: Value,
+) -> PlanContext {
+    let mut ctx = PlanContext {
+        prior,
+        config,
+        planned: proposed,
+        requires_replace: Vec::new(),
+    };
     if ctx.planned.is_null() {
         return ctx;
     }
@@ -58,14 +68,19 @@ pub(crate) fn plan_defaults(schema: &ResourceSchema, prior: Value, proposed: Val
     if ctx.planned != ctx.prior {
         for (attr, behaviour) in schema.attributes() {
             let configured = !ctx.config.get(&attr.name).is_none_or(Value::is_null);
-            if attr.computed && !configured && behaviour.default.is_none() && !behaviour.use_state_for_unknown {
+            if attr.computed
+                && !configured
+                && behaviour.default.is_none()
+                && !behaviour.use_state_for_unknown
+            {
                 ctx.planned.set(&attr.name, Value::unknown());
             }
         }
     }
     for (attr, behaviour) in schema.attributes() {
         if behaviour.requires_replace && ctx.planned.get(&attr.name) != ctx.prior.get(&attr.name) {
-            ctx.requires_replace.push(AttributePath::attribute(attr.name.clone()));
+            ctx.requires_replace
+                .push(AttributePath::attribute(attr.name.clone()));
         }
     }
     ctx
@@ -85,14 +100,22 @@ mod tests {
     }
 
     fn obj(length: i64, special: Value, result: Value, id: Value) -> Value {
-        Value::object([("length", Value::from(length)), ("special", special), ("result", result), ("id", id)])
+        Value::object([
+            ("length", Value::from(length)),
+            ("special", special),
+            ("result", result),
+            ("id", id),
+        ])
     }
 
     #[test]
     fn create_fills_defaults_and_unknowns() {
         let config = obj(4, Value::Null, Value::Null, Value::Null);
         let plan = plan_defaults(&schema(), Value::Null, config.clone(), config);
-        assert_eq!(plan.planned, obj(4, true.into(), Value::unknown(), Value::unknown()));
+        assert_eq!(
+            plan.planned,
+            obj(4, true.into(), Value::unknown(), Value::unknown())
+        );
         assert!(plan.requires_replace.is_empty());
     }
 
@@ -112,9 +135,16 @@ mod tests {
         let config = obj(5, Value::Null, Value::Null, Value::Null);
         let proposed = prior.clone().with("length", 5);
         let plan = plan_defaults(&schema(), prior, proposed, config);
-        assert_eq!(plan.requires_replace, vec![AttributePath::attribute("length")]);
+        assert_eq!(
+            plan.requires_replace,
+            vec![AttributePath::attribute("length")]
+        );
         assert_eq!(plan.planned.attr("result"), &Value::unknown());
-        assert_eq!(plan.planned.attr("id"), &Value::from("abcd"), "use_state_for_unknown keeps the id");
+        assert_eq!(
+            plan.planned.attr("id"),
+            &Value::from("abcd"),
+            "use_state_for_unknown keeps the id"
+        );
     }
 
     #[test]

@@ -68,7 +68,13 @@ pub trait Resource: Send + Sync {
 
     /// Updates in place. The default refuses, which suits resources whose every configurable
     /// attribute requires replacement.
-    fn update(&self, _ctx: &Context, _prior: &Value, _planned: &Value, _config: &Value) -> Result<Value, Diagnostic> {
+    fn update(
+        &self,
+        _ctx: &Context,
+        _prior: &Value,
+        _planned: &Value,
+        _config: &Value,
+    ) -> Result<Value, Diagnostic> {
         Err(Diagnostic::error(
             format!("{} cannot be updated in place", self.type_name()),
             "This resource type does not support in-place updates; this is a bug in the provider, which should have planned a replacement.",
@@ -90,7 +96,12 @@ pub trait Resource: Send + Sync {
 
     /// Converts state stored with an older schema `version` (as the state file's JSON) to the
     /// current schema. State at the current version is decoded directly and never reaches this.
-    fn upgrade(&self, _ctx: &Context, version: i64, _raw_state: &serde_json::Value) -> Result<Value, Diagnostic> {
+    fn upgrade(
+        &self,
+        _ctx: &Context,
+        version: i64,
+        _raw_state: &serde_json::Value,
+    ) -> Result<Value, Diagnostic> {
         Err(Diagnostic::error(
             "Unable to upgrade resource state",
             format!(

@@ -29,7 +29,10 @@ pub struct Attr {
 impl Attr {
     /// An attribute of any cty type.
     pub fn of_type(name: &str, ty: Type) -> Attr {
-        Attr { wire: Attribute::new(name, ty), plan: PlanBehaviour::default() }
+        Attr {
+            wire: Attribute::new(name, ty),
+            plan: PlanBehaviour::default(),
+        }
     }
     /// A string attribute.
     pub fn string(name: &str) -> Attr {

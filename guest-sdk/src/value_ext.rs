@@ -38,14 +38,20 @@ impl ValueExt for Value {
     fn get_string(&self, name: &str) -> Result<Option<String>, Diagnostic> {
         match self.attr(name) {
             Value::Null | Value::Unknown(_) => Ok(None),
-            v => v.as_str().map(|s| Some(s.to_owned())).ok_or_else(|| wrong(name, "a string")),
+            v => v
+                .as_str()
+                .map(|s| Some(s.to_owned()))
+                .ok_or_else(|| wrong(name, "a string")),
         }
     }
 
     fn get_i64(&self, name: &str) -> Result<Option<i64>, Diagnostic> {
         match self.attr(name) {
             Value::Null | Value::Unknown(_) => Ok(None),
-            v => v.as_i64().map(Some).ok_or_else(|| wrong(name, "a whole number")),
+            v => v
+                .as_i64()
+                .map(Some)
+                .ok_or_else(|| wrong(name, "a whole number")),
         }
     }
 
@@ -61,7 +67,11 @@ impl ValueExt for Value {
             Value::Null | Value::Unknown(_) => Ok(None),
             Value::Map(entries) => entries
                 .iter()
-                .map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_owned())).ok_or_else(|| wrong(name, "a map of strings")))
+                .map(|(k, v)| {
+                    v.as_str()
+                        .map(|s| (k.clone(), s.to_owned()))
+                        .ok_or_else(|| wrong(name, "a map of strings"))
+                })
                 .collect::<Result<_, _>>()
                 .map(Some),
             _ => Err(wrong(name, "a map of strings")),

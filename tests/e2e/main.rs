@@ -1,5 +1,5 @@
 //! End to end with real Terraform: every test runs against each client in
 //! `tfwasm_tests::clients()` (Terraform v1.0.3 always, plus tofu/terraform from PATH).
 
-mod random;
 mod plugin_binary;
+mod random;

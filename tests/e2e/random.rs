@@ -45,7 +45,9 @@ resource "random_pet" "pet" {{
 }
 
 fn str_of<'a>(v: &'a Value, key: &str) -> &'a str {
-    v[key].as_str().unwrap_or_else(|| panic!("{key} is not a string in {v}"))
+    v[key]
+        .as_str()
+        .unwrap_or_else(|| panic!("{key} is not a string in {v}"))
 }
 
 #[test]
@@ -62,19 +64,31 @@ fn random_lifecycle_create_keep_replace_import_destroy() {
             let s = &res[&format!("random_string.s[{i}]")];
             let result = str_of(s, "result");
             assert_eq!(result.chars().count(), 16, "{result}");
-            assert!(result.chars().all(|c| c.is_ascii_alphanumeric()), "special = false: {result}");
-            assert!(result.chars().filter(char::is_ascii_digit).count() >= 2, "min_numeric = 2: {result}");
+            assert!(
+                result.chars().all(|c| c.is_ascii_alphanumeric()),
+                "special = false: {result}"
+            );
+            assert!(
+                result.chars().filter(char::is_ascii_digit).count() >= 2,
+                "min_numeric = 2: {result}"
+            );
             assert_eq!(s["id"], s["result"]);
             assert_eq!(s["upper"], Value::Bool(true), "default planned for upper");
             before.push(result.to_owned());
         }
-        assert_ne!(before[0], before[1], "each count instance is generated separately");
+        assert_ne!(
+            before[0], before[1],
+            "each count instance is generated separately"
+        );
 
         let int = &res["random_integer.i"];
         let n = int["result"].as_i64().expect("integer result");
         assert!((10..=20).contains(&n), "{n}");
         assert_eq!(str_of(int, "id"), n.to_string());
-        assert_eq!(res["random_integer.i2"]["result"], int["result"], "same seed, same result");
+        assert_eq!(
+            res["random_integer.i2"]["result"], int["result"],
+            "same seed, same result"
+        );
 
         let id = &res["random_id.id"];
         let hex = str_of(id, "hex");
@@ -88,16 +102,28 @@ fn random_lifecycle_create_keep_replace_import_destroy() {
 
         // A second plan finds nothing to do (-detailed-exitcode: 0 = no changes, 2 = changes).
         let plan = ws.run(&["plan", "-detailed-exitcode", "-no-color"]);
-        assert_eq!(plan.code, 0, "{}: expected no changes:\n{}", client.name, plan.all());
+        assert_eq!(
+            plan.code,
+            0,
+            "{}: expected no changes:\n{}",
+            client.name,
+            plan.all()
+        );
 
         // Changing a keeper replaces exactly the random_string instances.
         ws.write_config(&config("two"));
         ws.ok(&["plan", "-out=replace.tfplan", "-no-color"]);
         let plan = ws.show_json(Some("replace.tfplan"));
-        let changes = plan["resource_changes"].as_array().expect("resource_changes");
+        let changes = plan["resource_changes"]
+            .as_array()
+            .expect("resource_changes");
         for change in changes {
-            let actions: Vec<&str> =
-                change["change"]["actions"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+            let actions: Vec<&str> = change["change"]["actions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|a| a.as_str().unwrap())
+                .collect();
             let address = str_of(change, "address");
             if address.starts_with("random_string.s") {
                 assert_eq!(actions, ["delete", "create"], "{address} replaced");
@@ -109,10 +135,19 @@ fn random_lifecycle_create_keep_replace_import_destroy() {
         let res = ws.resources();
         for (i, old) in before.iter().enumerate() {
             let new = str_of(&res[&format!("random_string.s[{i}]")], "result");
-            assert_ne!(new, old, "random_string.s[{i}] has a new value after replacement");
-            assert_eq!(res[&format!("random_string.s[{i}]")]["keepers"]["generation"], "two");
+            assert_ne!(
+                new, old,
+                "random_string.s[{i}] has a new value after replacement"
+            );
+            assert_eq!(
+                res[&format!("random_string.s[{i}]")]["keepers"]["generation"],
+                "two"
+            );
         }
-        assert_eq!(res["random_integer.i"]["result"], int["result"], "untouched by the keeper change");
+        assert_eq!(
+            res["random_integer.i"]["result"], int["result"],
+            "untouched by the keeper change"
+        );
 
         // Import, in hashicorp/random's ID formats.
         let imports = format!(
@@ -133,7 +168,12 @@ resource "random_string" "imported" {{
             config("two")
         );
         ws.write_config(&imports);
-        ws.ok(&["import", "-no-color", "random_integer.imported", "42,1,50,s"]);
+        ws.ok(&[
+            "import",
+            "-no-color",
+            "random_integer.imported",
+            "42,1,50,s",
+        ]);
         ws.ok(&["import", "-no-color", "random_id.imported", "p-,3q2-7w"]);
         ws.ok(&["import", "-no-color", "random_string.imported", "abcdef"]);
         let res = ws.resources();
@@ -143,14 +183,24 @@ resource "random_string" "imported" {{
         assert_eq!(res["random_id.imported"]["dec"], "p-3735928559");
         assert_eq!(res["random_string.imported"]["result"], "abcdef");
         let plan = ws.run(&["plan", "-detailed-exitcode", "-no-color"]);
-        assert_eq!(plan.code, 0, "{}: imported objects match their config:\n{}", client.name, plan.all());
+        assert_eq!(
+            plan.code,
+            0,
+            "{}: imported objects match their config:\n{}",
+            client.name,
+            plan.all()
+        );
 
         let bad = ws.run(&["import", "-no-color", "random_integer.i", "not-a-number"]);
         assert_ne!(bad.code, 0);
         assert!(bad.all().contains("Invalid import ID"), "{}", bad.all());
 
         ws.ok(&["destroy", "-auto-approve", "-no-color"]);
-        assert!(ws.resources().is_empty(), "{}: state is empty after destroy", client.name);
+        assert!(
+            ws.resources().is_empty(),
+            "{}: state is empty after destroy",
+            client.name
+        );
     }
 }
 
@@ -173,11 +223,27 @@ resource "random_integer" "bad" {{
         );
         ws.ok(&["init", "-no-color"]);
         let plan = ws.run(&["plan", "-no-color"]);
-        assert_eq!(plan.code, 1, "{}: invalid config fails:\n{}", client.name, plan.all());
+        assert_eq!(
+            plan.code,
+            1,
+            "{}: invalid config fails:\n{}",
+            client.name,
+            plan.all()
+        );
         let text = plan.all();
-        assert!(text.contains("Invalid length") && text.contains("length must be at least 1, got 0"), "{text}");
-        assert!(text.contains("Invalid range") && text.contains("min (5) must not be greater than max (1)"), "{text}");
+        assert!(
+            text.contains("Invalid length") && text.contains("length must be at least 1, got 0"),
+            "{text}"
+        );
+        assert!(
+            text.contains("Invalid range")
+                && text.contains("min (5) must not be greater than max (1)"),
+            "{text}"
+        );
         // Terraform renders the diagnostic's attribute path as a pointer into the config.
-        assert!(text.contains("length = 0"), "diagnostic points at the attribute: {text}");
+        assert!(
+            text.contains("length = 0"),
+            "diagnostic points at the attribute: {text}"
+        );
     }
 }

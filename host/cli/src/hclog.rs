@@ -10,7 +10,12 @@ use tracing::{Event, Level, Subscriber};
 use tracing_subscriber::layer::{Context, Layer};
 
 /// Writes one hclog JSON line to stderr.
-pub fn emit(level: &str, module: &str, message: &str, fields: impl IntoIterator<Item = (String, Value)>) {
+pub fn emit(
+    level: &str,
+    module: &str,
+    message: &str,
+    fields: impl IntoIterator<Item = (String, Value)>,
+) {
     let mut line = Map::new();
     line.insert("@level".into(), level.into());
     line.insert("@message".into(), message.into());
@@ -27,7 +32,10 @@ pub fn emit(level: &str, module: &str, message: &str, fields: impl IntoIterator<
 
 /// The most verbose level to write, from `TF_LOG_PROVIDER`, then `TF_LOG`, else `warn`.
 pub fn max_level() -> Level {
-    let setting = std::env::var("TF_LOG_PROVIDER").ok().filter(|v| !v.is_empty()).or_else(|| std::env::var("TF_LOG").ok());
+    let setting = std::env::var("TF_LOG_PROVIDER")
+        .ok()
+        .filter(|v| !v.is_empty())
+        .or_else(|| std::env::var("TF_LOG").ok());
     match setting.unwrap_or_default().to_ascii_lowercase().as_str() {
         "trace" | "json" => Level::TRACE,
         "debug" => Level::DEBUG,
@@ -66,7 +74,10 @@ impl Visit for Fields {
 
 impl<S: Subscriber> Layer<S> for HclogLayer {
     fn on_event(&self, event: &Event<'_>, _ctx: Context<'_, S>) {
-        let mut visitor = Fields { message: String::new(), fields: Vec::new() };
+        let mut visitor = Fields {
+            message: String::new(),
+            fields: Vec::new(),
+        };
         event.record(&mut visitor);
         let level = match *event.metadata().level() {
             Level::TRACE => "trace",
@@ -95,7 +106,14 @@ impl tfwasm_runtime::GuestLogSink for GuestLog {
             _ => Level::ERROR,
         };
         if parsed <= self.max_level {
-            emit(level, "tfwasm.guest", message, fields.iter().map(|(k, v)| (k.clone(), Value::from(v.as_str()))));
+            emit(
+                level,
+                "tfwasm.guest",
+                message,
+                fields
+                    .iter()
+                    .map(|(k, v)| (k.clone(), Value::from(v.as_str()))),
+            );
         }
     }
 }

@@ -16,7 +16,12 @@ use tfwasm_wire::handshake::PluginEnv;
 /// component. Terraform starts it with its plugin environment and it serves the component
 /// (what `tfwasm serve` does).
 #[derive(Debug, Parser)]
-#[command(name = "tfwasm", version, propagate_version = true, max_term_width = 100)]
+#[command(
+    name = "tfwasm",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

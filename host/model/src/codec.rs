@@ -32,7 +32,10 @@ impl fmt::Display for CodecError {
 
 impl CodecError {
     pub(crate) fn new(path: &AttributePath, message: impl Into<String>) -> CodecError {
-        CodecError { path: path.clone(), message: message.into() }
+        CodecError {
+            path: path.clone(),
+            message: message.into(),
+        }
     }
 }
 

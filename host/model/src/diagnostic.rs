@@ -29,12 +29,22 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// An error diagnostic.
     pub fn error(summary: impl Into<String>, detail: impl Into<String>) -> Diagnostic {
-        Diagnostic { severity: Severity::Error, summary: summary.into(), detail: detail.into(), attribute: None }
+        Diagnostic {
+            severity: Severity::Error,
+            summary: summary.into(),
+            detail: detail.into(),
+            attribute: None,
+        }
     }
 
     /// A warning diagnostic.
     pub fn warning(summary: impl Into<String>, detail: impl Into<String>) -> Diagnostic {
-        Diagnostic { severity: Severity::Warning, summary: summary.into(), detail: detail.into(), attribute: None }
+        Diagnostic {
+            severity: Severity::Warning,
+            summary: summary.into(),
+            detail: detail.into(),
+            attribute: None,
+        }
     }
 
     /// The same diagnostic pointing at `path`.

@@ -25,8 +25,8 @@ pub use number::{Number, ParseNumberError};
 pub use path::{AttributePath, PathStep};
 pub use rpc::Provider;
 pub use schema::{
-    Attribute, AttributeType, Block, BlockNesting, NestedBlock, NestedObject, ObjectNesting, ProviderSchema, Schema,
-    StringKind,
+    Attribute, AttributeType, Block, BlockNesting, NestedBlock, NestedObject, ObjectNesting,
+    ProviderSchema, Schema, StringKind,
 };
 pub use types::{Type, TypeJsonError};
 pub use value::{Refinement, Value};

@@ -25,17 +25,27 @@ impl Number {
         }
         // Display of f64 is the shortest text that round-trips, which is what a
         // Go client decoding the same float64 would print and compare.
-        BigDecimal::from_str(&format!("{value}")).ok().map(|d| Number(d.normalized()))
+        BigDecimal::from_str(&format!("{value}"))
+            .ok()
+            .map(|d| Number(d.normalized()))
     }
 
     /// The value as `i64` when it is an integer in range.
     pub fn to_i64(&self) -> Option<i64> {
-        if self.0.is_integer() { self.0.to_i64() } else { None }
+        if self.0.is_integer() {
+            self.0.to_i64()
+        } else {
+            None
+        }
     }
 
     /// The value as `u64` when it is a non-negative integer in range.
     pub fn to_u64(&self) -> Option<u64> {
-        if self.0.is_integer() { self.0.to_u64() } else { None }
+        if self.0.is_integer() {
+            self.0.to_u64()
+        } else {
+            None
+        }
     }
 
     /// The nearest `f64`.
@@ -61,13 +71,19 @@ impl FromStr for Number {
     fn from_str(text: &str) -> Result<Number, ParseNumberError> {
         let trimmed = text.trim();
         let valid = !trimmed.is_empty()
-            && trimmed.chars().all(|c| c.is_ascii_digit() || matches!(c, '-' | '+' | '.' | 'e' | 'E'));
+            && trimmed
+                .chars()
+                .all(|c| c.is_ascii_digit() || matches!(c, '-' | '+' | '.' | 'e' | 'E'));
         if !valid {
-            return Err(ParseNumberError { text: text.to_owned() });
+            return Err(ParseNumberError {
+                text: text.to_owned(),
+            });
         }
         BigDecimal::from_str(trimmed)
             .map(|d| Number(d.normalized()))
-            .map_err(|_| ParseNumberError { text: text.to_owned() })
+            .map_err(|_| ParseNumberError {
+                text: text.to_owned(),
+            })
     }
 }
 
@@ -108,9 +124,18 @@ impl fmt::Display for Number {
             let split = magnitude.len() - scale;
             (magnitude[..split].to_owned(), magnitude[split..].to_owned())
         } else {
-            ("0".to_owned(), format!("{}{}", "0".repeat(scale - magnitude.len()), magnitude))
+            (
+                "0".to_owned(),
+                format!("{}{}", "0".repeat(scale - magnitude.len()), magnitude),
+            )
         };
-        write!(f, "{}{}.{}", if negative { "-" } else { "" }, int_part, frac_part)
+        write!(
+            f,
+            "{}{}.{}",
+            if negative { "-" } else { "" },
+            int_part,
+            frac_part
+        )
     }
 }
 
@@ -126,17 +151,26 @@ mod tests {
 
     #[test]
     fn equality_is_numeric() {
-        assert_eq!("1".parse::<Number>().unwrap(), "1.000".parse::<Number>().unwrap());
+        assert_eq!(
+            "1".parse::<Number>().unwrap(),
+            "1.000".parse::<Number>().unwrap()
+        );
         assert_eq!(Number::from(10), "1e1".parse::<Number>().unwrap());
     }
 
     #[test]
     fn display_has_no_exponent() {
         assert_eq!("1e3".parse::<Number>().unwrap().to_string(), "1000");
-        assert_eq!("-0.00125".parse::<Number>().unwrap().to_string(), "-0.00125");
+        assert_eq!(
+            "-0.00125".parse::<Number>().unwrap().to_string(),
+            "-0.00125"
+        );
         assert_eq!("0".parse::<Number>().unwrap().to_string(), "0");
         assert_eq!(
-            "123456789012345678901234567890.5".parse::<Number>().unwrap().to_string(),
+            "123456789012345678901234567890.5"
+                .parse::<Number>()
+                .unwrap()
+                .to_string(),
             "123456789012345678901234567890.5"
         );
     }
@@ -145,7 +179,13 @@ mod tests {
     fn exact_f64_only_when_lossless() {
         assert_eq!("0.5".parse::<Number>().unwrap().to_exact_f64(), Some(0.5));
         assert_eq!("0.1".parse::<Number>().unwrap().to_exact_f64(), Some(0.1));
-        assert_eq!("0.1000000000000000000001".parse::<Number>().unwrap().to_exact_f64(), None);
+        assert_eq!(
+            "0.1000000000000000000001"
+                .parse::<Number>()
+                .unwrap()
+                .to_exact_f64(),
+            None
+        );
     }
 
     #[test]

@@ -22,7 +22,10 @@ pub struct DynamicValue {
 impl DynamicValue {
     /// A value given as msgpack bytes.
     pub fn from_msgpack(bytes: Vec<u8>) -> DynamicValue {
-        DynamicValue { msgpack: bytes, json: Vec::new() }
+        DynamicValue {
+            msgpack: bytes,
+            json: Vec::new(),
+        }
     }
 
     /// The msgpack encoding of null.
@@ -275,16 +278,28 @@ pub trait Provider: Send + Sync + 'static {
     }
 
     /// ValidateProviderConfig.
-    fn validate_provider_config(&self, config: DynamicValue) -> impl Future<Output = Diagnostics> + Send;
+    fn validate_provider_config(
+        &self,
+        config: DynamicValue,
+    ) -> impl Future<Output = Diagnostics> + Send;
 
     /// ConfigureProvider. Later calls of this process run with this configuration.
-    fn configure_provider(&self, req: ConfigureProviderRequest) -> impl Future<Output = Diagnostics> + Send;
+    fn configure_provider(
+        &self,
+        req: ConfigureProviderRequest,
+    ) -> impl Future<Output = Diagnostics> + Send;
 
     /// ValidateResourceConfig.
-    fn validate_resource_config(&self, req: ValidateConfigRequest) -> impl Future<Output = Diagnostics> + Send;
+    fn validate_resource_config(
+        &self,
+        req: ValidateConfigRequest,
+    ) -> impl Future<Output = Diagnostics> + Send;
 
     /// ValidateDataResourceConfig.
-    fn validate_data_resource_config(&self, req: ValidateConfigRequest) -> impl Future<Output = Diagnostics> + Send;
+    fn validate_data_resource_config(
+        &self,
+        req: ValidateConfigRequest,
+    ) -> impl Future<Output = Diagnostics> + Send;
 
     /// UpgradeResourceState.
     fn upgrade_resource_state(
@@ -293,7 +308,10 @@ pub trait Provider: Send + Sync + 'static {
     ) -> impl Future<Output = UpgradeResourceStateResponse> + Send;
 
     /// ReadResource.
-    fn read_resource(&self, req: ReadResourceRequest) -> impl Future<Output = ReadResourceResponse> + Send;
+    fn read_resource(
+        &self,
+        req: ReadResourceRequest,
+    ) -> impl Future<Output = ReadResourceResponse> + Send;
 
     /// PlanResourceChange.
     fn plan_resource_change(
@@ -314,7 +332,10 @@ pub trait Provider: Send + Sync + 'static {
     ) -> impl Future<Output = ImportResourceStateResponse> + Send;
 
     /// ReadDataSource.
-    fn read_data_source(&self, req: ReadDataSourceRequest) -> impl Future<Output = ReadDataSourceResponse> + Send;
+    fn read_data_source(
+        &self,
+        req: ReadDataSourceRequest,
+    ) -> impl Future<Output = ReadDataSourceResponse> + Send;
 
     /// StopProvider: cancel in-flight work promptly. `Err` carries a message for Terraform.
     fn stop_provider(&self) -> impl Future<Output = Result<(), String>> + Send;

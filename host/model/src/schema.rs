@@ -123,7 +123,12 @@ pub struct NestedObject {
 impl NestedObject {
     /// The wire type of a nested attribute.
     pub fn implied_type(&self) -> Type {
-        let object = Type::Object(self.attributes.iter().map(|a| (a.name.clone(), a.implied_type())).collect());
+        let object = Type::Object(
+            self.attributes
+                .iter()
+                .map(|a| (a.name.clone(), a.implied_type()))
+                .collect(),
+        );
         match self.nesting {
             ObjectNesting::Single => object,
             ObjectNesting::List => Type::list(object),
@@ -182,8 +187,11 @@ impl NestedBlock {
 impl Block {
     /// The object type of values of this block.
     pub fn implied_type(&self) -> Type {
-        let mut attrs: BTreeMap<String, Type> =
-            self.attributes.iter().map(|a| (a.name.clone(), a.implied_type())).collect();
+        let mut attrs: BTreeMap<String, Type> = self
+            .attributes
+            .iter()
+            .map(|a| (a.name.clone(), a.implied_type()))
+            .collect();
         for nested in &self.block_types {
             attrs.insert(nested.type_name.clone(), nested.implied_type());
         }
@@ -221,7 +229,10 @@ mod tests {
     use super::*;
 
     fn block_with(attrs: Vec<Attribute>) -> Block {
-        Block { attributes: attrs, ..Block::default() }
+        Block {
+            attributes: attrs,
+            ..Block::default()
+        }
     }
 
     #[test]

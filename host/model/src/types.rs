@@ -80,7 +80,12 @@ impl Type {
             Type::Map(e) => Json::Array(vec!["map".into(), e.to_json()]),
             Type::Object(attrs) => Json::Array(vec![
                 "object".into(),
-                Json::Object(attrs.iter().map(|(k, v)| (k.clone(), v.to_json())).collect()),
+                Json::Object(
+                    attrs
+                        .iter()
+                        .map(|(k, v)| (k.clone(), v.to_json()))
+                        .collect(),
+                ),
             ]),
             Type::Tuple(elems) => Json::Array(vec![
                 "tuple".into(),
@@ -97,7 +102,10 @@ impl Type {
     /// Parses cty's JSON type form. The optional-attributes list of object type
     /// constraints (a third element) is accepted and ignored.
     pub fn from_json(json: &Json) -> Result<Type, TypeJsonError> {
-        let bad = |reason| TypeJsonError { json: json.to_string(), reason };
+        let bad = |reason| TypeJsonError {
+            json: json.to_string(),
+            reason,
+        };
         match json {
             Json::String(s) => match s.as_str() {
                 "string" => Ok(Type::String),
@@ -107,7 +115,10 @@ impl Type {
                 _ => Err(bad("unknown primitive type")),
             },
             Json::Array(parts) => {
-                let kind = parts.first().and_then(Json::as_str).ok_or_else(|| bad("expected a type kind"))?;
+                let kind = parts
+                    .first()
+                    .and_then(Json::as_str)
+                    .ok_or_else(|| bad("expected a type kind"))?;
                 let arg = parts.get(1).ok_or_else(|| bad("missing type argument"))?;
                 match kind {
                     "list" | "set" | "map" if parts.len() == 2 => {
@@ -119,7 +130,9 @@ impl Type {
                         })
                     }
                     "object" if parts.len() == 2 || parts.len() == 3 => {
-                        let attrs = arg.as_object().ok_or_else(|| bad("object attributes must be a JSON object"))?;
+                        let attrs = arg
+                            .as_object()
+                            .ok_or_else(|| bad("object attributes must be a JSON object"))?;
                         let mut out = BTreeMap::new();
                         for (k, v) in attrs {
                             out.insert(k.clone(), Type::from_json(v)?);
@@ -127,8 +140,15 @@ impl Type {
                         Ok(Type::Object(out))
                     }
                     "tuple" if parts.len() == 2 => {
-                        let elems = arg.as_array().ok_or_else(|| bad("tuple elements must be a JSON array"))?;
-                        Ok(Type::Tuple(elems.iter().map(Type::from_json).collect::<Result<_, _>>()?))
+                        let elems = arg
+                            .as_array()
+                            .ok_or_else(|| bad("tuple elements must be a JSON array"))?;
+                        Ok(Type::Tuple(
+                            elems
+                                .iter()
+                                .map(Type::from_json)
+                                .collect::<Result<_, _>>()?,
+                        ))
                     }
                     _ => Err(bad("unknown type kind or wrong number of arguments")),
                 }
@@ -209,13 +229,22 @@ mod tests {
 
     #[test]
     fn malformed_types_are_rejected_with_reason() {
-        for bad in [r#""strang""#, r#"["list"]"#, r#"["list","string","x"]"#, "3", "not json"] {
+        for bad in [
+            r#""strang""#,
+            r#"["list"]"#,
+            r#"["list","string","x"]"#,
+            "3",
+            "not json",
+        ] {
             assert!(Type::from_json_bytes(bad.as_bytes()).is_err(), "{bad}");
         }
     }
 
     #[test]
     fn display_uses_terraform_syntax() {
-        assert_eq!(Type::list(Type::object([("a", Type::String)])).to_string(), "list(object({a=string}))");
+        assert_eq!(
+            Type::list(Type::object([("a", Type::String)])).to_string(),
+            "list(object({a=string}))"
+        );
     }
 }

@@ -67,7 +67,11 @@ impl PartialEq for Value {
             (Number(a), Number(b)) => a == b,
             (String(a), String(b)) => a == b,
             (List(a), List(b)) | (Tuple(a), Tuple(b)) => a == b,
-            (Set(a), Set(b)) => a.len() == b.len() && a.iter().all(|x| b.contains(x)) && b.iter().all(|x| a.contains(x)),
+            (Set(a), Set(b)) => {
+                a.len() == b.len()
+                    && a.iter().all(|x| b.contains(x))
+                    && b.iter().all(|x| a.contains(x))
+            }
             (Map(a), Map(b)) | (Object(a), Object(b)) => a == b,
             (Dynamic(ta, a), Dynamic(tb, b)) => ta == tb && a == b,
             _ => false,
@@ -95,7 +99,9 @@ impl Value {
     pub fn is_wholly_known(&self) -> bool {
         match self {
             Value::Unknown(_) => false,
-            Value::List(v) | Value::Set(v) | Value::Tuple(v) => v.iter().all(Value::is_wholly_known),
+            Value::List(v) | Value::Set(v) | Value::Tuple(v) => {
+                v.iter().all(Value::is_wholly_known)
+            }
             Value::Map(m) | Value::Object(m) => m.values().all(Value::is_wholly_known),
             Value::Dynamic(_, v) => v.is_wholly_known(),
             _ => true,
@@ -190,7 +196,9 @@ impl Value {
     /// uses as a synthetic prior on create). Other types give [`Value::Null`].
     pub fn null_object_of(ty: &Type) -> Value {
         match ty {
-            Type::Object(attrs) => Value::Object(attrs.keys().map(|k| (k.clone(), Value::Null)).collect()),
+            Type::Object(attrs) => {
+                Value::Object(attrs.keys().map(|k| (k.clone(), Value::Null)).collect())
+            }
             _ => Value::Null,
         }
     }

@@ -7,7 +7,12 @@ use tfwasm_model::codec::{json, msgpack};
 use tfwasm_model::{Number, Refinement, Type, Value};
 
 fn arb_type() -> impl Strategy<Value = Type> {
-    let leaf = prop_oneof![Just(Type::String), Just(Type::Number), Just(Type::Bool), Just(Type::Dynamic)];
+    let leaf = prop_oneof![
+        Just(Type::String),
+        Just(Type::Number),
+        Just(Type::Bool),
+        Just(Type::Dynamic)
+    ];
     leaf.prop_recursive(4, 24, 4, |inner| {
         prop_oneof![
             inner.clone().prop_map(Type::list),
@@ -36,12 +41,15 @@ fn arb_value(ty: Type, unknowns: bool) -> BoxedStrategy<Value> {
         Type::Bool => any::<bool>().prop_map(Value::Bool).boxed(),
         Type::Dynamic => prop_oneof![
             ".{0,6}".prop_map(|s| Value::Dynamic(Type::String, Box::new(Value::String(s)))),
-            any::<i32>().prop_map(|n| Value::Dynamic(Type::Number, Box::new(Value::from(i64::from(n))))),
+            any::<i32>()
+                .prop_map(|n| Value::Dynamic(Type::Number, Box::new(Value::from(i64::from(n))))),
             prop::collection::vec(any::<bool>().prop_map(Value::Bool), 0..3)
                 .prop_map(|v| Value::Dynamic(Type::list(Type::Bool), Box::new(Value::List(v)))),
         ]
         .boxed(),
-        Type::List(elem) => prop::collection::vec(arb_value(*elem, unknowns), 0..4).prop_map(Value::List).boxed(),
+        Type::List(elem) => prop::collection::vec(arb_value(*elem, unknowns), 0..4)
+            .prop_map(Value::List)
+            .boxed(),
         Type::Set(elem) => prop::collection::vec(arb_value(*elem, unknowns), 0..4)
             .prop_map(|items| {
                 let mut distinct: Vec<Value> = Vec::new();
@@ -57,14 +65,24 @@ fn arb_value(ty: Type, unknowns: bool) -> BoxedStrategy<Value> {
             .prop_map(Value::Map)
             .boxed(),
         Type::Object(attrs) => {
-            let parts: Vec<(String, BoxedStrategy<Value>)> =
-                attrs.into_iter().map(|(k, t)| (k, arb_value(t, unknowns))).collect();
+            let parts: Vec<(String, BoxedStrategy<Value>)> = attrs
+                .into_iter()
+                .map(|(k, t)| (k, arb_value(t, unknowns)))
+                .collect();
             let names: Vec<String> = parts.iter().map(|(k, _)| k.clone()).collect();
             parts
                 .into_iter()
                 .map(|(_, s)| s)
                 .collect::<Vec<_>>()
-                .prop_map(move |values| Value::Object(names.iter().cloned().zip(values).collect::<BTreeMap<_, _>>()))
+                .prop_map(move |values| {
+                    Value::Object(
+                        names
+                            .iter()
+                            .cloned()
+                            .zip(values)
+                            .collect::<BTreeMap<_, _>>(),
+                    )
+                })
                 .boxed()
         }
         Type::Tuple(elems) => elems
@@ -76,20 +94,37 @@ fn arb_value(ty: Type, unknowns: bool) -> BoxedStrategy<Value> {
     };
     let refined = match ty {
         Type::String => ".{0,4}"
-            .prop_map(|p| Value::Unknown(Refinement { not_null: true, string_prefix: Some(p), ..Refinement::default() }))
+            .prop_map(|p| {
+                Value::Unknown(Refinement {
+                    not_null: true,
+                    string_prefix: Some(p),
+                    ..Refinement::default()
+                })
+            })
             .boxed(),
         Type::Number => (any::<i32>(), any::<bool>())
             .prop_map(|(n, inc)| {
-                Value::Unknown(Refinement { number_lower: Some((Number::from(n), inc)), ..Refinement::default() })
+                Value::Unknown(Refinement {
+                    number_lower: Some((Number::from(n), inc)),
+                    ..Refinement::default()
+                })
             })
             .boxed(),
         Type::List(_) | Type::Set(_) | Type::Map(_) => (0u64..5)
-            .prop_map(|n| Value::Unknown(Refinement { not_null: true, length_lower: Some(n), length_upper: Some(n + 3), ..Refinement::default() }))
+            .prop_map(|n| {
+                Value::Unknown(Refinement {
+                    not_null: true,
+                    length_lower: Some(n),
+                    length_upper: Some(n + 3),
+                    ..Refinement::default()
+                })
+            })
             .boxed(),
         _ => Just(Value::unknown()).boxed(),
     };
     if unknowns {
-        prop_oneof![6 => known, 1 => Just(Value::Null), 1 => Just(Value::unknown()), 1 => refined].boxed()
+        prop_oneof![6 => known, 1 => Just(Value::Null), 1 => Just(Value::unknown()), 1 => refined]
+            .boxed()
     } else {
         prop_oneof![6 => known, 1 => Just(Value::Null)].boxed()
     }

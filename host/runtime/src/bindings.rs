@@ -2,8 +2,8 @@
 //! and the model.
 
 use tfwasm_model::{
-    Attribute, AttributePath, AttributeType, Block, BlockNesting, Diagnostic, NestedBlock, NestedObject,
-    ObjectNesting, PathStep, ProviderSchema, Schema, Severity, StringKind, Type,
+    Attribute, AttributePath, AttributeType, Block, BlockNesting, Diagnostic, NestedBlock,
+    NestedObject, ObjectNesting, PathStep, ProviderSchema, Schema, Severity, StringKind, Type,
 };
 
 /// Generated from the WIT; documented there.
@@ -40,19 +40,32 @@ pub struct SchemaError {
 /// When any schema is malformed; the error names which one.
 pub fn provider_schema(s: wit::ProviderSchema) -> Result<ProviderSchema, SchemaError> {
     let convert = |owner: &str, schema: &wit::Schema| {
-        schema_from_wit(schema).map_err(|message| SchemaError { owner: owner.to_owned(), message })
+        schema_from_wit(schema).map_err(|message| SchemaError {
+            owner: owner.to_owned(),
+            message,
+        })
     };
     let mut out = ProviderSchema {
         provider: convert("the provider", &s.provider)?,
-        provider_meta: s.provider_meta.as_ref().map(|m| convert("provider_meta", m)).transpose()?,
+        provider_meta: s
+            .provider_meta
+            .as_ref()
+            .map(|m| convert("provider_meta", m))
+            .transpose()?,
         diagnostics: s.diagnostics.into_iter().map(diagnostic).collect(),
         ..ProviderSchema::default()
     };
     for named in &s.resources {
-        out.resources.insert(named.type_name.clone(), convert(&named.type_name, &named.schema)?);
+        out.resources.insert(
+            named.type_name.clone(),
+            convert(&named.type_name, &named.schema)?,
+        );
     }
     for named in &s.data_sources {
-        out.data_sources.insert(named.type_name.clone(), convert(&named.type_name, &named.schema)?);
+        out.data_sources.insert(
+            named.type_name.clone(),
+            convert(&named.type_name, &named.schema)?,
+        );
     }
     Ok(out)
 }
@@ -61,16 +74,28 @@ fn schema_from_wit(schema: &wit::Schema) -> Result<Schema, String> {
     if schema.blocks.is_empty() {
         return Err("the schema has no top-level block".into());
     }
-    Ok(Schema { version: schema.version, block: block_from_wit(schema, 0, 0)? })
+    Ok(Schema {
+        version: schema.version,
+        block: block_from_wit(schema, 0, 0)?,
+    })
 }
 
 fn block_from_wit(schema: &wit::Schema, index: u32, depth: usize) -> Result<Block, String> {
     if depth > MAX_SCHEMA_DEPTH {
-        return Err(format!("blocks nested deeper than {MAX_SCHEMA_DEPTH} (a cycle?)"));
+        return Err(format!(
+            "blocks nested deeper than {MAX_SCHEMA_DEPTH} (a cycle?)"
+        ));
     }
-    let block = schema.blocks.get(index as usize).ok_or_else(|| format!("block index {index} out of range"))?;
+    let block = schema
+        .blocks
+        .get(index as usize)
+        .ok_or_else(|| format!("block index {index} out of range"))?;
     Ok(Block {
-        attributes: block.attributes.iter().map(|a| attribute_from_wit(schema, a, depth)).collect::<Result<_, _>>()?,
+        attributes: block
+            .attributes
+            .iter()
+            .map(|a| attribute_from_wit(schema, a, depth))
+            .collect::<Result<_, _>>()?,
         block_types: block
             .block_types
             .iter()
@@ -96,19 +121,28 @@ fn block_from_wit(schema: &wit::Schema, index: u32, depth: usize) -> Result<Bloc
     })
 }
 
-fn attribute_from_wit(schema: &wit::Schema, a: &wit::Attribute, depth: usize) -> Result<Attribute, String> {
+fn attribute_from_wit(
+    schema: &wit::Schema,
+    a: &wit::Attribute,
+    depth: usize,
+) -> Result<Attribute, String> {
     let ty = match &a.type_ {
         wit::AttributeType::TypeJson(json) => AttributeType::Type(
-            Type::from_json_bytes(json.as_bytes()).map_err(|e| format!("attribute {:?}: {e}", a.name))?,
+            Type::from_json_bytes(json.as_bytes())
+                .map_err(|e| format!("attribute {:?}: {e}", a.name))?,
         ),
         wit::AttributeType::Nested(index) => {
             if depth > MAX_SCHEMA_DEPTH {
-                return Err(format!("nested attributes deeper than {MAX_SCHEMA_DEPTH} (a cycle?)"));
+                return Err(format!(
+                    "nested attributes deeper than {MAX_SCHEMA_DEPTH} (a cycle?)"
+                ));
             }
-            let object = schema
-                .objects
-                .get(*index as usize)
-                .ok_or_else(|| format!("attribute {:?}: nested object index {index} out of range", a.name))?;
+            let object = schema.objects.get(*index as usize).ok_or_else(|| {
+                format!(
+                    "attribute {:?}: nested object index {index} out of range",
+                    a.name
+                )
+            })?;
             AttributeType::Nested(NestedObject {
                 attributes: object
                     .attributes

@@ -53,7 +53,11 @@ pub fn entry_path(dir: &Path, engine: &Engine, wasm: &[u8]) -> PathBuf {
 ///
 /// # Errors
 /// When the bytes are not a valid component.
-pub fn load_or_compile(engine: &Engine, dir: &Path, wasm: &[u8]) -> Result<(Component, Origin), wasmtime::Error> {
+pub fn load_or_compile(
+    engine: &Engine,
+    dir: &Path,
+    wasm: &[u8],
+) -> Result<(Component, Origin), wasmtime::Error> {
     let path = entry_path(dir, engine, wasm);
     if path.is_file() {
         // SAFETY: files under our cache directory are only written by `store` below, from
@@ -78,7 +82,11 @@ pub fn load_or_compile(engine: &Engine, dir: &Path, wasm: &[u8]) -> Result<(Comp
 fn store(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
-    let tmp = dir.join(format!(".{}.{}.tmp", path.file_name().and_then(|n| n.to_str()).unwrap_or("entry"), std::process::id()));
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        path.file_name().and_then(|n| n.to_str()).unwrap_or("entry"),
+        std::process::id()
+    ));
     std::fs::write(&tmp, bytes)?;
     std::fs::rename(&tmp, path).inspect_err(|_| {
         let _ = std::fs::remove_file(&tmp);

@@ -9,10 +9,11 @@ use std::sync::{Arc, OnceLock, RwLock};
 use std::time::{Duration, Instant};
 
 use tfwasm_model::rpc::{
-    ApplyResourceChangeRequest, ApplyResourceChangeResponse, ConfigureProviderRequest, DynamicValue,
-    ImportResourceStateRequest, ImportResourceStateResponse, ImportedResource, PlanResourceChangeRequest,
-    PlanResourceChangeResponse, ReadDataSourceRequest, ReadDataSourceResponse, ReadResourceRequest,
-    ReadResourceResponse, UpgradeResourceStateRequest, UpgradeResourceStateResponse, ValidateConfigRequest,
+    ApplyResourceChangeRequest, ApplyResourceChangeResponse, ConfigureProviderRequest,
+    DynamicValue, ImportResourceStateRequest, ImportResourceStateResponse, ImportedResource,
+    PlanResourceChangeRequest, PlanResourceChangeResponse, ReadDataSourceRequest,
+    ReadDataSourceResponse, ReadResourceRequest, ReadResourceResponse, UpgradeResourceStateRequest,
+    UpgradeResourceStateResponse, ValidateConfigRequest,
 };
 use tfwasm_model::{Diagnostic, Diagnostics, Provider, ProviderSchema, has_error};
 use wasmtime::component::{HasSelf, Linker};
@@ -95,29 +96,52 @@ impl WasmProvider {
         log_sink: Arc<dyn GuestLogSink>,
     ) -> Result<(WasmProvider, LoadReport), LoadError> {
         let started = Instant::now();
-        let wasm = std::fs::read(path).map_err(|source| LoadError::Read { path: path.to_owned(), source })?;
+        let wasm = std::fs::read(path).map_err(|source| LoadError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
         let engine = crate::new_engine(&limits)?;
-        let (component, origin) = cache::load_or_compile(&engine, cache_dir, &wasm)
-            .map_err(|e| LoadError::Invalid { path: path.to_owned(), message: format!("{e:#}") })?;
+        let (component, origin) =
+            cache::load_or_compile(&engine, cache_dir, &wasm).map_err(|e| LoadError::Invalid {
+                path: path.to_owned(),
+                message: format!("{e:#}"),
+            })?;
         let mut linker: Linker<StoreState> = Linker::new(&engine);
-        let incompatible = |e: wasmtime::Error| LoadError::Incompatible { path: path.to_owned(), message: format!("{e:#}") };
+        let incompatible = |e: wasmtime::Error| LoadError::Incompatible {
+            path: path.to_owned(),
+            message: format!("{e:#}"),
+        };
         wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(incompatible)?;
-        TfwasmProvider::add_to_linker::<StoreState, HasSelf<StoreState>>(&mut linker, |state| state)
-            .map_err(incompatible)?;
+        TfwasmProvider::add_to_linker::<StoreState, HasSelf<StoreState>>(&mut linker, |state| {
+            state
+        })
+        .map_err(incompatible)?;
         let instance_pre = linker.instantiate_pre(&component).map_err(incompatible)?;
         let pre = TfwasmProviderPre::new(instance_pre).map_err(incompatible)?;
-        let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+        let name = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
         let provider = WasmProvider {
             engine,
             pre,
             limits,
             name,
-            context: RwLock::new(wit::ProviderContext { terraform_version: String::new(), config: None }),
+            context: RwLock::new(wit::ProviderContext {
+                terraform_version: String::new(),
+                config: None,
+            }),
             schema: OnceLock::new(),
             stop_generation: Arc::new(AtomicU64::new(0)),
             log_sink,
         };
-        Ok((provider, LoadReport { origin, elapsed: started.elapsed() }))
+        Ok((
+            provider,
+            LoadReport {
+                origin,
+                elapsed: started.elapsed(),
+            },
+        ))
     }
 
     /// The limits every call runs under.
@@ -126,14 +150,20 @@ impl WasmProvider {
     }
 
     fn context(&self) -> wit::ProviderContext {
-        self.context.read().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
+        self.context
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
     }
 
     fn new_store(&self) -> Store<StoreState> {
         let stdout = MemoryOutputPipe::new(MAX_CAPTURED_OUTPUT);
         let stderr = MemoryOutputPipe::new(MAX_CAPTURED_OUTPUT);
         // Deny by default: no preopened directories, no environment, no sockets, no stdin.
-        let wasi = WasiCtxBuilder::new().stdout(stdout.clone()).stderr(stderr.clone()).build();
+        let wasi = WasiCtxBuilder::new()
+            .stdout(stdout.clone())
+            .stderr(stderr.clone())
+            .build();
         let limits = StoreLimitsBuilder::new()
             .memory_size(self.limits.memory_bytes)
             .trap_on_grow_failure(true)
@@ -155,12 +185,16 @@ impl WasmProvider {
     async fn call<R: Send>(
         &self,
         rpc: &'static str,
-        f: impl for<'a> FnOnce(&'a mut Store<StoreState>, &'a TfwasmProvider) -> GuestFuture<'a, R> + Send,
+        f: impl for<'a> FnOnce(&'a mut Store<StoreState>, &'a TfwasmProvider) -> GuestFuture<'a, R>
+        + Send,
     ) -> Result<R, CallError> {
         let mut store = self.new_store();
         store
             .set_fuel(self.limits.fuel)
-            .map_err(|e| CallError::Instantiate { rpc, message: format!("{e:#}") })?;
+            .map_err(|e| CallError::Instantiate {
+                rpc,
+                message: format!("{e:#}"),
+            })?;
         let deadline = Instant::now() + self.limits.timeout;
         let generation = self.stop_generation.load(Ordering::SeqCst);
         let stop = self.stop_generation.clone();
@@ -175,19 +209,29 @@ impl WasmProvider {
         });
         store.set_epoch_deadline(1);
 
-        let instance = self
-            .pre
-            .instantiate_async(&mut store)
-            .await
-            .map_err(|e| CallError::Instantiate { rpc, message: format!("{e:#}") })?;
+        let instance =
+            self.pre
+                .instantiate_async(&mut store)
+                .await
+                .map_err(|e| CallError::Instantiate {
+                    rpc,
+                    message: format!("{e:#}"),
+                })?;
         // The epoch callback ends wasm execution at the deadline; this outer timeout also
         // covers time spent in host calls, with one tick of grace.
-        let outcome = tokio::time::timeout(self.limits.timeout + EPOCH_TICK * 5, f(&mut store, &instance)).await;
+        let outcome = tokio::time::timeout(
+            self.limits.timeout + EPOCH_TICK * 5,
+            f(&mut store, &instance),
+        )
+        .await;
         let stderr = self.flush_output(&store);
         match outcome {
             Ok(Ok(value)) => Ok(value),
             Ok(Err(error)) => Err(self.classify(rpc, &error, &stderr)),
-            Err(_elapsed) => Err(CallError::Timeout { rpc, limit: self.limits.timeout }),
+            Err(_elapsed) => Err(CallError::Timeout {
+                rpc,
+                limit: self.limits.timeout,
+            }),
         }
     }
 
@@ -197,10 +241,12 @@ impl WasmProvider {
         let stdout = String::from_utf8_lossy(&state.stdout.contents()).into_owned();
         let stderr = String::from_utf8_lossy(&state.stderr.contents()).into_owned();
         for line in stdout.lines().filter(|l| !l.trim().is_empty()) {
-            self.log_sink.log("info", line, &[("stream".into(), "stdout".into())]);
+            self.log_sink
+                .log("info", line, &[("stream".into(), "stdout".into())]);
         }
         for line in stderr.lines().filter(|l| !l.trim().is_empty()) {
-            self.log_sink.log("warn", line, &[("stream".into(), "stderr".into())]);
+            self.log_sink
+                .log("warn", line, &[("stream".into(), "stderr".into())]);
         }
         stderr
     }
@@ -208,21 +254,36 @@ impl WasmProvider {
     fn classify(&self, rpc: &'static str, error: &wasmtime::Error, stderr: &str) -> CallError {
         if let Some(interrupted) = error.downcast_ref::<Interrupted>() {
             return match interrupted {
-                Interrupted::Deadline => CallError::Timeout { rpc, limit: self.limits.timeout },
+                Interrupted::Deadline => CallError::Timeout {
+                    rpc,
+                    limit: self.limits.timeout,
+                },
                 Interrupted::Stopped => CallError::Cancelled { rpc },
             };
         }
         if let Some(Trap::OutOfFuel) = error.downcast_ref::<Trap>() {
-            return CallError::OutOfFuel { rpc, fuel: self.limits.fuel };
+            return CallError::OutOfFuel {
+                rpc,
+                fuel: self.limits.fuel,
+            };
         }
         let text = format!("{error:#}");
         if text.contains("forcing trap when growing memory") {
-            return CallError::OutOfMemory { rpc, limit: self.limits.memory_bytes };
+            return CallError::OutOfMemory {
+                rpc,
+                limit: self.limits.memory_bytes,
+            };
         }
-        let panic = stderr.lines().skip_while(|l| !l.contains("panicked at")).collect::<Vec<_>>().join("\n");
+        let panic = stderr
+            .lines()
+            .skip_while(|l| !l.contains("panicked at"))
+            .collect::<Vec<_>>()
+            .join("\n");
         let message = match error.downcast_ref::<Trap>() {
             Some(Trap::StackOverflow) => "wasm stack overflow (unbounded recursion?)".to_owned(),
-            Some(Trap::UnreachableCodeReached) if !panic.is_empty() => format!("guest panicked: {panic}"),
+            Some(Trap::UnreachableCodeReached) if !panic.is_empty() => {
+                format!("guest panicked: {panic}")
+            }
             Some(trap) => format!("{trap}"),
             None => text,
         };
@@ -238,7 +299,11 @@ impl WasmProvider {
             CallError::Trap { .. } => "Provider crashed",
             CallError::Instantiate { .. } => "Provider could not start",
         };
-        let subject = if subject.is_empty() { String::new() } else { format!(" for {subject}") };
+        let subject = if subject.is_empty() {
+            String::new()
+        } else {
+            format!(" for {subject}")
+        };
         Diagnostic::error(
             summary,
             format!(
@@ -266,7 +331,12 @@ impl Provider for WasmProvider {
         }
         let result = self
             .call("GetProviderSchema", |store, guest| {
-                Box::pin(async move { guest.tfwasm_provider_provider().call_get_schema(store).await })
+                Box::pin(async move {
+                    guest
+                        .tfwasm_provider_provider()
+                        .call_get_schema(store)
+                        .await
+                })
             })
             .await;
         match result {
@@ -275,35 +345,63 @@ impl Provider for WasmProvider {
                 Err(e) => ProviderSchema {
                     diagnostics: vec![Diagnostic::error(
                         "Provider returned an invalid schema",
-                        format!("The Wasm provider {} returned an invalid schema: {e}. This is a bug in the provider.", self.name),
+                        format!(
+                            "The Wasm provider {} returned an invalid schema: {e}. This is a bug in the provider.",
+                            self.name
+                        ),
                     )],
                     ..ProviderSchema::default()
                 },
             },
-            Err(e) => ProviderSchema { diagnostics: vec![self.call_diagnostic(&e, "")], ..ProviderSchema::default() },
+            Err(e) => ProviderSchema {
+                diagnostics: vec![self.call_diagnostic(&e, "")],
+                ..ProviderSchema::default()
+            },
         }
     }
 
     async fn validate_provider_config(&self, config: DynamicValue) -> Diagnostics {
         let config = bytes(config);
         self.call("ValidateProviderConfig", move |store, guest| {
-            Box::pin(async move { guest.tfwasm_provider_provider().call_validate_provider_config(store, &config).await })
+            Box::pin(async move {
+                guest
+                    .tfwasm_provider_provider()
+                    .call_validate_provider_config(store, &config)
+                    .await
+            })
         })
         .await
-        .map_or_else(|e| vec![self.call_diagnostic(&e, "the provider configuration")], diagnostics)
+        .map_or_else(
+            |e| vec![self.call_diagnostic(&e, "the provider configuration")],
+            diagnostics,
+        )
     }
 
     async fn configure_provider(&self, req: ConfigureProviderRequest) -> Diagnostics {
-        let ctx = wit::ProviderContext { terraform_version: req.terraform_version, config: Some(bytes(req.config)) };
+        let ctx = wit::ProviderContext {
+            terraform_version: req.terraform_version,
+            config: Some(bytes(req.config)),
+        };
         let candidate = ctx.clone();
         let result = self
             .call("ConfigureProvider", move |store, guest| {
-                Box::pin(async move { guest.tfwasm_provider_provider().call_configure_provider(store, &candidate).await })
+                Box::pin(async move {
+                    guest
+                        .tfwasm_provider_provider()
+                        .call_configure_provider(store, &candidate)
+                        .await
+                })
             })
             .await
-            .map_or_else(|e| vec![self.call_diagnostic(&e, "the provider configuration")], diagnostics);
+            .map_or_else(
+                |e| vec![self.call_diagnostic(&e, "the provider configuration")],
+                diagnostics,
+            );
         if !has_error(&result) {
-            *self.context.write().unwrap_or_else(|poisoned| poisoned.into_inner()) = ctx;
+            *self
+                .context
+                .write()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()) = ctx;
         }
         result
     }
@@ -311,9 +409,17 @@ impl Provider for WasmProvider {
     async fn validate_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
         let ctx = self.context();
         let subject = req.type_name.clone();
-        let wreq = wit::ValidateRequest { type_name: req.type_name, config: bytes(req.config) };
+        let wreq = wit::ValidateRequest {
+            type_name: req.type_name,
+            config: bytes(req.config),
+        };
         self.call("ValidateResourceConfig", move |store, guest| {
-            Box::pin(async move { guest.tfwasm_provider_provider().call_validate_resource_config(store, &ctx, &wreq).await })
+            Box::pin(async move {
+                guest
+                    .tfwasm_provider_provider()
+                    .call_validate_resource_config(store, &ctx, &wreq)
+                    .await
+            })
         })
         .await
         .map_or_else(|e| vec![self.call_diagnostic(&e, &subject)], diagnostics)
@@ -322,23 +428,41 @@ impl Provider for WasmProvider {
     async fn validate_data_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
         let ctx = self.context();
         let subject = req.type_name.clone();
-        let wreq = wit::ValidateRequest { type_name: req.type_name, config: bytes(req.config) };
+        let wreq = wit::ValidateRequest {
+            type_name: req.type_name,
+            config: bytes(req.config),
+        };
         self.call("ValidateDataResourceConfig", move |store, guest| {
             Box::pin(async move {
-                guest.tfwasm_provider_provider().call_validate_data_resource_config(store, &ctx, &wreq).await
+                guest
+                    .tfwasm_provider_provider()
+                    .call_validate_data_resource_config(store, &ctx, &wreq)
+                    .await
             })
         })
         .await
         .map_or_else(|e| vec![self.call_diagnostic(&e, &subject)], diagnostics)
     }
 
-    async fn upgrade_resource_state(&self, req: UpgradeResourceStateRequest) -> UpgradeResourceStateResponse {
+    async fn upgrade_resource_state(
+        &self,
+        req: UpgradeResourceStateRequest,
+    ) -> UpgradeResourceStateResponse {
         let ctx = self.context();
         let subject = req.type_name.clone();
-        let wreq = wit::UpgradeRequest { type_name: req.type_name, version: req.version, raw_state_json: req.raw_state.json };
+        let wreq = wit::UpgradeRequest {
+            type_name: req.type_name,
+            version: req.version,
+            raw_state_json: req.raw_state.json,
+        };
         match self
             .call("UpgradeResourceState", move |store, guest| {
-                Box::pin(async move { guest.tfwasm_provider_provider().call_upgrade_resource_state(store, &ctx, &wreq).await })
+                Box::pin(async move {
+                    guest
+                        .tfwasm_provider_provider()
+                        .call_upgrade_resource_state(store, &ctx, &wreq)
+                        .await
+                })
             })
             .await
         {
@@ -365,7 +489,12 @@ impl Provider for WasmProvider {
         };
         match self
             .call("ReadResource", move |store, guest| {
-                Box::pin(async move { guest.tfwasm_provider_provider().call_read_resource(store, &ctx, &wreq).await })
+                Box::pin(async move {
+                    guest
+                        .tfwasm_provider_provider()
+                        .call_read_resource(store, &ctx, &wreq)
+                        .await
+                })
             })
             .await
         {
@@ -375,11 +504,18 @@ impl Provider for WasmProvider {
                 diagnostics: diagnostics(resp.diagnostics),
             },
             // Keep the recorded state: a crash must not make Terraform forget the object.
-            Err(e) => ReadResourceResponse { new_state: current_state, private, diagnostics: vec![self.call_diagnostic(&e, &subject)] },
+            Err(e) => ReadResourceResponse {
+                new_state: current_state,
+                private,
+                diagnostics: vec![self.call_diagnostic(&e, &subject)],
+            },
         }
     }
 
-    async fn plan_resource_change(&self, req: PlanResourceChangeRequest) -> PlanResourceChangeResponse {
+    async fn plan_resource_change(
+        &self,
+        req: PlanResourceChangeRequest,
+    ) -> PlanResourceChangeResponse {
         let ctx = self.context();
         let subject = req.type_name.clone();
         let wreq = wit::PlanRequest {
@@ -392,13 +528,22 @@ impl Provider for WasmProvider {
         };
         match self
             .call("PlanResourceChange", move |store, guest| {
-                Box::pin(async move { guest.tfwasm_provider_provider().call_plan_resource_change(store, &ctx, &wreq).await })
+                Box::pin(async move {
+                    guest
+                        .tfwasm_provider_provider()
+                        .call_plan_resource_change(store, &ctx, &wreq)
+                        .await
+                })
             })
             .await
         {
             Ok(resp) => PlanResourceChangeResponse {
                 planned_state: DynamicValue::from_msgpack(resp.planned_state),
-                requires_replace: resp.requires_replace.into_iter().map(bindings::path).collect(),
+                requires_replace: resp
+                    .requires_replace
+                    .into_iter()
+                    .map(bindings::path)
+                    .collect(),
                 planned_private: resp.planned_private,
                 diagnostics: diagnostics(resp.diagnostics),
             },
@@ -409,7 +554,10 @@ impl Provider for WasmProvider {
         }
     }
 
-    async fn apply_resource_change(&self, req: ApplyResourceChangeRequest) -> ApplyResourceChangeResponse {
+    async fn apply_resource_change(
+        &self,
+        req: ApplyResourceChangeRequest,
+    ) -> ApplyResourceChangeResponse {
         let ctx = self.context();
         let subject = req.type_name.clone();
         let prior = req.prior_state.clone();
@@ -423,7 +571,12 @@ impl Provider for WasmProvider {
         };
         match self
             .call("ApplyResourceChange", move |store, guest| {
-                Box::pin(async move { guest.tfwasm_provider_provider().call_apply_resource_change(store, &ctx, &wreq).await })
+                Box::pin(async move {
+                    guest
+                        .tfwasm_provider_provider()
+                        .call_apply_resource_change(store, &ctx, &wreq)
+                        .await
+                })
             })
             .await
         {
@@ -442,13 +595,24 @@ impl Provider for WasmProvider {
         }
     }
 
-    async fn import_resource_state(&self, req: ImportResourceStateRequest) -> ImportResourceStateResponse {
+    async fn import_resource_state(
+        &self,
+        req: ImportResourceStateRequest,
+    ) -> ImportResourceStateResponse {
         let ctx = self.context();
         let subject = req.type_name.clone();
-        let wreq = wit::ImportRequest { type_name: req.type_name, id: req.id };
+        let wreq = wit::ImportRequest {
+            type_name: req.type_name,
+            id: req.id,
+        };
         match self
             .call("ImportResourceState", move |store, guest| {
-                Box::pin(async move { guest.tfwasm_provider_provider().call_import_resource_state(store, &ctx, &wreq).await })
+                Box::pin(async move {
+                    guest
+                        .tfwasm_provider_provider()
+                        .call_import_resource_state(store, &ctx, &wreq)
+                        .await
+                })
             })
             .await
         {
@@ -481,7 +645,12 @@ impl Provider for WasmProvider {
         };
         match self
             .call("ReadDataSource", move |store, guest| {
-                Box::pin(async move { guest.tfwasm_provider_provider().call_read_data_source(store, &ctx, &wreq).await })
+                Box::pin(async move {
+                    guest
+                        .tfwasm_provider_provider()
+                        .call_read_data_source(store, &ctx, &wreq)
+                        .await
+                })
             })
             .await
         {
@@ -489,7 +658,10 @@ impl Provider for WasmProvider {
                 state: DynamicValue::from_msgpack(resp.state),
                 diagnostics: diagnostics(resp.diagnostics),
             },
-            Err(e) => ReadDataSourceResponse { state: DynamicValue::default(), diagnostics: vec![self.call_diagnostic(&e, &subject)] },
+            Err(e) => ReadDataSourceResponse {
+                state: DynamicValue::default(),
+                diagnostics: vec![self.call_diagnostic(&e, &subject)],
+            },
         }
     }
 

@@ -26,12 +26,20 @@ pub(crate) struct StoreState {
 
 impl WasiView for StoreState {
     fn ctx(&mut self) -> WasiCtxView<'_> {
-        WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
     }
 }
 
 impl log::Host for StoreState {
-    async fn log(&mut self, level: log::Level, message: String, fields: Vec<(String, String)>) -> wasmtime::Result<()> {
+    async fn log(
+        &mut self,
+        level: log::Level,
+        message: String,
+        fields: Vec<(String, String)>,
+    ) -> wasmtime::Result<()> {
         let level = match level {
             log::Level::Trace => "trace",
             log::Level::Debug => "debug",

@@ -2,19 +2,27 @@
 
 use tfwasm_model::rpc::{DynamicValue, RawState, ServerCapabilities};
 use tfwasm_model::{
-    Attribute, AttributePath, AttributeType, Block, BlockNesting, Diagnostic, NestedBlock, NestedObject,
-    ObjectNesting, PathStep, Schema, Severity, StringKind,
+    Attribute, AttributePath, AttributeType, Block, BlockNesting, Diagnostic, NestedBlock,
+    NestedObject, ObjectNesting, PathStep, Schema, Severity, StringKind,
 };
 
 use crate::proto::tfplugin6 as pb;
 
 pub(crate) fn dynamic_value(value: Option<pb::DynamicValue>) -> DynamicValue {
-    value.map(|v| DynamicValue { msgpack: v.msgpack, json: v.json }).unwrap_or_default()
+    value
+        .map(|v| DynamicValue {
+            msgpack: v.msgpack,
+            json: v.json,
+        })
+        .unwrap_or_default()
 }
 
 pub(crate) fn raw_state(value: Option<pb::RawState>) -> RawState {
     value
-        .map(|v| RawState { json: v.json, flatmap: v.flatmap.into_iter().collect() })
+        .map(|v| RawState {
+            json: v.json,
+            flatmap: v.flatmap.into_iter().collect(),
+        })
         .unwrap_or_default()
 }
 
@@ -22,7 +30,10 @@ pub(crate) fn to_dynamic_value(value: DynamicValue) -> Option<pb::DynamicValue> 
     if value.msgpack.is_empty() && value.json.is_empty() {
         return None;
     }
-    Some(pb::DynamicValue { msgpack: value.msgpack, json: value.json })
+    Some(pb::DynamicValue {
+        msgpack: value.msgpack,
+        json: value.json,
+    })
 }
 
 pub(crate) fn attribute_path(path: &AttributePath) -> pb::AttributePath {
@@ -73,7 +84,10 @@ fn string_kind(kind: StringKind) -> i32 {
 }
 
 pub(crate) fn schema(s: &Schema) -> pb::Schema {
-    pb::Schema { version: s.version, block: Some(block(&s.block, s.version)) }
+    pb::Schema {
+        version: s.version,
+        block: Some(block(&s.block, s.version)),
+    }
 }
 
 fn block(b: &Block, version: i64) -> pb::schema::Block {

@@ -9,7 +9,8 @@ use base64::Engine as _;
 /// Environment variable carrying the magic cookie.
 pub const MAGIC_COOKIE_KEY: &str = "TF_PLUGIN_MAGIC_COOKIE";
 /// The cookie value Terraform and OpenTofu set.
-pub const MAGIC_COOKIE_VALUE: &str = "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2";
+pub const MAGIC_COOKIE_VALUE: &str =
+    "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2";
 /// go-plugin's core protocol version; anything else makes the client refuse.
 pub const CORE_PROTOCOL_VERSION: u32 = 1;
 /// The application protocol we serve: tfplugin6.
@@ -48,7 +49,10 @@ impl PluginEnv {
             magic_cookie: get(MAGIC_COOKIE_KEY),
             protocol_versions: get("PLUGIN_PROTOCOL_VERSIONS"),
             client_cert: get("PLUGIN_CLIENT_CERT"),
-            port_range: (port("PLUGIN_MIN_PORT", 10000), port("PLUGIN_MAX_PORT", 25000)),
+            port_range: (
+                port("PLUGIN_MIN_PORT", 10000),
+                port("PLUGIN_MAX_PORT", 25000),
+            ),
             unix_socket_dir: get("PLUGIN_UNIX_SOCKET_DIR").map(PathBuf::from),
             unix_socket_group: get("PLUGIN_UNIX_SOCKET_GROUP"),
             multiplex_grpc: get("PLUGIN_MULTIPLEX_GRPC").is_some_and(|v| v == "true" || v == "1"),
@@ -73,7 +77,10 @@ impl PluginEnv {
             None => Ok(PROTOCOL_VERSION),
             Some(list) => {
                 let offered: Vec<&str> = list.split(',').map(str::trim).collect();
-                if offered.iter().any(|v| v.parse::<u32>() == Ok(PROTOCOL_VERSION)) {
+                if offered
+                    .iter()
+                    .any(|v| v.parse::<u32>() == Ok(PROTOCOL_VERSION))
+                {
                     Ok(PROTOCOL_VERSION)
                 } else {
                     Err(format!(
@@ -96,13 +103,20 @@ pub enum Address {
 
 /// The handshake line (without the newline): `CORE|APP|NETWORK|ADDR|grpc|CERT[|true]`.
 /// The certificate is base64 (standard alphabet, no padding) of its DER, or empty.
-pub fn handshake_line(address: &Address, certificate_der: Option<&[u8]>, multiplex: bool) -> String {
+pub fn handshake_line(
+    address: &Address,
+    certificate_der: Option<&[u8]>,
+    multiplex: bool,
+) -> String {
     let (network, addr) = match address {
         Address::Unix(path) => ("unix", path.display().to_string()),
         Address::Tcp(addr) => ("tcp", addr.to_string()),
     };
-    let cert = certificate_der.map(|der| base64::engine::general_purpose::STANDARD_NO_PAD.encode(der)).unwrap_or_default();
-    let mut line = format!("{CORE_PROTOCOL_VERSION}|{PROTOCOL_VERSION}|{network}|{addr}|grpc|{cert}");
+    let cert = certificate_der
+        .map(|der| base64::engine::general_purpose::STANDARD_NO_PAD.encode(der))
+        .unwrap_or_default();
+    let mut line =
+        format!("{CORE_PROTOCOL_VERSION}|{PROTOCOL_VERSION}|{network}|{addr}|grpc|{cert}");
     if multiplex {
         line.push_str("|true");
     }
@@ -114,7 +128,12 @@ mod tests {
     use super::*;
 
     fn env(pairs: &[(&str, &str)]) -> PluginEnv {
-        PluginEnv::from_vars(&pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect())
+        PluginEnv::from_vars(
+            &pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        )
     }
 
     #[test]
@@ -126,24 +145,43 @@ mod tests {
 
     #[test]
     fn negotiation_picks_six_in_any_order() {
-        assert_eq!(env(&[("PLUGIN_PROTOCOL_VERSIONS", "5,6")]).negotiate(), Ok(6));
-        assert_eq!(env(&[("PLUGIN_PROTOCOL_VERSIONS", "6,5")]).negotiate(), Ok(6));
+        assert_eq!(
+            env(&[("PLUGIN_PROTOCOL_VERSIONS", "5,6")]).negotiate(),
+            Ok(6)
+        );
+        assert_eq!(
+            env(&[("PLUGIN_PROTOCOL_VERSIONS", "6,5")]).negotiate(),
+            Ok(6)
+        );
         assert_eq!(env(&[]).negotiate(), Ok(6));
-        assert!(env(&[("PLUGIN_PROTOCOL_VERSIONS", "4,5")]).negotiate().is_err());
+        assert!(
+            env(&[("PLUGIN_PROTOCOL_VERSIONS", "4,5")])
+                .negotiate()
+                .is_err()
+        );
     }
 
     #[test]
     fn ports_default_to_go_plugin_range() {
         assert_eq!(env(&[]).port_range, (10000, 25000));
-        assert_eq!(env(&[("PLUGIN_MIN_PORT", "2000"), ("PLUGIN_MAX_PORT", "2001")]).port_range, (2000, 2001));
+        assert_eq!(
+            env(&[("PLUGIN_MIN_PORT", "2000"), ("PLUGIN_MAX_PORT", "2001")]).port_range,
+            (2000, 2001)
+        );
     }
 
     #[test]
     fn line_format_matches_go_plugin() {
         let unix = Address::Unix("/tmp/plugin123".into());
-        assert_eq!(handshake_line(&unix, None, false), "1|6|unix|/tmp/plugin123|grpc|");
+        assert_eq!(
+            handshake_line(&unix, None, false),
+            "1|6|unix|/tmp/plugin123|grpc|"
+        );
         let tcp = Address::Tcp("127.0.0.1:10000".parse().unwrap());
         // 0xfb 0xff encode to "+/8" with the standard alphabet and no padding
-        assert_eq!(handshake_line(&tcp, Some(&[0xfb, 0xff]), true), "1|6|tcp|127.0.0.1:10000|grpc|+/8|true");
+        assert_eq!(
+            handshake_line(&tcp, Some(&[0xfb, 0xff]), true),
+            "1|6|tcp|127.0.0.1:10000|grpc|+/8|true"
+        );
     }
 }

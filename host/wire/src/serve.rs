@@ -60,26 +60,45 @@ enum Listener {
 /// When the listener, TLS or stdout cannot be set up, or the gRPC server fails.
 pub async fn serve<P: Provider>(provider: P, options: ServeOptions) -> Result<(), ServeError> {
     let (listener, address) = bind(&options)?;
-    let tls = options.env.client_cert.as_deref().map(tls::server_tls).transpose()?;
-    let line = handshake_line(&address, tls.as_ref().map(|t| t.certificate_der.as_slice()), options.env.multiplex_grpc);
+    let tls = options
+        .env
+        .client_cert
+        .as_deref()
+        .map(tls::server_tls)
+        .transpose()?;
+    let line = handshake_line(
+        &address,
+        tls.as_ref().map(|t| t.certificate_der.as_slice()),
+        options.env.multiplex_grpc,
+    );
 
     let shutdown = Arc::new(Notify::new());
     let (health_reporter, health_service) = tonic_health::server::health_reporter();
-    health_reporter.set_service_status("plugin", tonic_health::ServingStatus::Serving).await;
+    health_reporter
+        .set_service_status("plugin", tonic_health::ServingStatus::Serving)
+        .await;
 
     let incoming = accept_loop(listener, tls.map(|t| TlsAcceptor::from(t.config)));
 
     {
         let mut stdout = std::io::stdout().lock();
-        writeln!(stdout, "{line}").and_then(|()| stdout.flush()).map_err(ServeError::Stdout)?;
+        writeln!(stdout, "{line}")
+            .and_then(|()| stdout.flush())
+            .map_err(ServeError::Stdout)?;
     }
     tracing::debug!(handshake = %line, "plugin server listening");
 
     let signal = shutdown.clone();
     let result = tonic::transport::Server::builder()
         .add_service(health_service)
-        .add_service(go_plugin::grpc_controller_server::GrpcControllerServer::new(Controller { shutdown: shutdown.clone() }))
-        .add_service(go_plugin::grpc_stdio_server::GrpcStdioServer::new(Stdio { shutdown: shutdown.clone() }))
+        .add_service(
+            go_plugin::grpc_controller_server::GrpcControllerServer::new(Controller {
+                shutdown: shutdown.clone(),
+            }),
+        )
+        .add_service(go_plugin::grpc_stdio_server::GrpcStdioServer::new(Stdio {
+            shutdown: shutdown.clone(),
+        }))
         .add_service(ProviderService::new(provider).into_server())
         .serve_with_incoming_shutdown(incoming, async move { signal.notified().await })
         .await;
@@ -93,17 +112,31 @@ fn bind(options: &ServeOptions) -> Result<(Listener, Address), ServeError> {
     if options.tcp {
         let (min, max) = options.env.port_range;
         for port in min..=max.max(min) {
-            let Ok(std_listener) = std::net::TcpListener::bind(("127.0.0.1", port)) else { continue };
-            std_listener.set_nonblocking(true).map_err(|e| ServeError::Listen(e.to_string()))?;
-            let listener = TcpListener::from_std(std_listener).map_err(|e| ServeError::Listen(e.to_string()))?;
-            let addr = listener.local_addr().map_err(|e| ServeError::Listen(e.to_string()))?;
+            let Ok(std_listener) = std::net::TcpListener::bind(("127.0.0.1", port)) else {
+                continue;
+            };
+            std_listener
+                .set_nonblocking(true)
+                .map_err(|e| ServeError::Listen(e.to_string()))?;
+            let listener = TcpListener::from_std(std_listener)
+                .map_err(|e| ServeError::Listen(e.to_string()))?;
+            let addr = listener
+                .local_addr()
+                .map_err(|e| ServeError::Listen(e.to_string()))?;
             return Ok((Listener::Tcp(listener), Address::Tcp(addr)));
         }
-        return Err(ServeError::Listen(format!("no free TCP port on 127.0.0.1 in {min}..={max}")));
+        return Err(ServeError::Listen(format!(
+            "no free TCP port on 127.0.0.1 in {min}..={max}"
+        )));
     }
-    let dir = options.env.unix_socket_dir.clone().unwrap_or_else(std::env::temp_dir);
+    let dir = options
+        .env
+        .unix_socket_dir
+        .clone()
+        .unwrap_or_else(std::env::temp_dir);
     let path = unique_socket_path(&dir);
-    let listener = UnixListener::bind(&path).map_err(|e| ServeError::Listen(format!("{}: {e}", path.display())))?;
+    let listener = UnixListener::bind(&path)
+        .map_err(|e| ServeError::Listen(format!("{}: {e}", path.display())))?;
     if let Some(group) = &options.env.unix_socket_group {
         set_socket_group(&path, group).map_err(ServeError::Listen)?;
     }
@@ -112,7 +145,9 @@ fn bind(options: &ServeOptions) -> Result<(Listener, Address), ServeError> {
 
 fn unique_socket_path(dir: &Path) -> PathBuf {
     let pid = std::process::id();
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
     dir.join(format!("plugin{pid}{nanos:09}"))
 }
 
@@ -123,23 +158,31 @@ fn set_socket_group(path: &Path, group: &str) -> Result<(), String> {
     let gid = match group.parse::<u32>() {
         Ok(gid) => gid,
         Err(_) => {
-            let name = std::ffi::CString::new(group).map_err(|_| format!("invalid group name {group:?}"))?;
+            let name = std::ffi::CString::new(group)
+                .map_err(|_| format!("invalid group name {group:?}"))?;
             // SAFETY: getgrnam reads a NUL-terminated name and returns a pointer into static
             // storage (or null); we only read gr_gid immediately.
             let entry = unsafe { libc::getgrnam(name.as_ptr()) };
             if entry.is_null() {
-                return Err(format!("PLUGIN_UNIX_SOCKET_GROUP: no group named {group:?}"));
+                return Err(format!(
+                    "PLUGIN_UNIX_SOCKET_GROUP: no group named {group:?}"
+                ));
             }
             // SAFETY: non-null pointer returned by getgrnam just above.
             unsafe { (*entry).gr_gid }
         }
     };
-    let c_path = std::ffi::CString::new(path.as_os_str().as_bytes()).map_err(|_| "socket path contains NUL".to_owned())?;
+    let c_path = std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| "socket path contains NUL".to_owned())?;
     // SAFETY: valid NUL-terminated path; uid -1 leaves the owner unchanged.
     if unsafe { libc::chown(c_path.as_ptr(), u32::MAX, gid) } != 0 {
-        return Err(format!("cannot chown socket to group {group}: {}", std::io::Error::last_os_error()));
+        return Err(format!(
+            "cannot chown socket to group {group}: {}",
+            std::io::Error::last_os_error()
+        ));
     }
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o660)).map_err(|e| e.to_string())
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o660))
+        .map_err(|e| e.to_string())
 }
 
 /// A connection, plain or TLS, over a unix or TCP socket.
@@ -156,13 +199,21 @@ impl Connected for Conn {
 }
 
 impl AsyncRead for Conn {
-    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
         Pin::new(&mut self.get_mut().0).poll_read(cx, buf)
     }
 }
 
 impl AsyncWrite for Conn {
-    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
         Pin::new(&mut self.get_mut().0).poll_write(cx, buf)
     }
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
@@ -222,7 +273,9 @@ fn accept_loop(
                             Ok(tls_stream) => {
                                 let _ = tx.send(Ok(Conn(Box::new(tls_stream)))).await;
                             }
-                            Err(error) => tracing::warn!(%error, "TLS handshake with the client failed"),
+                            Err(error) => {
+                                tracing::warn!(%error, "TLS handshake with the client failed")
+                            }
                         }
                     });
                 }
@@ -238,7 +291,10 @@ struct Controller {
 
 #[tonic::async_trait]
 impl go_plugin::grpc_controller_server::GrpcController for Controller {
-    async fn shutdown(&self, _req: Request<go_plugin::Empty>) -> Result<Response<go_plugin::Empty>, Status> {
+    async fn shutdown(
+        &self,
+        _req: Request<go_plugin::Empty>,
+    ) -> Result<Response<go_plugin::Empty>, Status> {
         tracing::debug!("shutdown requested by the plugin client");
         // Let this response go out before the server stops accepting.
         let shutdown = self.shutdown.clone();
@@ -255,7 +311,8 @@ struct Stdio {
     shutdown: Arc<Notify>,
 }
 
-type StdioStream = Pin<Box<dyn Stream<Item = Result<go_plugin::StdioData, Status>> + Send + 'static>>;
+type StdioStream =
+    Pin<Box<dyn Stream<Item = Result<go_plugin::StdioData, Status>> + Send + 'static>>;
 
 #[tonic::async_trait]
 impl go_plugin::grpc_stdio_server::GrpcStdio for Stdio {
@@ -263,7 +320,10 @@ impl go_plugin::grpc_stdio_server::GrpcStdio for Stdio {
 
     /// Guest output goes to the provider log (stderr) instead, so this stream only stays open
     /// until shutdown, which is what the client expects.
-    async fn stream_stdio(&self, _req: Request<()>) -> Result<Response<Self::StreamStdioStream>, Status> {
+    async fn stream_stdio(
+        &self,
+        _req: Request<()>,
+    ) -> Result<Response<Self::StreamStdioStream>, Status> {
         let shutdown = self.shutdown.clone();
         let stream = futures::stream::once(async move {
             shutdown.notified().await;
@@ -273,4 +333,3 @@ impl go_plugin::grpc_stdio_server::GrpcStdio for Stdio {
         Ok(Response::new(Box::pin(stream)))
     }
 }
-

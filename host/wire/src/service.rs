@@ -10,8 +10,9 @@ use std::pin::Pin;
 use futures::Stream;
 use tfwasm_model::Provider;
 use tfwasm_model::rpc::{
-    ApplyResourceChangeRequest, ConfigureProviderRequest, ImportResourceStateRequest, PlanResourceChangeRequest,
-    ReadDataSourceRequest, ReadResourceRequest, UpgradeResourceStateRequest, ValidateConfigRequest,
+    ApplyResourceChangeRequest, ConfigureProviderRequest, ImportResourceStateRequest,
+    PlanResourceChangeRequest, ReadDataSourceRequest, ReadResourceRequest,
+    UpgradeResourceStateRequest, ValidateConfigRequest,
 };
 use tonic::{Request, Response, Status, Streaming};
 
@@ -56,17 +57,23 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
     ) -> Result<Response<pb::get_metadata::Response>, Status> {
         let schema = self.provider.get_provider_schema().await;
         Ok(Response::new(pb::get_metadata::Response {
-            server_capabilities: Some(convert::server_capabilities(self.provider.server_capabilities())),
+            server_capabilities: Some(convert::server_capabilities(
+                self.provider.server_capabilities(),
+            )),
             diagnostics: convert::diagnostics(schema.diagnostics),
             data_sources: schema
                 .data_sources
                 .keys()
-                .map(|name| pb::get_metadata::DataSourceMetadata { type_name: name.clone() })
+                .map(|name| pb::get_metadata::DataSourceMetadata {
+                    type_name: name.clone(),
+                })
                 .collect(),
             resources: schema
                 .resources
                 .keys()
-                .map(|name| pb::get_metadata::ResourceMetadata { type_name: name.clone() })
+                .map(|name| pb::get_metadata::ResourceMetadata {
+                    type_name: name.clone(),
+                })
                 .collect(),
             ..Default::default()
         }))
@@ -80,11 +87,21 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         Ok(Response::new(pb::get_provider_schema::Response {
             // Always a provider schema with a block: Terraform 1.0.3 rejects a missing one.
             provider: Some(convert::schema(&schema.provider)),
-            resource_schemas: schema.resources.iter().map(|(k, v)| (k.clone(), convert::schema(v))).collect(),
-            data_source_schemas: schema.data_sources.iter().map(|(k, v)| (k.clone(), convert::schema(v))).collect(),
+            resource_schemas: schema
+                .resources
+                .iter()
+                .map(|(k, v)| (k.clone(), convert::schema(v)))
+                .collect(),
+            data_source_schemas: schema
+                .data_sources
+                .iter()
+                .map(|(k, v)| (k.clone(), convert::schema(v)))
+                .collect(),
             diagnostics: convert::diagnostics(schema.diagnostics),
             provider_meta: schema.provider_meta.as_ref().map(convert::schema),
-            server_capabilities: Some(convert::server_capabilities(self.provider.server_capabilities())),
+            server_capabilities: Some(convert::server_capabilities(
+                self.provider.server_capabilities(),
+            )),
             ..Default::default()
         }))
     }
@@ -95,7 +112,9 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
     ) -> Result<Response<pb::validate_provider_config::Response>, Status> {
         let config = convert::dynamic_value(req.into_inner().config);
         let diagnostics = self.provider.validate_provider_config(config).await;
-        Ok(Response::new(pb::validate_provider_config::Response { diagnostics: convert::diagnostics(diagnostics) }))
+        Ok(Response::new(pb::validate_provider_config::Response {
+            diagnostics: convert::diagnostics(diagnostics),
+        }))
     }
 
     async fn validate_resource_config(
@@ -110,7 +129,9 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
                 config: convert::dynamic_value(req.config),
             })
             .await;
-        Ok(Response::new(pb::validate_resource_config::Response { diagnostics: convert::diagnostics(diagnostics) }))
+        Ok(Response::new(pb::validate_resource_config::Response {
+            diagnostics: convert::diagnostics(diagnostics),
+        }))
     }
 
     async fn validate_data_resource_config(
@@ -125,7 +146,9 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
                 config: convert::dynamic_value(req.config),
             })
             .await;
-        Ok(Response::new(pb::validate_data_resource_config::Response { diagnostics: convert::diagnostics(diagnostics) }))
+        Ok(Response::new(pb::validate_data_resource_config::Response {
+            diagnostics: convert::diagnostics(diagnostics),
+        }))
     }
 
     async fn upgrade_resource_state(
@@ -179,7 +202,9 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
                 },
             })
             .await;
-        Ok(Response::new(pb::configure_provider::Response { diagnostics: convert::diagnostics(diagnostics) }))
+        Ok(Response::new(pb::configure_provider::Response {
+            diagnostics: convert::diagnostics(diagnostics),
+        }))
     }
 
     async fn read_resource(
@@ -222,7 +247,11 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
             .await;
         Ok(Response::new(pb::plan_resource_change::Response {
             planned_state: convert::to_dynamic_value(resp.planned_state),
-            requires_replace: resp.requires_replace.iter().map(convert::attribute_path).collect(),
+            requires_replace: resp
+                .requires_replace
+                .iter()
+                .map(convert::attribute_path)
+                .collect(),
             planned_private: resp.planned_private,
             diagnostics: convert::diagnostics(resp.diagnostics),
             ..Default::default()
@@ -260,7 +289,10 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         let req = req.into_inner();
         let resp = self
             .provider
-            .import_resource_state(ImportResourceStateRequest { type_name: req.type_name, id: req.id })
+            .import_resource_state(ImportResourceStateRequest {
+                type_name: req.type_name,
+                id: req.id,
+            })
             .await;
         Ok(Response::new(pb::import_resource_state::Response {
             imported_resources: resp
@@ -449,7 +481,12 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         &self,
         _req: Request<pb::stop_provider::Request>,
     ) -> Result<Response<pb::stop_provider::Response>, Status> {
-        let error = self.provider.stop_provider().await.err().unwrap_or_default();
+        let error = self
+            .provider
+            .stop_provider()
+            .await
+            .err()
+            .unwrap_or_default();
         Ok(Response::new(pb::stop_provider::Response { error }))
     }
 }

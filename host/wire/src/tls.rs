@@ -13,7 +13,9 @@ use rustls::client::danger::HandshakeSignatureValid;
 use rustls::crypto::{WebPkiSupportedAlgorithms, aws_lc_rs};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, UnixTime};
 use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
-use rustls::{CertificateError, DigitallySignedStruct, DistinguishedName, ServerConfig, SignatureScheme};
+use rustls::{
+    CertificateError, DigitallySignedStruct, DistinguishedName, ServerConfig, SignatureScheme,
+};
 
 /// Setting up TLS failed.
 #[derive(Debug, thiserror::Error)]
@@ -48,11 +50,16 @@ pub fn server_tls(client_cert_pem: &str) -> Result<ServerTls, TlsError> {
         .and_then(Result::ok)
         .ok_or(TlsError::NoClientCertificate)?;
 
-    let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).map_err(|e| TlsError::Generate(e.to_string()))?;
-    let mut params =
-        rcgen::CertificateParams::new(vec!["localhost".to_owned()]).map_err(|e| TlsError::Generate(e.to_string()))?;
-    params.distinguished_name.push(rcgen::DnType::CommonName, "localhost");
-    params.distinguished_name.push(rcgen::DnType::OrganizationName, "tfwasm");
+    let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256)
+        .map_err(|e| TlsError::Generate(e.to_string()))?;
+    let mut params = rcgen::CertificateParams::new(vec!["localhost".to_owned()])
+        .map_err(|e| TlsError::Generate(e.to_string()))?;
+    params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, "localhost");
+    params
+        .distinguished_name
+        .push(rcgen::DnType::OrganizationName, "tfwasm");
     // Mirror go-plugin's own certificates: self-signed CA that is also the server leaf.
     params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
     params.key_usages = vec![
@@ -60,12 +67,16 @@ pub fn server_tls(client_cert_pem: &str) -> Result<ServerTls, TlsError> {
         rcgen::KeyUsagePurpose::KeyEncipherment,
         rcgen::KeyUsagePurpose::KeyCertSign,
     ];
-    params.extended_key_usages =
-        vec![rcgen::ExtendedKeyUsagePurpose::ServerAuth, rcgen::ExtendedKeyUsagePurpose::ClientAuth];
+    params.extended_key_usages = vec![
+        rcgen::ExtendedKeyUsagePurpose::ServerAuth,
+        rcgen::ExtendedKeyUsagePurpose::ClientAuth,
+    ];
     let now = std::time::SystemTime::now();
     params.not_before = (now - std::time::Duration::from_secs(30)).into();
     params.not_after = (now + std::time::Duration::from_secs(30 * 365 * 24 * 3600)).into();
-    let cert = params.self_signed(&key).map_err(|e| TlsError::Generate(e.to_string()))?;
+    let cert = params
+        .self_signed(&key)
+        .map_err(|e| TlsError::Generate(e.to_string()))?;
     let certificate_der = cert.der().to_vec();
 
     let provider = Arc::new(aws_lc_rs::default_provider());
@@ -83,7 +94,10 @@ pub fn server_tls(client_cert_pem: &str) -> Result<ServerTls, TlsError> {
         )
         .map_err(|e| TlsError::Config(e.to_string()))?;
     config.alpn_protocols = vec![b"h2".to_vec()];
-    Ok(ServerTls { config: Arc::new(config), certificate_der })
+    Ok(ServerTls {
+        config: Arc::new(config),
+        certificate_der,
+    })
 }
 
 /// Accepts exactly one client certificate, compared byte for byte.
@@ -107,7 +121,9 @@ impl ClientCertVerifier for PinnedClientCert {
         if end_entity.as_ref() == self.expected.as_ref() {
             Ok(ClientCertVerified::assertion())
         } else {
-            Err(rustls::Error::InvalidCertificate(CertificateError::ApplicationVerificationFailure))
+            Err(rustls::Error::InvalidCertificate(
+                CertificateError::ApplicationVerificationFailure,
+            ))
         }
     }
 
@@ -159,13 +175,25 @@ mod tests {
             expected: CertificateDer::from(vec![1, 2, 3]),
             algorithms: provider.signature_verification_algorithms,
         };
-        assert!(v.supported_verify_schemes().contains(&SignatureScheme::ECDSA_NISTP521_SHA512));
-        assert!(v.verify_client_cert(&CertificateDer::from(vec![1, 2, 3]), &[], UnixTime::now()).is_ok());
-        assert!(v.verify_client_cert(&CertificateDer::from(vec![1, 2, 4]), &[], UnixTime::now()).is_err());
+        assert!(
+            v.supported_verify_schemes()
+                .contains(&SignatureScheme::ECDSA_NISTP521_SHA512)
+        );
+        assert!(
+            v.verify_client_cert(&CertificateDer::from(vec![1, 2, 3]), &[], UnixTime::now())
+                .is_ok()
+        );
+        assert!(
+            v.verify_client_cert(&CertificateDer::from(vec![1, 2, 4]), &[], UnixTime::now())
+                .is_err()
+        );
     }
 
     #[test]
     fn garbage_pem_is_rejected() {
-        assert!(matches!(server_tls("not a cert"), Err(TlsError::NoClientCertificate)));
+        assert!(matches!(
+            server_tls("not a cert"),
+            Err(TlsError::NoClientCertificate)
+        ));
     }
 }

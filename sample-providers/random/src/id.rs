@@ -13,7 +13,11 @@ const B64_URL: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 fn base64(bytes: &[u8], alphabet: &[u8], pad: bool) -> String {
     let mut out = String::new();
     for chunk in bytes.chunks(3) {
-        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
         let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
         let emit = chunk.len() + 1;
         for i in 0..4 {
@@ -68,7 +72,10 @@ fn state_for(mut state: Value, bytes: &[u8], prefix: &str) -> Value {
     for (name, value) in [
         ("id", id.clone()),
         ("b64_url", format!("{prefix}{id}")),
-        ("b64_std", format!("{prefix}{}", base64(bytes, B64_STD, true))),
+        (
+            "b64_std",
+            format!("{prefix}{}", base64(bytes, B64_STD, true)),
+        ),
         ("hex", format!("{prefix}{hex}")),
         ("dec", format!("{prefix}{}", decimal(bytes))),
     ] {
@@ -87,27 +94,57 @@ impl Resource for RandomId {
         ResourceSchema::new()
             .description("Random bytes, shown in several encodings; handy for unique names.")
             .attr(keepers())
-            .attr(Attr::number("byte_length").required().requires_replace().description("The number of random bytes to produce."))
-            .attr(Attr::string("prefix").optional().requires_replace().description("Text to put before the encoded value."))
-            .attr(out("b64_url", "The generated id as base64 with the URL-safe alphabet, no padding."))
-            .attr(out("b64_std", "The generated id as standard base64 with padding."))
+            .attr(
+                Attr::number("byte_length")
+                    .required()
+                    .requires_replace()
+                    .description("The number of random bytes to produce."),
+            )
+            .attr(
+                Attr::string("prefix")
+                    .optional()
+                    .requires_replace()
+                    .description("Text to put before the encoded value."),
+            )
+            .attr(out(
+                "b64_url",
+                "The generated id as base64 with the URL-safe alphabet, no padding.",
+            ))
+            .attr(out(
+                "b64_std",
+                "The generated id as standard base64 with padding.",
+            ))
             .attr(out("hex", "The generated id as lowercase hexadecimal."))
             .attr(out("dec", "The generated id as a decimal number."))
-            .attr(out("id", "The generated id as URL-safe base64 without prefix."))
+            .attr(out(
+                "id",
+                "The generated id as URL-safe base64 without prefix.",
+            ))
     }
 
     fn validate(&self, _ctx: &Context, config: &Value) -> Diagnostics {
         match config.attr("byte_length").as_i64() {
             Some(n) if n < 1 => vec![
-                Diagnostic::error("Invalid byte_length", format!("byte_length must be at least 1, got {n}."))
-                    .at(AttributePath::attribute("byte_length")),
+                Diagnostic::error(
+                    "Invalid byte_length",
+                    format!("byte_length must be at least 1, got {n}."),
+                )
+                .at(AttributePath::attribute("byte_length")),
             ],
             _ => Vec::new(),
         }
     }
 
-    fn create(&self, _ctx: &Context, planned: &Value, _config: &Value) -> Result<Value, Diagnostic> {
-        let length = planned.get_i64("byte_length")?.unwrap_or(0).clamp(1, 1 << 20) as usize;
+    fn create(
+        &self,
+        _ctx: &Context,
+        planned: &Value,
+        _config: &Value,
+    ) -> Result<Value, Diagnostic> {
+        let length = planned
+            .get_i64("byte_length")?
+            .unwrap_or(0)
+            .clamp(1, 1 << 20) as usize;
         let mut bytes = vec![0u8; length];
         random_bytes(&mut bytes);
         let prefix = planned.get_string("prefix")?.unwrap_or_default();

@@ -37,5 +37,7 @@ pub(crate) fn keepers() -> Attr {
     Attr::map("keepers", Type::String)
         .optional()
         .requires_replace()
-        .description("Arbitrary map of values that, when changed, will trigger recreation of the resource.")
+        .description(
+            "Arbitrary map of values that, when changed, will trigger recreation of the resource.",
+        )
 }

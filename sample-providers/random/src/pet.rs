@@ -8,31 +8,143 @@ use crate::rng::Rng;
 pub(crate) struct RandomPet;
 
 const ADVERBS: &[&str] = &[
-    "boldly", "briskly", "calmly", "cheerfully", "closely", "deeply", "eagerly", "evenly", "fairly", "freely",
-    "gently", "gladly", "greatly", "happily", "highly", "honestly", "kindly", "lightly", "loudly", "mildly",
-    "neatly", "nicely", "openly", "partly", "politely", "quickly", "quietly", "rapidly", "rarely", "really",
-    "safely", "sharply", "simply", "slowly", "smoothly", "softly", "steadily", "surely", "swiftly", "truly",
-    "vastly", "warmly", "wildly", "wisely",
+    "boldly",
+    "briskly",
+    "calmly",
+    "cheerfully",
+    "closely",
+    "deeply",
+    "eagerly",
+    "evenly",
+    "fairly",
+    "freely",
+    "gently",
+    "gladly",
+    "greatly",
+    "happily",
+    "highly",
+    "honestly",
+    "kindly",
+    "lightly",
+    "loudly",
+    "mildly",
+    "neatly",
+    "nicely",
+    "openly",
+    "partly",
+    "politely",
+    "quickly",
+    "quietly",
+    "rapidly",
+    "rarely",
+    "really",
+    "safely",
+    "sharply",
+    "simply",
+    "slowly",
+    "smoothly",
+    "softly",
+    "steadily",
+    "surely",
+    "swiftly",
+    "truly",
+    "vastly",
+    "warmly",
+    "wildly",
+    "wisely",
 ];
 
 const ADJECTIVES: &[&str] = &[
-    "able", "amazing", "ample", "apt", "awake", "bold", "brave", "bright", "busy", "calm", "careful", "clever",
-    "cosmic", "crisp", "curious", "daring", "eager", "easy", "epic", "fair", "fancy", "fast", "fine", "fond",
-    "free", "fresh", "friendly", "gentle", "glad", "golden", "good", "grand", "happy", "hardy", "humble",
-    "jolly", "keen", "kind", "lively", "loyal", "lucky", "merry", "mighty", "modest", "neat", "nice", "noble",
-    "patient", "polite", "proud", "quick", "quiet", "rapid", "ready", "sharp", "shiny", "smart", "smooth",
-    "solid", "steady", "sunny", "super", "sure", "swift", "tidy", "tough", "valid", "vivid", "warm", "wise",
+    "able", "amazing", "ample", "apt", "awake", "bold", "brave", "bright", "busy", "calm",
+    "careful", "clever", "cosmic", "crisp", "curious", "daring", "eager", "easy", "epic", "fair",
+    "fancy", "fast", "fine", "fond", "free", "fresh", "friendly", "gentle", "glad", "golden",
+    "good", "grand", "happy", "hardy", "humble", "jolly", "keen", "kind", "lively", "loyal",
+    "lucky", "merry", "mighty", "modest", "neat", "nice", "noble", "patient", "polite", "proud",
+    "quick", "quiet", "rapid", "ready", "sharp", "shiny", "smart", "smooth", "solid", "steady",
+    "sunny", "super", "sure", "swift", "tidy", "tough", "valid", "vivid", "warm", "wise",
 ];
 
 const NAMES: &[&str] = &[
-    "albatross", "alpaca", "badger", "beagle", "beaver", "bison", "bobcat", "buffalo", "camel", "caribou",
-    "cheetah", "chipmunk", "cobra", "cougar", "coyote", "crane", "dingo", "dolphin", "donkey", "eagle", "eel",
-    "elk", "falcon", "ferret", "finch", "fox", "gazelle", "gecko", "gibbon", "giraffe", "gopher", "heron",
-    "hippo", "husky", "ibex", "iguana", "impala", "jackal", "jaguar", "koala", "lemur", "leopard", "lion",
-    "llama", "lynx", "marmot", "mole", "moose", "narwhal", "ocelot", "octopus", "orca", "osprey", "otter",
-    "panda", "panther", "parrot", "pelican", "penguin", "puffin", "puma", "quail", "rabbit", "raven",
-    "salmon", "seal", "shark", "sloth", "squid", "swan", "tapir", "tiger", "toucan", "turtle", "walrus",
-    "weasel", "whale", "wombat", "yak", "zebra",
+    "albatross",
+    "alpaca",
+    "badger",
+    "beagle",
+    "beaver",
+    "bison",
+    "bobcat",
+    "buffalo",
+    "camel",
+    "caribou",
+    "cheetah",
+    "chipmunk",
+    "cobra",
+    "cougar",
+    "coyote",
+    "crane",
+    "dingo",
+    "dolphin",
+    "donkey",
+    "eagle",
+    "eel",
+    "elk",
+    "falcon",
+    "ferret",
+    "finch",
+    "fox",
+    "gazelle",
+    "gecko",
+    "gibbon",
+    "giraffe",
+    "gopher",
+    "heron",
+    "hippo",
+    "husky",
+    "ibex",
+    "iguana",
+    "impala",
+    "jackal",
+    "jaguar",
+    "koala",
+    "lemur",
+    "leopard",
+    "lion",
+    "llama",
+    "lynx",
+    "marmot",
+    "mole",
+    "moose",
+    "narwhal",
+    "ocelot",
+    "octopus",
+    "orca",
+    "osprey",
+    "otter",
+    "panda",
+    "panther",
+    "parrot",
+    "pelican",
+    "penguin",
+    "puffin",
+    "puma",
+    "quail",
+    "rabbit",
+    "raven",
+    "salmon",
+    "seal",
+    "shark",
+    "sloth",
+    "squid",
+    "swan",
+    "tapir",
+    "tiger",
+    "toucan",
+    "turtle",
+    "walrus",
+    "weasel",
+    "whale",
+    "wombat",
+    "yak",
+    "zebra",
 ];
 
 /// `length` words: adverbs, then one adjective, then a name (as hashicorp's petname does).
@@ -61,25 +173,54 @@ impl Resource for RandomPet {
         ResourceSchema::new()
             .description("A random pet name, handy for unique names of things.")
             .attr(keepers())
-            .attr(Attr::number("length").default(2).requires_replace().description("The number of words in the pet name."))
-            .attr(Attr::string("prefix").optional().requires_replace().description("A string to prefix the name with."))
-            .attr(Attr::string("separator").default("-").requires_replace().description("The character to separate words in the pet name."))
-            .attr(Attr::string("id").computed().description("The random pet name."))
+            .attr(
+                Attr::number("length")
+                    .default(2)
+                    .requires_replace()
+                    .description("The number of words in the pet name."),
+            )
+            .attr(
+                Attr::string("prefix")
+                    .optional()
+                    .requires_replace()
+                    .description("A string to prefix the name with."),
+            )
+            .attr(
+                Attr::string("separator")
+                    .default("-")
+                    .requires_replace()
+                    .description("The character to separate words in the pet name."),
+            )
+            .attr(
+                Attr::string("id")
+                    .computed()
+                    .description("The random pet name."),
+            )
     }
 
     fn validate(&self, _ctx: &Context, config: &Value) -> Diagnostics {
         match config.attr("length").as_i64() {
             Some(n) if n < 1 => vec![
-                Diagnostic::error("Invalid length", format!("length must be at least 1, got {n}."))
-                    .at(AttributePath::attribute("length")),
+                Diagnostic::error(
+                    "Invalid length",
+                    format!("length must be at least 1, got {n}."),
+                )
+                .at(AttributePath::attribute("length")),
             ],
             _ => Vec::new(),
         }
     }
 
-    fn create(&self, _ctx: &Context, planned: &Value, _config: &Value) -> Result<Value, Diagnostic> {
+    fn create(
+        &self,
+        _ctx: &Context,
+        planned: &Value,
+        _config: &Value,
+    ) -> Result<Value, Diagnostic> {
         let length = planned.get_i64("length")?.unwrap_or(2);
-        let separator = planned.get_string("separator")?.unwrap_or_else(|| "-".to_owned());
+        let separator = planned
+            .get_string("separator")?
+            .unwrap_or_else(|| "-".to_owned());
         let prefix = planned.get_string("prefix")?;
         let name = pet_name(length, &separator, prefix.as_deref(), &mut Rng::Secure);
         Ok(planned.clone().with("id", name))

@@ -14,7 +14,9 @@ pub(crate) enum Rng {
 impl Rng {
     /// A generator seeded from text (FNV-1a of the seed's bytes).
     pub(crate) fn from_seed(seed: &str) -> Rng {
-        let hash = seed.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+        let hash = seed.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+        });
         Rng::Seeded(hash)
     }
 
@@ -67,7 +69,10 @@ mod tests {
     #[test]
     fn same_seed_same_sequence() {
         let (mut a, mut b) = (Rng::from_seed("x"), Rng::from_seed("x"));
-        assert_eq!((0..5).map(|_| a.below(1000)).collect::<Vec<_>>(), (0..5).map(|_| b.below(1000)).collect::<Vec<_>>());
+        assert_eq!(
+            (0..5).map(|_| a.below(1000)).collect::<Vec<_>>(),
+            (0..5).map(|_| b.below(1000)).collect::<Vec<_>>()
+        );
         let mut c = Rng::from_seed("y");
         assert_ne!(Rng::from_seed("x").next_u64(), c.next_u64());
     }

@@ -45,7 +45,10 @@ impl Params {
     }
 
     fn generate(&self, rng: &mut Rng) -> Result<String, Diagnostic> {
-        let special = self.override_special.clone().unwrap_or_else(|| SPECIAL.to_owned());
+        let special = self
+            .override_special
+            .clone()
+            .unwrap_or_else(|| SPECIAL.to_owned());
         let classes: [(bool, i64, Vec<char>); 4] = [
             (self.lower, self.min_lower, LOWER.chars().collect()),
             (self.upper, self.min_upper, UPPER.chars().collect()),
@@ -83,7 +86,10 @@ impl Resource for RandomString {
 
     fn schema(&self) -> ResourceSchema {
         let class = |name: &str, what: &str| {
-            Attr::bool(name).default(true).requires_replace().description(&format!("Include {what} in the result."))
+            Attr::bool(name)
+                .default(true)
+                .requires_replace()
+                .description(&format!("Include {what} in the result."))
         };
         let min = |name: &str, what: &str| {
             Attr::number(name)
@@ -122,11 +128,15 @@ impl Resource for RandomString {
         if let Some(length) = config.attr("length").as_i64() {
             if length < 1 {
                 diags.push(
-                    Diagnostic::error("Invalid length", format!("length must be at least 1, got {length}."))
-                        .at(AttributePath::attribute("length")),
+                    Diagnostic::error(
+                        "Invalid length",
+                        format!("length must be at least 1, got {length}."),
+                    )
+                    .at(AttributePath::attribute("length")),
                 );
             }
-            let minimums = params.min_lower + params.min_upper + params.min_numeric + params.min_special;
+            let minimums =
+                params.min_lower + params.min_upper + params.min_numeric + params.min_special;
             if config.attr("length").is_wholly_known() && minimums > length {
                 diags.push(
                     Diagnostic::error(
@@ -140,15 +150,26 @@ impl Resource for RandomString {
         diags
     }
 
-    fn create(&self, _ctx: &Context, planned: &Value, _config: &Value) -> Result<Value, Diagnostic> {
+    fn create(
+        &self,
+        _ctx: &Context,
+        planned: &Value,
+        _config: &Value,
+    ) -> Result<Value, Diagnostic> {
         let result = Params::from(planned)?.generate(&mut Rng::Secure)?;
-        Ok(planned.clone().with("result", result.clone()).with("id", result))
+        Ok(planned
+            .clone()
+            .with("result", result.clone())
+            .with("id", result))
     }
 
     /// The import ID is the string itself; the other attributes take their defaults.
     fn import(&self, _ctx: &Context, id: &str) -> Result<Value, Diagnostic> {
         if id.is_empty() {
-            return Err(Diagnostic::error("Invalid import ID", "The import ID of random_string is the string itself; it must not be empty."));
+            return Err(Diagnostic::error(
+                "Invalid import ID",
+                "The import ID of random_string is the string itself; it must not be empty.",
+            ));
         }
         let mut state = self.schema().null_object();
         for (name, value) in [
@@ -193,7 +214,11 @@ mod tests {
     fn respects_length_classes_and_minimums() {
         let s = params(12).generate(&mut Rng::from_seed("t")).unwrap();
         assert_eq!(s.chars().count(), 12);
-        assert!(s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()), "{s}");
+        assert!(
+            s.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()),
+            "{s}"
+        );
         assert!(s.chars().filter(char::is_ascii_digit).count() >= 3, "{s}");
     }
 

@@ -25,19 +25,35 @@ macro_rules! outln {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let mut out = String::new();
     let limits = Limits::default();
-    let (provider, report) = WasmProvider::load(&args.component, limits, &cache::default_dir(), Arc::new(DiscardLog))
-        .with_context(|| format!("loading {}", args.component.display()))?;
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let (provider, report) = WasmProvider::load(
+        &args.component,
+        limits,
+        &cache::default_dir(),
+        Arc::new(DiscardLog),
+    )
+    .with_context(|| format!("loading {}", args.component.display()))?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
     let schema = runtime.block_on(provider.get_provider_schema());
     outln!(out, "component: {}", args.component.display());
-    outln!(out, "loaded:    {:?} in {} ms", report.origin, report.elapsed.as_millis());
-    outln!(out, 
+    outln!(
+        out,
+        "loaded:    {:?} in {} ms",
+        report.origin,
+        report.elapsed.as_millis()
+    );
+    outln!(
+        out,
         "limits:    fuel {} per call, memory {} MiB per instance, timeout {:?} per call",
         limits.fuel,
         limits.memory_bytes >> 20,
         limits.timeout
     );
-    outln!(out, "grants:    none (no network, no filesystem, no environment variables)");
+    outln!(
+        out,
+        "grants:    none (no network, no filesystem, no environment variables)"
+    );
     for diagnostic in &schema.diagnostics {
         outln!(out, "{diagnostic}");
     }
@@ -76,10 +92,21 @@ fn print_block(out: &mut String, block: &Block, depth: usize) {
                 flags.push(name);
             }
         }
-        outln!(out, "{indent}{} {} ({})", a.name, a.implied_type(), flags.join(", "));
+        outln!(
+            out,
+            "{indent}{} {} ({})",
+            a.name,
+            a.implied_type(),
+            flags.join(", ")
+        );
     }
     for nested in &block.block_types {
-        outln!(out, "{indent}{} block ({:?})", nested.type_name, nested.nesting);
+        outln!(
+            out,
+            "{indent}{} block ({:?})",
+            nested.type_name,
+            nested.nesting
+        );
         print_block(out, &nested.block, depth + 1);
     }
 }

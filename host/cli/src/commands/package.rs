@@ -34,24 +34,48 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let (host, namespace, type_name) = parse_source(&args.source)?;
     check_version(&args.version)?;
-    if !args.platform.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+    if !args
+        .platform
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_')
+    {
         bail!("--platform {:?} must look like linux_amd64", args.platform);
     }
     // Load (and compile into the cache) now, so a broken component fails here rather than in
     // the operator's first `terraform plan`.
-    let (provider, _) = WasmProvider::load(&args.component, Limits::default(), &cache::default_dir(), Arc::new(DiscardLog))
-        .with_context(|| format!("checking {}", args.component.display()))?;
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let (provider, _) = WasmProvider::load(
+        &args.component,
+        Limits::default(),
+        &cache::default_dir(),
+        Arc::new(DiscardLog),
+    )
+    .with_context(|| format!("checking {}", args.component.display()))?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
     let schema = runtime.block_on(provider.get_provider_schema());
     if let Some(error) = schema.diagnostics.iter().find(|d| d.is_error()) {
         bail!("the component's schema is not usable: {error}");
     }
     let prefix = format!("{type_name}_");
-    if let Some(bad) = schema.resources.keys().chain(schema.data_sources.keys()).find(|n| !n.starts_with(&prefix) && **n != type_name) {
-        bail!("type {bad:?} does not start with {prefix:?}; Terraform would not route it to provider {type_name:?}");
+    if let Some(bad) = schema
+        .resources
+        .keys()
+        .chain(schema.data_sources.keys())
+        .find(|n| !n.starts_with(&prefix) && **n != type_name)
+    {
+        bail!(
+            "type {bad:?} does not start with {prefix:?}; Terraform would not route it to provider {type_name:?}"
+        );
     }
 
-    let dir = args.out.join(host).join(namespace).join(type_name).join(&args.version).join(&args.platform);
+    let dir = args
+        .out
+        .join(host)
+        .join(namespace)
+        .join(type_name)
+        .join(&args.version)
+        .join(&args.platform);
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let exe = std::env::current_exe().context("locating the tfwasm executable")?;
     let binary = dir.join(format!("terraform-provider-{type_name}_v{}", args.version));
@@ -74,29 +98,43 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 fn copy(from: &Path, to: &Path) -> anyhow::Result<()> {
     // Replace rather than overwrite in place: Terraform may be running the old binary.
     let tmp = to.with_extension("tmp");
-    std::fs::copy(from, &tmp).with_context(|| format!("copying {} to {}", from.display(), tmp.display()))?;
+    std::fs::copy(from, &tmp)
+        .with_context(|| format!("copying {} to {}", from.display(), tmp.display()))?;
     std::fs::rename(&tmp, to).with_context(|| format!("writing {}", to.display()))?;
     Ok(())
 }
 
 fn parse_source(source: &str) -> anyhow::Result<(&str, &str, &str)> {
     let parts: Vec<&str> = source.split('/').collect();
-    let valid = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'));
+    let valid = |s: &str| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'))
+    };
     match parts.as_slice() {
         [host, namespace, type_name] if valid(host) && valid(namespace) && valid(type_name) => {
-            if !type_name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()) {
+            if !type_name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+            {
                 bail!("provider type {type_name:?} must be lowercase letters and digits");
             }
             Ok((host, namespace, type_name))
         }
-        _ => bail!("--source {source:?} must be HOST/NAMESPACE/TYPE, e.g. registry.terraform.io/example/random"),
+        _ => bail!(
+            "--source {source:?} must be HOST/NAMESPACE/TYPE, e.g. registry.terraform.io/example/random"
+        ),
     }
 }
 
 fn check_version(version: &str) -> anyhow::Result<()> {
     let core = version.split(['-', '+']).next().unwrap_or_default();
     let parts: Vec<&str> = core.split('.').collect();
-    if parts.len() != 3 || parts.iter().any(|p| p.is_empty() || !p.chars().all(|c| c.is_ascii_digit())) {
+    if parts.len() != 3
+        || parts
+            .iter()
+            .any(|p| p.is_empty() || !p.chars().all(|c| c.is_ascii_digit()))
+    {
         bail!("--version {version:?} must be a semantic version X.Y.Z");
     }
     Ok(())
@@ -108,7 +146,10 @@ mod tests {
 
     #[test]
     fn source_must_have_three_parts() {
-        assert_eq!(parse_source("registry.terraform.io/acme/random").unwrap(), ("registry.terraform.io", "acme", "random"));
+        assert_eq!(
+            parse_source("registry.terraform.io/acme/random").unwrap(),
+            ("registry.terraform.io", "acme", "random")
+        );
         assert!(parse_source("acme/random").is_err());
         assert!(parse_source("a/b/Random").is_err());
         assert!(parse_source("a//c").is_err());

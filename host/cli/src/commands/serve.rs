@@ -32,7 +32,11 @@ pub struct Args {
 impl Args {
     /// What Terraform's plain start (no arguments) means.
     pub fn implied() -> Args {
-        Args { component: None, tcp: false, cache_dir: None }
+        Args {
+            component: None,
+            tcp: false,
+            cache_dir: None,
+        }
     }
 }
 
@@ -48,7 +52,10 @@ pub fn run(args: Args, env: PluginEnv) -> ExitCode {
         .with(HclogLayer.with_filter(tracing_subscriber::filter::LevelFilter::from_level(level)));
     let _ = tracing::subscriber::set_global_default(subscriber);
 
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(runtime) => runtime,
         Err(error) => {
             eprintln!("tfwasm: cannot start the async runtime: {error}");
@@ -76,7 +83,12 @@ async fn serve_component(args: Args, env: PluginEnv, level: tracing::Level) -> a
         )
     })?;
     let cache_dir = args.cache_dir.unwrap_or_else(cache::default_dir);
-    let (provider, report) = WasmProvider::load(&component, Limits::default(), &cache_dir, Arc::new(GuestLog { max_level: level }))?;
+    let (provider, report) = WasmProvider::load(
+        &component,
+        Limits::default(),
+        &cache_dir,
+        Arc::new(GuestLog { max_level: level }),
+    )?;
     tracing::debug!(
         component = %component.display(),
         origin = match report.origin { Origin::Cached => "cache", Origin::Compiled => "compiled" },
@@ -89,7 +101,9 @@ async fn serve_component(args: Args, env: PluginEnv, level: tracing::Level) -> a
 
 /// go-plugin servers ignore SIGINT: Terraform handles Ctrl-C itself and sends StopProvider.
 fn ignore_interrupts() {
-    if let Ok(mut signals) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()) {
+    if let Ok(mut signals) =
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+    {
         tokio::spawn(async move {
             while signals.recv().await.is_some() {
                 tracing::debug!("ignoring SIGINT; Terraform stops providers with StopProvider");

@@ -27,23 +27,37 @@ pub fn encode(value: &Value, ty: &Type) -> Result<Json, CodecError> {
 
 fn read(json: &Json, ty: &Type, path: &AttributePath, depth: usize) -> Result<Value, CodecError> {
     if depth > MAX_DEPTH {
-        return Err(CodecError::new(path, format!("value nested deeper than {MAX_DEPTH} levels")));
+        return Err(CodecError::new(
+            path,
+            format!("value nested deeper than {MAX_DEPTH} levels"),
+        ));
     }
     if json.is_null() {
         return Ok(Value::Null);
     }
-    let wrong = |expected: &str| CodecError::new(path, format!("expected {expected}, found JSON {}", json_kind(json)));
+    let wrong = |expected: &str| {
+        CodecError::new(
+            path,
+            format!("expected {expected}, found JSON {}", json_kind(json)),
+        )
+    };
     match ty {
         Type::Dynamic => {
-            let obj = json.as_object().ok_or_else(|| wrong("an object with \"value\" and \"type\""))?;
+            let obj = json
+                .as_object()
+                .ok_or_else(|| wrong("an object with \"value\" and \"type\""))?;
             let (Some(type_json), Some(value_json)) = (obj.get("type"), obj.get("value")) else {
                 return Err(wrong("an object with \"value\" and \"type\""));
             };
-            let inner_ty = Type::from_json(type_json).map_err(|e| CodecError::new(path, e.to_string()))?;
+            let inner_ty =
+                Type::from_json(type_json).map_err(|e| CodecError::new(path, e.to_string()))?;
             let inner = read(value_json, &inner_ty, path, depth + 1)?;
             Ok(Value::Dynamic(inner_ty, Box::new(inner)))
         }
-        Type::String => json.as_str().map(|s| Value::String(s.to_owned())).ok_or_else(|| wrong("string")),
+        Type::String => json
+            .as_str()
+            .map(|s| Value::String(s.to_owned()))
+            .ok_or_else(|| wrong("string")),
         Type::Bool => json.as_bool().map(Value::Bool).ok_or_else(|| wrong("bool")),
         Type::Number => match json {
             Json::Number(n) => n
@@ -52,7 +66,10 @@ fn read(json: &Json, ty: &Type, path: &AttributePath, depth: usize) -> Result<Va
                 .map(Value::Number)
                 .map_err(|e| CodecError::new(path, e.to_string())),
             // go-cty accepts numbers written as strings
-            Json::String(s) => s.parse::<Number>().map(Value::Number).map_err(|e| CodecError::new(path, e.to_string())),
+            Json::String(s) => s
+                .parse::<Number>()
+                .map(Value::Number)
+                .map_err(|e| CodecError::new(path, e.to_string())),
             _ => Err(wrong("number")),
         },
         Type::List(elem) | Type::Set(elem) => {
@@ -62,12 +79,23 @@ fn read(json: &Json, ty: &Type, path: &AttributePath, depth: usize) -> Result<Va
                 .enumerate()
                 .map(|(i, item)| read(item, elem, &path.index(i as i64), depth + 1))
                 .collect::<Result<Vec<_>, _>>()?;
-            Ok(if matches!(ty, Type::List(_)) { Value::List(values) } else { Value::Set(values) })
+            Ok(if matches!(ty, Type::List(_)) {
+                Value::List(values)
+            } else {
+                Value::Set(values)
+            })
         }
         Type::Tuple(elems) => {
             let items = json.as_array().ok_or_else(|| wrong("array"))?;
             if items.len() != elems.len() {
-                return Err(CodecError::new(path, format!("a tuple of {} elements is required ({} given)", elems.len(), items.len())));
+                return Err(CodecError::new(
+                    path,
+                    format!(
+                        "a tuple of {} elements is required ({} given)",
+                        elems.len(),
+                        items.len()
+                    ),
+                ));
             }
             let values = items
                 .iter()
@@ -81,14 +109,20 @@ fn read(json: &Json, ty: &Type, path: &AttributePath, depth: usize) -> Result<Va
             let entries = json.as_object().ok_or_else(|| wrong("object"))?;
             let mut out = BTreeMap::new();
             for (key, item) in entries {
-                out.insert(key.clone(), read(item, elem, &path.key(key.clone()), depth + 1)?);
+                out.insert(
+                    key.clone(),
+                    read(item, elem, &path.key(key.clone()), depth + 1)?,
+                );
             }
             Ok(Value::Map(out))
         }
         Type::Object(attrs) => {
             let entries = json.as_object().ok_or_else(|| wrong("object"))?;
             if let Some(extra) = entries.keys().find(|k| !attrs.contains_key(*k)) {
-                return Err(CodecError::new(path, format!("unsupported attribute {extra:?}")));
+                return Err(CodecError::new(
+                    path,
+                    format!("unsupported attribute {extra:?}"),
+                ));
             }
             let mut out = BTreeMap::new();
             for (name, attr_ty) in attrs {
@@ -121,11 +155,15 @@ fn write(value: &Value, ty: &Type, path: &AttributePath) -> Result<Json, CodecEr
             obj.insert("type".into(), inner_ty.to_json());
             Ok(Json::Object(obj))
         }
-        Type::String => value.as_str().map(|s| Json::String(s.to_owned())).ok_or_else(wrong),
+        Type::String => value
+            .as_str()
+            .map(|s| Json::String(s.to_owned()))
+            .ok_or_else(wrong),
         Type::Bool => value.as_bool().map(Json::Bool).ok_or_else(wrong),
         Type::Number => {
             let n = value.as_number().ok_or_else(wrong)?;
-            serde_json::from_str::<Json>(&n.to_string()).map_err(|e| CodecError::new(path, e.to_string()))
+            serde_json::from_str::<Json>(&n.to_string())
+                .map_err(|e| CodecError::new(path, e.to_string()))
         }
         Type::List(elem) | Type::Set(elem) => {
             let items = match (ty, value) {
@@ -140,7 +178,9 @@ fn write(value: &Value, ty: &Type, path: &AttributePath) -> Result<Json, CodecEr
                 .map(Json::Array)
         }
         Type::Tuple(elems) => {
-            let Value::Tuple(items) = value else { return Err(wrong()) };
+            let Value::Tuple(items) = value else {
+                return Err(wrong());
+            };
             if items.len() != elems.len() {
                 return Err(wrong());
             }
@@ -153,7 +193,9 @@ fn write(value: &Value, ty: &Type, path: &AttributePath) -> Result<Json, CodecEr
                 .map(Json::Array)
         }
         Type::Map(elem) => {
-            let Value::Map(entries) = value else { return Err(wrong()) };
+            let Value::Map(entries) = value else {
+                return Err(wrong());
+            };
             let mut obj = serde_json::Map::new();
             for (key, item) in entries {
                 obj.insert(key.clone(), write(item, elem, &path.key(key.clone()))?);
@@ -161,14 +203,22 @@ fn write(value: &Value, ty: &Type, path: &AttributePath) -> Result<Json, CodecEr
             Ok(Json::Object(obj))
         }
         Type::Object(attrs) => {
-            let Value::Object(entries) = value else { return Err(wrong()) };
+            let Value::Object(entries) = value else {
+                return Err(wrong());
+            };
             if let Some(extra) = entries.keys().find(|k| !attrs.contains_key(*k)) {
-                return Err(CodecError::new(path, format!("unsupported attribute {extra:?}")));
+                return Err(CodecError::new(
+                    path,
+                    format!("unsupported attribute {extra:?}"),
+                ));
             }
             let mut obj = serde_json::Map::new();
             for (name, attr_ty) in attrs {
                 let item = entries.get(name).unwrap_or(&Value::Null);
-                obj.insert(name.clone(), write(item, attr_ty, &path.attr(name.clone()))?);
+                obj.insert(
+                    name.clone(),
+                    write(item, attr_ty, &path.attr(name.clone()))?,
+                );
             }
             Ok(Json::Object(obj))
         }
@@ -204,14 +254,30 @@ mod tests {
     #[test]
     fn big_numbers_keep_every_digit() {
         let v = decode_bytes(b"123456789012345678901234567890.123", &Type::Number).unwrap();
-        assert_eq!(encode(&v, &Type::Number).unwrap().to_string(), "123456789012345678901234567890.123");
+        assert_eq!(
+            encode(&v, &Type::Number).unwrap().to_string(),
+            "123456789012345678901234567890.123"
+        );
     }
 
     #[test]
     fn dynamic_uses_value_and_type() {
-        let v = decode_bytes(br#"{"type":["list","string"],"value":["a"]}"#, &Type::Dynamic).unwrap();
-        assert_eq!(v, Value::Dynamic(Type::list(Type::String), Box::new(Value::List(vec!["a".into()]))));
-        assert_eq!(encode(&v, &Type::Dynamic).unwrap().to_string(), r#"{"value":["a"],"type":["list","string"]}"#);
+        let v = decode_bytes(
+            br#"{"type":["list","string"],"value":["a"]}"#,
+            &Type::Dynamic,
+        )
+        .unwrap();
+        assert_eq!(
+            v,
+            Value::Dynamic(
+                Type::list(Type::String),
+                Box::new(Value::List(vec!["a".into()]))
+            )
+        );
+        assert_eq!(
+            encode(&v, &Type::Dynamic).unwrap().to_string(),
+            r#"{"value":["a"],"type":["list","string"]}"#
+        );
     }
 
     #[test]

@@ -23,7 +23,10 @@ pub fn decode(bytes: &[u8], ty: &Type) -> Result<Value, CodecError> {
     if reader.pos != bytes.len() {
         return Err(CodecError::new(
             &AttributePath::root(),
-            format!("{} unexpected trailing bytes after the value", bytes.len() - reader.pos),
+            format!(
+                "{} unexpected trailing bytes after the value",
+                bytes.len() - reader.pos
+            ),
         ));
     }
     Ok(value)
@@ -72,9 +75,17 @@ impl<'a> Reader<'a> {
         Ok(bytes.iter().fold(0u64, |acc, &b| (acc << 8) | u64::from(b)))
     }
 
-    fn value(&mut self, ty: &Type, path: &AttributePath, depth: usize) -> Result<Value, CodecError> {
+    fn value(
+        &mut self,
+        ty: &Type,
+        path: &AttributePath,
+        depth: usize,
+    ) -> Result<Value, CodecError> {
         if depth > MAX_DEPTH {
-            return Err(CodecError::new(path, format!("value nested deeper than {MAX_DEPTH} levels")));
+            return Err(CodecError::new(
+                path,
+                format!("value nested deeper than {MAX_DEPTH} levels"),
+            ));
         }
         match self.peek(path)? {
             Marker::Null => {
@@ -106,12 +117,22 @@ impl<'a> Reader<'a> {
                 for i in 0..len {
                     items.push(self.value(elem, &path.index(i as i64), depth + 1)?);
                 }
-                Ok(if matches!(ty, Type::List(_)) { Value::List(items) } else { Value::Set(dedup(items)) })
+                Ok(if matches!(ty, Type::List(_)) {
+                    Value::List(items)
+                } else {
+                    Value::Set(dedup(items))
+                })
             }
             Type::Tuple(elems) => {
                 let len = self.array_len(path)?;
                 if len != elems.len() {
-                    return Err(CodecError::new(path, format!("a tuple of {} elements is required ({len} given)", elems.len())));
+                    return Err(CodecError::new(
+                        path,
+                        format!(
+                            "a tuple of {} elements is required ({len} given)",
+                            elems.len()
+                        ),
+                    ));
                 }
                 let mut items = Vec::with_capacity(len);
                 for (i, elem) in elems.iter().enumerate() {
@@ -134,18 +155,27 @@ impl<'a> Reader<'a> {
                 if len != attrs.len() {
                     return Err(CodecError::new(
                         path,
-                        format!("an object with {} attributes is required ({len} given)", attrs.len()),
+                        format!(
+                            "an object with {} attributes is required ({len} given)",
+                            attrs.len()
+                        ),
                     ));
                 }
                 let mut entries = BTreeMap::new();
                 for _ in 0..len {
                     let key = self.string(path)?;
                     let Some(attr_ty) = attrs.get(&key) else {
-                        return Err(CodecError::new(path, format!("unsupported attribute {key:?}")));
+                        return Err(CodecError::new(
+                            path,
+                            format!("unsupported attribute {key:?}"),
+                        ));
                     };
                     let item = self.value(attr_ty, &path.attr(key.clone()), depth + 1)?;
                     if entries.insert(key.clone(), item).is_some() {
-                        return Err(CodecError::new(path, format!("duplicate attribute {key:?}")));
+                        return Err(CodecError::new(
+                            path,
+                            format!("duplicate attribute {key:?}"),
+                        ));
                     }
                 }
                 Ok(Value::Object(entries))
@@ -160,7 +190,10 @@ impl<'a> Reader<'a> {
     fn dynamic(&mut self, path: &AttributePath, depth: usize) -> Result<Value, CodecError> {
         let len = self.array_len(path)?;
         if len != 2 {
-            return Err(CodecError::new(path, "a dynamic value must be a [type, value] pair"));
+            return Err(CodecError::new(
+                path,
+                "a dynamic value must be a [type, value] pair",
+            ));
         }
         let type_json = match self.marker(path)? {
             Marker::Bin8 | Marker::Str8 => self.uint(1, path)?,
@@ -170,7 +203,8 @@ impl<'a> Reader<'a> {
             other => return Err(mismatch(path, "type JSON bytes", other)),
         };
         let type_bytes = self.take(type_json as usize, path)?;
-        let ty = Type::from_json_bytes(type_bytes).map_err(|e| CodecError::new(path, e.to_string()))?;
+        let ty =
+            Type::from_json_bytes(type_bytes).map_err(|e| CodecError::new(path, e.to_string()))?;
         let inner = self.value(&ty, path, depth + 1)?;
         Ok(Value::Dynamic(ty, Box::new(inner)))
     }
@@ -205,7 +239,8 @@ impl<'a> Reader<'a> {
             other => return Err(mismatch(path, "string", other)),
         };
         let bytes = self.take(len, path)?;
-        String::from_utf8(bytes.to_vec()).map_err(|_| CodecError::new(path, "string is not valid UTF-8"))
+        String::from_utf8(bytes.to_vec())
+            .map_err(|_| CodecError::new(path, "string is not valid UTF-8"))
     }
 
     fn number(&mut self, path: &AttributePath) -> Result<Number, CodecError> {
@@ -226,7 +261,9 @@ impl<'a> Reader<'a> {
             Marker::FixStr(_) | Marker::Str8 | Marker::Str16 | Marker::Str32 => {
                 self.pos -= 1;
                 let text = self.string(path)?;
-                text.parse().map_err(|e: crate::number::ParseNumberError| CodecError::new(path, e.to_string()))?
+                text.parse().map_err(|e: crate::number::ParseNumberError| {
+                    CodecError::new(path, e.to_string())
+                })?
             }
             other => return Err(mismatch(path, "number", other)),
         };
@@ -256,20 +293,32 @@ impl<'a> Reader<'a> {
     /// Every element takes at least one byte, so a longer count is a lie.
     fn check_len(&self, len: usize, path: &AttributePath) -> Result<usize, CodecError> {
         if len > self.remaining() {
-            return Err(CodecError::new(path, format!("collection claims {len} elements but only {} bytes remain", self.remaining())));
+            return Err(CodecError::new(
+                path,
+                format!(
+                    "collection claims {len} elements but only {} bytes remain",
+                    self.remaining()
+                ),
+            ));
         }
         Ok(len)
     }
 }
 
 fn float(f: f64, path: &AttributePath) -> Result<Number, CodecError> {
-    Number::from_f64(f).ok_or_else(|| CodecError::new(path, format!("number {f} cannot be represented")))
+    Number::from_f64(f)
+        .ok_or_else(|| CodecError::new(path, format!("number {f} cannot be represented")))
 }
 
 fn mismatch(path: &AttributePath, expected: &str, found: Marker) -> CodecError {
     let found = match found {
         Marker::True | Marker::False => "bool",
-        Marker::FixPos(_) | Marker::FixNeg(_) | Marker::U8 | Marker::U16 | Marker::U32 | Marker::U64 => "integer",
+        Marker::FixPos(_)
+        | Marker::FixNeg(_)
+        | Marker::U8
+        | Marker::U16
+        | Marker::U32
+        | Marker::U64 => "integer",
         Marker::I8 | Marker::I16 | Marker::I32 | Marker::I64 => "integer",
         Marker::F32 | Marker::F64 => "float",
         Marker::FixStr(_) | Marker::Str8 | Marker::Str16 | Marker::Str32 => "string",
@@ -363,7 +412,12 @@ fn skip(reader: &mut Reader<'_>) -> Option<()> {
     Some(())
 }
 
-fn write_value(out: &mut Vec<u8>, value: &Value, ty: &Type, path: &AttributePath) -> Result<(), CodecError> {
+fn write_value(
+    out: &mut Vec<u8>,
+    value: &Value,
+    ty: &Type,
+    path: &AttributePath,
+) -> Result<(), CodecError> {
     let wrong = || CodecError::new(path, format!("expected {ty}, found {}", value_kind(value)));
     match value {
         Value::Null => {
@@ -373,7 +427,14 @@ fn write_value(out: &mut Vec<u8>, value: &Value, ty: &Type, path: &AttributePath
         Value::Unknown(refinement) => {
             // An unknown of dynamic type is always a plain unknown on the wire.
             let plain = Refinement::default();
-            write_unknown(out, if matches!(ty, Type::Dynamic) { &plain } else { refinement });
+            write_unknown(
+                out,
+                if matches!(ty, Type::Dynamic) {
+                    &plain
+                } else {
+                    refinement
+                },
+            );
             return Ok(());
         }
         _ => {}
@@ -384,7 +445,13 @@ fn write_value(out: &mut Vec<u8>, value: &Value, ty: &Type, path: &AttributePath
                 Value::Dynamic(inner_ty, inner) => (inner_ty.clone(), inner.as_ref()),
                 other => (
                     inferred_primitive_type(other).ok_or_else(|| {
-                        CodecError::new(path, format!("a {} in a dynamic slot needs its type (use Value::Dynamic)", value_kind(other)))
+                        CodecError::new(
+                            path,
+                            format!(
+                                "a {} in a dynamic slot needs its type (use Value::Dynamic)",
+                                value_kind(other)
+                            ),
+                        )
                     })?,
                     other,
                 ),
@@ -427,9 +494,18 @@ fn write_value(out: &mut Vec<u8>, value: &Value, ty: &Type, path: &AttributePath
             Ok(())
         }
         Type::Tuple(elems) => {
-            let Value::Tuple(items) = value else { return Err(wrong()) };
+            let Value::Tuple(items) = value else {
+                return Err(wrong());
+            };
             if items.len() != elems.len() {
-                return Err(CodecError::new(path, format!("a tuple of {} elements is required ({} given)", elems.len(), items.len())));
+                return Err(CodecError::new(
+                    path,
+                    format!(
+                        "a tuple of {} elements is required ({} given)",
+                        elems.len(),
+                        items.len()
+                    ),
+                ));
             }
             rmp::encode::write_array_len(out, items.len() as u32).expect("vec write");
             for (i, (item, elem)) in items.iter().zip(elems).enumerate() {
@@ -438,7 +514,9 @@ fn write_value(out: &mut Vec<u8>, value: &Value, ty: &Type, path: &AttributePath
             Ok(())
         }
         Type::Map(elem) => {
-            let Value::Map(entries) = value else { return Err(wrong()) };
+            let Value::Map(entries) = value else {
+                return Err(wrong());
+            };
             rmp::encode::write_map_len(out, entries.len() as u32).expect("vec write");
             for (key, item) in entries {
                 rmp::encode::write_str(out, key).expect("vec write");
@@ -447,14 +525,22 @@ fn write_value(out: &mut Vec<u8>, value: &Value, ty: &Type, path: &AttributePath
             Ok(())
         }
         Type::Object(attrs) => {
-            let Value::Object(entries) = value else { return Err(wrong()) };
+            let Value::Object(entries) = value else {
+                return Err(wrong());
+            };
             if let Some(extra) = entries.keys().find(|k| !attrs.contains_key(*k)) {
-                return Err(CodecError::new(path, format!("unsupported attribute {extra:?}")));
+                return Err(CodecError::new(
+                    path,
+                    format!("unsupported attribute {extra:?}"),
+                ));
             }
             rmp::encode::write_map_len(out, attrs.len() as u32).expect("vec write");
             for (name, attr_ty) in attrs {
                 let Some(item) = entries.get(name) else {
-                    return Err(CodecError::new(path, format!("attribute {name:?} is required")));
+                    return Err(CodecError::new(
+                        path,
+                        format!("attribute {name:?} is required"),
+                    ));
                 };
                 rmp::encode::write_str(out, name).expect("vec write");
                 write_value(out, item, attr_ty, &path.attr(name.clone()))?;
@@ -490,7 +576,8 @@ fn write_unknown(out: &mut Vec<u8>, refinement: &Refinement) {
         refinement.length_lower.is_some(),
         refinement.length_upper.is_some(),
     ];
-    rmp::encode::write_map_len(&mut body, entries.iter().filter(|e| **e).count() as u32).expect("vec write");
+    rmp::encode::write_map_len(&mut body, entries.iter().filter(|e| **e).count() as u32)
+        .expect("vec write");
     if refinement.not_null {
         rmp::encode::write_sint(&mut body, 1).expect("vec write");
         rmp::encode::write_bool(&mut body, false).expect("vec write");
@@ -522,15 +609,25 @@ mod tests {
     use super::*;
 
     fn obj_ty() -> Type {
-        Type::object([("id", Type::String), ("n", Type::Number), ("tags", Type::map(Type::String))])
+        Type::object([
+            ("id", Type::String),
+            ("n", Type::Number),
+            ("tags", Type::map(Type::String)),
+        ])
     }
 
     #[test]
     fn null_and_unknown_have_fixed_encodings() {
         assert_eq!(encode(&Value::Null, &Type::String).unwrap(), vec![0xc0]);
-        assert_eq!(encode(&Value::unknown(), &Type::String).unwrap(), vec![0xd4, 0, 0]);
+        assert_eq!(
+            encode(&Value::unknown(), &Type::String).unwrap(),
+            vec![0xd4, 0, 0]
+        );
         assert_eq!(decode(&[0xd4, 0, 0], &obj_ty()).unwrap(), Value::unknown());
-        assert_eq!(decode(&[0xc7, 0, 0], &Type::Number).unwrap(), Value::unknown());
+        assert_eq!(
+            decode(&[0xc7, 0, 0], &Type::Number).unwrap(),
+            Value::unknown()
+        );
     }
 
     #[test]
@@ -549,7 +646,10 @@ mod tests {
     #[test]
     fn numbers_use_go_cty_forms() {
         assert_eq!(encode(&Value::from(5), &Type::Number).unwrap(), vec![5]);
-        assert_eq!(encode(&Value::Number("0.5".parse().unwrap()), &Type::Number).unwrap()[0], 0xcb);
+        assert_eq!(
+            encode(&Value::Number("0.5".parse().unwrap()), &Type::Number).unwrap()[0],
+            0xcb
+        );
         let big: Number = "123456789012345678901234567890".parse().unwrap();
         let bytes = encode(&Value::Number(big.clone()), &Type::Number).unwrap();
         assert_eq!(decode(&bytes, &Type::Number).unwrap(), Value::Number(big));
@@ -559,7 +659,10 @@ mod tests {
     fn dynamic_wraps_type_json_as_bin() {
         let v = Value::Dynamic(Type::String, Box::new("x".into()));
         let bytes = encode(&v, &Type::Dynamic).unwrap();
-        assert_eq!(bytes, [&[0x92, 0xc4, 8][..], b"\"string\"", &[0xa1, b'x']].concat());
+        assert_eq!(
+            bytes,
+            [&[0x92, 0xc4, 8][..], b"\"string\"", &[0xa1, b'x']].concat()
+        );
         assert_eq!(decode(&bytes, &Type::Dynamic).unwrap(), v);
     }
 
@@ -568,23 +671,47 @@ mod tests {
         let missing = Value::object([("id", Value::Null)]);
         let err = encode(&missing, &obj_ty()).unwrap_err();
         assert!(err.message.contains("\"n\" is required"), "{err}");
-        let extra = Value::object([("id", Value::Null), ("n", Value::Null), ("tags", Value::Null), ("x", Value::Null)]);
-        assert!(encode(&extra, &obj_ty()).unwrap_err().message.contains("unsupported attribute \"x\""));
+        let extra = Value::object([
+            ("id", Value::Null),
+            ("n", Value::Null),
+            ("tags", Value::Null),
+            ("x", Value::Null),
+        ]);
+        assert!(
+            encode(&extra, &obj_ty())
+                .unwrap_err()
+                .message
+                .contains("unsupported attribute \"x\"")
+        );
         // one entry where three are required
         assert!(decode(&[0x81, 0xa2, b'i', b'd', 0xc0], &obj_ty()).is_err());
     }
 
     #[test]
     fn mismatch_names_the_path() {
-        let v = Value::object([("id", Value::from(3)), ("n", Value::Null), ("tags", Value::Null)]);
+        let v = Value::object([
+            ("id", Value::from(3)),
+            ("n", Value::Null),
+            ("tags", Value::Null),
+        ]);
         let err = encode(&v, &obj_ty()).unwrap_err();
         assert_eq!(err.to_string(), "at .id: expected string, found number");
     }
 
     #[test]
     fn hostile_input_is_an_error_not_a_panic() {
-        for bytes in [&[][..], &[0xdd, 0xff, 0xff, 0xff, 0xff], &[0xc1], &[0x91], &[0xa5, b'a'], &[0xc0, 0xc0]] {
-            assert!(decode(bytes, &Type::list(Type::String)).is_err(), "{bytes:?}");
+        for bytes in [
+            &[][..],
+            &[0xdd, 0xff, 0xff, 0xff, 0xff],
+            &[0xc1],
+            &[0x91],
+            &[0xa5, b'a'],
+            &[0xc0, 0xc0],
+        ] {
+            assert!(
+                decode(bytes, &Type::list(Type::String)).is_err(),
+                "{bytes:?}"
+            );
         }
         let deep = [vec![0x91; 1000], vec![0xc0]].concat();
         let mut ty = Type::String;

@@ -1,0 +1,33 @@
+# tfwasm — run `make help` for the targets.
+CARGO ?= cargo
+SAMPLES := tfwasm-sample-random
+
+.PHONY: help build demo test lint fmt clean terraform
+
+help: ## List targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-10s %s\n", $$1, $$2}'
+
+build: ## Build the host (target/release/tfwasm) and every sample component (target/wasm32-wasip2/release)
+	@rustup target list --installed 2>/dev/null | grep -qx wasm32-wasip2 || rustup target add wasm32-wasip2
+	$(CARGO) build --release -p tfwasm
+	$(CARGO) build --release --target wasm32-wasip2 $(addprefix -p ,$(SAMPLES))
+
+demo: build ## Package the random sample and run a real terraform/tofu init, apply, plan, destroy
+	bash scripts/demo.sh
+
+test: build ## Unit, property, protocol and end-to-end tests (real Terraform)
+	$(CARGO) test --workspace
+
+lint: ## Format check and clippy for host and guest
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) clippy --target wasm32-wasip2 $(addprefix -p ,$(SAMPLES)) -- -D warnings
+
+fmt: ## Format everything
+	$(CARGO) fmt --all
+
+terraform: ## Fetch (once) and print the path of Terraform v1.0.3
+	@bash scripts/fetch-terraform.sh
+
+clean: ## Remove build output
+	$(CARGO) clean
