@@ -1,1 +1,191 @@
-//! placeholder
+//! Protocol-level tests: `tfwasm serve` driven by our own gRPC client, the way go-plugin's
+//! client drives it, including AutoMTLS with a Terraform-style P-521 CA client certificate.
+
+mod server;
+
+use std::time::{Duration, Instant};
+
+use server::{Server, TlsClient};
+use tfwasm_wire::proto::plugin as go_plugin;
+use tfwasm_wire::proto::tfplugin6 as pb;
+
+#[tokio::test]
+async fn handshake_schema_metadata_and_shutdown_over_a_unix_socket() {
+    let mut server = Server::start(None);
+    let line = server.handshake.clone();
+    let parts: Vec<&str> = line.split('|').collect();
+    assert_eq!(parts.len(), 6, "{line}");
+    assert_eq!(&parts[..3], ["1", "6", "unix"]);
+    assert_eq!(parts[4], "grpc");
+    assert_eq!(parts[5], "", "no certificate without AutoMTLS");
+
+    let channel = server.channel(None).await;
+    let mut provider = pb::provider_client::ProviderClient::new(channel.clone());
+    let schema = provider
+        .get_provider_schema(pb::get_provider_schema::Request {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(
+        schema
+            .provider
+            .as_ref()
+            .and_then(|p| p.block.as_ref())
+            .is_some(),
+        "provider schema with a block"
+    );
+    let mut names: Vec<&String> = schema.resource_schemas.keys().collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["random_id", "random_integer", "random_pet", "random_string"]
+    );
+    let length = schema.resource_schemas["random_string"]
+        .block
+        .as_ref()
+        .unwrap()
+        .attributes
+        .iter()
+        .find(|a| a.name == "length")
+        .unwrap();
+    assert_eq!(length.r#type, b"\"number\"");
+    assert!(length.required);
+
+    let metadata = provider
+        .get_metadata(pb::get_metadata::Request {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(metadata.resources.len(), 4);
+
+    let functions = provider
+        .get_functions(pb::get_functions::Request {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(functions.functions.is_empty() && functions.diagnostics.is_empty());
+
+    let status = provider
+        .move_resource_state(pb::move_resource_state::Request::default())
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), tonic::Code::Unimplemented);
+    assert!(
+        status.message().contains("MoveResourceState"),
+        "{}",
+        status.message()
+    );
+
+    let mut health = tonic_health::pb::health_client::HealthClient::new(channel.clone());
+    let serving = health
+        .check(tonic_health::pb::HealthCheckRequest {
+            service: "plugin".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        serving.status,
+        tonic_health::pb::health_check_response::ServingStatus::Serving as i32
+    );
+
+    let stop = provider
+        .stop_provider(pb::stop_provider::Request {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(stop.error, "");
+
+    let mut controller = go_plugin::grpc_controller_client::GrpcControllerClient::new(channel);
+    controller.shutdown(go_plugin::Empty {}).await.unwrap();
+    let started = Instant::now();
+    let status = server
+        .wait(Duration::from_secs(2))
+        .expect("the process exits after Shutdown");
+    assert!(status.success(), "clean exit: {status:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "go-plugin kills after 2 s"
+    );
+    assert!(!server.socket_path().exists(), "socket removed on exit");
+}
+
+#[tokio::test]
+async fn a_call_with_a_bad_type_name_is_a_diagnostic_not_a_crash() {
+    let server = Server::start(None);
+    let mut provider = pb::provider_client::ProviderClient::new(server.channel(None).await);
+    let resp = provider
+        .validate_resource_config(pb::validate_resource_config::Request {
+            type_name: "random_nope".into(),
+            config: Some(pb::DynamicValue {
+                msgpack: vec![0xc0],
+                json: vec![],
+            }),
+            client_capabilities: None,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(resp.diagnostics.len(), 1);
+    assert!(
+        resp.diagnostics[0].detail.contains("random_nope"),
+        "{:?}",
+        resp.diagnostics
+    );
+
+    // Garbage msgpack from the client: an error diagnostic naming the problem.
+    let resp = provider
+        .plan_resource_change(pb::plan_resource_change::Request {
+            type_name: "random_string".into(),
+            proposed_new_state: Some(pb::DynamicValue {
+                msgpack: vec![0x93, 0x01],
+                json: vec![],
+            }),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(resp.diagnostics.len(), 1, "{:?}", resp.diagnostics);
+    assert_eq!(
+        resp.diagnostics[0].severity,
+        pb::diagnostic::Severity::Error as i32
+    );
+
+    // And the server still serves.
+    let schema = provider
+        .get_provider_schema(pb::get_provider_schema::Request {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(schema.resource_schemas.len(), 4);
+}
+
+#[tokio::test]
+async fn automtls_accepts_exactly_the_announced_p521_client_certificate() {
+    let announced = TlsClient::generate();
+    let server = Server::start(Some(&announced));
+    let parts: Vec<&str> = server.handshake.split('|').collect();
+    assert!(
+        parts[5].len() > 50,
+        "server certificate in the handshake: {}",
+        server.handshake
+    );
+    assert!(!parts[5].contains('='), "base64 without padding");
+
+    let channel = server.channel(Some(&announced)).await;
+    let mut provider = pb::provider_client::ProviderClient::new(channel);
+    let schema = provider
+        .get_provider_schema(pb::get_provider_schema::Request {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(schema.resource_schemas.len(), 4);
+
+    // Another certificate (same shape, different key) must be refused.
+    let stranger = TlsClient::generate();
+    assert!(
+        server.try_channel(Some(&stranger)).await.is_err(),
+        "a different client certificate is rejected"
+    );
+}

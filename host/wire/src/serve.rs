@@ -10,7 +10,7 @@ use futures::{Stream, StreamExt as _};
 use tfwasm_model::Provider;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, UnixListener};
-use tokio::sync::{Notify, mpsc};
+use tokio::sync::{mpsc, watch};
 use tokio_rustls::TlsAcceptor;
 use tonic::transport::server::Connected;
 use tonic::{Request, Response, Status};
@@ -47,6 +47,19 @@ pub enum ServeError {
     Transport(#[from] tonic::transport::Error),
 }
 
+/// How long open connections may finish after Shutdown before the server stops anyway.
+const GRACE_AFTER_SHUTDOWN: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Resolves once Shutdown was requested.
+fn shutdown_requested(
+    shutdown: &watch::Sender<bool>,
+) -> impl std::future::Future<Output = ()> + Send + 'static {
+    let mut rx = shutdown.subscribe();
+    async move {
+        let _ = rx.wait_for(|requested| *requested).await;
+    }
+}
+
 enum Listener {
     Unix(UnixListener),
     Tcp(TcpListener),
@@ -72,7 +85,8 @@ pub async fn serve<P: Provider>(provider: P, options: ServeOptions) -> Result<()
         options.env.multiplex_grpc,
     );
 
-    let shutdown = Arc::new(Notify::new());
+    let (shutdown, _) = watch::channel(false);
+    let shutdown = Arc::new(shutdown);
     let (health_reporter, health_service) = tonic_health::server::health_reporter();
     health_reporter
         .set_service_status("plugin", tonic_health::ServingStatus::Serving)
@@ -88,8 +102,7 @@ pub async fn serve<P: Provider>(provider: P, options: ServeOptions) -> Result<()
     }
     tracing::debug!(handshake = %line, "plugin server listening");
 
-    let signal = shutdown.clone();
-    let result = tonic::transport::Server::builder()
+    let server = tonic::transport::Server::builder()
         .add_service(health_service)
         .add_service(
             go_plugin::grpc_controller_server::GrpcControllerServer::new(Controller {
@@ -100,8 +113,16 @@ pub async fn serve<P: Provider>(provider: P, options: ServeOptions) -> Result<()
             shutdown: shutdown.clone(),
         }))
         .add_service(ProviderService::new(provider).into_server())
-        .serve_with_incoming_shutdown(incoming, async move { signal.notified().await })
-        .await;
+        .serve_with_incoming_shutdown(incoming, shutdown_requested(&shutdown));
+    // Graceful shutdown waits for clients to hang up; go-plugin kills us 2 s after Shutdown,
+    // so stop waiting well before that.
+    let result = tokio::select! {
+        result = server => result,
+        () = async {
+            shutdown_requested(&shutdown).await;
+            tokio::time::sleep(GRACE_AFTER_SHUTDOWN).await;
+        } => Ok(()),
+    };
     if let Address::Unix(path) = &address {
         let _ = std::fs::remove_file(path);
     }
@@ -286,7 +307,7 @@ fn accept_loop(
 }
 
 struct Controller {
-    shutdown: Arc<Notify>,
+    shutdown: Arc<watch::Sender<bool>>,
 }
 
 #[tonic::async_trait]
@@ -300,15 +321,14 @@ impl go_plugin::grpc_controller_server::GrpcController for Controller {
         let shutdown = self.shutdown.clone();
         tokio::spawn(async move {
             tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-            shutdown.notify_waiters();
-            shutdown.notify_one();
+            shutdown.send_replace(true);
         });
         Ok(Response::new(go_plugin::Empty {}))
     }
 }
 
 struct Stdio {
-    shutdown: Arc<Notify>,
+    shutdown: Arc<watch::Sender<bool>>,
 }
 
 type StdioStream =
@@ -324,9 +344,9 @@ impl go_plugin::grpc_stdio_server::GrpcStdio for Stdio {
         &self,
         _req: Request<()>,
     ) -> Result<Response<Self::StreamStdioStream>, Status> {
-        let shutdown = self.shutdown.clone();
+        let requested = shutdown_requested(&self.shutdown);
         let stream = futures::stream::once(async move {
-            shutdown.notified().await;
+            requested.await;
             None
         })
         .filter_map(|item: Option<Result<go_plugin::StdioData, Status>>| async move { item });

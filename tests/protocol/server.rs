@@ -1,0 +1,222 @@
+//! Starting `tfwasm serve` as Terraform would, and connecting to it.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use hyper_util::rt::TokioIo;
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, ServerName, UnixTime};
+use rustls::{DigitallySignedStruct, SignatureScheme};
+use tonic::transport::{Channel, Endpoint};
+
+/// A client identity like Terraform's: self-signed ECDSA P-521, CA:TRUE.
+pub struct TlsClient {
+    pub pem: String,
+    der: Vec<u8>,
+    key: Vec<u8>,
+}
+
+impl TlsClient {
+    pub fn generate() -> TlsClient {
+        let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P521_SHA512).unwrap();
+        let mut params = rcgen::CertificateParams::new(vec!["localhost".to_owned()]).unwrap();
+        params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, "localhost");
+        params
+            .distinguished_name
+            .push(rcgen::DnType::OrganizationName, "HashiCorp");
+        params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        params.extended_key_usages = vec![
+            rcgen::ExtendedKeyUsagePurpose::ClientAuth,
+            rcgen::ExtendedKeyUsagePurpose::ServerAuth,
+        ];
+        let cert = params.self_signed(&key).unwrap();
+        TlsClient {
+            pem: cert.pem(),
+            der: cert.der().to_vec(),
+            key: key.serialize_der(),
+        }
+    }
+}
+
+pub struct Server {
+    child: Child,
+    pub handshake: String,
+}
+
+impl Server {
+    /// Starts the server on the random component; with `tls`, AutoMTLS for that client.
+    pub fn start(tls: Option<&TlsClient>) -> Server {
+        let mut cmd = Command::new(tfwasm_tests::tfwasm_bin());
+        cmd.arg("serve")
+            .arg("--component")
+            .arg(tfwasm_tests::component("random"))
+            .env(
+                "TF_PLUGIN_MAGIC_COOKIE",
+                tfwasm_wire::handshake::MAGIC_COOKIE_VALUE,
+            )
+            .env("PLUGIN_PROTOCOL_VERSIONS", "5,6")
+            .env("TFWASM_CACHE_DIR", tfwasm_tests::cache_dir())
+            .env_remove("PLUGIN_CLIENT_CERT")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        if let Some(tls) = tls {
+            cmd.env("PLUGIN_CLIENT_CERT", &tls.pem);
+        }
+        let mut child = cmd.spawn().expect("start tfwasm serve");
+        let stdout = child.stdout.take().unwrap();
+        let mut line = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("read the handshake line");
+        assert!(
+            line.ends_with('\n'),
+            "handshake line ends with a newline: {line:?}"
+        );
+        Server {
+            child,
+            handshake: line.trim().to_owned(),
+        }
+    }
+
+    pub fn socket_path(&self) -> PathBuf {
+        PathBuf::from(self.handshake.split('|').nth(3).unwrap())
+    }
+
+    fn server_cert(&self) -> Vec<u8> {
+        let b64 = self.handshake.split('|').nth(5).unwrap();
+        base64::engine::general_purpose::STANDARD_NO_PAD
+            .decode(b64)
+            .expect("base64 certificate")
+    }
+
+    pub async fn channel(&self, tls: Option<&TlsClient>) -> Channel {
+        self.try_channel(tls).await.expect("connect")
+    }
+
+    /// Connects over the unix socket, with TLS when `tls` is given (pinning the server cert).
+    pub async fn try_channel(
+        &self,
+        tls: Option<&TlsClient>,
+    ) -> Result<Channel, Box<dyn std::error::Error>> {
+        let path = self.socket_path();
+        let connector = match tls {
+            None => None,
+            Some(client) => {
+                let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+                let mut config = rustls::ClientConfig::builder_with_provider(provider.clone())
+                    .with_safe_default_protocol_versions()?
+                    .dangerous()
+                    .with_custom_certificate_verifier(Arc::new(PinnedServer {
+                        der: self.server_cert(),
+                        algorithms: provider.signature_verification_algorithms,
+                    }))
+                    .with_client_auth_cert(
+                        vec![CertificateDer::from(client.der.clone())],
+                        PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(client.key.clone())),
+                    )?;
+                config.alpn_protocols = vec![b"h2".to_vec()];
+                Some(tokio_rustls::TlsConnector::from(Arc::new(config)))
+            }
+        };
+        let channel = Endpoint::try_from("http://[::]:50051")?
+            .connect_with_connector(tower::service_fn(move |_| {
+                let path = path.clone();
+                let connector = connector.clone();
+                async move {
+                    let stream = tokio::net::UnixStream::connect(path).await?;
+                    match connector {
+                        None => {
+                            Ok::<_, std::io::Error>(TokioIo::new(Box::new(stream) as Box<dyn Io>))
+                        }
+                        Some(connector) => {
+                            let name = ServerName::try_from("localhost").unwrap();
+                            let tls = connector.connect(name, stream).await?;
+                            Ok(TokioIo::new(Box::new(tls) as Box<dyn Io>))
+                        }
+                    }
+                }
+            }))
+            .await?;
+        // TLS 1.3 reports a rejected client certificate only on the first read: make one.
+        let mut health = tonic_health::pb::health_client::HealthClient::new(channel.clone());
+        health
+            .check(tonic_health::pb::HealthCheckRequest {
+                service: "plugin".into(),
+            })
+            .await?;
+        Ok(channel)
+    }
+
+    pub fn wait(&mut self, limit: Duration) -> Option<ExitStatus> {
+        let started = Instant::now();
+        while started.elapsed() < limit {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        None
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+trait Io: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + Unpin + 'static {}
+impl<T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + Unpin + 'static> Io for T {}
+
+/// Trusts exactly the certificate from the handshake line, as go-plugin's client does.
+#[derive(Debug)]
+struct PinnedServer {
+    der: Vec<u8>,
+    algorithms: rustls::crypto::WebPkiSupportedAlgorithms,
+}
+
+impl ServerCertVerifier for PinnedServer {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        if end_entity.as_ref() == self.der.as_slice() {
+            Ok(ServerCertVerified::assertion())
+        } else {
+            Err(rustls::Error::General(
+                "server certificate does not match the handshake".into(),
+            ))
+        }
+    }
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.algorithms)
+    }
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.algorithms)
+    }
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.algorithms.supported_schemes()
+    }
+}
