@@ -219,6 +219,11 @@ impl Workspace {
 
     /// Runs the client with `args` in the workspace.
     pub fn run(&self, args: &[&str]) -> Run {
+        self.run_with_env(args, &[])
+    }
+
+    /// Runs the client with `args` and extra environment variables.
+    pub fn run_with_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
         let output: Output = Command::new(&self.client.path)
             .args(args)
             .current_dir(self.dir.path())
@@ -229,7 +234,9 @@ impl Workspace {
             .env("NO_COLOR", "1")
             .env("TFWASM_CACHE_DIR", cache_dir())
             .env_remove("TF_LOG")
+            .env_remove("TF_LOG_PROVIDER")
             .env_remove("TF_CLI_ARGS")
+            .envs(env.iter().copied())
             .output()
             .expect("run terraform");
         Run {

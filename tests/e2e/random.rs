@@ -247,3 +247,40 @@ resource "random_integer" "bad" {{
         );
     }
 }
+
+#[test]
+fn guest_logs_reach_the_provider_log_with_their_fields() {
+    for client in clients() {
+        let ws = Workspace::new(
+            client,
+            &format!("{PROVIDER}\nresource \"random_string\" \"s\" {{\n  length = 7\n}}\n"),
+        );
+        ws.ok(&["init", "-no-color"]);
+        let run = ws.run_with_env(
+            &["apply", "-auto-approve", "-no-color"],
+            &[("TF_LOG_PROVIDER", "debug")],
+        );
+        assert_eq!(run.code, 0, "{}", run.all());
+        let line = run
+            .stderr
+            .lines()
+            .find(|l| l.contains("generated random_string"))
+            .unwrap_or_else(|| {
+                panic!(
+                    "{}: guest log line missing from the provider log:\n{}",
+                    client.name, run.stderr
+                )
+            });
+        assert!(
+            line.contains("length=7"),
+            "{}: the field is shown: {line}",
+            client.name
+        );
+        let state = ws.resources();
+        let secret = state["random_string.s"]["result"].as_str().unwrap();
+        assert!(
+            !run.stderr.contains(secret),
+            "the generated value never reaches the log"
+        );
+    }
+}

@@ -17,12 +17,13 @@ mod number;
 mod path;
 pub mod rpc;
 mod schema;
+pub mod schema_json;
 mod types;
 mod value;
 
 pub use diagnostic::{Diagnostic, Diagnostics, Severity, has_error};
 pub use number::{Number, ParseNumberError};
-pub use path::{AttributePath, PathStep};
+pub use path::{AttributePath, ParsePathError, PathStep};
 pub use rpc::Provider;
 pub use schema::{
     Attribute, AttributeType, Block, BlockNesting, NestedBlock, NestedObject, ObjectNesting,

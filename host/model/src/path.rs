@@ -58,12 +58,75 @@ impl AttributePath {
     }
 }
 
+/// A path's text could not be parsed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid attribute path {text:?}: {reason}")]
+pub struct ParsePathError {
+    /// The text.
+    pub text: String,
+    /// Why.
+    pub reason: &'static str,
+}
+
+impl std::str::FromStr for AttributePath {
+    type Err = ParsePathError;
+
+    /// Parses the rendered form: `.a.b[0]["k"]`.
+    fn from_str(text: &str) -> Result<AttributePath, ParsePathError> {
+        let bad = |reason| ParsePathError {
+            text: text.to_owned(),
+            reason,
+        };
+        let mut steps = Vec::new();
+        let mut rest = text;
+        while !rest.is_empty() {
+            if let Some(after) = rest.strip_prefix('.') {
+                let end = after.find(['.', '[']).unwrap_or(after.len());
+                let name = &after[..end];
+                if name.is_empty() {
+                    return Err(bad("empty attribute name"));
+                }
+                steps.push(PathStep::Attribute(name.to_owned()));
+                rest = &after[end..];
+            } else if let Some(after) = rest.strip_prefix('[') {
+                let close = after.find(']').ok_or_else(|| bad("unclosed ["))?;
+                if after.starts_with('"') {
+                    // A JSON string literal: find its end, then expect `]`.
+                    let mut de = serde_json::Deserializer::from_str(after).into_iter::<String>();
+                    let key = de
+                        .next()
+                        .and_then(Result::ok)
+                        .ok_or_else(|| bad("invalid quoted key"))?;
+                    let used = de.byte_offset();
+                    if !after[used..].starts_with(']') {
+                        return Err(bad("expected ] after the key"));
+                    }
+                    steps.push(PathStep::KeyString(key));
+                    rest = &after[used + 1..];
+                } else {
+                    let index = after[..close]
+                        .trim()
+                        .parse::<i64>()
+                        .map_err(|_| bad("index must be an integer or a quoted key"))?;
+                    steps.push(PathStep::KeyInt(index));
+                    rest = &after[close + 1..];
+                }
+            } else {
+                return Err(bad("expected . or ["));
+            }
+        }
+        Ok(AttributePath(steps))
+    }
+}
+
 impl fmt::Display for AttributePath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for step in &self.0 {
             match step {
                 PathStep::Attribute(name) => write!(f, ".{name}")?,
-                PathStep::KeyString(key) => write!(f, "[{key:?}]")?,
+                PathStep::KeyString(key) => {
+                    write!(f, "[{}]", serde_json::Value::String(key.clone()))?
+                }
                 PathStep::KeyInt(index) => write!(f, "[{index}]")?,
             }
         }
@@ -74,6 +137,19 @@ impl fmt::Display for AttributePath {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parses_what_it_renders() {
+        let p = AttributePath::attribute("a")
+            .attr("b")
+            .index(0)
+            .key("k.[\"]");
+        assert_eq!(p.to_string().parse::<AttributePath>().unwrap(), p);
+        assert_eq!("".parse::<AttributePath>().unwrap(), AttributePath::root());
+        for bad in ["a", ".", "[x]", "[\"k\"", ".a[1"] {
+            assert!(bad.parse::<AttributePath>().is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn renders_like_terraform() {

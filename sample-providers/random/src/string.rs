@@ -156,7 +156,13 @@ impl Resource for RandomString {
         planned: &Value,
         _config: &Value,
     ) -> Result<Value, Diagnostic> {
-        let result = Params::from(planned)?.generate(&mut Rng::Secure)?;
+        let params = Params::from(planned)?;
+        let result = params.generate(&mut Rng::Secure)?;
+        // Never log the value itself: it may be used as a secret.
+        tfwasm_sdk::log::debug(
+            "generated random_string",
+            &[("length", &params.length.to_string())],
+        );
         Ok(planned
             .clone()
             .with("result", result.clone())

@@ -17,7 +17,74 @@ pub fn decode_bytes(bytes: &[u8], ty: &Type) -> Result<Value, CodecError> {
 
 /// Decodes a parsed JSON value as a value of type `ty`.
 pub fn decode(json: &Json, ty: &Type) -> Result<Value, CodecError> {
-    read(json, ty, &AttributePath::root(), 0)
+    read(json, ty, &AttributePath::root(), 0, false)
+}
+
+/// The JSON object that stands for an unknown value in hand-written files
+/// (`tfwasm check` input, test vectors): `{"$unknown": true}`.
+pub const UNKNOWN_MARKER: &str = "$unknown";
+
+/// Like [`decode`], but `{"$unknown": true}` anywhere means an unknown value, and
+/// `{"$unknown": {"not_null": true, "prefix": "ab", "min": 1, "max": 9, "min_length": 1,
+/// "max_length": 3}}` a refined one (bounds inclusive). State files never contain unknowns;
+/// this is for plans written by hand.
+pub fn decode_with_unknowns(json: &Json, ty: &Type) -> Result<Value, CodecError> {
+    read(json, ty, &AttributePath::root(), 0, true)
+}
+
+/// The unknown a marker object stands for, if `json` is one.
+fn unknown_marker(json: &Json) -> Option<Result<Value, String>> {
+    let obj = json.as_object().filter(|o| o.len() == 1)?;
+    match obj.get(UNKNOWN_MARKER)? {
+        Json::Bool(true) => Some(Ok(Value::unknown())),
+        Json::Object(r) => Some(refinement(r).map(Value::Unknown)),
+        _ => Some(Err(format!(
+            "{UNKNOWN_MARKER} must be true or an object of refinements"
+        ))),
+    }
+}
+
+fn refinement(r: &serde_json::Map<String, Json>) -> Result<crate::Refinement, String> {
+    let number = |key: &str| -> Result<Option<(Number, bool)>, String> {
+        r.get(key)
+            .map(|v| {
+                v.to_string()
+                    .parse::<Number>()
+                    .map(|n| (n, true))
+                    .map_err(|e| format!("{key}: {e}"))
+            })
+            .transpose()
+    };
+    let length = |key: &str| -> Result<Option<u64>, String> {
+        r.get(key)
+            .map(|v| {
+                v.as_u64()
+                    .ok_or_else(|| format!("{key} must be a whole number"))
+            })
+            .transpose()
+    };
+    for key in r.keys() {
+        if ![
+            "not_null",
+            "prefix",
+            "min",
+            "max",
+            "min_length",
+            "max_length",
+        ]
+        .contains(&key.as_str())
+        {
+            return Err(format!("unknown refinement {key:?}"));
+        }
+    }
+    Ok(crate::Refinement {
+        not_null: r.get("not_null").and_then(Json::as_bool).unwrap_or(false),
+        string_prefix: r.get("prefix").and_then(Json::as_str).map(str::to_owned),
+        number_lower: number("min")?,
+        number_upper: number("max")?,
+        length_lower: length("min_length")?,
+        length_upper: length("max_length")?,
+    })
 }
 
 /// Encodes `value` of type `ty` as JSON. Unknown values are an error.
@@ -25,7 +92,13 @@ pub fn encode(value: &Value, ty: &Type) -> Result<Json, CodecError> {
     write(value, ty, &AttributePath::root())
 }
 
-fn read(json: &Json, ty: &Type, path: &AttributePath, depth: usize) -> Result<Value, CodecError> {
+fn read(
+    json: &Json,
+    ty: &Type,
+    path: &AttributePath,
+    depth: usize,
+    unknowns: bool,
+) -> Result<Value, CodecError> {
     if depth > MAX_DEPTH {
         return Err(CodecError::new(
             path,
@@ -34,6 +107,11 @@ fn read(json: &Json, ty: &Type, path: &AttributePath, depth: usize) -> Result<Va
     }
     if json.is_null() {
         return Ok(Value::Null);
+    }
+    if unknowns {
+        if let Some(marker) = unknown_marker(json) {
+            return marker.map_err(|message| CodecError::new(path, message));
+        }
     }
     let wrong = |expected: &str| {
         CodecError::new(
@@ -51,7 +129,7 @@ fn read(json: &Json, ty: &Type, path: &AttributePath, depth: usize) -> Result<Va
             };
             let inner_ty =
                 Type::from_json(type_json).map_err(|e| CodecError::new(path, e.to_string()))?;
-            let inner = read(value_json, &inner_ty, path, depth + 1)?;
+            let inner = read(value_json, &inner_ty, path, depth + 1, unknowns)?;
             Ok(Value::Dynamic(inner_ty, Box::new(inner)))
         }
         Type::String => json
@@ -77,7 +155,7 @@ fn read(json: &Json, ty: &Type, path: &AttributePath, depth: usize) -> Result<Va
             let values = items
                 .iter()
                 .enumerate()
-                .map(|(i, item)| read(item, elem, &path.index(i as i64), depth + 1))
+                .map(|(i, item)| read(item, elem, &path.index(i as i64), depth + 1, unknowns))
                 .collect::<Result<Vec<_>, _>>()?;
             Ok(if matches!(ty, Type::List(_)) {
                 Value::List(values)
@@ -101,7 +179,9 @@ fn read(json: &Json, ty: &Type, path: &AttributePath, depth: usize) -> Result<Va
                 .iter()
                 .zip(elems)
                 .enumerate()
-                .map(|(i, (item, elem))| read(item, elem, &path.index(i as i64), depth + 1))
+                .map(|(i, (item, elem))| {
+                    read(item, elem, &path.index(i as i64), depth + 1, unknowns)
+                })
                 .collect::<Result<Vec<_>, _>>()?;
             Ok(Value::Tuple(values))
         }
@@ -111,7 +191,7 @@ fn read(json: &Json, ty: &Type, path: &AttributePath, depth: usize) -> Result<Va
             for (key, item) in entries {
                 out.insert(
                     key.clone(),
-                    read(item, elem, &path.key(key.clone()), depth + 1)?,
+                    read(item, elem, &path.key(key.clone()), depth + 1, unknowns)?,
                 );
             }
             Ok(Value::Map(out))
@@ -127,7 +207,9 @@ fn read(json: &Json, ty: &Type, path: &AttributePath, depth: usize) -> Result<Va
             let mut out = BTreeMap::new();
             for (name, attr_ty) in attrs {
                 let value = match entries.get(name) {
-                    Some(item) => read(item, attr_ty, &path.attr(name.clone()), depth + 1)?,
+                    Some(item) => {
+                        read(item, attr_ty, &path.attr(name.clone()), depth + 1, unknowns)?
+                    }
                     None => Value::Null,
                 };
                 out.insert(name.clone(), value);
@@ -277,6 +359,33 @@ mod tests {
         assert_eq!(
             encode(&v, &Type::Dynamic).unwrap().to_string(),
             r#"{"value":["a"],"type":["list","string"]}"#
+        );
+    }
+
+    #[test]
+    fn unknown_marker_only_when_asked() {
+        let ty = Type::object([("a", Type::String)]);
+        let json: Json = serde_json::from_str(r#"{"a":{"$unknown":true}}"#).unwrap();
+        assert_eq!(
+            decode_with_unknowns(&json, &ty).unwrap(),
+            Value::object([("a", Value::unknown())])
+        );
+        assert!(
+            decode(&json, &ty).is_err(),
+            "a plain decode sees an object where a string belongs"
+        );
+        let refined: Json =
+            serde_json::from_str(r#"{"a":{"$unknown":{"prefix":"x","not_null":true}}}"#).unwrap();
+        let Value::Object(o) = decode_with_unknowns(&refined, &ty).unwrap() else {
+            panic!()
+        };
+        assert_eq!(
+            o["a"],
+            Value::Unknown(crate::Refinement {
+                not_null: true,
+                string_prefix: Some("x".into()),
+                ..Default::default()
+            })
         );
     }
 

@@ -1,0 +1,419 @@
+//! ApplyResourceChange: the new state must be a wholly known completion of the plan.
+//!
+//! Mirrors Terraform core's `AssertObjectCompatible`: every known planned value comes back
+//! identical, every unknown is filled within its refinements, nested block counts and keys
+//! hold; plus no unknown remains anywhere and a delete returns null.
+
+use std::collections::BTreeMap;
+
+use tfwasm_model::{AttributePath, Block, BlockNesting, Number, Refinement, Type, Value};
+
+use crate::results::unknown_paths;
+use crate::{Violation, attr, render, same, unwrap_dynamic};
+
+/// Checks a new state against the planned state (null planned state means delete).
+pub fn check_apply(block: &Block, planned: &Value, new: &Value) -> Vec<Violation> {
+    let root = AttributePath::root();
+    let mut out = Vec::new();
+    match (planned.is_null(), new.is_null()) {
+        (true, false) => {
+            out.push(Violation::new(
+                &root,
+                "a delete must return a null state, but the provider returned an object",
+            ));
+            return out;
+        }
+        (true, true) => return out,
+        (false, true) => {
+            out.push(Violation::new(
+                &root,
+                "Root object was present, but now absent",
+            ));
+            return out;
+        }
+        (false, false) => {}
+    }
+    for path in unknown_paths(new) {
+        out.push(Violation::new(
+            &path,
+            "unknown value after apply: every value must be known once applied",
+        ));
+    }
+    object(block, planned, new, &root, &mut out);
+    out
+}
+
+fn object(
+    block: &Block,
+    planned: &Value,
+    actual: &Value,
+    path: &AttributePath,
+    out: &mut Vec<Violation>,
+) {
+    for a in &block.attributes {
+        let here = path.attr(a.name.clone());
+        let before = out.len();
+        value(
+            &a.implied_type(),
+            attr(planned, &a.name),
+            attr(actual, &a.name),
+            &here,
+            out,
+        );
+        if a.sensitive && out.len() > before {
+            out.truncate(before);
+            out.push(Violation::new(
+                &here,
+                "inconsistent values for sensitive attribute",
+            ));
+        }
+    }
+    for nested in &block.block_types {
+        let name = &nested.type_name;
+        block_value(
+            &nested.block,
+            nested.nesting,
+            attr(planned, name),
+            attr(actual, name),
+            &path.attr(name.clone()),
+            out,
+        );
+    }
+}
+
+fn value(
+    ty: &Type,
+    planned: &Value,
+    actual: &Value,
+    path: &AttributePath,
+    out: &mut Vec<Violation>,
+) {
+    if let Value::Unknown(refinement) = planned {
+        if !actual.is_unknown() && !satisfies(refinement, actual) {
+            out.push(Violation::new(
+                path,
+                format!(
+                    "final value {} does not conform to planning placeholder {}",
+                    render(actual),
+                    describe(refinement)
+                ),
+            ));
+        }
+        return;
+    }
+    if actual.is_unknown() {
+        // Reported once by the unknown scan, with the same path.
+        return;
+    }
+    match (planned.is_null(), actual.is_null()) {
+        (true, true) => return,
+        (false, true) => {
+            return out.push(Violation::new(
+                path,
+                format!("was {}, but now null", render(planned)),
+            ));
+        }
+        (true, false) => {
+            return out.push(Violation::new(
+                path,
+                format!("was null, but now {}", render(actual)),
+            ));
+        }
+        (false, false) => {}
+    }
+    match ty {
+        Type::Dynamic => match (planned, actual) {
+            (Value::Dynamic(pt, pv), Value::Dynamic(at, av)) if pt == at => {
+                value(pt, pv, av, path, out)
+            }
+            (Value::Dynamic(pt, _), Value::Dynamic(at, _)) => {
+                out.push(Violation::new(
+                    path,
+                    format!("wrong final value type: planned {pt}, got {at}"),
+                ));
+            }
+            _ if same(planned, actual) => {}
+            _ => out.push(Violation::new(
+                path,
+                format!("was {}, but now {}", render(planned), render(actual)),
+            )),
+        },
+        Type::String | Type::Number | Type::Bool => {
+            if !same(planned, actual) {
+                out.push(Violation::new(
+                    path,
+                    format!("was {}, but now {}", render(planned), render(actual)),
+                ));
+            }
+        }
+        Type::List(elem) => sequence(|_| elem, planned, actual, path, out),
+        Type::Tuple(elems) => sequence(
+            |i| elems.get(i).unwrap_or(&Type::Dynamic),
+            planned,
+            actual,
+            path,
+            out,
+        ),
+        Type::Map(elem) => {
+            let (p, a) = (entries(planned), entries(actual));
+            for key in p.keys().filter(|k| !a.contains_key(*k)) {
+                out.push(Violation::new(
+                    path,
+                    format!("element {key:?} has vanished"),
+                ));
+            }
+            for key in a.keys().filter(|k| !p.contains_key(*k)) {
+                out.push(Violation::new(
+                    path,
+                    format!("new element {key:?} has appeared"),
+                ));
+            }
+            for (key, pv) in p {
+                if let Some(av) = a.get(key) {
+                    value(elem, pv, av, &path.key(key.clone()), out);
+                }
+            }
+        }
+        Type::Object(attrs) => {
+            for (name, attr_ty) in attrs {
+                value(
+                    attr_ty,
+                    attr(planned, name),
+                    attr(actual, name),
+                    &path.attr(name.clone()),
+                    out,
+                );
+            }
+        }
+        Type::Set(elem) => set(
+            |p, a| compatible(elem, p, a),
+            planned,
+            actual,
+            path,
+            "",
+            out,
+        ),
+    }
+}
+
+fn sequence<'t>(
+    elem: impl Fn(usize) -> &'t Type,
+    planned: &Value,
+    actual: &Value,
+    path: &AttributePath,
+    out: &mut Vec<Violation>,
+) {
+    let (p, a) = (elements(planned), elements(actual));
+    for i in a.len()..p.len() {
+        out.push(Violation::new(path, format!("element {i} has vanished")));
+    }
+    for i in p.len()..a.len() {
+        out.push(Violation::new(
+            path,
+            format!("new element {i} has appeared"),
+        ));
+    }
+    for (i, (pv, av)) in p.iter().zip(a).enumerate() {
+        value(elem(i), pv, av, &path.index(i as i64), out);
+    }
+}
+
+/// Set elements cannot be matched by position: each planned element must correlate with an
+/// actual one and vice versa; the set may shrink (unknowns can collapse) but not grow.
+fn set(
+    correlates: impl Fn(&Value, &Value) -> bool,
+    planned: &Value,
+    actual: &Value,
+    path: &AttributePath,
+    what: &str,
+    out: &mut Vec<Violation>,
+) {
+    let (p, a) = (elements(planned), elements(actual));
+    for pv in p.iter().filter(|pv| pv.is_wholly_known()) {
+        if !a.iter().any(|av| correlates(pv, av)) {
+            out.push(Violation::new(
+                path,
+                format!(
+                    "planned set element {} does not correlate with any element in actual",
+                    render(pv)
+                ),
+            ));
+        }
+    }
+    for av in a {
+        if !p.iter().any(|pv| correlates(pv, av)) {
+            out.push(Violation::new(
+                path,
+                format!(
+                    "actual set element {} does not correlate with any element in plan",
+                    render(av)
+                ),
+            ));
+        }
+    }
+    if a.len() > p.len() {
+        out.push(Violation::new(
+            path,
+            format!("{what}length changed from {} to {}", p.len(), a.len()),
+        ));
+    }
+}
+
+fn compatible(ty: &Type, planned: &Value, actual: &Value) -> bool {
+    let mut scratch = Vec::new();
+    value(ty, planned, actual, &AttributePath::root(), &mut scratch);
+    scratch.is_empty() && !(planned.is_wholly_known() && !same(planned, actual))
+}
+
+fn block_value(
+    block: &Block,
+    nesting: BlockNesting,
+    planned: &Value,
+    actual: &Value,
+    path: &AttributePath,
+    out: &mut Vec<Violation>,
+) {
+    match nesting {
+        BlockNesting::Single | BlockNesting::Group => {
+            if planned.is_unknown() {
+                return;
+            }
+            match (planned.is_null(), actual.is_null()) {
+                (true, true) => {}
+                (false, true) => {
+                    out.push(Violation::new(path, "block was present, but now absent"))
+                }
+                (true, false) => {
+                    out.push(Violation::new(path, "block was absent, but now present"))
+                }
+                (false, false) => object(block, planned, actual, path, out),
+            }
+        }
+        BlockNesting::List => {
+            if planned.is_unknown() || actual.is_unknown() || planned.is_null() || actual.is_null()
+            {
+                return;
+            }
+            let (p, a) = (elements(planned), elements(actual));
+            if p.len() != a.len() {
+                return out.push(Violation::new(
+                    path,
+                    format!("block count changed from {} to {}", p.len(), a.len()),
+                ));
+            }
+            for (i, (pv, av)) in p.iter().zip(a).enumerate() {
+                object(block, pv, av, &path.index(i as i64), out);
+            }
+        }
+        BlockNesting::Map => {
+            if planned.is_unknown() || actual.is_unknown() {
+                return;
+            }
+            let (p, a) = (entries(planned), entries(actual));
+            for key in p.keys().filter(|k| !a.contains_key(*k)) {
+                out.push(Violation::new(
+                    path,
+                    format!("block key {key:?} has vanished"),
+                ));
+            }
+            for key in a.keys().filter(|k| !p.contains_key(*k)) {
+                out.push(Violation::new(
+                    path,
+                    format!("new block key {key:?} has appeared"),
+                ));
+            }
+            for (key, pv) in p {
+                if let Some(av) = a.get(key) {
+                    object(block, pv, av, &path.key(key.clone()), out);
+                }
+            }
+        }
+        BlockNesting::Set => {
+            if planned.is_unknown() || actual.is_unknown() {
+                return;
+            }
+            let ty = block.implied_type();
+            set(
+                |p, a| compatible(&ty, p, a),
+                planned,
+                actual,
+                path,
+                "block set ",
+                out,
+            );
+        }
+    }
+}
+
+/// Whether a known value falls within an unknown's refinements.
+fn satisfies(r: &Refinement, actual: &Value) -> bool {
+    if actual.is_null() {
+        return !r.not_null;
+    }
+    let actual = unwrap_dynamic(actual);
+    if let (Some(prefix), Some(s)) = (&r.string_prefix, actual.as_str()) {
+        if !s.starts_with(prefix.as_str()) {
+            return false;
+        }
+    }
+    if let Some(n) = actual.as_number() {
+        let within = |bound: &Option<(Number, bool)>, lower: bool| match bound {
+            None => true,
+            Some((b, inclusive)) => match (lower, inclusive) {
+                (true, true) => n >= b,
+                (true, false) => n > b,
+                (false, true) => n <= b,
+                (false, false) => n < b,
+            },
+        };
+        if !within(&r.number_lower, true) || !within(&r.number_upper, false) {
+            return false;
+        }
+    }
+    let len = actual
+        .as_elements()
+        .map(<[Value]>::len)
+        .or_else(|| match actual {
+            Value::Map(m) => Some(m.len()),
+            _ => None,
+        });
+    if let Some(len) = len {
+        let len = len as u64;
+        if r.length_lower.is_some_and(|lo| len < lo) || r.length_upper.is_some_and(|hi| len > hi) {
+            return false;
+        }
+    }
+    true
+}
+
+fn describe(r: &Refinement) -> String {
+    let mut parts = Vec::new();
+    if r.not_null {
+        parts.push("not null".to_owned());
+    }
+    if let Some(p) = &r.string_prefix {
+        parts.push(format!("prefix {p:?}"));
+    }
+    if let Some((n, inc)) = &r.number_lower {
+        parts.push(format!("{} {n}", if *inc { ">=" } else { ">" }));
+    }
+    if let Some((n, inc)) = &r.number_upper {
+        parts.push(format!("{} {n}", if *inc { "<=" } else { "<" }));
+    }
+    if let Some(n) = r.length_lower {
+        parts.push(format!("length >= {n}"));
+    }
+    if let Some(n) = r.length_upper {
+        parts.push(format!("length <= {n}"));
+    }
+    format!("(known after apply: {})", parts.join(", "))
+}
+
+fn elements(value: &Value) -> &[Value] {
+    unwrap_dynamic(value).as_elements().unwrap_or(&[])
+}
+
+fn entries(value: &Value) -> &BTreeMap<String, Value> {
+    static EMPTY: BTreeMap<String, Value> = BTreeMap::new();
+    unwrap_dynamic(value).as_entries().unwrap_or(&EMPTY)
+}

@@ -1,0 +1,297 @@
+//! [`Checked`]: a provider whose every result is checked before it leaves the host.
+
+use std::sync::OnceLock;
+
+use tfwasm_model::rpc::{
+    ApplyResourceChangeRequest, ApplyResourceChangeResponse, ConfigureProviderRequest,
+    DynamicValue, ImportResourceStateRequest, ImportResourceStateResponse,
+    PlanResourceChangeRequest, PlanResourceChangeResponse, ReadDataSourceRequest,
+    ReadDataSourceResponse, ReadResourceRequest, ReadResourceResponse, ServerCapabilities,
+    UpgradeResourceStateRequest, UpgradeResourceStateResponse, ValidateConfigRequest,
+};
+use tfwasm_model::{
+    Diagnostic, Diagnostics, Provider, ProviderSchema, Schema, Severity, Type, Value,
+};
+
+use crate::{
+    Violation, check_apply, check_data_source, check_import, check_plan, check_requires_replace,
+    check_wholly_known,
+};
+
+/// What a violation does.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// An error: Terraform stops (the default).
+    #[default]
+    Enforce,
+    /// A warning: for provider authors migrating a provider; Terraform may still reject the
+    /// result later with its own, vaguer error.
+    Warn,
+}
+
+/// Wraps a provider and checks its results against the lifecycle contracts.
+pub struct Checked<P> {
+    inner: P,
+    provider: String,
+    mode: Mode,
+    schema: OnceLock<ProviderSchema>,
+}
+
+impl<P: Provider> Checked<P> {
+    /// Checks `inner`, naming it `provider` in diagnostics.
+    pub fn new(inner: P, provider: impl Into<String>, mode: Mode) -> Checked<P> {
+        Checked {
+            inner,
+            provider: provider.into(),
+            mode,
+            schema: OnceLock::new(),
+        }
+    }
+
+    /// The wrapped provider.
+    pub fn inner(&self) -> &P {
+        &self.inner
+    }
+
+    async fn schema(&self) -> &ProviderSchema {
+        if let Some(schema) = self.schema.get() {
+            return schema;
+        }
+        let schema = self.inner.get_provider_schema().await;
+        self.schema.get_or_init(|| schema)
+    }
+
+    async fn resource(&self, type_name: &str) -> Option<(Schema, Type)> {
+        let schema = self.schema().await.resources.get(type_name)?.clone();
+        let ty = schema.block.implied_type();
+        Some((schema, ty))
+    }
+
+    fn diagnostics(
+        &self,
+        summary: &str,
+        rpc: &str,
+        type_name: &str,
+        violations: Vec<Violation>,
+    ) -> Diagnostics {
+        violations
+            .into_iter()
+            .map(|v| Diagnostic {
+                severity: match self.mode {
+                    Mode::Enforce => Severity::Error,
+                    Mode::Warn => Severity::Warning,
+                },
+                summary: summary.to_owned(),
+                detail: format!(
+                    "tfwasm checked the {rpc} result of provider {:?} for {type_name} and found at {}: {}.\n\nThis is a bug in the provider, which should be reported in the provider's own issue tracker.",
+                    self.provider,
+                    if v.path.is_root() { "the object itself".to_owned() } else { format!("`{}`", v.path) },
+                    v.message
+                ),
+                attribute: (!v.path.is_root()).then_some(v.path),
+            })
+            .collect()
+    }
+}
+
+/// Decodes a provider result; a value that does not fit the schema is itself a violation.
+fn decode_result(value: &DynamicValue, ty: &Type) -> Result<Value, Violation> {
+    value.decode(ty).map_err(|e| Violation {
+        path: e.path.clone(),
+        message: format!("does not conform to the schema: {}", e.message),
+    })
+}
+
+impl<P: Provider> Provider for Checked<P> {
+    async fn get_provider_schema(&self) -> ProviderSchema {
+        self.schema().await.clone()
+    }
+
+    fn server_capabilities(&self) -> ServerCapabilities {
+        self.inner.server_capabilities()
+    }
+
+    async fn validate_provider_config(&self, config: DynamicValue) -> Diagnostics {
+        self.inner.validate_provider_config(config).await
+    }
+
+    async fn configure_provider(&self, req: ConfigureProviderRequest) -> Diagnostics {
+        self.inner.configure_provider(req).await
+    }
+
+    async fn validate_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
+        self.inner.validate_resource_config(req).await
+    }
+
+    async fn validate_data_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
+        self.inner.validate_data_resource_config(req).await
+    }
+
+    async fn upgrade_resource_state(
+        &self,
+        req: UpgradeResourceStateRequest,
+    ) -> UpgradeResourceStateResponse {
+        let type_name = req.type_name.clone();
+        let mut resp = self.inner.upgrade_resource_state(req).await;
+        if tfwasm_model::has_error(&resp.diagnostics) {
+            return resp;
+        }
+        if let Some((_, ty)) = self.resource(&type_name).await {
+            let violations = match decode_result(&resp.upgraded_state, &ty) {
+                Ok(state) => check_wholly_known(&state),
+                Err(v) => vec![v],
+            };
+            resp.diagnostics.extend(self.diagnostics(
+                "Invalid resource state upgrade",
+                "UpgradeResourceState",
+                &type_name,
+                violations,
+            ));
+        }
+        resp
+    }
+
+    async fn read_resource(&self, req: ReadResourceRequest) -> ReadResourceResponse {
+        let type_name = req.type_name.clone();
+        let current = req.current_state.clone();
+        let mut resp = self.inner.read_resource(req).await;
+        if let Some((_, ty)) = self.resource(&type_name).await {
+            let violations = match decode_result(&resp.new_state, &ty) {
+                Ok(state) => check_wholly_known(&state),
+                Err(v) => vec![v],
+            };
+            if !violations.is_empty() {
+                // Keep what Terraform knew rather than a state it cannot store.
+                resp.new_state = current;
+            }
+            resp.diagnostics.extend(self.diagnostics(
+                "Provider produced invalid object",
+                "ReadResource",
+                &type_name,
+                violations,
+            ));
+        }
+        resp
+    }
+
+    async fn plan_resource_change(
+        &self,
+        req: PlanResourceChangeRequest,
+    ) -> PlanResourceChangeResponse {
+        let type_name = req.type_name.clone();
+        let inputs = self.resource(&type_name).await.and_then(|(schema, ty)| {
+            let prior = req.prior_state.decode(&ty).ok()?;
+            let config = req.config.decode(&ty).ok()?;
+            Some((schema, ty, prior, config))
+        });
+        let mut resp = self.inner.plan_resource_change(req).await;
+        if tfwasm_model::has_error(&resp.diagnostics) {
+            return resp;
+        }
+        // Inputs Terraform sent that do not decode are not the provider's fault: no check.
+        if let Some((schema, ty, prior, config)) = inputs {
+            let mut violations = match decode_result(&resp.planned_state, &ty) {
+                Ok(planned) => check_plan(&schema.block, &prior, &config, &planned),
+                Err(v) => vec![v],
+            };
+            violations.extend(check_requires_replace(
+                &schema.block,
+                &prior,
+                &resp.requires_replace,
+            ));
+            resp.diagnostics.extend(self.diagnostics(
+                "Provider produced invalid plan",
+                "PlanResourceChange",
+                &type_name,
+                violations,
+            ));
+        }
+        resp
+    }
+
+    async fn apply_resource_change(
+        &self,
+        req: ApplyResourceChangeRequest,
+    ) -> ApplyResourceChangeResponse {
+        let type_name = req.type_name.clone();
+        let prior_state = req.prior_state.clone();
+        let inputs = self.resource(&type_name).await.and_then(|(schema, ty)| {
+            let planned = req.planned_state.decode(&ty).ok()?;
+            Some((schema, ty, planned))
+        });
+        let mut resp = self.inner.apply_resource_change(req).await;
+        if let Some((schema, ty, planned)) = inputs {
+            let violations = match decode_result(&resp.new_state, &ty) {
+                // With errors the provider may return a partial state: only its shape matters.
+                Ok(_) if tfwasm_model::has_error(&resp.diagnostics) => Vec::new(),
+                Ok(new) => check_apply(&schema.block, &planned, &new),
+                Err(v) => {
+                    // Terraform cannot store what does not decode; keep the prior object.
+                    resp.new_state = prior_state;
+                    vec![v]
+                }
+            };
+            resp.diagnostics.extend(self.diagnostics(
+                "Provider produced inconsistent result after apply",
+                "ApplyResourceChange",
+                &type_name,
+                violations,
+            ));
+        }
+        resp
+    }
+
+    async fn import_resource_state(
+        &self,
+        req: ImportResourceStateRequest,
+    ) -> ImportResourceStateResponse {
+        let requested = req.type_name.clone();
+        let mut resp = self.inner.import_resource_state(req).await;
+        if tfwasm_model::has_error(&resp.diagnostics) {
+            return resp;
+        }
+        let mut violations = Vec::new();
+        for imported in &resp.imported_resources {
+            match self.resource(&imported.type_name).await {
+                Some((_, ty)) => match decode_result(&imported.state, &ty) {
+                    Ok(state) => violations.extend(check_import(&imported.type_name, true, &state)),
+                    Err(v) => violations.push(v),
+                },
+                None => violations.extend(check_import(&imported.type_name, false, &Value::Null)),
+            }
+        }
+        resp.diagnostics.extend(self.diagnostics(
+            "Provider produced invalid object",
+            "ImportResourceState",
+            &requested,
+            violations,
+        ));
+        resp
+    }
+
+    async fn read_data_source(&self, req: ReadDataSourceRequest) -> ReadDataSourceResponse {
+        let type_name = req.type_name.clone();
+        let mut resp = self.inner.read_data_source(req).await;
+        if tfwasm_model::has_error(&resp.diagnostics) {
+            return resp;
+        }
+        let schema = self.schema().await.data_sources.get(&type_name).cloned();
+        if let Some(schema) = schema {
+            let violations = match decode_result(&resp.state, &schema.block.implied_type()) {
+                Ok(state) => check_data_source(&state),
+                Err(v) => vec![v],
+            };
+            resp.diagnostics.extend(self.diagnostics(
+                "Provider produced invalid object",
+                "ReadDataSource",
+                &type_name,
+                violations,
+            ));
+        }
+        resp
+    }
+
+    async fn stop_provider(&self) -> Result<(), String> {
+        self.inner.stop_provider().await
+    }
+}

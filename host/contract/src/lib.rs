@@ -1,0 +1,95 @@
+//! # tfwasm-contract
+//!
+//! The provider lifecycle contracts, checked on every result a provider returns, before it
+//! leaves the host. Each broken rule becomes a [`Violation`] with the attribute path where it
+//! happened; [`Checked`] wraps any [`tfwasm_model::Provider`] and turns violations into error
+//! diagnostics (or warnings, for authors migrating a provider).
+//!
+//! The rules follow Terraform core's own checks (`plan.rs`: the plan must keep configuration;
+//! `apply.rs`: the new state must complete the plan; `results.rs`: read, upgrade, import and
+//! data-source results must be wholly known). Type conformance is checked by decoding with the
+//! schema's implied type (`tfwasm_model::codec`).
+//!
+//! This crate does no IO and knows nothing of wasm or gRPC, so `tfwasm check` can run it on
+//! hand-written files.
+
+#![deny(missing_docs)]
+
+mod apply;
+mod checked;
+mod plan;
+mod render;
+mod results;
+
+use std::fmt;
+
+pub use apply::check_apply;
+pub use checked::{Checked, Mode};
+pub use plan::{check_plan, check_requires_replace};
+pub use render::render;
+pub use results::{check_data_source, check_import, check_wholly_known};
+use tfwasm_model::{AttributePath, Value};
+
+/// One broken rule at one place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// Where in the object.
+    pub path: AttributePath,
+    /// What is wrong, naming the values involved.
+    pub message: String,
+}
+
+impl Violation {
+    pub(crate) fn new(path: &AttributePath, message: impl Into<String>) -> Violation {
+        Violation {
+            path: path.clone(),
+            message: message.into(),
+        }
+    }
+}
+
+/// `.a.b[0]: message`; the whole object is shown as `(root)`.
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_root() {
+            write!(f, "(root): {}", self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+/// Equality as core compares plans: unknowns are equal whatever their refinements.
+pub(crate) fn same(a: &Value, b: &Value) -> bool {
+    use Value::*;
+    match (a, b) {
+        (Unknown(_), Unknown(_)) => true,
+        (List(x), List(y)) | (Tuple(x), Tuple(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q))
+        }
+        (Set(x), Set(y)) => {
+            x.len() == y.len()
+                && x.iter().all(|p| y.iter().any(|q| same(p, q)))
+                && y.iter().all(|q| x.iter().any(|p| same(p, q)))
+        }
+        (Map(x), Map(y)) | (Object(x), Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
+        (Dynamic(tx, x), Dynamic(ty, y)) => tx == ty && same(x, y),
+        _ => a == b,
+    }
+}
+
+/// The attribute `name` of an object value; null when the object is null or lacks it.
+pub(crate) fn attr<'a>(value: &'a Value, name: &str) -> &'a Value {
+    const NULL: Value = Value::Null;
+    value.get(name).unwrap_or(&NULL)
+}
+
+/// A value with any dynamic wrapper removed.
+pub(crate) fn unwrap_dynamic(value: &Value) -> &Value {
+    match value {
+        Value::Dynamic(_, inner) => unwrap_dynamic(inner),
+        other => other,
+    }
+}

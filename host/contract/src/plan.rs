@@ -1,0 +1,419 @@
+//! PlanResourceChange: the planned state must keep the configuration.
+//!
+//! Mirrors Terraform core's `AssertPlanValid`, so a violation found here is exactly what
+//! Terraform would reject later, only reported earlier and with the path:
+//! - a configured attribute keeps its configured value, or the prior value;
+//! - a non-computed attribute left null in configuration stays null;
+//! - only computed attributes may be set freely or left unknown;
+//! - nested blocks keep the configured count and keys, and a block is never unknown as a whole;
+//! - a destroy (null configuration) plans null.
+
+use tfwasm_model::{
+    Attribute, AttributePath, AttributeType, Block, BlockNesting, NestedBlock, NestedObject,
+    ObjectNesting, PathStep, Type, Value,
+};
+
+use crate::{Violation, attr, render, same, unwrap_dynamic};
+
+/// Checks a plan. `prior` is null on create; `config` is null on destroy.
+pub fn check_plan(block: &Block, prior: &Value, config: &Value, planned: &Value) -> Vec<Violation> {
+    let mut out = Vec::new();
+    let root = AttributePath::root();
+    if config.is_null() {
+        if !planned.is_null() {
+            out.push(Violation::new(
+                &root,
+                format!("planned a non-null value {} for a destroy", render(planned)),
+            ));
+        }
+        return out;
+    }
+    if planned.is_unknown() {
+        out.push(Violation::new(
+            &root,
+            "planned the whole object as unknown; plan unknown attributes instead",
+        ));
+        return out;
+    }
+    object(block, prior, config, planned, &root, &mut out);
+    out
+}
+
+/// Checks that every requires-replace path names an attribute of the schema. Paths are
+/// ignored on create, as Terraform ignores them.
+pub fn check_requires_replace(
+    block: &Block,
+    prior: &Value,
+    paths: &[AttributePath],
+) -> Vec<Violation> {
+    if prior.is_null() {
+        return Vec::new();
+    }
+    let ty = block.implied_type();
+    paths
+        .iter()
+        .filter(|path| !path_exists(&ty, path))
+        .map(|path| {
+            Violation::new(
+                path,
+                format!("requires_replace names a non-existent attribute path {path}"),
+            )
+        })
+        .collect()
+}
+
+fn path_exists(ty: &Type, path: &AttributePath) -> bool {
+    if path.is_root() {
+        return false;
+    }
+    let mut current = ty;
+    for step in &path.0 {
+        current = match (current, step) {
+            (Type::Dynamic, _) => return true,
+            (Type::Object(attrs), PathStep::Attribute(name)) => match attrs.get(name) {
+                Some(t) => t,
+                None => return false,
+            },
+            (Type::List(elem), PathStep::KeyInt(i)) if *i >= 0 => elem,
+            (Type::Tuple(elems), PathStep::KeyInt(i)) => {
+                match usize::try_from(*i).ok().and_then(|i| elems.get(i)) {
+                    Some(t) => t,
+                    None => return false,
+                }
+            }
+            (Type::Map(elem), PathStep::KeyString(_)) => elem,
+            _ => return false,
+        };
+    }
+    true
+}
+
+fn object(
+    block: &Block,
+    prior: &Value,
+    config: &Value,
+    planned: &Value,
+    path: &AttributePath,
+    out: &mut Vec<Violation>,
+) {
+    match (planned.is_null(), config.is_null()) {
+        (true, true) => return,
+        (true, false) => {
+            return out.push(Violation::new(
+                path,
+                "planned for absence but config wants existence",
+            ));
+        }
+        (false, true) => {
+            return out.push(Violation::new(
+                path,
+                "planned for existence but config wants absence",
+            ));
+        }
+        (false, false) => {}
+    }
+    for a in &block.attributes {
+        attribute(
+            a,
+            attr(prior, &a.name),
+            attr(config, &a.name),
+            attr(planned, &a.name),
+            &path.attr(a.name.clone()),
+            out,
+        );
+    }
+    for nested in &block.block_types {
+        let name = &nested.type_name;
+        nested_block(
+            nested,
+            attr(prior, name),
+            attr(config, name),
+            attr(planned, name),
+            &path.attr(name.clone()),
+            out,
+        );
+    }
+}
+
+fn attribute(
+    a: &Attribute,
+    prior: &Value,
+    config: &Value,
+    planned: &Value,
+    path: &AttributePath,
+    out: &mut Vec<Violation>,
+) {
+    // Write-only values never enter a plan, whatever the configuration holds.
+    if a.write_only {
+        if !planned.is_null() {
+            out.push(Violation::new(
+                path,
+                "planned value for write-only attribute is not null",
+            ));
+        }
+        return;
+    }
+    if same(planned, config) {
+        return;
+    }
+    if !prior.is_null() && !config.is_null() && same(planned, prior) {
+        return;
+    }
+    if a.computed && !a.optional && !a.required {
+        return;
+    }
+    if config.is_null() && a.computed {
+        return;
+    }
+    if config.is_null() {
+        let message = if a.sensitive {
+            "sensitive planned value for a non-computed attribute".to_owned()
+        } else {
+            format!(
+                "planned value {} for a non-computed attribute",
+                render(planned)
+            )
+        };
+        return out.push(Violation::new(path, message));
+    }
+    if let AttributeType::Nested(object) = &a.ty {
+        return nested_attribute(object, prior, config, planned, path, out);
+    }
+    let message = match (a.sensitive, prior.is_null()) {
+        (true, true) => "sensitive planned value does not match config value".to_owned(),
+        (true, false) => {
+            "sensitive planned value does not match config value nor prior value".to_owned()
+        }
+        (false, true) => format!(
+            "planned value {} does not match config value {}",
+            render(planned),
+            render(config)
+        ),
+        (false, false) => format!(
+            "planned value {} does not match config value {} nor prior value {}",
+            render(planned),
+            render(config),
+            render(prior)
+        ),
+    };
+    out.push(Violation::new(path, message));
+}
+
+fn nested_attribute(
+    object: &NestedObject,
+    prior: &Value,
+    config: &Value,
+    planned: &Value,
+    path: &AttributePath,
+    out: &mut Vec<Violation>,
+) {
+    match (planned.is_null(), config.is_null()) {
+        (true, true) => return,
+        (true, false) => {
+            return out.push(Violation::new(
+                path,
+                "planned for absence but config wants existence",
+            ));
+        }
+        (false, true) => {
+            return out.push(Violation::new(
+                path,
+                "planned for existence but config wants absence",
+            ));
+        }
+        (false, false) => {}
+    }
+    if planned.is_unknown() {
+        return out.push(Violation::new(path, "planned unknown for configured value"));
+    }
+    if config.is_unknown() {
+        return out.push(Violation::new(
+            path,
+            format!(
+                "planned value {} for an unknown configured value",
+                render(planned)
+            ),
+        ));
+    }
+    let attrs_block = Block {
+        attributes: object.attributes.clone(),
+        ..Block::default()
+    };
+    match object.nesting {
+        ObjectNesting::Single => self::object(&attrs_block, prior, config, planned, path, out),
+        ObjectNesting::List => {
+            let (planned_items, config_items) = (elements(planned), elements(config));
+            if planned_items.len() != config_items.len() {
+                return out.push(Violation::new(
+                    path,
+                    format!(
+                        "count in plan ({}) disagrees with count in config ({})",
+                        planned_items.len(),
+                        config_items.len()
+                    ),
+                ));
+            }
+            let prior_items = elements(prior);
+            for (i, (p, c)) in planned_items.iter().zip(config_items).enumerate() {
+                let before = prior_items.get(i).unwrap_or(&Value::Null);
+                self::object(&attrs_block, before, c, p, &path.index(i as i64), out);
+            }
+        }
+        ObjectNesting::Map => {
+            let (planned_map, config_map) = (entries(planned), entries(config));
+            map_keys(planned_map, config_map, path, "map key", out);
+            for (key, p) in planned_map {
+                if let Some(c) = config_map.get(key) {
+                    let before = entries(prior).get(key).unwrap_or(&Value::Null);
+                    self::object(&attrs_block, before, c, p, &path.key(key.clone()), out);
+                }
+            }
+        }
+        ObjectNesting::Set => {
+            let (planned_items, config_items) = (elements(planned), elements(config));
+            if planned_items.len() != config_items.len() {
+                out.push(Violation::new(
+                    path,
+                    format!(
+                        "count in plan ({}) disagrees with count in config ({})",
+                        planned_items.len(),
+                        config_items.len()
+                    ),
+                ));
+            }
+        }
+    }
+}
+
+fn nested_block(
+    nested: &NestedBlock,
+    prior: &Value,
+    config: &Value,
+    planned: &Value,
+    path: &AttributePath,
+    out: &mut Vec<Violation>,
+) {
+    if nested.nesting != BlockNesting::Single && planned.is_null() {
+        let kind = match nested.nesting {
+            BlockNesting::List => "list",
+            BlockNesting::Set => "set",
+            BlockNesting::Map => "map",
+            _ => "group",
+        };
+        return out.push(Violation::new(
+            path,
+            format!("attribute representing a {kind} of nested blocks must be empty to indicate no blocks, not null"),
+        ));
+    }
+    if same(planned, config) {
+        return;
+    }
+    if config.is_unknown() {
+        return out.push(Violation::new(
+            path,
+            format!(
+                "planned value {} for unknown dynamic block",
+                render(planned)
+            ),
+        ));
+    }
+    if planned.is_unknown() {
+        return out.push(Violation::new(
+            path,
+            "attribute representing nested block must not be unknown itself; set nested attribute values to unknown instead",
+        ));
+    }
+    match nested.nesting {
+        BlockNesting::Single | BlockNesting::Group => {
+            object(&nested.block, prior, config, planned, path, out)
+        }
+        BlockNesting::List => {
+            let (planned_items, config_items) = (elements(planned), elements(config));
+            if planned_items.len() != config_items.len() {
+                return out.push(Violation::new(
+                    path,
+                    format!(
+                        "block count in plan ({}) disagrees with count in config ({})",
+                        planned_items.len(),
+                        config_items.len()
+                    ),
+                ));
+            }
+            let prior_items = elements(prior);
+            for (i, (p, c)) in planned_items.iter().zip(config_items).enumerate() {
+                let here = path.index(i as i64);
+                if p.is_unknown() {
+                    out.push(element_unknown(&here));
+                    continue;
+                }
+                object(
+                    &nested.block,
+                    prior_items.get(i).unwrap_or(&Value::Null),
+                    c,
+                    p,
+                    &here,
+                    out,
+                );
+            }
+        }
+        BlockNesting::Map => {
+            let (planned_map, config_map) = (entries(planned), entries(config));
+            map_keys(planned_map, config_map, path, "block key", out);
+            for (key, p) in planned_map {
+                let here = path.key(key.clone());
+                if p.is_unknown() {
+                    out.push(element_unknown(&here));
+                    continue;
+                }
+                if let Some(c) = config_map.get(key) {
+                    let before = entries(prior).get(key).unwrap_or(&Value::Null);
+                    object(&nested.block, before, c, p, &here, out);
+                }
+            }
+        }
+        BlockNesting::Set => {
+            for (i, p) in elements(planned).iter().enumerate() {
+                if p.is_unknown() {
+                    out.push(element_unknown(&path.index(i as i64)));
+                }
+            }
+        }
+    }
+}
+
+fn element_unknown(path: &AttributePath) -> Violation {
+    Violation::new(
+        path,
+        "element representing nested block must not be unknown itself; set nested attribute values to unknown instead",
+    )
+}
+
+fn map_keys(
+    planned: &std::collections::BTreeMap<String, Value>,
+    config: &std::collections::BTreeMap<String, Value>,
+    path: &AttributePath,
+    what: &str,
+    out: &mut Vec<Violation>,
+) {
+    for key in planned.keys().filter(|k| !config.contains_key(*k)) {
+        out.push(Violation::new(
+            path,
+            format!("{what} {key:?} from plan is not present in config"),
+        ));
+    }
+    for key in config.keys().filter(|k| !planned.contains_key(*k)) {
+        out.push(Violation::new(
+            path,
+            format!("{what} {key:?} from config is not present in plan"),
+        ));
+    }
+}
+
+fn elements(value: &Value) -> &[Value] {
+    unwrap_dynamic(value).as_elements().unwrap_or(&[])
+}
+
+fn entries(value: &Value) -> &std::collections::BTreeMap<String, Value> {
+    static EMPTY: std::collections::BTreeMap<String, Value> = std::collections::BTreeMap::new();
+    unwrap_dynamic(value).as_entries().unwrap_or(&EMPTY)
+}

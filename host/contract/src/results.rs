@@ -1,0 +1,82 @@
+//! Results that become state or data without a plan to compare against: ReadResource,
+//! UpgradeResourceState, ImportResourceState, ReadDataSource. They must be wholly known,
+//! and imports and data sources must not be null.
+
+use tfwasm_model::{AttributePath, Value};
+
+use crate::Violation;
+
+/// Paths of every unknown inside `value` (the root itself included).
+pub(crate) fn unknown_paths(value: &Value) -> Vec<AttributePath> {
+    let mut out = Vec::new();
+    walk(value, &AttributePath::root(), &mut out);
+    out
+}
+
+fn walk(value: &Value, path: &AttributePath, out: &mut Vec<AttributePath>) {
+    match value {
+        Value::Unknown(_) => out.push(path.clone()),
+        Value::List(items) | Value::Tuple(items) | Value::Set(items) => {
+            for (i, item) in items.iter().enumerate() {
+                walk(item, &path.index(i as i64), out);
+            }
+        }
+        Value::Object(entries) => {
+            for (k, v) in entries {
+                walk(v, &path.attr(k.clone()), out);
+            }
+        }
+        Value::Map(entries) => {
+            for (k, v) in entries {
+                walk(v, &path.key(k.clone()), out);
+            }
+        }
+        Value::Dynamic(_, inner) => walk(inner, path, out),
+        _ => {}
+    }
+}
+
+/// A state returned by read or upgrade: no unknown anywhere.
+pub fn check_wholly_known(value: &Value) -> Vec<Violation> {
+    unknown_paths(value)
+        .into_iter()
+        .map(|path| {
+            Violation::new(
+                &path,
+                "unknown value in a returned state; every value must be known",
+            )
+        })
+        .collect()
+}
+
+/// An imported object: a type name this provider has, a non-null and wholly known state.
+pub fn check_import(type_name: &str, known_type: bool, state: &Value) -> Vec<Violation> {
+    let root = AttributePath::root();
+    if type_name.is_empty() {
+        return vec![Violation::new(&root, "imported object has no type name")];
+    }
+    if !known_type {
+        return vec![Violation::new(
+            &root,
+            format!("imported object has type {type_name:?}, which this provider does not have"),
+        )];
+    }
+    if state.is_null() {
+        return vec![Violation::new(&root, "imported object is null")];
+    }
+    check_wholly_known(state)
+}
+
+/// A data source result: non-null and wholly known.
+pub fn check_data_source(value: &Value) -> Vec<Violation> {
+    if value.is_null() {
+        return vec![Violation::new(
+            &AttributePath::root(),
+            "data source returned a null object",
+        )];
+    }
+    unknown_paths(value)
+        .into_iter()
+        .map(|path| Violation::new(&path, "data source result is not wholly known"))
+        .collect()
+}
