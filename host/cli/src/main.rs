@@ -2,6 +2,7 @@
 //! packages components as providers Terraform can install, and inspects them.
 
 mod commands;
+mod config;
 mod hclog;
 
 use std::path::PathBuf;
@@ -35,6 +36,9 @@ enum Command {
     Package(commands::package::Args),
     /// Show what a component declares: resource types, data sources and their schemas.
     Inspect(commands::inspect::Args),
+    /// Check a plan or an apply result against the lifecycle contracts, offline.
+    #[command(subcommand)]
+    Check(commands::check::Check),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +52,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => return commands::serve::run(args, env),
         Command::Package(args) => commands::package::run(args),
         Command::Inspect(args) => commands::inspect::run(args),
+        Command::Check(check) => return commands::check::run(check),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

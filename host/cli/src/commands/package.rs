@@ -29,6 +29,11 @@ pub struct Args {
     /// Target platform directory name.
     #[arg(long, value_name = "OS_ARCH", default_value = "linux_amd64")]
     platform: String,
+    /// What a lifecycle-contract violation by this provider becomes: `error` fails the run,
+    /// `warn` only reports it (for authors migrating a provider). Written to tfwasm.toml;
+    /// TFWASM_CONTRACT_VIOLATIONS overrides it at run time.
+    #[arg(long, value_enum, value_name = "MODE", default_value = "error")]
+    contract_violations: crate::config::Violations,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -81,6 +86,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let binary = dir.join(format!("terraform-provider-{type_name}_v{}", args.version));
     copy(&exe, &binary)?;
     copy(&args.component, &dir.join(crate::PACKAGED_COMPONENT))?;
+    let settings = crate::config::ProviderConfig {
+        contracts: crate::config::Contracts { violations: args.contract_violations },
+    };
+    let settings_path = dir.join(crate::config::FILE_NAME);
+    std::fs::write(&settings_path, crate::config::render(&settings)?)
+        .with_context(|| format!("writing {}", settings_path.display()))?;
     println!("{}", binary.display());
     eprintln!(
         "packaged {} ({} resource types, {} data sources) as {}/{}/{} {}",

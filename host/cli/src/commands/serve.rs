@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use tfwasm_contract::Checked;
 use tfwasm_runtime::cache::{self, Origin};
 use tfwasm_runtime::{Limits, WasmProvider};
 use tfwasm_wire::handshake::{NOT_A_PLUGIN_MESSAGE, PluginEnv};
@@ -82,6 +83,7 @@ async fn serve_component(args: Args, env: PluginEnv, level: tracing::Level) -> a
             "no provider component: pass --component PATH, or run a package made by `tfwasm package` (component.wasm beside the executable)"
         )
     })?;
+    let settings = crate::config::load(&component)?;
     let cache_dir = args.cache_dir.unwrap_or_else(cache::default_dir);
     let (provider, report) = WasmProvider::load(
         &component,
@@ -89,6 +91,7 @@ async fn serve_component(args: Args, env: PluginEnv, level: tracing::Level) -> a
         &cache_dir,
         Arc::new(GuestLog { max_level: level }),
     )?;
+    let provider = Checked::new(provider, provider_name(&component), settings.contracts.violations.mode());
     tracing::debug!(
         component = %component.display(),
         origin = match report.origin { Origin::Cached => "cache", Origin::Compiled => "compiled" },
@@ -97,6 +100,16 @@ async fn serve_component(args: Args, env: PluginEnv, level: tracing::Level) -> a
     );
     serve(provider, ServeOptions { env, tcp: args.tcp }).await?;
     Ok(())
+}
+
+/// The provider's type name for diagnostics: from the packaged executable's name
+/// (`terraform-provider-TYPE_vX.Y.Z`), else the component's file name.
+fn provider_name(component: &std::path::Path) -> String {
+    let exe = std::env::current_exe().ok().and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()));
+    if let Some(rest) = exe.as_deref().and_then(|n| n.strip_prefix("terraform-provider-")) {
+        return rest.split("_v").next().unwrap_or(rest).to_owned();
+    }
+    component.file_stem().map_or_else(|| "provider".to_owned(), |s| s.to_string_lossy().into_owned())
 }
 
 /// go-plugin servers ignore SIGINT: Terraform handles Ctrl-C itself and sends StopProvider.
