@@ -79,7 +79,9 @@ pub fn path_for(component: &Path) -> PathBuf {
 pub fn load(component: &Path) -> anyhow::Result<ProviderConfig> {
     let path = path_for(component);
     let mut config = match std::fs::read_to_string(&path) {
-        Ok(text) => parse(&text).with_context(|| format!("invalid settings in {}", path.display()))?,
+        Ok(text) => {
+            parse(&text).with_context(|| format!("invalid settings in {}", path.display()))?
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => ProviderConfig::default(),
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
     };
@@ -115,13 +117,19 @@ mod tests {
 
     #[test]
     fn round_trips() {
-        let config = ProviderConfig { contracts: Contracts { violations: Violations::Warn } };
+        let config = ProviderConfig {
+            contracts: Contracts {
+                violations: Violations::Warn,
+            },
+        };
         assert_eq!(parse(&render(&config).unwrap()).unwrap(), config);
     }
 
     #[test]
     fn typos_are_errors_that_say_where() {
-        let err = parse("[contracts]\nviolation = \"warn\"\n").unwrap_err().to_string();
+        let err = parse("[contracts]\nviolation = \"warn\"\n")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("violation"), "{err}");
         assert!(parse("[contracts]\nviolations = \"loud\"\n").is_err());
     }

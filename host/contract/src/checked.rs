@@ -318,7 +318,10 @@ mod tests {
         name.required = true;
         let mut id = Attribute::new("id", Type::String);
         id.computed = true;
-        Block { attributes: vec![name, id], ..Block::default() }
+        Block {
+            attributes: vec![name, id],
+            ..Block::default()
+        }
     }
 
     fn ty() -> Type {
@@ -331,7 +334,10 @@ mod tests {
 
     impl Provider for Fake {
         async fn get_provider_schema(&self) -> ProviderSchema {
-            let schema = Schema { version: 0, block: block() };
+            let schema = Schema {
+                version: 0,
+                block: block(),
+            };
             let mut out = ProviderSchema::default();
             out.resources.insert("fake_thing".into(), schema.clone());
             out.data_sources.insert("fake_data".into(), schema);
@@ -349,19 +355,31 @@ mod tests {
         async fn validate_data_resource_config(&self, _: ValidateConfigRequest) -> Diagnostics {
             Vec::new()
         }
-        async fn upgrade_resource_state(&self, _: UpgradeResourceStateRequest) -> UpgradeResourceStateResponse {
+        async fn upgrade_resource_state(
+            &self,
+            _: UpgradeResourceStateRequest,
+        ) -> UpgradeResourceStateResponse {
             self.upgrade.clone()
         }
         async fn read_resource(&self, _: ReadResourceRequest) -> ReadResourceResponse {
             self.read.clone()
         }
-        async fn plan_resource_change(&self, _: PlanResourceChangeRequest) -> PlanResourceChangeResponse {
+        async fn plan_resource_change(
+            &self,
+            _: PlanResourceChangeRequest,
+        ) -> PlanResourceChangeResponse {
             self.plan.clone()
         }
-        async fn apply_resource_change(&self, _: ApplyResourceChangeRequest) -> ApplyResourceChangeResponse {
+        async fn apply_resource_change(
+            &self,
+            _: ApplyResourceChangeRequest,
+        ) -> ApplyResourceChangeResponse {
             self.apply.clone()
         }
-        async fn import_resource_state(&self, _: ImportResourceStateRequest) -> ImportResourceStateResponse {
+        async fn import_resource_state(
+            &self,
+            _: ImportResourceStateRequest,
+        ) -> ImportResourceStateResponse {
             self.import.clone()
         }
         async fn read_data_source(&self, _: ReadDataSourceRequest) -> ReadDataSourceResponse {
@@ -383,22 +401,35 @@ mod tests {
     }
 
     fn run<F: std::future::Future>(f: F) -> F::Output {
-        tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(f)
     }
 
     #[test]
     fn plan_violation_names_provider_type_rpc_path_and_values() {
         let fake = Fake {
-            plan: PlanResourceChangeResponse { planned_state: obj("b".into(), Value::unknown()), ..Default::default() },
+            plan: PlanResourceChangeResponse {
+                planned_state: obj("b".into(), Value::unknown()),
+                ..Default::default()
+            },
             ..Fake::default()
         };
-        let resp = run(Checked::new(fake, "fake", Mode::Enforce).plan_resource_change(plan_request()));
+        let resp =
+            run(Checked::new(fake, "fake", Mode::Enforce).plan_resource_change(plan_request()));
         assert_eq!(resp.diagnostics.len(), 1, "{:?}", resp.diagnostics);
         let d = &resp.diagnostics[0];
         assert_eq!(d.severity, Severity::Error);
         assert_eq!(d.summary, "Provider produced invalid plan");
         assert_eq!(d.attribute, Some(AttributePath::attribute("name")));
-        for part in ["PlanResourceChange", "\"fake\"", "fake_thing", "`.name`", "planned value \"b\" does not match config value \"a\""] {
+        for part in [
+            "PlanResourceChange",
+            "\"fake\"",
+            "fake_thing",
+            "`.name`",
+            "planned value \"b\" does not match config value \"a\"",
+        ] {
             assert!(d.detail.contains(part), "{part} in {}", d.detail);
         }
     }
@@ -406,7 +437,10 @@ mod tests {
     #[test]
     fn warn_mode_downgrades() {
         let fake = Fake {
-            plan: PlanResourceChangeResponse { planned_state: obj("b".into(), Value::unknown()), ..Default::default() },
+            plan: PlanResourceChangeResponse {
+                planned_state: obj("b".into(), Value::unknown()),
+                ..Default::default()
+            },
             ..Fake::default()
         };
         let resp = run(Checked::new(fake, "fake", Mode::Warn).plan_resource_change(plan_request()));
@@ -416,8 +450,15 @@ mod tests {
     #[test]
     fn a_valid_plan_passes_untouched() {
         let planned = obj("a".into(), Value::unknown());
-        let fake = Fake { plan: PlanResourceChangeResponse { planned_state: planned.clone(), ..Default::default() }, ..Fake::default() };
-        let resp = run(Checked::new(fake, "fake", Mode::Enforce).plan_resource_change(plan_request()));
+        let fake = Fake {
+            plan: PlanResourceChangeResponse {
+                planned_state: planned.clone(),
+                ..Default::default()
+            },
+            ..Fake::default()
+        };
+        let resp =
+            run(Checked::new(fake, "fake", Mode::Enforce).plan_resource_change(plan_request()));
         assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
         assert_eq!(resp.planned_state, planned);
     }
@@ -425,14 +466,28 @@ mod tests {
     #[test]
     fn nonconforming_plan_is_reported_with_its_path() {
         // One attribute where the schema has two.
-        let bytes = tfwasm_model::codec::msgpack::encode(&Value::object([("name", "a".into())]), &Type::object([("name", Type::String)])).unwrap();
+        let bytes = tfwasm_model::codec::msgpack::encode(
+            &Value::object([("name", "a".into())]),
+            &Type::object([("name", Type::String)]),
+        )
+        .unwrap();
         let fake = Fake {
-            plan: PlanResourceChangeResponse { planned_state: DynamicValue::from_msgpack(bytes), ..Default::default() },
+            plan: PlanResourceChangeResponse {
+                planned_state: DynamicValue::from_msgpack(bytes),
+                ..Default::default()
+            },
             ..Fake::default()
         };
-        let resp = run(Checked::new(fake, "fake", Mode::Enforce).plan_resource_change(plan_request()));
+        let resp =
+            run(Checked::new(fake, "fake", Mode::Enforce).plan_resource_change(plan_request()));
         assert_eq!(resp.diagnostics.len(), 1);
-        assert!(resp.diagnostics[0].detail.contains("does not conform to the schema"), "{}", resp.diagnostics[0].detail);
+        assert!(
+            resp.diagnostics[0]
+                .detail
+                .contains("does not conform to the schema"),
+            "{}",
+            resp.diagnostics[0].detail
+        );
     }
 
     #[test]
@@ -444,7 +499,8 @@ mod tests {
             },
             ..Fake::default()
         };
-        let resp = run(Checked::new(fake, "fake", Mode::Enforce).plan_resource_change(plan_request()));
+        let resp =
+            run(Checked::new(fake, "fake", Mode::Enforce).plan_resource_change(plan_request()));
         assert_eq!(resp.diagnostics.len(), 1);
         assert_eq!(resp.diagnostics[0].summary, "own");
     }
@@ -462,21 +518,41 @@ mod tests {
     #[test]
     fn apply_with_unknown_keeps_the_state_and_reports() {
         let new = obj("a".into(), Value::unknown());
-        let fake = Fake { apply: ApplyResourceChangeResponse { new_state: new.clone(), ..Default::default() }, ..Fake::default() };
-        let resp = run(Checked::new(fake, "fake", Mode::Enforce).apply_resource_change(apply_request()));
+        let fake = Fake {
+            apply: ApplyResourceChangeResponse {
+                new_state: new.clone(),
+                ..Default::default()
+            },
+            ..Fake::default()
+        };
+        let resp =
+            run(Checked::new(fake, "fake", Mode::Enforce).apply_resource_change(apply_request()));
         assert_eq!(resp.diagnostics.len(), 1);
-        assert_eq!(resp.diagnostics[0].summary, "Provider produced inconsistent result after apply");
-        assert_eq!(resp.diagnostics[0].attribute, Some(AttributePath::attribute("id")));
-        assert_eq!(resp.new_state, new, "the state is handed back so nothing is lost");
+        assert_eq!(
+            resp.diagnostics[0].summary,
+            "Provider produced inconsistent result after apply"
+        );
+        assert_eq!(
+            resp.diagnostics[0].attribute,
+            Some(AttributePath::attribute("id"))
+        );
+        assert_eq!(
+            resp.new_state, new,
+            "the state is handed back so nothing is lost"
+        );
     }
 
     #[test]
     fn apply_that_cannot_be_decoded_returns_the_prior_state() {
         let fake = Fake {
-            apply: ApplyResourceChangeResponse { new_state: DynamicValue::from_msgpack(vec![0x93]), ..Default::default() },
+            apply: ApplyResourceChangeResponse {
+                new_state: DynamicValue::from_msgpack(vec![0x93]),
+                ..Default::default()
+            },
             ..Fake::default()
         };
-        let resp = run(Checked::new(fake, "fake", Mode::Enforce).apply_resource_change(apply_request()));
+        let resp =
+            run(Checked::new(fake, "fake", Mode::Enforce).apply_resource_change(apply_request()));
         assert_eq!(resp.diagnostics.len(), 1);
         assert_eq!(resp.new_state, DynamicValue::null());
     }
@@ -484,29 +560,62 @@ mod tests {
     #[test]
     fn apply_changing_a_planned_value() {
         let fake = Fake {
-            apply: ApplyResourceChangeResponse { new_state: obj("z".into(), "i".into()), ..Default::default() },
+            apply: ApplyResourceChangeResponse {
+                new_state: obj("z".into(), "i".into()),
+                ..Default::default()
+            },
             ..Fake::default()
         };
-        let resp = run(Checked::new(fake, "fake", Mode::Enforce).apply_resource_change(apply_request()));
+        let resp =
+            run(Checked::new(fake, "fake", Mode::Enforce).apply_resource_change(apply_request()));
         assert_eq!(resp.diagnostics.len(), 1);
-        assert!(resp.diagnostics[0].detail.contains("was \"a\", but now \"z\""), "{}", resp.diagnostics[0].detail);
+        assert!(
+            resp.diagnostics[0]
+                .detail
+                .contains("was \"a\", but now \"z\""),
+            "{}",
+            resp.diagnostics[0].detail
+        );
     }
 
     #[test]
     fn read_with_unknown_keeps_the_recorded_state() {
         let current = obj("a".into(), "i".into());
-        let fake = Fake { read: ReadResourceResponse { new_state: obj("a".into(), Value::unknown()), ..Default::default() }, ..Fake::default() };
-        let req = ReadResourceRequest { type_name: "fake_thing".into(), current_state: current.clone(), ..Default::default() };
+        let fake = Fake {
+            read: ReadResourceResponse {
+                new_state: obj("a".into(), Value::unknown()),
+                ..Default::default()
+            },
+            ..Fake::default()
+        };
+        let req = ReadResourceRequest {
+            type_name: "fake_thing".into(),
+            current_state: current.clone(),
+            ..Default::default()
+        };
         let resp = run(Checked::new(fake, "fake", Mode::Enforce).read_resource(req));
         assert_eq!(resp.diagnostics.len(), 1);
-        assert_eq!(resp.diagnostics[0].summary, "Provider produced invalid object");
+        assert_eq!(
+            resp.diagnostics[0].summary,
+            "Provider produced invalid object"
+        );
         assert_eq!(resp.new_state, current);
     }
 
     #[test]
     fn read_may_return_null() {
-        let fake = Fake { read: ReadResourceResponse { new_state: DynamicValue::null(), ..Default::default() }, ..Fake::default() };
-        let req = ReadResourceRequest { type_name: "fake_thing".into(), current_state: obj("a".into(), "i".into()), ..Default::default() };
+        let fake = Fake {
+            read: ReadResourceResponse {
+                new_state: DynamicValue::null(),
+                ..Default::default()
+            },
+            ..Fake::default()
+        };
+        let req = ReadResourceRequest {
+            type_name: "fake_thing".into(),
+            current_state: obj("a".into(), "i".into()),
+            ..Default::default()
+        };
         let resp = run(Checked::new(fake, "fake", Mode::Enforce).read_resource(req));
         assert!(resp.diagnostics.is_empty());
     }
@@ -515,44 +624,92 @@ mod tests {
     fn imports_need_a_known_type_and_a_known_state() {
         for (type_name, state, expect) in [
             ("", obj("a".into(), "i".into()), "has no type name"),
-            ("fake_other", obj("a".into(), "i".into()), "which this provider does not have"),
-            ("fake_thing", DynamicValue::null(), "imported object is null"),
-            ("fake_thing", obj("a".into(), Value::unknown()), "unknown value"),
+            (
+                "fake_other",
+                obj("a".into(), "i".into()),
+                "which this provider does not have",
+            ),
+            (
+                "fake_thing",
+                DynamicValue::null(),
+                "imported object is null",
+            ),
+            (
+                "fake_thing",
+                obj("a".into(), Value::unknown()),
+                "unknown value",
+            ),
         ] {
             let fake = Fake {
                 import: ImportResourceStateResponse {
-                    imported_resources: vec![ImportedResource { type_name: type_name.into(), state, private: Vec::new() }],
+                    imported_resources: vec![ImportedResource {
+                        type_name: type_name.into(),
+                        state,
+                        private: Vec::new(),
+                    }],
                     diagnostics: Vec::new(),
                 },
                 ..Fake::default()
             };
-            let req = ImportResourceStateRequest { type_name: "fake_thing".into(), id: "x".into() };
+            let req = ImportResourceStateRequest {
+                type_name: "fake_thing".into(),
+                id: "x".into(),
+            };
             let resp = run(Checked::new(fake, "fake", Mode::Enforce).import_resource_state(req));
             assert_eq!(resp.diagnostics.len(), 1, "{type_name}");
-            assert!(resp.diagnostics[0].detail.contains(expect), "{expect}: {}", resp.diagnostics[0].detail);
+            assert!(
+                resp.diagnostics[0].detail.contains(expect),
+                "{expect}: {}",
+                resp.diagnostics[0].detail
+            );
         }
     }
 
     #[test]
     fn data_sources_must_be_non_null_and_known() {
-        for (state, expect) in [(DynamicValue::null(), "null object"), (obj("a".into(), Value::unknown()), "not wholly known")] {
-            let fake = Fake { data: ReadDataSourceResponse { state, diagnostics: Vec::new() }, ..Fake::default() };
-            let req = ReadDataSourceRequest { type_name: "fake_data".into(), ..Default::default() };
+        for (state, expect) in [
+            (DynamicValue::null(), "null object"),
+            (obj("a".into(), Value::unknown()), "not wholly known"),
+        ] {
+            let fake = Fake {
+                data: ReadDataSourceResponse {
+                    state,
+                    diagnostics: Vec::new(),
+                },
+                ..Fake::default()
+            };
+            let req = ReadDataSourceRequest {
+                type_name: "fake_data".into(),
+                ..Default::default()
+            };
             let resp = run(Checked::new(fake, "fake", Mode::Enforce).read_data_source(req));
             assert_eq!(resp.diagnostics.len(), 1);
-            assert!(resp.diagnostics[0].detail.contains(expect), "{}", resp.diagnostics[0].detail);
+            assert!(
+                resp.diagnostics[0].detail.contains(expect),
+                "{}",
+                resp.diagnostics[0].detail
+            );
         }
     }
 
     #[test]
     fn upgrades_must_be_known() {
         let fake = Fake {
-            upgrade: UpgradeResourceStateResponse { upgraded_state: obj("a".into(), Value::unknown()), diagnostics: Vec::new() },
+            upgrade: UpgradeResourceStateResponse {
+                upgraded_state: obj("a".into(), Value::unknown()),
+                diagnostics: Vec::new(),
+            },
             ..Fake::default()
         };
-        let req = UpgradeResourceStateRequest { type_name: "fake_thing".into(), ..Default::default() };
+        let req = UpgradeResourceStateRequest {
+            type_name: "fake_thing".into(),
+            ..Default::default()
+        };
         let resp = run(Checked::new(fake, "fake", Mode::Enforce).upgrade_resource_state(req));
         assert_eq!(resp.diagnostics.len(), 1);
-        assert_eq!(resp.diagnostics[0].summary, "Invalid resource state upgrade");
+        assert_eq!(
+            resp.diagnostics[0].summary,
+            "Invalid resource state upgrade"
+        );
     }
 }

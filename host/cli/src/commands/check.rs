@@ -57,31 +57,58 @@ pub fn run(check: Check) -> ExitCode {
 
 fn read(file: &Path) -> Result<serde_json::Map<String, Json>, Malformed> {
     let text = if file.as_os_str() == "-" {
-        std::io::read_to_string(std::io::stdin()).map_err(|e| Malformed(format!("cannot read standard input: {e}")))?
+        std::io::read_to_string(std::io::stdin())
+            .map_err(|e| Malformed(format!("cannot read standard input: {e}")))?
     } else {
-        std::fs::read_to_string(file).map_err(|e| Malformed(format!("cannot read {}: {e}", file.display())))?
+        std::fs::read_to_string(file)
+            .map_err(|e| Malformed(format!("cannot read {}: {e}", file.display())))?
     };
     match serde_json::from_str(&text) {
         Ok(Json::Object(doc)) => Ok(doc),
-        Ok(_) => Err(Malformed(format!("{}: expected a JSON object", file.display()))),
-        Err(e) => Err(Malformed(format!("{}: not valid JSON: {e}", file.display()))),
+        Ok(_) => Err(Malformed(format!(
+            "{}: expected a JSON object",
+            file.display()
+        ))),
+        Err(e) => Err(Malformed(format!(
+            "{}: not valid JSON: {e}",
+            file.display()
+        ))),
     }
 }
 
-fn schema(doc: &serde_json::Map<String, Json>, file: &Path, allowed: &[&str]) -> Result<Block, Malformed> {
+fn schema(
+    doc: &serde_json::Map<String, Json>,
+    file: &Path,
+    allowed: &[&str],
+) -> Result<Block, Malformed> {
     if let Some(extra) = doc.keys().find(|k| !allowed.contains(&k.as_str())) {
-        return Err(Malformed(format!("{}: unexpected key {extra:?} (expected {allowed:?})", file.display())));
+        return Err(Malformed(format!(
+            "{}: unexpected key {extra:?} (expected {allowed:?})",
+            file.display()
+        )));
     }
-    let json = doc.get("schema").ok_or_else(|| Malformed(format!("{}: missing \"schema\"", file.display())))?;
+    let json = doc
+        .get("schema")
+        .ok_or_else(|| Malformed(format!("{}: missing \"schema\"", file.display())))?;
     block_from_json(json).map_err(|e| Malformed(format!("{}: {e}", file.display())))
 }
 
-fn value(doc: &serde_json::Map<String, Json>, key: &str, ty: &Type, file: &Path, required: bool) -> Result<Value, Malformed> {
+fn value(
+    doc: &serde_json::Map<String, Json>,
+    key: &str,
+    ty: &Type,
+    file: &Path,
+    required: bool,
+) -> Result<Value, Malformed> {
     match doc.get(key) {
         None if required => Err(Malformed(format!("{}: missing {key:?}", file.display()))),
         None => Ok(Value::Null),
         Some(json) => decode_with_unknowns(json, ty).map_err(|e| {
-            let at = if e.path.is_root() { String::new() } else { format!(" at {}", e.path) };
+            let at = if e.path.is_root() {
+                String::new()
+            } else {
+                format!(" at {}", e.path)
+            };
             Malformed(format!("{}: {key}{at}: {}", file.display(), e.message))
         }),
     }
@@ -89,7 +116,18 @@ fn value(doc: &serde_json::Map<String, Json>, key: &str, ty: &Type, file: &Path,
 
 fn plan(file: &Path) -> Result<Vec<Violation>, Malformed> {
     let doc = read(file)?;
-    let block = schema(&doc, file, &["schema", "prior", "config", "planned", "proposed", "requires_replace"])?;
+    let block = schema(
+        &doc,
+        file,
+        &[
+            "schema",
+            "prior",
+            "config",
+            "planned",
+            "proposed",
+            "requires_replace",
+        ],
+    )?;
     let ty = block.implied_type();
     let prior = value(&doc, "prior", &ty, file, true)?;
     let config = value(&doc, "config", &ty, file, true)?;
@@ -101,12 +139,22 @@ fn plan(file: &Path) -> Result<Vec<Violation>, Malformed> {
             .iter()
             .map(|p| {
                 p.as_str()
-                    .ok_or_else(|| Malformed(format!("{}: requires_replace entries are path strings", file.display())))?
+                    .ok_or_else(|| {
+                        Malformed(format!(
+                            "{}: requires_replace entries are path strings",
+                            file.display()
+                        ))
+                    })?
                     .parse::<AttributePath>()
                     .map_err(|e| Malformed(format!("{}: {e}", file.display())))
             })
             .collect::<Result<_, _>>()?,
-        Some(_) => return Err(Malformed(format!("{}: requires_replace must be a list", file.display()))),
+        Some(_) => {
+            return Err(Malformed(format!(
+                "{}: requires_replace must be a list",
+                file.display()
+            )));
+        }
     };
     let mut violations = check_plan(&block, &prior, &config, &planned);
     violations.extend(check_requires_replace(&block, &prior, &paths));

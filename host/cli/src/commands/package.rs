@@ -87,7 +87,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     copy(&exe, &binary)?;
     copy(&args.component, &dir.join(crate::PACKAGED_COMPONENT))?;
     let settings = crate::config::ProviderConfig {
-        contracts: crate::config::Contracts { violations: args.contract_violations },
+        contracts: crate::config::Contracts {
+            violations: args.contract_violations,
+        },
     };
     let settings_path = dir.join(crate::config::FILE_NAME);
     std::fs::write(&settings_path, crate::config::render(&settings)?)

@@ -91,7 +91,11 @@ async fn serve_component(args: Args, env: PluginEnv, level: tracing::Level) -> a
         &cache_dir,
         Arc::new(GuestLog { max_level: level }),
     )?;
-    let provider = Checked::new(provider, provider_name(&component), settings.contracts.violations.mode());
+    let provider = Checked::new(
+        provider,
+        provider_name(&component),
+        settings.contracts.violations.mode(),
+    );
     tracing::debug!(
         component = %component.display(),
         origin = match report.origin { Origin::Cached => "cache", Origin::Compiled => "compiled" },
@@ -105,11 +109,19 @@ async fn serve_component(args: Args, env: PluginEnv, level: tracing::Level) -> a
 /// The provider's type name for diagnostics: from the packaged executable's name
 /// (`terraform-provider-TYPE_vX.Y.Z`), else the component's file name.
 fn provider_name(component: &std::path::Path) -> String {
-    let exe = std::env::current_exe().ok().and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()));
-    if let Some(rest) = exe.as_deref().and_then(|n| n.strip_prefix("terraform-provider-")) {
+    let exe = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()));
+    if let Some(rest) = exe
+        .as_deref()
+        .and_then(|n| n.strip_prefix("terraform-provider-"))
+    {
         return rest.split("_v").next().unwrap_or(rest).to_owned();
     }
-    component.file_stem().map_or_else(|| "provider".to_owned(), |s| s.to_string_lossy().into_owned())
+    component.file_stem().map_or_else(
+        || "provider".to_owned(),
+        |s| s.to_string_lossy().into_owned(),
+    )
 }
 
 /// go-plugin servers ignore SIGINT: Terraform handles Ctrl-C itself and sends StopProvider.
