@@ -132,7 +132,7 @@ fn find_on_path(name: &str) -> Option<PathBuf> {
 }
 
 /// Every sample provider, packaged as `registry.terraform.io/tfwasm/<name>`.
-pub const SAMPLES: &[&str] = &["random"];
+pub const SAMPLES: &[&str] = &["random", "misbehave"];
 
 /// A filesystem mirror holding every sample provider, packaged once per test process.
 fn mirror() -> &'static Path {
@@ -164,6 +164,15 @@ fn mirror() -> &'static Path {
             dir
         })
         .path()
+}
+
+/// Terraform's output with the diagnostic box drawing removed and all whitespace collapsed,
+/// so assertions do not depend on where Terraform wraps lines.
+pub fn flatten(text: &str) -> String {
+    text.replace(['│', '╷', '╵'], " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A throwaway Terraform working directory wired to the sample mirror.

@@ -1,5 +1,6 @@
 //! End to end with real Terraform: every test runs against each client in
 //! `tfwasm_tests::clients()` (Terraform v1.0.3 always, plus tofu/terraform from PATH).
 
+mod contracts;
 mod plugin_binary;
 mod random;

@@ -1,0 +1,302 @@
+//! # tfwasm-sample-misbehave
+//!
+//! A provider that breaks one lifecycle contract on demand (see README.md for the rules).
+//! Most rules go through `tfwasm-sdk`; the ones that need bytes the SDK would refuse to
+//! encode (wrong types, a non-null delete) tamper with the SDK's output in this crate's own
+//! export, which is why it does not use `export_provider!`.
+
+use tfwasm_sdk::glue::{self, wit};
+use tfwasm_sdk::prelude::*;
+
+/// Every rule the resource can break, plus `none`.
+pub const RULES: &[&str] = &[
+    "none",
+    "plan_config_changed",
+    "plan_non_computed_set",
+    "plan_unknown_configured",
+    "plan_block_count",
+    "plan_block_unknown",
+    "plan_bad_replace_path",
+    "plan_wrong_type",
+    "apply_changed",
+    "apply_unknown",
+    "apply_null",
+    "apply_block_count",
+    "apply_wrong_type",
+    "apply_delete_non_null",
+    "read_unknown",
+    "import_unknown",
+];
+
+/// The provider.
+pub struct Misbehave;
+
+impl Provider for Misbehave {
+    fn resources(&self) -> Vec<Box<dyn Resource>> {
+        vec![Box::new(Thing)]
+    }
+}
+
+struct Thing;
+
+/// The `item` list block: `v` (optional) and `c` (computed).
+fn item_block() -> tfwasm_model::NestedBlock {
+    let mut v = tfwasm_model::Attribute::new("v", Type::String);
+    v.optional = true;
+    let mut c = tfwasm_model::Attribute::new("c", Type::String);
+    c.computed = true;
+    tfwasm_model::NestedBlock {
+        type_name: "item".into(),
+        block: tfwasm_model::Block {
+            attributes: vec![v, c],
+            ..Default::default()
+        },
+        nesting: tfwasm_model::BlockNesting::List,
+        min_items: 0,
+        max_items: 0,
+    }
+}
+
+fn rule_of(value: &Value) -> String {
+    value.get_string("rule").ok().flatten().unwrap_or_default()
+}
+
+impl Resource for Thing {
+    fn type_name(&self) -> &'static str {
+        "misbehave_thing"
+    }
+
+    fn schema(&self) -> ResourceSchema {
+        ResourceSchema::new()
+            .description("Breaks the lifecycle contract named by `rule`.")
+            .attr(
+                Attr::string("rule")
+                    .required()
+                    .requires_replace()
+                    .description("Which rule to break, or \"none\"."),
+            )
+            .attr(Attr::string("name").optional().description("Any text."))
+            .attr(
+                Attr::string("opt")
+                    .optional()
+                    .description("Optional and not computed."),
+            )
+            .attr(Attr::string("id").computed().use_state_for_unknown())
+            .attr(Attr::string("result").computed())
+            .block(item_block())
+    }
+
+    fn validate(&self, _ctx: &Context, config: &Value) -> Diagnostics {
+        match config.attr("rule").as_str() {
+            Some(rule) if !RULES.contains(&rule) => vec![
+                Diagnostic::error(
+                    "Unknown rule",
+                    format!("rule must be one of {RULES:?}, got {rule:?}."),
+                )
+                .at(AttributePath::attribute("rule")),
+            ],
+            _ => Vec::new(),
+        }
+    }
+
+    fn modify_plan(&self, _ctx: &Context, plan: &mut PlanContext) -> Result<(), Diagnostic> {
+        let name = plan.planned.attr("name").clone();
+        match rule_of(&plan.planned).as_str() {
+            "plan_config_changed" => {
+                let changed = format!("{}-changed", name.as_str().unwrap_or(""));
+                plan.planned.set("name", changed.into());
+            }
+            "plan_non_computed_set" => {
+                plan.planned.set("opt", "surprise".into());
+            }
+            "plan_unknown_configured" => {
+                plan.planned.set("name", Value::unknown());
+            }
+            "plan_block_count" => {
+                if let Some(Value::List(items)) = plan.planned.get_mut("item") {
+                    items.pop();
+                }
+            }
+            "plan_block_unknown" => {
+                if let Some(Value::List(items)) = plan.planned.get_mut("item") {
+                    if let Some(first) = items.first_mut() {
+                        *first = Value::unknown();
+                    }
+                }
+            }
+            "plan_bad_replace_path" if !plan.is_create() => {
+                plan.requires_replace.push(AttributePath::attribute("nope"));
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn create(
+        &self,
+        _ctx: &Context,
+        planned: &Value,
+        _config: &Value,
+    ) -> Result<Value, Diagnostic> {
+        let rule = rule_of(planned);
+        let mut state = planned.clone().with("id", "thing-1").with("result", "done");
+        match rule.as_str() {
+            "apply_changed" => {
+                let changed = format!("{}-changed", planned.attr("name").as_str().unwrap_or(""));
+                state.set("name", changed.into());
+            }
+            "apply_unknown" => {
+                state.set("result", Value::unknown());
+            }
+            "apply_null" => return Ok(Value::Null),
+            "apply_block_count" => {
+                if let Some(Value::List(items)) = state.get_mut("item") {
+                    items.push(Value::object([
+                        ("v", Value::from("extra")),
+                        ("c", Value::Null),
+                    ]));
+                }
+            }
+            _ => {}
+        }
+        Ok(state)
+    }
+
+    fn update(
+        &self,
+        _ctx: &Context,
+        _prior: &Value,
+        planned: &Value,
+        _config: &Value,
+    ) -> Result<Value, Diagnostic> {
+        Ok(planned.clone().with("result", "updated"))
+    }
+
+    fn read(&self, _ctx: &Context, state: &Value) -> Result<Option<Value>, Diagnostic> {
+        if rule_of(state) == "read_unknown" {
+            return Ok(Some(state.clone().with("result", Value::unknown())));
+        }
+        Ok(Some(state.clone()))
+    }
+
+    fn import(&self, _ctx: &Context, id: &str) -> Result<Value, Diagnostic> {
+        let mut state = self.schema().null_object();
+        state.set("rule", id.into());
+        state.set("id", id.into());
+        state.set("item", Value::List(Vec::new()));
+        state.set(
+            "result",
+            if id == "import_unknown" {
+                Value::unknown()
+            } else {
+                "imported".into()
+            },
+        );
+        Ok(state)
+    }
+}
+
+fn schema_type() -> Type {
+    Thing.schema().value_type()
+}
+
+/// Re-encodes `bytes` with `attr` replaced by `replacement` of type `replacement_type`,
+/// producing an object that no longer fits the schema.
+fn with_wrong_type(
+    bytes: &[u8],
+    attr: &str,
+    replacement: Value,
+    replacement_type: Type,
+) -> Vec<u8> {
+    let ty = schema_type();
+    let Ok(mut value) = tfwasm_model::codec::msgpack::decode(bytes, &ty) else {
+        return bytes.to_vec();
+    };
+    let Type::Object(mut attrs) = ty else {
+        return bytes.to_vec();
+    };
+    attrs.insert(attr.to_owned(), replacement_type);
+    value.set(attr, replacement);
+    tfwasm_model::codec::msgpack::encode(&value, &Type::Object(attrs))
+        .unwrap_or_else(|_| bytes.to_vec())
+}
+
+fn rule_in(bytes: &[u8]) -> String {
+    tfwasm_model::codec::msgpack::decode(bytes, &schema_type())
+        .map(|v| rule_of(&v))
+        .unwrap_or_default()
+}
+
+struct Export;
+
+impl tfwasm_sdk::bindings::exports::tfwasm::provider::provider::Guest for Export {
+    fn get_schema() -> wit::ProviderSchema {
+        glue::get_schema(&Misbehave)
+    }
+    fn validate_provider_config(config: Vec<u8>) -> Vec<wit::Diagnostic> {
+        glue::validate_provider_config(&Misbehave, config)
+    }
+    fn configure_provider(ctx: wit::ProviderContext) -> Vec<wit::Diagnostic> {
+        glue::configure_provider(&Misbehave, ctx)
+    }
+    fn validate_resource_config(
+        ctx: wit::ProviderContext,
+        req: wit::ValidateRequest,
+    ) -> Vec<wit::Diagnostic> {
+        glue::validate_resource_config(&Misbehave, ctx, req)
+    }
+    fn validate_data_resource_config(
+        ctx: wit::ProviderContext,
+        req: wit::ValidateRequest,
+    ) -> Vec<wit::Diagnostic> {
+        glue::validate_data_resource_config(&Misbehave, ctx, req)
+    }
+    fn upgrade_resource_state(
+        ctx: wit::ProviderContext,
+        req: wit::UpgradeRequest,
+    ) -> wit::UpgradeResponse {
+        glue::upgrade_resource_state(&Misbehave, ctx, req)
+    }
+    fn read_resource(ctx: wit::ProviderContext, req: wit::ReadRequest) -> wit::ReadResponse {
+        glue::read_resource(&Misbehave, ctx, req)
+    }
+    fn plan_resource_change(ctx: wit::ProviderContext, req: wit::PlanRequest) -> wit::PlanResponse {
+        let mut resp = glue::plan_resource_change(&Misbehave, ctx, req);
+        if rule_in(&resp.planned_state) == "plan_wrong_type" {
+            resp.planned_state =
+                with_wrong_type(&resp.planned_state, "name", Value::from(42), Type::Number);
+        }
+        resp
+    }
+    fn apply_resource_change(
+        ctx: wit::ProviderContext,
+        req: wit::ApplyRequest,
+    ) -> wit::ApplyResponse {
+        let prior = req.prior_state.clone();
+        let deleting = tfwasm_model::codec::msgpack::decode(&req.planned_state, &schema_type())
+            .is_ok_and(|v| v.is_null());
+        let mut resp = glue::apply_resource_change(&Misbehave, ctx, req);
+        if deleting && rule_in(&prior) == "apply_delete_non_null" {
+            resp.new_state = prior;
+        } else if rule_in(&resp.new_state) == "apply_wrong_type" {
+            resp.new_state =
+                with_wrong_type(&resp.new_state, "result", Value::Bool(true), Type::Bool);
+        }
+        resp
+    }
+    fn import_resource_state(
+        ctx: wit::ProviderContext,
+        req: wit::ImportRequest,
+    ) -> wit::ImportResponse {
+        glue::import_resource_state(&Misbehave, ctx, req)
+    }
+    fn read_data_source(
+        ctx: wit::ProviderContext,
+        req: wit::ReadDataRequest,
+    ) -> wit::ReadDataResponse {
+        glue::read_data_source(&Misbehave, ctx, req)
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+tfwasm_sdk::bindings::export_tfwasm_provider!(Export with_types_in tfwasm_sdk::bindings);
