@@ -108,10 +108,8 @@ fn read(
     if json.is_null() {
         return Ok(Value::Null);
     }
-    if unknowns {
-        if let Some(marker) = unknown_marker(json) {
-            return marker.map_err(|message| CodecError::new(path, message));
-        }
+    if let Some(marker) = unknowns.then(|| unknown_marker(json)).flatten() {
+        return marker.map_err(|message| CodecError::new(path, message));
     }
     let wrong = |expected: &str| {
         CodecError::new(
