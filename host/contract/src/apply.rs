@@ -262,7 +262,7 @@ fn set(
 fn compatible(ty: &Type, planned: &Value, actual: &Value) -> bool {
     let mut scratch = Vec::new();
     value(ty, planned, actual, &AttributePath::root(), &mut scratch);
-    scratch.is_empty() && !(planned.is_wholly_known() && !same(planned, actual))
+    (same(planned, actual) || !planned.is_wholly_known()) && scratch.is_empty()
 }
 
 fn block_value(
@@ -351,10 +351,10 @@ fn satisfies(r: &Refinement, actual: &Value) -> bool {
         return !r.not_null;
     }
     let actual = unwrap_dynamic(actual);
-    if let (Some(prefix), Some(s)) = (&r.string_prefix, actual.as_str()) {
-        if !s.starts_with(prefix.as_str()) {
-            return false;
-        }
+    if let (Some(prefix), Some(s)) = (&r.string_prefix, actual.as_str())
+        && !s.starts_with(prefix.as_str())
+    {
+        return false;
     }
     if let Some(n) = actual.as_number() {
         let within = |bound: &Option<(Number, bool)>, lower: bool| match bound {
@@ -370,13 +370,11 @@ fn satisfies(r: &Refinement, actual: &Value) -> bool {
             return false;
         }
     }
-    let len = actual
-        .as_elements()
-        .map(<[Value]>::len)
-        .or_else(|| match actual {
-            Value::Map(m) => Some(m.len()),
-            _ => None,
-        });
+    let len = match actual {
+        Value::List(items) | Value::Set(items) | Value::Tuple(items) => Some(items.len()),
+        Value::Map(m) => Some(m.len()),
+        _ => None,
+    };
     if let Some(len) = len {
         let len = len as u64;
         if r.length_lower.is_some_and(|lo| len < lo) || r.length_upper.is_some_and(|hi| len > hi) {

@@ -118,10 +118,10 @@ impl Resource for Thing {
                 }
             }
             "plan_block_unknown" => {
-                if let Some(Value::List(items)) = plan.planned.get_mut("item") {
-                    if let Some(first) = items.first_mut() {
-                        *first = Value::unknown();
-                    }
+                if let Some(Value::List(items)) = plan.planned.get_mut("item")
+                    && let Some(first) = items.first_mut()
+                {
+                    *first = Value::unknown();
                 }
             }
             "plan_bad_replace_path" if !plan.is_create() => {
