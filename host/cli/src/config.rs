@@ -85,10 +85,10 @@ pub fn load(component: &Path) -> anyhow::Result<ProviderConfig> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => ProviderConfig::default(),
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
     };
-    if let Ok(value) = std::env::var(VIOLATIONS_ENV) {
-        if !value.is_empty() {
-            config.contracts.violations = Violations::parse(&value)?;
-        }
+    if let Ok(value) = std::env::var(VIOLATIONS_ENV)
+        && !value.is_empty()
+    {
+        config.contracts.violations = Violations::parse(&value)?;
     }
     Ok(config)
 }
