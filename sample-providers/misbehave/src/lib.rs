@@ -5,7 +5,6 @@
 //! encode (wrong types, a non-null delete) tamper with the SDK's output in this crate's own
 //! export, which is why it does not use `export_provider!`.
 
-use tfwasm_sdk::glue::{self, wit};
 use tfwasm_sdk::prelude::*;
 
 /// Every rule the resource can break, plus `none`.
@@ -37,7 +36,7 @@ impl Provider for Misbehave {
     }
 }
 
-struct Thing;
+pub(crate) struct Thing;
 
 /// The `item` list block: `v` (optional) and `c` (computed).
 fn item_block() -> tfwasm_model::NestedBlock {
@@ -57,7 +56,7 @@ fn item_block() -> tfwasm_model::NestedBlock {
     }
 }
 
-fn rule_of(value: &Value) -> String {
+pub(crate) fn rule_of(value: &Value) -> String {
     value.get_string("rule").ok().flatten().unwrap_or_default()
 }
 
@@ -196,107 +195,6 @@ impl Resource for Thing {
     }
 }
 
-fn schema_type() -> Type {
-    Thing.schema().value_type()
-}
-
-/// Re-encodes `bytes` with `attr` replaced by `replacement` of type `replacement_type`,
-/// producing an object that no longer fits the schema.
-fn with_wrong_type(
-    bytes: &[u8],
-    attr: &str,
-    replacement: Value,
-    replacement_type: Type,
-) -> Vec<u8> {
-    let ty = schema_type();
-    let Ok(mut value) = tfwasm_model::codec::msgpack::decode(bytes, &ty) else {
-        return bytes.to_vec();
-    };
-    let Type::Object(mut attrs) = ty else {
-        return bytes.to_vec();
-    };
-    attrs.insert(attr.to_owned(), replacement_type);
-    value.set(attr, replacement);
-    tfwasm_model::codec::msgpack::encode(&value, &Type::Object(attrs))
-        .unwrap_or_else(|_| bytes.to_vec())
-}
-
-fn rule_in(bytes: &[u8]) -> String {
-    tfwasm_model::codec::msgpack::decode(bytes, &schema_type())
-        .map(|v| rule_of(&v))
-        .unwrap_or_default()
-}
-
-struct Export;
-
-impl tfwasm_sdk::bindings::exports::tfwasm::provider::provider::Guest for Export {
-    fn get_schema() -> wit::ProviderSchema {
-        glue::get_schema(&Misbehave)
-    }
-    fn validate_provider_config(config: Vec<u8>) -> Vec<wit::Diagnostic> {
-        glue::validate_provider_config(&Misbehave, config)
-    }
-    fn configure_provider(ctx: wit::ProviderContext) -> Vec<wit::Diagnostic> {
-        glue::configure_provider(&Misbehave, ctx)
-    }
-    fn validate_resource_config(
-        ctx: wit::ProviderContext,
-        req: wit::ValidateRequest,
-    ) -> Vec<wit::Diagnostic> {
-        glue::validate_resource_config(&Misbehave, ctx, req)
-    }
-    fn validate_data_resource_config(
-        ctx: wit::ProviderContext,
-        req: wit::ValidateRequest,
-    ) -> Vec<wit::Diagnostic> {
-        glue::validate_data_resource_config(&Misbehave, ctx, req)
-    }
-    fn upgrade_resource_state(
-        ctx: wit::ProviderContext,
-        req: wit::UpgradeRequest,
-    ) -> wit::UpgradeResponse {
-        glue::upgrade_resource_state(&Misbehave, ctx, req)
-    }
-    fn read_resource(ctx: wit::ProviderContext, req: wit::ReadRequest) -> wit::ReadResponse {
-        glue::read_resource(&Misbehave, ctx, req)
-    }
-    fn plan_resource_change(ctx: wit::ProviderContext, req: wit::PlanRequest) -> wit::PlanResponse {
-        let mut resp = glue::plan_resource_change(&Misbehave, ctx, req);
-        if rule_in(&resp.planned_state) == "plan_wrong_type" {
-            resp.planned_state =
-                with_wrong_type(&resp.planned_state, "name", Value::from(42), Type::Number);
-        }
-        resp
-    }
-    fn apply_resource_change(
-        ctx: wit::ProviderContext,
-        req: wit::ApplyRequest,
-    ) -> wit::ApplyResponse {
-        let prior = req.prior_state.clone();
-        let deleting = tfwasm_model::codec::msgpack::decode(&req.planned_state, &schema_type())
-            .is_ok_and(|v| v.is_null());
-        let mut resp = glue::apply_resource_change(&Misbehave, ctx, req);
-        if deleting && rule_in(&prior) == "apply_delete_non_null" {
-            resp.new_state = prior;
-        } else if rule_in(&resp.new_state) == "apply_wrong_type" {
-            resp.new_state =
-                with_wrong_type(&resp.new_state, "result", Value::Bool(true), Type::Bool);
-        }
-        resp
-    }
-    fn import_resource_state(
-        ctx: wit::ProviderContext,
-        req: wit::ImportRequest,
-    ) -> wit::ImportResponse {
-        glue::import_resource_state(&Misbehave, ctx, req)
-    }
-    fn read_data_source(
-        ctx: wit::ProviderContext,
-        req: wit::ReadDataRequest,
-    ) -> wit::ReadDataResponse {
-        glue::read_data_source(&Misbehave, ctx, req)
-    }
-}
-
-#[cfg(target_arch = "wasm32")]
-tfwasm_sdk::bindings::export_tfwasm_provider!(Export with_types_in tfwasm_sdk::bindings);
+// The raw export is only linked into the component; native builds (unit tests) skip it.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+mod export;
