@@ -16,7 +16,7 @@ demo: build ## Package the random sample and run a real terraform/tofu init, app
 	bash scripts/demo.sh
 
 test: build ## Unit, property, protocol and end-to-end tests (real Terraform)
-	$(CARGO) test --workspace
+	bash scripts/test.sh
 
 lint: ## Format check and clippy for host and guest
 	$(CARGO) fmt --all -- --check
