@@ -6,7 +6,7 @@
 //! fail with that instruction when they are missing rather than skipping.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::sync::OnceLock;
 
 use serde_json::Value;
@@ -175,6 +175,9 @@ pub fn flatten(text: &str) -> String {
         .join(" ")
 }
 
+/// Longest a single Terraform command may run in a test.
+pub const COMMAND_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
+
 /// A throwaway Terraform working directory wired to the sample mirror.
 pub struct Workspace {
     dir: tempfile::TempDir,
@@ -232,8 +235,16 @@ impl Workspace {
     }
 
     /// Runs the client with `args` and extra environment variables.
+    ///
+    /// Output goes to files rather than pipes, so a provider process left behind by a
+    /// crashing client cannot block the test, and the client is killed after
+    /// [`COMMAND_TIMEOUT`].
     pub fn run_with_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
-        let output: Output = Command::new(&self.client.path)
+        let out_path = self.dir.path().join(".stdout");
+        let err_path = self.dir.path().join(".stderr");
+        let stdout = std::fs::File::create(&out_path).expect("create stdout file");
+        let stderr = std::fs::File::create(&err_path).expect("create stderr file");
+        let mut child = Command::new(&self.client.path)
             .args(args)
             .current_dir(self.dir.path())
             .env("TF_CLI_CONFIG_FILE", self.dir.path().join("cli.tfrc"))
@@ -246,13 +257,34 @@ impl Workspace {
             .env_remove("TF_LOG_PROVIDER")
             .env_remove("TF_CLI_ARGS")
             .envs(env.iter().copied())
-            .output()
+            .stdin(std::process::Stdio::null())
+            .stdout(stdout)
+            .stderr(stderr)
+            .spawn()
             .expect("run terraform");
-        Run {
-            code: output.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        let started = std::time::Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().expect("wait for terraform") {
+                break Some(status);
+            }
+            if started.elapsed() > COMMAND_TIMEOUT {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let mut run = Run {
+            code: status.and_then(|s| s.code()).unwrap_or(-1),
+            stdout: std::fs::read_to_string(&out_path).unwrap_or_default(),
+            stderr: std::fs::read_to_string(&err_path).unwrap_or_default(),
+        };
+        if status.is_none() {
+            run.stderr.push_str(&format!(
+                "\n[test harness: killed after {COMMAND_TIMEOUT:?}]"
+            ));
         }
+        run
     }
 
     /// Runs the client and asserts success.

@@ -243,3 +243,94 @@ fn read_update_delete_and_import_violations() {
         );
     }
 }
+
+/// Terraform >= 1.3 sends destroys through PlanResourceChange (tfwasm announces plan_destroy).
+fn plans_destroys(client: &tfwasm_tests::Client) -> bool {
+    let version = client.name.split(" v").nth(1).unwrap_or("0");
+    let mut parts = version.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+    let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+    client.name.starts_with("OpenTofu") || major > 1 || (major == 1 && minor >= 3)
+}
+
+#[test]
+fn upgrade_data_source_destroy_plan_and_import_type_violations() {
+    for client in clients() {
+        // UpgradeResourceState runs for every resource in state on every command.
+        let ws = Workspace::new(
+            client,
+            &config(&[("ok", "none", "n"), ("up", "upgrade_unknown", "n")]),
+        );
+        ws.ok(&["init", "-no-color"]);
+        ws.ok(&["apply", "-auto-approve", "-no-color"]);
+        let plan = ws.run(&["plan", "-no-color"]);
+        assert_eq!(plan.code, 1, "{}:\n{}", client.name, plan.all());
+        assert_reports(
+            &client.name,
+            &plan.all(),
+            &[
+                "Invalid resource state upgrade",
+                "tfwasm checked the UpgradeResourceState result",
+                "found at `.result`: unknown value in a returned state",
+            ],
+        );
+
+        // Data sources: null and unknown results.
+        let data = format!(
+            "{PROVIDER}\ndata \"misbehave_data\" \"null\" {{\n  rule = \"data_null\"\n}}\ndata \"misbehave_data\" \"unknown\" {{\n  rule = \"data_unknown\"\n}}\ndata \"misbehave_data\" \"ok\" {{\n  rule = \"none\"\n}}\n"
+        );
+        let ws = Workspace::new(client, &data);
+        ws.ok(&["init", "-no-color"]);
+        let plan = ws.run(&["plan", "-no-color"]);
+        assert_eq!(plan.code, 1, "{}:\n{}", client.name, plan.all());
+        assert_reports(
+            &client.name,
+            &plan.all(),
+            &[
+                "tfwasm checked the ReadDataSource result",
+                "found at the object itself: data source returned a null object",
+                "found at `.result`: data source result is not wholly known",
+            ],
+        );
+
+        // A destroy planned as something other than null (only clients that plan destroys).
+        let ws = Workspace::new(
+            client,
+            &config(&[("ok", "none", "n"), ("pd", "plan_destroy_non_null", "n")]),
+        );
+        ws.ok(&["init", "-no-color"]);
+        ws.ok(&["apply", "-auto-approve", "-no-color"]);
+        let destroy = ws.run(&["destroy", "-auto-approve", "-no-color"]);
+        if plans_destroys(client) {
+            assert_eq!(destroy.code, 1, "{}:\n{}", client.name, destroy.all());
+            assert_reports(
+                &client.name,
+                &destroy.all(),
+                &["found at the object itself: planned a non-null value"],
+            );
+        } else {
+            assert_eq!(
+                destroy.code,
+                0,
+                "{}: destroys are not planned by the provider:\n{}",
+                client.name,
+                destroy.all()
+            );
+        }
+
+        // An import that does not name its type.
+        let ws = Workspace::new(client, &config(&[("imp", "import_no_type", "n")]));
+        ws.ok(&["init", "-no-color"]);
+        let import = ws.run(&[
+            "import",
+            "-no-color",
+            "misbehave_thing.imp",
+            "import_no_type",
+        ]);
+        assert_ne!(import.code, 0, "{}:\n{}", client.name, import.all());
+        assert_reports(
+            &client.name,
+            &import.all(),
+            &["found at the object itself: imported object has no type name"],
+        );
+    }
+}

@@ -189,3 +189,38 @@ async fn automtls_accepts_exactly_the_announced_p521_client_certificate() {
         "a different client certificate is rejected"
     );
 }
+
+#[test]
+fn the_server_exits_when_its_client_process_dies() {
+    // A shell starts the server in the background and exits a second later, orphaning it,
+    // as a crashing Terraform would.
+    let dir = tempfile::tempdir().unwrap();
+    let script = format!(
+        "TF_PLUGIN_MAGIC_COOKIE={} TFWASM_CACHE_DIR={:?} {:?} serve --component {:?} >{:?} 2>&1 </dev/null & echo $!; sleep 1",
+        tfwasm_wire::handshake::MAGIC_COOKIE_VALUE,
+        tfwasm_tests::cache_dir(),
+        tfwasm_tests::tfwasm_bin(),
+        tfwasm_tests::component("random"),
+        dir.path().join("out"),
+    );
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .output()
+        .unwrap();
+    let pid: i32 = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
+    let alive = |pid: i32| {
+        std::path::Path::new(&format!("/proc/{pid}")).exists()
+            && !std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .unwrap_or_default()
+                .contains(") Z ")
+    };
+    let started = Instant::now();
+    while alive(pid) && started.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        !alive(pid),
+        "the orphaned server is still running after 10 s"
+    );
+}

@@ -251,15 +251,24 @@ impl<P: Provider> Provider for Checked<P> {
             return resp;
         }
         let mut violations = Vec::new();
-        for imported in &resp.imported_resources {
-            match self.resource(&imported.type_name).await {
-                Some((_, ty)) => match decode_result(&imported.state, &ty) {
-                    Ok(state) => violations.extend(check_import(&imported.type_name, true, &state)),
-                    Err(v) => violations.push(v),
+        let mut kept = Vec::new();
+        for imported in std::mem::take(&mut resp.imported_resources) {
+            let known_type = self.resource(&imported.type_name).await;
+            let found = match &known_type {
+                Some((_, ty)) => match decode_result(&imported.state, ty) {
+                    Ok(state) => check_import(&imported.type_name, true, &state),
+                    Err(v) => vec![v],
                 },
-                None => violations.extend(check_import(&imported.type_name, false, &Value::Null)),
+                None => check_import(&imported.type_name, false, &Value::Null),
+            };
+            // Terraform 1.0.3 crashes on an import without a known type, so such an object
+            // never leaves the host, even in warn mode; others follow the mode.
+            if found.is_empty() || (self.mode == Mode::Warn && known_type.is_some()) {
+                kept.push(imported);
             }
+            violations.extend(found);
         }
+        resp.imported_resources = kept;
         resp.diagnostics.extend(self.diagnostics(
             "Provider produced invalid object",
             "ImportResourceState",
@@ -656,6 +665,10 @@ mod tests {
                 id: "x".into(),
             };
             let resp = run(Checked::new(fake, "fake", Mode::Enforce).import_resource_state(req));
+            assert!(
+                resp.imported_resources.is_empty(),
+                "a broken import never reaches Terraform"
+            );
             assert_eq!(resp.diagnostics.len(), 1, "{type_name}");
             assert!(
                 resp.diagnostics[0].detail.contains(expect),

@@ -325,6 +325,16 @@ fn diagnostics(list: Vec<wit::Diagnostic>) -> Diagnostics {
 }
 
 impl Provider for WasmProvider {
+    /// Components plan destroys too (the WIT contract: a null proposal plans null), so
+    /// Terraform >= 1.3 sends them through PlanResourceChange, where the contract checks see
+    /// them.
+    fn server_capabilities(&self) -> tfwasm_model::rpc::ServerCapabilities {
+        tfwasm_model::rpc::ServerCapabilities {
+            plan_destroy: true,
+            ..Default::default()
+        }
+    }
+
     async fn get_provider_schema(&self) -> ProviderSchema {
         if let Some(schema) = self.schema.get() {
             return schema.clone();

@@ -65,13 +65,30 @@ impl tfwasm_sdk::bindings::exports::tfwasm::provider::provider::Guest for Export
         ctx: wit::ProviderContext,
         req: wit::UpgradeRequest,
     ) -> wit::UpgradeResponse {
-        glue::upgrade_resource_state(&Misbehave, ctx, req)
+        let mut resp = glue::upgrade_resource_state(&Misbehave, ctx, req);
+        if rule_in(&resp.upgraded_state) == "upgrade_unknown"
+            && let Ok(mut state) =
+                tfwasm_model::codec::msgpack::decode(&resp.upgraded_state, &schema_type())
+        {
+            state.set("result", Value::unknown());
+            if let Ok(bytes) = tfwasm_model::codec::msgpack::encode(&state, &schema_type()) {
+                resp.upgraded_state = bytes;
+            }
+        }
+        resp
     }
     fn read_resource(ctx: wit::ProviderContext, req: wit::ReadRequest) -> wit::ReadResponse {
         glue::read_resource(&Misbehave, ctx, req)
     }
     fn plan_resource_change(ctx: wit::ProviderContext, req: wit::PlanRequest) -> wit::PlanResponse {
+        let prior = req.prior_state.clone();
         let mut resp = glue::plan_resource_change(&Misbehave, ctx, req);
+        let destroying = tfwasm_model::codec::msgpack::decode(&resp.planned_state, &schema_type())
+            .is_ok_and(|v| v.is_null());
+        if destroying && rule_in(&prior) == "plan_destroy_non_null" {
+            resp.planned_state = prior;
+            return resp;
+        }
         if rule_in(&resp.planned_state) == "plan_wrong_type" {
             resp.planned_state =
                 with_wrong_type(&resp.planned_state, "name", Value::from(42), Type::Number);
@@ -98,7 +115,14 @@ impl tfwasm_sdk::bindings::exports::tfwasm::provider::provider::Guest for Export
         ctx: wit::ProviderContext,
         req: wit::ImportRequest,
     ) -> wit::ImportResponse {
-        glue::import_resource_state(&Misbehave, ctx, req)
+        let no_type = req.id == "import_no_type";
+        let mut resp = glue::import_resource_state(&Misbehave, ctx, req);
+        if no_type {
+            for imported in &mut resp.imported {
+                imported.type_name.clear();
+            }
+        }
+        resp
     }
     fn read_data_source(
         ctx: wit::ProviderContext,

@@ -25,7 +25,13 @@ pub const RULES: &[&str] = &[
     "apply_delete_non_null",
     "read_unknown",
     "import_unknown",
+    "import_no_type",
+    "upgrade_unknown",
+    "plan_destroy_non_null",
 ];
+
+/// Rules of the data source `misbehave_data`.
+pub const DATA_RULES: &[&str] = &["none", "data_null", "data_unknown"];
 
 /// The provider.
 pub struct Misbehave;
@@ -33,6 +39,46 @@ pub struct Misbehave;
 impl Provider for Misbehave {
     fn resources(&self) -> Vec<Box<dyn Resource>> {
         vec![Box::new(Thing)]
+    }
+    fn data_sources(&self) -> Vec<Box<dyn DataSource>> {
+        vec![Box::new(Data)]
+    }
+}
+
+/// `misbehave_data`: reads `rule` and returns `result`, breaking the rule it names.
+struct Data;
+
+impl DataSource for Data {
+    fn type_name(&self) -> &'static str {
+        "misbehave_data"
+    }
+    fn schema(&self) -> ResourceSchema {
+        ResourceSchema::new()
+            .attr(
+                Attr::string("rule")
+                    .required()
+                    .description("none, data_null or data_unknown."),
+            )
+            .attr(Attr::string("result").computed())
+    }
+    fn validate(&self, _ctx: &Context, config: &Value) -> Diagnostics {
+        match config.attr("rule").as_str() {
+            Some(rule) if !DATA_RULES.contains(&rule) => vec![
+                Diagnostic::error(
+                    "Unknown rule",
+                    format!("rule must be one of {DATA_RULES:?}, got {rule:?}."),
+                )
+                .at(AttributePath::attribute("rule")),
+            ],
+            _ => Vec::new(),
+        }
+    }
+    fn read(&self, _ctx: &Context, config: &Value) -> Result<Value, Diagnostic> {
+        Ok(match rule_of(config).as_str() {
+            "data_null" => Value::Null,
+            "data_unknown" => config.clone().with("result", Value::unknown()),
+            _ => config.clone().with("result", "read"),
+        })
     }
 }
 

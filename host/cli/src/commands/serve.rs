@@ -44,6 +44,9 @@ impl Args {
 /// Serves until Terraform shuts the plugin down. Exit code 1 on any start-up failure, with
 /// the reason on stderr (Terraform shows it in its error).
 pub fn run(args: Args, env: PluginEnv) -> ExitCode {
+    // SAFETY: getppid has no preconditions and cannot fail. Read first thing, before the
+    // parent has any chance to go away.
+    let parent = unsafe { libc::getppid() };
     if !env.has_magic_cookie() {
         eprint!("{NOT_A_PLUGIN_MESSAGE}");
         return ExitCode::FAILURE;
@@ -63,6 +66,8 @@ pub fn run(args: Args, env: PluginEnv) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let _guard = runtime.enter();
+    exit_when_orphaned(parent);
     match runtime.block_on(serve_component(args, env, level)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
@@ -122,6 +127,27 @@ fn provider_name(component: &std::path::Path) -> String {
         || "provider".to_owned(),
         |s| s.to_string_lossy().into_owned(),
     )
+}
+
+/// How often the server checks that Terraform is still there.
+const PARENT_CHECK_INTERVAL: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Exits when the process that started us goes away. Terraform normally stops its plugins
+/// with Shutdown, but if it crashes it leaves them running, holding its output pipes open.
+fn exit_when_orphaned(parent: libc::pid_t) {
+    if parent <= 1 {
+        return;
+    }
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(PARENT_CHECK_INTERVAL).await;
+            // SAFETY: getppid has no preconditions and cannot fail.
+            if unsafe { libc::getppid() } != parent {
+                tracing::warn!("the plugin client (pid {parent}) is gone; exiting");
+                std::process::exit(0);
+            }
+        }
+    });
 }
 
 /// go-plugin servers ignore SIGINT: Terraform handles Ctrl-C itself and sends StopProvider.
