@@ -64,7 +64,7 @@ fn sample(ty: &Type, i: usize) -> Value {
     match ty {
         Type::String => Value::from(format!("value-{i}")),
         Type::Number => Value::from(i as i64 * 7),
-        Type::Bool => Value::Bool(i % 2 == 0),
+        Type::Bool => Value::Bool(i.is_multiple_of(2)),
         Type::Map(_) => Value::Map(
             (0..3)
                 .map(|k| (format!("k{k}"), Value::from(format!("v{k}"))))
