@@ -1,21 +1,42 @@
 //! The operator's per-provider settings: `tfwasm.toml` beside the component in a provider
-//! package, overridable at run time by environment variables.
+//! package (written by `tfwasm package`), overridable at run time.
 //!
 //! ```toml
 //! [contracts]
-//! # "error" (default): a provider result that breaks a lifecycle contract fails the run.
-//! # "warn": report it as a warning instead, for authors migrating a provider.
-//! violations = "warn"
+//! violations = "warn"            # default "error"
+//!
+//! [limits]                       # per call; defaults: 10000000000 fuel, 256MiB, 60s, 1MiB stack
+//! fuel = 20000000000
+//! memory = "512MiB"
+//! timeout = "30s"
+//! stack = "1MiB"
+//!
+//! [limits.rpc.ApplyResourceChange]
+//! timeout = "10m"
+//!
+//! [grants]                       # nothing is granted by default
+//! env = ["API_TOKEN"]
+//! dirs = ["/srv/data:/data:ro"]
 //! ```
+//!
+//! Run-time overrides: `TFWASM_CONFIG` names another settings file to use instead;
+//! `TFWASM_CONTRACT_VIOLATIONS`, `TFWASM_FUEL`, `TFWASM_MEMORY` and `TFWASM_TIMEOUT` override
+//! single values.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context as _;
+use anyhow::{Context as _, bail};
 use serde::{Deserialize, Serialize};
 use tfwasm_contract::Mode;
+use tfwasm_runtime::grants::{DirGrant, check_env_name};
+use tfwasm_runtime::limits::{ByteSize, HumanDuration, RPC_NAMES};
+use tfwasm_runtime::{CallLimits, Grants, LimitsOverride};
 
 /// File name of the settings file in a provider package.
 pub const FILE_NAME: &str = "tfwasm.toml";
+/// Names a settings file to use instead of the packaged one.
+pub const CONFIG_ENV: &str = "TFWASM_CONFIG";
 /// Overrides `contracts.violations` at run time.
 pub const VIOLATIONS_ENV: &str = "TFWASM_CONTRACT_VIOLATIONS";
 
@@ -26,6 +47,12 @@ pub struct ProviderConfig {
     /// Contract checking.
     #[serde(default)]
     pub contracts: Contracts,
+    /// Per-call limits.
+    #[serde(default, skip_serializing_if = "LimitsConfig::is_empty")]
+    pub limits: LimitsConfig,
+    /// Capabilities granted to the guest.
+    #[serde(default, skip_serializing_if = "GrantsConfig::is_empty")]
+    pub grants: GrantsConfig,
 }
 
 /// The `[contracts]` table.
@@ -61,8 +88,145 @@ impl Violations {
         match text.trim() {
             "error" => Ok(Violations::Error),
             "warn" => Ok(Violations::Warn),
-            other => anyhow::bail!("{VIOLATIONS_ENV}={other:?}: expected \"error\" or \"warn\""),
+            other => bail!("{VIOLATIONS_ENV}={other:?}: expected \"error\" or \"warn\""),
         }
+    }
+}
+
+/// One set of limits as written (strings for sizes and durations).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitValues {
+    /// Fuel per call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fuel: Option<u64>,
+    /// Memory per instance, e.g. `256MiB`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<String>,
+    /// Deadline per call, e.g. `30s`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<String>,
+}
+
+/// The `[limits]` table.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitsConfig {
+    /// Defaults for every RPC.
+    #[serde(flatten)]
+    pub values: LimitValues,
+    /// Wasm stack size, e.g. `1MiB`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stack: Option<String>,
+    /// Overrides per RPC name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub rpc: BTreeMap<String, LimitValues>,
+}
+
+impl LimitsConfig {
+    fn is_empty(&self) -> bool {
+        *self == LimitsConfig::default()
+    }
+}
+
+/// The `[grants]` table.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GrantsConfig {
+    /// Environment variable names.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<String>,
+    /// `HOST_DIR:GUEST_DIR[:ro|rw]` entries.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dirs: Vec<String>,
+    /// HTTP allow-list entries (`scheme://host[:port]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub http: Vec<String>,
+}
+
+impl GrantsConfig {
+    fn is_empty(&self) -> bool {
+        *self == GrantsConfig::default()
+    }
+}
+
+/// Settings turned into what the runtime needs, validated.
+pub struct Resolved {
+    /// Contract mode.
+    pub mode: Mode,
+    /// Limits.
+    pub limits: CallLimits,
+    /// Grants.
+    pub grants: Grants,
+    /// Where the settings came from, for messages.
+    pub source: String,
+}
+
+fn apply_values(values: &LimitValues, context: &str) -> anyhow::Result<LimitsOverride> {
+    Ok(LimitsOverride {
+        fuel: values.fuel,
+        memory_bytes: values
+            .memory
+            .as_deref()
+            .map(|m| m.parse::<ByteSize>().map(|b| b.0))
+            .transpose()
+            .with_context(|| format!("{context}.memory"))?,
+        timeout: values
+            .timeout
+            .as_deref()
+            .map(|t| t.parse::<HumanDuration>().map(|d| d.0))
+            .transpose()
+            .with_context(|| format!("{context}.timeout"))?,
+    })
+}
+
+impl ProviderConfig {
+    /// Validates and converts. Errors name the setting.
+    pub fn resolve(&self, source: String) -> anyhow::Result<Resolved> {
+        let mut limits = CallLimits::new();
+        let defaults = apply_values(&self.limits.values, "limits")?;
+        limits.default.fuel = defaults.fuel.unwrap_or(limits.default.fuel);
+        limits.default.memory_bytes = defaults.memory_bytes.unwrap_or(limits.default.memory_bytes);
+        limits.default.timeout = defaults.timeout.unwrap_or(limits.default.timeout);
+        if let Some(stack) = &self.limits.stack {
+            limits.max_wasm_stack = stack.parse::<ByteSize>().context("limits.stack")?.0;
+        }
+        for (rpc, values) in &self.limits.rpc {
+            if !RPC_NAMES.contains(&rpc.as_str()) {
+                bail!(
+                    "limits.rpc.{rpc}: unknown RPC (expected one of {})",
+                    RPC_NAMES.join(", ")
+                );
+            }
+            limits.per_rpc.insert(
+                rpc.clone(),
+                apply_values(values, &format!("limits.rpc.{rpc}"))?,
+            );
+        }
+        for name in &self.grants.env {
+            check_env_name(name).context("grants.env")?;
+        }
+        let dirs = self
+            .grants
+            .dirs
+            .iter()
+            .map(|d| d.parse::<DirGrant>())
+            .collect::<Result<Vec<_>, _>>()
+            .context("grants.dirs")?;
+        if let Some(entry) = self.grants.http.first() {
+            bail!(
+                "grants.http ({entry:?}): outgoing HTTP is not available in this version of tfwasm; remove the entry"
+            );
+        }
+        Ok(Resolved {
+            mode: self.contracts.violations.mode(),
+            limits,
+            grants: Grants {
+                env: self.grants.env.clone(),
+                dirs,
+            },
+            source,
+        })
     }
 }
 
@@ -71,26 +235,51 @@ pub fn path_for(component: &Path) -> PathBuf {
     component.with_file_name(FILE_NAME)
 }
 
-/// Reads the settings beside `component` (defaults when there is none) and applies the
-/// environment overrides.
+/// Reads the settings for `component` (`TFWASM_CONFIG`, else `tfwasm.toml` beside it, else
+/// defaults), applies the single-value environment overrides, and validates.
 ///
 /// # Errors
-/// When the file exists but is not valid, naming the file and the problem.
-pub fn load(component: &Path) -> anyhow::Result<ProviderConfig> {
-    let path = path_for(component);
+/// When a file or value is invalid, naming the file and the setting.
+pub fn load(component: &Path) -> anyhow::Result<Resolved> {
+    let path = match std::env::var_os(CONFIG_ENV).filter(|v| !v.is_empty()) {
+        Some(path) => PathBuf::from(path),
+        None => path_for(component),
+    };
     let mut config = match std::fs::read_to_string(&path) {
         Ok(text) => {
             parse(&text).with_context(|| format!("invalid settings in {}", path.display()))?
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => ProviderConfig::default(),
+        Err(e)
+            if e.kind() == std::io::ErrorKind::NotFound
+                && std::env::var_os(CONFIG_ENV).is_none() =>
+        {
+            ProviderConfig::default()
+        }
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
     };
-    if let Ok(value) = std::env::var(VIOLATIONS_ENV)
-        && !value.is_empty()
-    {
+    let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    if let Some(value) = env(VIOLATIONS_ENV) {
         config.contracts.violations = Violations::parse(&value)?;
     }
-    Ok(config)
+    if let Some(value) = env("TFWASM_FUEL") {
+        config.limits.values.fuel = Some(
+            value
+                .parse()
+                .with_context(|| format!("TFWASM_FUEL={value:?}: expected a whole number"))?,
+        );
+    }
+    if let Some(value) = env("TFWASM_MEMORY") {
+        config.limits.values.memory = Some(value);
+    }
+    if let Some(value) = env("TFWASM_TIMEOUT") {
+        config.limits.values.timeout = Some(value);
+    }
+    config.resolve(path.display().to_string()).with_context(|| {
+        format!(
+            "invalid settings in {} (or the TFWASM_* environment)",
+            path.display()
+        )
+    })
 }
 
 /// Parses settings text.
@@ -101,7 +290,7 @@ pub fn parse(text: &str) -> anyhow::Result<ProviderConfig> {
 /// Settings as text, with a comment saying what the file is.
 pub fn render(config: &ProviderConfig) -> anyhow::Result<String> {
     Ok(format!(
-        "# tfwasm settings for this provider (see `tfwasm package --help`).\n{}",
+        "# tfwasm settings for this provider: contract checks, per-call limits and grants.\n# See `tfwasm package --help`; TFWASM_CONFIG names a replacement file at run time.\n{}",
         toml::to_string(config)?
     ))
 }
@@ -111,26 +300,47 @@ mod tests {
     use super::*;
 
     #[test]
-    fn defaults_enforce() {
-        assert_eq!(parse("").unwrap().contracts.violations, Violations::Error);
+    fn defaults_enforce_and_deny() {
+        let resolved = parse("").unwrap().resolve("x".into()).unwrap();
+        assert_eq!(resolved.mode, Mode::Enforce);
+        assert_eq!(resolved.grants, Grants::default());
+        assert_eq!(resolved.limits, CallLimits::new());
     }
 
     #[test]
     fn round_trips() {
-        let config = ProviderConfig {
-            contracts: Contracts {
-                violations: Violations::Warn,
-            },
-        };
+        let config = parse(
+            "[contracts]\nviolations = \"warn\"\n[limits]\nfuel = 5\nmemory = \"64MiB\"\n[limits.rpc.ApplyResourceChange]\ntimeout = \"10m\"\n[grants]\nenv = [\"A\"]\ndirs = [\"/tmp:/t:rw\"]\n",
+        )
+        .unwrap();
         assert_eq!(parse(&render(&config).unwrap()).unwrap(), config);
+        let resolved = config.resolve("x".into()).unwrap();
+        assert_eq!(resolved.limits.default.fuel, 5);
+        assert_eq!(
+            resolved.limits.for_rpc("ApplyResourceChange").timeout,
+            std::time::Duration::from_secs(600)
+        );
+        assert!(resolved.grants.dirs[0].writable);
     }
 
     #[test]
-    fn typos_are_errors_that_say_where() {
+    fn mistakes_are_errors_that_say_where() {
         let err = parse("[contracts]\nviolation = \"warn\"\n")
             .unwrap_err()
             .to_string();
         assert!(err.contains("violation"), "{err}");
-        assert!(parse("[contracts]\nviolations = \"loud\"\n").is_err());
+        for (text, needle) in [
+            ("[limits]\nmemory = \"lots\"\n", "limits.memory"),
+            ("[limits.rpc.Apply]\ntimeout = \"1s\"\n", "limits.rpc.Apply"),
+            ("[grants]\ndirs = [\"/x\"]\n", "grants.dirs"),
+            ("[grants]\nenv = [\"A-B\"]\n", "grants.env"),
+            ("[grants]\nhttp = [\"https://x\"]\n", "grants.http"),
+        ] {
+            let err = format!(
+                "{:#}",
+                parse(text).unwrap().resolve("x".into()).err().unwrap()
+            );
+            assert!(err.contains(needle), "{needle}: {err}");
+        }
     }
 }

@@ -33,6 +33,7 @@ enum Command {
     /// Serve a provider component to Terraform/OpenTofu (the plugin server; Terraform runs it).
     Serve(commands::serve::Args),
     /// Write a provider package (a filesystem-mirror entry) for a component.
+    #[command(disable_version_flag = true)]
     Package(commands::package::Args),
     /// Show what a component declares: resource types, data sources and their schemas.
     Inspect(commands::inspect::Args),
@@ -72,4 +73,15 @@ pub(crate) fn packaged_component() -> Option<PathBuf> {
     let exe = std::fs::canonicalize(&exe).unwrap_or(exe);
     let candidate = exe.parent()?.join(PACKAGED_COMPONENT);
     candidate.is_file().then_some(candidate)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory as _;
+
+    /// clap checks its own definition only in debug builds, at parse time; check it here.
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        super::Cli::command().debug_assert();
+    }
 }

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use wasmtime::{Config, Engine};
 
-use crate::{Limits, LoadError};
+use crate::LoadError;
 
 /// How often the epoch advances. Deadlines and StopProvider are noticed within one tick.
 pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
@@ -14,12 +14,12 @@ pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
 ///
 /// # Errors
 /// When wasmtime rejects the configuration (it should not on supported platforms).
-pub fn new_engine(limits: &Limits) -> Result<Engine, LoadError> {
+pub fn new_engine(max_wasm_stack: usize) -> Result<Engine, LoadError> {
     let mut config = Config::new();
     config.wasm_component_model(true);
     config.consume_fuel(true);
     config.epoch_interruption(true);
-    config.max_wasm_stack(limits.max_wasm_stack);
+    config.max_wasm_stack(max_wasm_stack);
     let engine = Engine::new(&config).map_err(|e| LoadError::Engine(e.to_string()))?;
     let weak = engine.weak();
     std::thread::Builder::new()

@@ -34,6 +34,14 @@ pub enum LoadError {
     /// The engine could not be set up.
     #[error("cannot configure the wasm engine: {0}")]
     Engine(String),
+    /// A granted directory cannot be opened.
+    #[error("granted directory {grant}: {message}")]
+    Grant {
+        /// The grant as written.
+        grant: String,
+        /// Why it cannot be used.
+        message: String,
+    },
 }
 
 /// A call into the guest failed as a whole (rather than returning error diagnostics).

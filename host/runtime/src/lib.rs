@@ -17,12 +17,14 @@ pub mod bindings;
 pub mod cache;
 mod engine;
 mod error;
-mod limits;
+pub mod grants;
+pub mod limits;
 mod provider;
 mod state;
 
 pub use engine::new_engine;
 pub use error::{CallError, LoadError};
-pub use limits::Limits;
-pub use provider::{DiscardLog, GuestLogSink, LoadReport, WasmProvider};
+pub use grants::{DirGrant, Grants};
+pub use limits::{CallLimits, Limits, LimitsOverride};
+pub use provider::{DiscardLog, GuestLogSink, LoadOptions, LoadReport, WasmProvider};
 pub use wasmtime::Engine;

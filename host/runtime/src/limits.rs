@@ -1,5 +1,8 @@
-//! Per-call resource limits.
+//! Per-call resource limits, with operator-friendly parsing of sizes and durations.
 
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
 use std::time::Duration;
 
 /// Bounds on one call into the guest. A call that exceeds one traps; its instance is dropped
@@ -12,20 +15,16 @@ pub struct Limits {
     pub memory_bytes: usize,
     /// Wall-clock time one call may take.
     pub timeout: Duration,
-    /// Largest wasm stack, in bytes (deep recursion traps instead of crashing the host).
-    pub max_wasm_stack: usize,
 }
 
 impl Limits {
-    /// Default fuel: about ten billion instructions, tens of seconds of guest CPU; real
-    /// providers use a tiny fraction per call.
+    /// Default fuel: ten billion units, tens of seconds of guest CPU; real providers use a
+    /// tiny fraction per call.
     pub const DEFAULT_FUEL: u64 = 10_000_000_000;
     /// Default memory: 256 MiB per instance.
     pub const DEFAULT_MEMORY_BYTES: usize = 256 << 20;
     /// Default deadline per call: 60 seconds (network-bound applies can be slow).
     pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
-    /// Default wasm stack: 1 MiB.
-    pub const DEFAULT_MAX_WASM_STACK: usize = 1 << 20;
 }
 
 impl Default for Limits {
@@ -34,7 +33,238 @@ impl Default for Limits {
             fuel: Limits::DEFAULT_FUEL,
             memory_bytes: Limits::DEFAULT_MEMORY_BYTES,
             timeout: Limits::DEFAULT_TIMEOUT,
-            max_wasm_stack: Limits::DEFAULT_MAX_WASM_STACK,
         }
+    }
+}
+
+/// Default largest wasm stack: 1 MiB (deep recursion traps instead of crashing the host).
+pub const DEFAULT_MAX_WASM_STACK: usize = 1 << 20;
+
+/// Limits that differ for one RPC; unset fields inherit the defaults.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LimitsOverride {
+    /// Fuel for this RPC.
+    pub fuel: Option<u64>,
+    /// Memory for this RPC.
+    pub memory_bytes: Option<usize>,
+    /// Deadline for this RPC.
+    pub timeout: Option<Duration>,
+}
+
+/// The RPC names limits can be set for (tfplugin6 method names, as operators see them in logs).
+pub const RPC_NAMES: &[&str] = &[
+    "GetProviderSchema",
+    "ValidateProviderConfig",
+    "ConfigureProvider",
+    "ValidateResourceConfig",
+    "ValidateDataResourceConfig",
+    "UpgradeResourceState",
+    "ReadResource",
+    "PlanResourceChange",
+    "ApplyResourceChange",
+    "ImportResourceState",
+    "ReadDataSource",
+];
+
+/// Limits for every call: defaults plus per-RPC overrides.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CallLimits {
+    /// Limits of every RPC without an override.
+    pub default: Limits,
+    /// Overrides by RPC name (see [`RPC_NAMES`]).
+    pub per_rpc: BTreeMap<String, LimitsOverride>,
+    /// Largest wasm stack in bytes (one value for the engine).
+    pub max_wasm_stack: usize,
+}
+
+impl CallLimits {
+    /// The defaults everywhere.
+    pub fn new() -> CallLimits {
+        CallLimits {
+            default: Limits::default(),
+            per_rpc: BTreeMap::new(),
+            max_wasm_stack: DEFAULT_MAX_WASM_STACK,
+        }
+    }
+
+    /// The limits of one RPC.
+    pub fn for_rpc(&self, rpc: &str) -> Limits {
+        let mut limits = self.default;
+        if let Some(o) = self.per_rpc.get(rpc) {
+            limits.fuel = o.fuel.unwrap_or(limits.fuel);
+            limits.memory_bytes = o.memory_bytes.unwrap_or(limits.memory_bytes);
+            limits.timeout = o.timeout.unwrap_or(limits.timeout);
+        }
+        limits
+    }
+
+    /// The largest memory any RPC may use.
+    pub fn max_memory_bytes(&self) -> usize {
+        self.per_rpc
+            .values()
+            .filter_map(|o| o.memory_bytes)
+            .fold(self.default.memory_bytes, usize::max)
+    }
+}
+
+/// A size like `256MiB`, `1GiB`, `512KiB`, `4MB` or plain bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ByteSize(pub usize);
+
+/// A size or duration could not be parsed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{text:?} is not a valid {what}: expected {expected}")]
+pub struct ParseLimitError {
+    /// The rejected text.
+    pub text: String,
+    /// Size or duration.
+    pub what: &'static str,
+    /// An example of the expected form.
+    pub expected: &'static str,
+}
+
+impl FromStr for ByteSize {
+    type Err = ParseLimitError;
+    fn from_str(text: &str) -> Result<ByteSize, ParseLimitError> {
+        let err = || ParseLimitError {
+            text: text.to_owned(),
+            what: "size",
+            expected: "a number with KiB, MiB, GiB, KB, MB, GB or B, e.g. 256MiB",
+        };
+        let t = text.trim();
+        let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+        let (digits, unit) = t.split_at(split);
+        let n: u64 = digits.parse().map_err(|_| err())?;
+        let factor: u64 = match unit.trim() {
+            "" | "B" => 1,
+            "KiB" => 1 << 10,
+            "MiB" => 1 << 20,
+            "GiB" => 1 << 30,
+            "KB" | "kB" => 1_000,
+            "MB" => 1_000_000,
+            "GB" => 1_000_000_000,
+            _ => return Err(err()),
+        };
+        n.checked_mul(factor)
+            .and_then(|b| usize::try_from(b).ok())
+            .map(ByteSize)
+            .ok_or_else(err)
+    }
+}
+
+impl fmt::Display for ByteSize {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let b = self.0;
+        for (unit, size) in [("GiB", 1usize << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)] {
+            if b >= size && b.is_multiple_of(size) {
+                return write!(f, "{}{unit}", b / size);
+            }
+        }
+        write!(f, "{b}B")
+    }
+}
+
+/// A duration like `30s`, `500ms`, `5m` or `1h`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HumanDuration(pub Duration);
+
+impl FromStr for HumanDuration {
+    type Err = ParseLimitError;
+    fn from_str(text: &str) -> Result<HumanDuration, ParseLimitError> {
+        let err = || ParseLimitError {
+            text: text.to_owned(),
+            what: "duration",
+            expected: "a number with ms, s, m or h, e.g. 30s",
+        };
+        let t = text.trim();
+        let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+        let (digits, unit) = t.split_at(split);
+        let n: u64 = digits.parse().map_err(|_| err())?;
+        let d = match unit.trim() {
+            "ms" => Duration::from_millis(n),
+            "s" => Duration::from_secs(n),
+            "m" => Duration::from_secs(n.checked_mul(60).ok_or_else(err)?),
+            "h" => Duration::from_secs(n.checked_mul(3600).ok_or_else(err)?),
+            _ => return Err(err()),
+        };
+        if d.is_zero() {
+            return Err(err());
+        }
+        Ok(HumanDuration(d))
+    }
+}
+
+impl fmt::Display for HumanDuration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ms = self.0.as_millis();
+        if ms.is_multiple_of(3_600_000) {
+            write!(f, "{}h", ms / 3_600_000)
+        } else if ms.is_multiple_of(60_000) {
+            write!(f, "{}m", ms / 60_000)
+        } else if ms.is_multiple_of(1000) {
+            write!(f, "{}s", ms / 1000)
+        } else {
+            write!(f, "{ms}ms")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_and_print() {
+        assert_eq!("256MiB".parse::<ByteSize>().unwrap().0, 256 << 20);
+        assert_eq!("4MB".parse::<ByteSize>().unwrap().0, 4_000_000);
+        assert_eq!("1024".parse::<ByteSize>().unwrap().0, 1024);
+        assert_eq!(ByteSize(256 << 20).to_string(), "256MiB");
+        for bad in ["", "MiB", "12 parsecs", "-1MiB", "99999999999999999999GiB"] {
+            assert!(bad.parse::<ByteSize>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn durations_parse_and_print() {
+        assert_eq!(
+            "30s".parse::<HumanDuration>().unwrap().0,
+            Duration::from_secs(30)
+        );
+        assert_eq!(
+            "500ms".parse::<HumanDuration>().unwrap().0,
+            Duration::from_millis(500)
+        );
+        assert_eq!(
+            "5m".parse::<HumanDuration>().unwrap().0,
+            Duration::from_secs(300)
+        );
+        assert_eq!(HumanDuration(Duration::from_secs(90)).to_string(), "90s");
+        for bad in ["", "30", "0s", "1d", "s"] {
+            assert!(bad.parse::<HumanDuration>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn overrides_inherit_defaults() {
+        let mut limits = CallLimits::new();
+        limits.per_rpc.insert(
+            "ApplyResourceChange".into(),
+            LimitsOverride {
+                timeout: Some(Duration::from_secs(600)),
+                ..Default::default()
+            },
+        );
+        assert_eq!(
+            limits.for_rpc("ApplyResourceChange").timeout,
+            Duration::from_secs(600)
+        );
+        assert_eq!(
+            limits.for_rpc("ApplyResourceChange").fuel,
+            Limits::DEFAULT_FUEL
+        );
+        assert_eq!(
+            limits.for_rpc("PlanResourceChange").timeout,
+            Limits::DEFAULT_TIMEOUT
+        );
     }
 }

@@ -18,14 +18,14 @@ use tfwasm_model::rpc::{
 use tfwasm_model::{Diagnostic, Diagnostics, Provider, ProviderSchema, has_error};
 use wasmtime::component::{HasSelf, Linker};
 use wasmtime::{Engine, Store, StoreLimitsBuilder, Trap, UpdateDeadline};
-use wasmtime_wasi::WasiCtxBuilder;
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
+use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
 use crate::bindings::{self, TfwasmProvider, TfwasmProviderPre, wit};
 use crate::cache::{self, Origin};
 use crate::engine::EPOCH_TICK;
 use crate::state::{MAX_CAPTURED_OUTPUT, StoreState};
-use crate::{CallError, Limits, LoadError};
+use crate::{CallError, CallLimits, Grants, Limits, LoadError};
 
 /// Where guest log lines (the WIT `log` import, and captured stdout/stderr) go.
 pub trait GuestLogSink: Send + Sync + 'static {
@@ -38,6 +38,20 @@ pub struct DiscardLog;
 
 impl GuestLogSink for DiscardLog {
     fn log(&self, _level: &str, _message: &str, _fields: &[(String, String)]) {}
+}
+
+/// Everything [`WasmProvider::load`] needs besides the component.
+pub struct LoadOptions {
+    /// Limits of every call.
+    pub limits: CallLimits,
+    /// What the guest may reach.
+    pub grants: Grants,
+    /// The compile cache directory.
+    pub cache_dir: std::path::PathBuf,
+    /// Where guest logs go.
+    pub log_sink: Arc<dyn GuestLogSink>,
+    /// Where the operator changes limits, named in limit diagnostics (e.g. the tfwasm.toml path).
+    pub settings_hint: String,
 }
 
 /// How loading went, for the operator's log.
@@ -53,7 +67,13 @@ pub struct LoadReport {
 pub struct WasmProvider {
     engine: Engine,
     pre: TfwasmProviderPre<StoreState>,
-    limits: Limits,
+    limits: CallLimits,
+    grants: Grants,
+    /// Values of the granted environment variables, read once at load.
+    env: Vec<(String, String)>,
+    settings_hint: String,
+    /// What the component imports (WASI interfaces, tfwasm's log), for `tfwasm inspect`.
+    imports: Vec<String>,
     /// Name used in diagnostics (the component's file name).
     name: String,
     /// What ConfigureProvider accepted; handed to every call.
@@ -91,18 +111,36 @@ impl WasmProvider {
     /// When the file cannot be read, is not a component, or does not fit the tfwasm world.
     pub fn load(
         path: &Path,
-        limits: Limits,
-        cache_dir: &Path,
-        log_sink: Arc<dyn GuestLogSink>,
+        options: LoadOptions,
     ) -> Result<(WasmProvider, LoadReport), LoadError> {
+        let LoadOptions {
+            limits,
+            grants,
+            cache_dir,
+            log_sink,
+            settings_hint,
+        } = options;
         let started = Instant::now();
+        for dir in &grants.dirs {
+            if !dir.host.is_dir() {
+                return Err(LoadError::Grant {
+                    grant: dir.to_string(),
+                    message: "not an existing directory on this host".into(),
+                });
+            }
+        }
+        let env = grants
+            .env
+            .iter()
+            .filter_map(|name| std::env::var(name).ok().map(|value| (name.clone(), value)))
+            .collect();
         let wasm = std::fs::read(path).map_err(|source| LoadError::Read {
             path: path.to_owned(),
             source,
         })?;
-        let engine = crate::new_engine(&limits)?;
+        let engine = crate::new_engine(limits.max_wasm_stack)?;
         let (component, origin) =
-            cache::load_or_compile(&engine, cache_dir, &wasm).map_err(|e| LoadError::Invalid {
+            cache::load_or_compile(&engine, &cache_dir, &wasm).map_err(|e| LoadError::Invalid {
                 path: path.to_owned(),
                 message: format!("{e:#}"),
             })?;
@@ -118,6 +156,11 @@ impl WasmProvider {
         .map_err(incompatible)?;
         let instance_pre = linker.instantiate_pre(&component).map_err(incompatible)?;
         let pre = TfwasmProviderPre::new(instance_pre).map_err(incompatible)?;
+        let imports = component
+            .component_type()
+            .imports(&engine)
+            .map(|(name, _)| name.to_owned())
+            .collect();
         let name = path.file_name().map_or_else(
             || path.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
@@ -126,6 +169,10 @@ impl WasmProvider {
             engine,
             pre,
             limits,
+            grants,
+            env,
+            settings_hint,
+            imports,
             name,
             context: RwLock::new(wit::ProviderContext {
                 terraform_version: String::new(),
@@ -144,9 +191,19 @@ impl WasmProvider {
         ))
     }
 
-    /// The limits every call runs under.
-    pub fn limits(&self) -> &Limits {
+    /// The limits calls run under.
+    pub fn limits(&self) -> &CallLimits {
         &self.limits
+    }
+
+    /// What the guest may reach.
+    pub fn grants(&self) -> &Grants {
+        &self.grants
+    }
+
+    /// The interfaces the component imports.
+    pub fn imports(&self) -> &[String] {
+        &self.imports
     }
 
     fn context(&self) -> wit::ProviderContext {
@@ -156,46 +213,61 @@ impl WasmProvider {
             .clone()
     }
 
-    fn new_store(&self) -> Store<StoreState> {
+    fn new_store(&self, limits: &Limits) -> Result<Store<StoreState>, String> {
         let stdout = MemoryOutputPipe::new(MAX_CAPTURED_OUTPUT);
         let stderr = MemoryOutputPipe::new(MAX_CAPTURED_OUTPUT);
-        // Deny by default: no preopened directories, no environment, no sockets, no stdin.
-        let wasi = WasiCtxBuilder::new()
+        // Deny by default: only granted directories and variables; no sockets, no stdin.
+        let mut builder = WasiCtxBuilder::new();
+        builder
             .stdout(stdout.clone())
             .stderr(stderr.clone())
-            .build();
-        let limits = StoreLimitsBuilder::new()
-            .memory_size(self.limits.memory_bytes)
+            .envs(&self.env);
+        for dir in &self.grants.dirs {
+            let perms = if dir.writable {
+                FsPerms::ReadWrite
+            } else {
+                FsPerms::ReadOnly
+            };
+            builder
+                .preopened_dir(&dir.host, &dir.guest, perms)
+                .map_err(|e| format!("granted directory {dir}: {e:#}"))?;
+        }
+        let wasi = builder.build();
+        let store_limits = StoreLimitsBuilder::new()
+            .memory_size(limits.memory_bytes)
             .trap_on_grow_failure(true)
             .build();
         let state = StoreState {
             wasi,
             table: Default::default(),
-            limits,
+            limits: store_limits,
             stdout,
             stderr,
             log_sink: self.log_sink.clone(),
         };
         let mut store = Store::new(&self.engine, state);
         store.limiter(|state| &mut state.limits);
-        store
+        Ok(store)
     }
 
-    /// Runs one guest call in a fresh instance under the limits.
+    /// Runs one guest call in a fresh instance under the RPC's limits.
     async fn call<R: Send>(
         &self,
         rpc: &'static str,
         f: impl for<'a> FnOnce(&'a mut Store<StoreState>, &'a TfwasmProvider) -> GuestFuture<'a, R>
         + Send,
     ) -> Result<R, CallError> {
-        let mut store = self.new_store();
+        let limits = self.limits.for_rpc(rpc);
+        let mut store = self
+            .new_store(&limits)
+            .map_err(|message| CallError::Instantiate { rpc, message })?;
         store
-            .set_fuel(self.limits.fuel)
+            .set_fuel(limits.fuel)
             .map_err(|e| CallError::Instantiate {
                 rpc,
                 message: format!("{e:#}"),
             })?;
-        let deadline = Instant::now() + self.limits.timeout;
+        let deadline = Instant::now() + limits.timeout;
         let generation = self.stop_generation.load(Ordering::SeqCst);
         let stop = self.stop_generation.clone();
         store.epoch_deadline_callback(move |_| {
@@ -218,19 +290,16 @@ impl WasmProvider {
                     message: format!("{e:#}"),
                 })?;
         // The epoch callback ends wasm execution at the deadline; this outer timeout also
-        // covers time spent in host calls, with one tick of grace.
-        let outcome = tokio::time::timeout(
-            self.limits.timeout + EPOCH_TICK * 5,
-            f(&mut store, &instance),
-        )
-        .await;
+        // covers time spent in host calls, with a few ticks of grace.
+        let outcome =
+            tokio::time::timeout(limits.timeout + EPOCH_TICK * 5, f(&mut store, &instance)).await;
         let stderr = self.flush_output(&store);
         match outcome {
             Ok(Ok(value)) => Ok(value),
-            Ok(Err(error)) => Err(self.classify(rpc, &error, &stderr)),
+            Ok(Err(error)) => Err(self.classify(rpc, &limits, &error, &stderr)),
             Err(_elapsed) => Err(CallError::Timeout {
                 rpc,
-                limit: self.limits.timeout,
+                limit: limits.timeout,
             }),
         }
     }
@@ -251,12 +320,18 @@ impl WasmProvider {
         stderr
     }
 
-    fn classify(&self, rpc: &'static str, error: &wasmtime::Error, stderr: &str) -> CallError {
+    fn classify(
+        &self,
+        rpc: &'static str,
+        limits: &Limits,
+        error: &wasmtime::Error,
+        stderr: &str,
+    ) -> CallError {
         if let Some(interrupted) = error.downcast_ref::<Interrupted>() {
             return match interrupted {
                 Interrupted::Deadline => CallError::Timeout {
                     rpc,
-                    limit: self.limits.timeout,
+                    limit: limits.timeout,
                 },
                 Interrupted::Stopped => CallError::Cancelled { rpc },
             };
@@ -264,14 +339,14 @@ impl WasmProvider {
         if let Some(Trap::OutOfFuel) = error.downcast_ref::<Trap>() {
             return CallError::OutOfFuel {
                 rpc,
-                fuel: self.limits.fuel,
+                fuel: limits.fuel,
             };
         }
         let text = format!("{error:#}");
         if text.contains("forcing trap when growing memory") {
             return CallError::OutOfMemory {
                 rpc,
-                limit: self.limits.memory_bytes,
+                limit: limits.memory_bytes,
             };
         }
         let panic = stderr
@@ -304,12 +379,26 @@ impl WasmProvider {
         } else {
             format!(" for {subject}")
         };
+        let hint = match error {
+            CallError::OutOfFuel { rpc, .. } => self.raise_hint("fuel", rpc),
+            CallError::Timeout { rpc, .. } => self.raise_hint("timeout", rpc),
+            CallError::OutOfMemory { rpc, .. } => self.raise_hint("memory", rpc),
+            _ => String::new(),
+        };
         Diagnostic::error(
             summary,
             format!(
-                "The Wasm provider {} failed{subject}: {error}. The failed instance was discarded; later calls run in a fresh one.",
+                "The Wasm provider {} failed{subject}: {error}.{hint} The failed instance was discarded; later calls run in a fresh one.",
                 self.name
             ),
+        )
+    }
+
+    /// Tells the operator which setting to raise, and where.
+    fn raise_hint(&self, key: &str, rpc: &str) -> String {
+        format!(
+            " If the provider needs more, raise `{key}` under [limits] (or [limits.rpc.{rpc}]) in {}.",
+            self.settings_hint
         )
     }
 }

@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use tfwasm_model::{Block, Provider as _, Schema};
-use tfwasm_runtime::{DiscardLog, Limits, WasmProvider, cache};
+use tfwasm_runtime::limits::{ByteSize, HumanDuration};
+use tfwasm_runtime::{DiscardLog, LoadOptions, WasmProvider, cache};
 
 /// Arguments of `tfwasm inspect`.
 #[derive(Debug, clap::Args)]
@@ -24,14 +25,16 @@ macro_rules! outln {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let mut out = String::new();
-    let limits = Limits::default();
-    let (provider, report) = WasmProvider::load(
-        &args.component,
-        limits,
-        &cache::default_dir(),
-        Arc::new(DiscardLog),
-    )
-    .with_context(|| format!("loading {}", args.component.display()))?;
+    let settings = crate::config::load(&args.component)?;
+    let options = LoadOptions {
+        limits: settings.limits.clone(),
+        grants: settings.grants.clone(),
+        cache_dir: cache::default_dir(),
+        log_sink: Arc::new(DiscardLog),
+        settings_hint: settings.source.clone(),
+    };
+    let (provider, report) = WasmProvider::load(&args.component, options)
+        .with_context(|| format!("loading {}", args.component.display()))?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -43,17 +46,67 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         report.origin,
         report.elapsed.as_millis()
     );
+    outln!(out, "settings:  {}", settings.source);
     outln!(
         out,
-        "limits:    fuel {} per call, memory {} MiB per instance, timeout {:?} per call",
-        limits.fuel,
-        limits.memory_bytes >> 20,
-        limits.timeout
+        "contracts: violations are {}",
+        if settings.mode == tfwasm_contract::Mode::Warn {
+            "warnings"
+        } else {
+            "errors"
+        }
+    );
+    let limits = provider.limits();
+    let describe = |l: &tfwasm_runtime::Limits| {
+        format!(
+            "fuel {}, memory {}, timeout {}",
+            l.fuel,
+            ByteSize(l.memory_bytes),
+            HumanDuration(l.timeout)
+        )
+    };
+    outln!(
+        out,
+        "limits:    {} per call; wasm stack {}",
+        describe(&limits.default),
+        ByteSize(limits.max_wasm_stack)
+    );
+    for rpc in limits.per_rpc.keys() {
+        outln!(out, "           {rpc}: {}", describe(&limits.for_rpc(rpc)));
+    }
+    let grants = provider.grants();
+    outln!(out, "grants:");
+    outln!(
+        out,
+        "  env:     {}",
+        if grants.env.is_empty() {
+            "none".to_owned()
+        } else {
+            grants.env.join(", ")
+        }
     );
     outln!(
         out,
-        "grants:    none (no network, no filesystem, no environment variables)"
+        "  dirs:    {}",
+        if grants.dirs.is_empty() {
+            "none".to_owned()
+        } else {
+            grants
+                .dirs
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
     );
+    outln!(
+        out,
+        "  network: none (no sockets; outgoing HTTP is not available yet)"
+    );
+    outln!(out, "imports:");
+    for import in provider.imports() {
+        outln!(out, "  {import}");
+    }
     for diagnostic in &schema.diagnostics {
         outln!(out, "{diagnostic}");
     }

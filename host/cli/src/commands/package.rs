@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use anyhow::{Context as _, bail};
 use tfwasm_model::Provider as _;
-use tfwasm_runtime::{DiscardLog, Limits, WasmProvider, cache};
+use tfwasm_runtime::{DiscardLog, LoadOptions, WasmProvider, cache};
 
 /// Arguments of `tfwasm package`.
 ///
@@ -21,8 +21,8 @@ pub struct Args {
     #[arg(long, value_name = "HOST/NAMESPACE/TYPE")]
     source: String,
     /// Provider version, X.Y.Z.
-    #[arg(long, value_name = "X.Y.Z")]
-    version: String,
+    #[arg(long = "version", id = "provider_version", value_name = "X.Y.Z")]
+    provider_version: String,
     /// Mirror directory to write into (created if missing).
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
@@ -34,11 +34,27 @@ pub struct Args {
     /// TFWASM_CONTRACT_VIOLATIONS overrides it at run time.
     #[arg(long, value_enum, value_name = "MODE", default_value = "error")]
     contract_violations: crate::config::Violations,
+    /// Fuel per call (deterministic CPU budget) [default: 10000000000].
+    #[arg(long, value_name = "N")]
+    fuel: Option<u64>,
+    /// Memory per instance, e.g. 256MiB [default: 256MiB].
+    #[arg(long, value_name = "SIZE")]
+    memory: Option<String>,
+    /// Wall-clock deadline per call, e.g. 30s [default: 60s].
+    #[arg(long, value_name = "DURATION")]
+    timeout: Option<String>,
+    /// Grant an environment variable, by name (repeatable). Its value is read from the
+    /// environment Terraform runs in.
+    #[arg(long = "allow-env", value_name = "NAME")]
+    allow_env: Vec<String>,
+    /// Grant a host directory, HOST_DIR:GUEST_DIR[:ro|rw] (repeatable; read-only by default).
+    #[arg(long = "allow-dir", value_name = "HOST:GUEST[:ro|rw]")]
+    allow_dir: Vec<String>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let (host, namespace, type_name) = parse_source(&args.source)?;
-    check_version(&args.version)?;
+    check_version(&args.provider_version)?;
     if !args
         .platform
         .chars()
@@ -46,15 +62,36 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     {
         bail!("--platform {:?} must look like linux_amd64", args.platform);
     }
+    let settings = crate::config::ProviderConfig {
+        contracts: crate::config::Contracts {
+            violations: args.contract_violations,
+        },
+        limits: crate::config::LimitsConfig {
+            values: crate::config::LimitValues {
+                fuel: args.fuel,
+                memory: args.memory.clone(),
+                timeout: args.timeout.clone(),
+            },
+            ..Default::default()
+        },
+        grants: crate::config::GrantsConfig {
+            env: args.allow_env.clone(),
+            dirs: args.allow_dir.clone(),
+            http: Vec::new(),
+        },
+    };
+    let resolved = settings.resolve("the tfwasm package flags".into())?;
     // Load (and compile into the cache) now, so a broken component fails here rather than in
     // the operator's first `terraform plan`.
-    let (provider, _) = WasmProvider::load(
-        &args.component,
-        Limits::default(),
-        &cache::default_dir(),
-        Arc::new(DiscardLog),
-    )
-    .with_context(|| format!("checking {}", args.component.display()))?;
+    let options = LoadOptions {
+        limits: resolved.limits,
+        grants: resolved.grants,
+        cache_dir: cache::default_dir(),
+        log_sink: Arc::new(DiscardLog),
+        settings_hint: crate::config::FILE_NAME.into(),
+    };
+    let (provider, _) = WasmProvider::load(&args.component, options)
+        .with_context(|| format!("checking {}", args.component.display()))?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -79,18 +116,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .join(host)
         .join(namespace)
         .join(type_name)
-        .join(&args.version)
+        .join(&args.provider_version)
         .join(&args.platform);
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let exe = std::env::current_exe().context("locating the tfwasm executable")?;
-    let binary = dir.join(format!("terraform-provider-{type_name}_v{}", args.version));
+    let binary = dir.join(format!(
+        "terraform-provider-{type_name}_v{}",
+        args.provider_version
+    ));
     copy(&exe, &binary)?;
     copy(&args.component, &dir.join(crate::PACKAGED_COMPONENT))?;
-    let settings = crate::config::ProviderConfig {
-        contracts: crate::config::Contracts {
-            violations: args.contract_violations,
-        },
-    };
     let settings_path = dir.join(crate::config::FILE_NAME);
     std::fs::write(&settings_path, crate::config::render(&settings)?)
         .with_context(|| format!("writing {}", settings_path.display()))?;
@@ -103,7 +138,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         host,
         namespace,
         type_name,
-        args.version
+        args.provider_version
     );
     Ok(())
 }

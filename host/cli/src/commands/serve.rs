@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use tfwasm_contract::Checked;
 use tfwasm_runtime::cache::{self, Origin};
-use tfwasm_runtime::{Limits, WasmProvider};
+use tfwasm_runtime::{LoadOptions, WasmProvider};
 use tfwasm_wire::handshake::{NOT_A_PLUGIN_MESSAGE, PluginEnv};
 use tfwasm_wire::{ServeOptions, serve};
 use tracing_subscriber::Layer as _;
@@ -90,17 +90,15 @@ async fn serve_component(args: Args, env: PluginEnv, level: tracing::Level) -> a
     })?;
     let settings = crate::config::load(&component)?;
     let cache_dir = args.cache_dir.unwrap_or_else(cache::default_dir);
-    let (provider, report) = WasmProvider::load(
-        &component,
-        Limits::default(),
-        &cache_dir,
-        Arc::new(GuestLog { max_level: level }),
-    )?;
-    let provider = Checked::new(
-        provider,
-        provider_name(&component),
-        settings.contracts.violations.mode(),
-    );
+    let options = LoadOptions {
+        limits: settings.limits,
+        grants: settings.grants,
+        cache_dir,
+        log_sink: Arc::new(GuestLog { max_level: level }),
+        settings_hint: settings.source,
+    };
+    let (provider, report) = WasmProvider::load(&component, options)?;
+    let provider = Checked::new(provider, provider_name(&component), settings.mode);
     tracing::debug!(
         component = %component.display(),
         origin = match report.origin { Origin::Cached => "cache", Origin::Compiled => "compiled" },
