@@ -212,6 +212,47 @@ fn run_diags(f: impl FnOnce() -> Result<Vec<Diagnostic>, Diagnostic>) -> Diags {
     }
 }
 
+// ---- raw hooks -----------------------------------------------------------------------
+
+/// Post-processing of raw WIT responses, for test providers that must produce output the
+/// SDK would refuse to encode (malformed values, broken contracts). Ordinary providers never
+/// need it; `export_provider!(P)` uses [`NoHook`].
+pub trait RawHook {
+    /// False for [`NoHook`], so the export skips copying requests it would never look at.
+    const ACTIVE: bool = true;
+    /// After plan-resource-change.
+    fn plan(_req: &wit::PlanRequest, _resp: &mut wit::PlanResponse) {}
+    /// After apply-resource-change.
+    fn apply(_req: &wit::ApplyRequest, _resp: &mut wit::ApplyResponse) {}
+    /// After upgrade-resource-state.
+    fn upgrade(_req: &wit::UpgradeRequest, _resp: &mut wit::UpgradeResponse) {}
+    /// After import-resource-state.
+    fn import(_req: &wit::ImportRequest, _resp: &mut wit::ImportResponse) {}
+}
+
+/// The hook that changes nothing.
+pub struct NoHook;
+
+impl RawHook for NoHook {
+    const ACTIVE: bool = false;
+}
+
+/// Runs `f` on `req`, then the hook on the response when the hook is active.
+pub fn hooked<Req: Clone, Resp>(
+    req: Req,
+    f: impl FnOnce(Req) -> Resp,
+    hook: impl FnOnce(&Req, &mut Resp),
+    active: bool,
+) -> Resp {
+    if !active {
+        return f(req);
+    }
+    let copy = req.clone();
+    let mut resp = f(req);
+    hook(&copy, &mut resp);
+    resp
+}
+
 // ---- exports -------------------------------------------------------------------------
 
 /// `get-schema`.

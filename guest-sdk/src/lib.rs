@@ -69,9 +69,14 @@ pub mod prelude {
 /// Exports a provider as the component's implementation of the tfwasm WIT world.
 ///
 /// The argument is an expression building the provider; it runs at most once per instance.
+/// Test providers may add `hook = Type` naming a [`glue::RawHook`] that post-processes raw
+/// responses.
 #[macro_export]
 macro_rules! export_provider {
     ($make:expr) => {
+        $crate::export_provider!($make, hook = $crate::glue::NoHook);
+    };
+    ($make:expr, hook = $hook:ty) => {
         struct __TfwasmExport;
 
         fn __tfwasm_provider() -> &'static dyn $crate::Provider {
@@ -106,7 +111,12 @@ macro_rules! export_provider {
                 ctx: $crate::glue::wit::ProviderContext,
                 req: $crate::glue::wit::UpgradeRequest,
             ) -> $crate::glue::wit::UpgradeResponse {
-                $crate::glue::upgrade_resource_state(__tfwasm_provider(), ctx, req)
+                $crate::glue::hooked(
+                    req,
+                    |req| $crate::glue::upgrade_resource_state(__tfwasm_provider(), ctx, req),
+                    <$hook as $crate::glue::RawHook>::upgrade,
+                    <$hook as $crate::glue::RawHook>::ACTIVE,
+                )
             }
             fn read_resource(
                 ctx: $crate::glue::wit::ProviderContext,
@@ -118,19 +128,34 @@ macro_rules! export_provider {
                 ctx: $crate::glue::wit::ProviderContext,
                 req: $crate::glue::wit::PlanRequest,
             ) -> $crate::glue::wit::PlanResponse {
-                $crate::glue::plan_resource_change(__tfwasm_provider(), ctx, req)
+                $crate::glue::hooked(
+                    req,
+                    |req| $crate::glue::plan_resource_change(__tfwasm_provider(), ctx, req),
+                    <$hook as $crate::glue::RawHook>::plan,
+                    <$hook as $crate::glue::RawHook>::ACTIVE,
+                )
             }
             fn apply_resource_change(
                 ctx: $crate::glue::wit::ProviderContext,
                 req: $crate::glue::wit::ApplyRequest,
             ) -> $crate::glue::wit::ApplyResponse {
-                $crate::glue::apply_resource_change(__tfwasm_provider(), ctx, req)
+                $crate::glue::hooked(
+                    req,
+                    |req| $crate::glue::apply_resource_change(__tfwasm_provider(), ctx, req),
+                    <$hook as $crate::glue::RawHook>::apply,
+                    <$hook as $crate::glue::RawHook>::ACTIVE,
+                )
             }
             fn import_resource_state(
                 ctx: $crate::glue::wit::ProviderContext,
                 req: $crate::glue::wit::ImportRequest,
             ) -> $crate::glue::wit::ImportResponse {
-                $crate::glue::import_resource_state(__tfwasm_provider(), ctx, req)
+                $crate::glue::hooked(
+                    req,
+                    |req| $crate::glue::import_resource_state(__tfwasm_provider(), ctx, req),
+                    <$hook as $crate::glue::RawHook>::import,
+                    <$hook as $crate::glue::RawHook>::ACTIVE,
+                )
             }
             fn read_data_source(
                 ctx: $crate::glue::wit::ProviderContext,

@@ -2,8 +2,8 @@
 //!
 //! A provider that breaks one lifecycle contract on demand (see README.md for the rules).
 //! Most rules go through `tfwasm-sdk`; the ones that need bytes the SDK would refuse to
-//! encode (wrong types, a non-null delete) tamper with the SDK's output in this crate's own
-//! export, which is why it does not use `export_provider!`.
+//! encode (wrong types, a non-null delete) tamper with the SDK's raw responses through the
+//! export hook in `export.rs`.
 
 use tfwasm_sdk::prelude::*;
 
@@ -241,6 +241,8 @@ impl Resource for Thing {
     }
 }
 
-// The raw export is only linked into the component; native builds (unit tests) skip it.
+// Only the component calls the hook; native builds (unit tests) never do.
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 mod export;
+
+tfwasm_sdk::export_provider!(Misbehave, hook = export::Tamper);
