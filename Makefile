@@ -1,6 +1,6 @@
 # tfwasm — run `make help` for the targets.
 CARGO ?= cargo
-SAMPLES := tfwasm-sample-random tfwasm-sample-misbehave
+SAMPLES := tfwasm-sample-random tfwasm-sample-misbehave tfwasm-sample-hostile
 
 .PHONY: help build demo test lint fmt clean terraform
 

@@ -132,7 +132,43 @@ fn find_on_path(name: &str) -> Option<PathBuf> {
 }
 
 /// Every sample provider, packaged as `registry.terraform.io/tfwasm/<name>`.
-pub const SAMPLES: &[&str] = &["random", "misbehave"];
+pub const SAMPLES: &[&str] = &["random", "misbehave", "hostile"];
+
+/// Files the hostile provider may and may not read: `granted/hello.txt` is inside the
+/// directory granted as `/data`, `secret.txt` is beside it.
+pub fn fixtures() -> PathBuf {
+    let dir = target_dir().join("tfwasm-test-fixtures");
+    std::fs::create_dir_all(dir.join("granted")).expect("create fixtures");
+    std::fs::write(dir.join("granted").join("hello.txt"), "hello from the host")
+        .expect("write fixture");
+    std::fs::write(dir.join("secret.txt"), "must not be readable").expect("write fixture");
+    dir
+}
+
+/// Environment variable granted to the hostile provider in tests.
+pub const HOSTILE_GRANTED_ENV: &str = "TFWASM_TEST_GRANTED";
+/// Environment variable present but not granted.
+pub const HOSTILE_SECRET_ENV: &str = "TFWASM_TEST_SECRET";
+
+/// Extra `tfwasm package` flags per sample: the hostile one runs with tight limits and a
+/// few grants, so every attack ends quickly.
+pub fn package_flags(sample: &str) -> Vec<String> {
+    match sample {
+        "hostile" => vec![
+            "--fuel".into(),
+            "3000000000".into(),
+            "--timeout".into(),
+            "3s".into(),
+            "--memory".into(),
+            "128MiB".into(),
+            "--allow-dir".into(),
+            format!("{}:/data:ro", fixtures().join("granted").display()),
+            "--allow-env".into(),
+            HOSTILE_GRANTED_ENV.into(),
+        ],
+        _ => Vec::new(),
+    }
+}
 
 /// A filesystem mirror holding every sample provider, packaged once per test process.
 fn mirror() -> &'static Path {
@@ -152,6 +188,7 @@ fn mirror() -> &'static Path {
                         "--out",
                     ])
                     .arg(dir.path())
+                    .args(package_flags(sample))
                     .env("TFWASM_CACHE_DIR", cache_dir())
                     .output()
                     .expect("run tfwasm package");

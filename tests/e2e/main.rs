@@ -2,5 +2,6 @@
 //! `tfwasm_tests::clients()` (Terraform v1.0.3 always, plus tofu/terraform from PATH).
 
 mod contracts;
+mod hostile;
 mod plugin_binary;
 mod random;

@@ -86,6 +86,18 @@ pub enum CallError {
         /// What happened, including the guest's panic message when it printed one.
         message: String,
     },
+    /// The guest returned a value larger than the host accepts.
+    #[error(
+        "provider returned a value of {bytes} bytes during {rpc}; at most {limit} bytes are accepted"
+    )]
+    Oversize {
+        /// The RPC.
+        rpc: &'static str,
+        /// Size of the value.
+        bytes: usize,
+        /// The limit.
+        limit: usize,
+    },
     /// A fresh instance could not be created.
     #[error("cannot start a provider instance for {rpc}: {message}")]
     Instantiate {

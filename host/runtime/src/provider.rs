@@ -4,7 +4,6 @@ use std::fmt;
 use std::future::Future;
 use std::path::Path;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 use std::time::{Duration, Instant};
 
@@ -52,6 +51,8 @@ pub struct LoadOptions {
     pub log_sink: Arc<dyn GuestLogSink>,
     /// Where the operator changes limits, named in limit diagnostics (e.g. the tfwasm.toml path).
     pub settings_hint: String,
+    /// Name used in diagnostics (the provider type); defaults to the component's file name.
+    pub display_name: Option<String>,
 }
 
 /// How loading went, for the operator's log.
@@ -79,8 +80,9 @@ pub struct WasmProvider {
     /// What ConfigureProvider accepted; handed to every call.
     context: RwLock<wit::ProviderContext>,
     schema: OnceLock<ProviderSchema>,
-    /// Bumped by StopProvider; a call started under an older generation is interrupted.
-    stop_generation: Arc<AtomicU64>,
+    /// Bumped by StopProvider; a call started under an older generation is interrupted,
+    /// whether it is running wasm (epoch callback) or waiting in a host call (select below).
+    stop_generation: Arc<tokio::sync::watch::Sender<u64>>,
     log_sink: Arc<dyn GuestLogSink>,
 }
 
@@ -119,6 +121,7 @@ impl WasmProvider {
             cache_dir,
             log_sink,
             settings_hint,
+            display_name,
         } = options;
         let started = Instant::now();
         for dir in &grants.dirs {
@@ -161,10 +164,12 @@ impl WasmProvider {
             .imports(&engine)
             .map(|(name, _)| name.to_owned())
             .collect();
-        let name = path.file_name().map_or_else(
-            || path.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        );
+        let name = display_name.unwrap_or_else(|| {
+            path.file_name().map_or_else(
+                || path.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            )
+        });
         let provider = WasmProvider {
             engine,
             pre,
@@ -179,7 +184,7 @@ impl WasmProvider {
                 config: None,
             }),
             schema: OnceLock::new(),
-            stop_generation: Arc::new(AtomicU64::new(0)),
+            stop_generation: Arc::new(tokio::sync::watch::Sender::new(0)),
             log_sink,
         };
         Ok((
@@ -251,7 +256,7 @@ impl WasmProvider {
     }
 
     /// Runs one guest call in a fresh instance under the RPC's limits.
-    async fn call<R: Send>(
+    async fn call<R: Send + ReturnedValues>(
         &self,
         rpc: &'static str,
         f: impl for<'a> FnOnce(&'a mut Store<StoreState>, &'a TfwasmProvider) -> GuestFuture<'a, R>
@@ -268,10 +273,10 @@ impl WasmProvider {
                 message: format!("{e:#}"),
             })?;
         let deadline = Instant::now() + limits.timeout;
-        let generation = self.stop_generation.load(Ordering::SeqCst);
+        let generation = *self.stop_generation.borrow();
         let stop = self.stop_generation.clone();
         store.epoch_deadline_callback(move |_| {
-            if stop.load(Ordering::SeqCst) != generation {
+            if *stop.borrow() != generation {
                 return Err(wasmtime::Error::new(Interrupted::Stopped));
             }
             if Instant::now() >= deadline {
@@ -289,15 +294,27 @@ impl WasmProvider {
                     rpc,
                     message: format!("{e:#}"),
                 })?;
-        // The epoch callback ends wasm execution at the deadline; this outer timeout also
-        // covers time spent in host calls, with a few ticks of grace.
-        let outcome =
-            tokio::time::timeout(limits.timeout + EPOCH_TICK * 5, f(&mut store, &instance)).await;
+        // The epoch callback stops running wasm at the deadline or on StopProvider; the select
+        // also covers time spent waiting in host calls (sleeps, I/O), with a little grace.
+        let mut stopped = self.stop_generation.subscribe();
+        let outcome = tokio::select! {
+            outcome = tokio::time::timeout(limits.timeout + EPOCH_TICK * 5, f(&mut store, &instance)) => Some(outcome),
+            // Dropping the call future unwinds the guest; the store is dropped with it.
+            _ = stopped.wait_for(|current| *current != generation) => None,
+        };
         let stderr = self.flush_output(&store);
         match outcome {
-            Ok(Ok(value)) => Ok(value),
-            Ok(Err(error)) => Err(self.classify(rpc, &limits, &error, &stderr)),
-            Err(_elapsed) => Err(CallError::Timeout {
+            None => Err(CallError::Cancelled { rpc }),
+            Some(Ok(Ok(value))) if value.largest_value() > MAX_VALUE_BYTES => {
+                Err(CallError::Oversize {
+                    rpc,
+                    bytes: value.largest_value(),
+                    limit: MAX_VALUE_BYTES,
+                })
+            }
+            Some(Ok(Ok(value))) => Ok(value),
+            Some(Ok(Err(error))) => Err(self.classify(rpc, &limits, &error, &stderr)),
+            Some(Err(_elapsed)) => Err(CallError::Timeout {
                 rpc,
                 limit: limits.timeout,
             }),
@@ -356,6 +373,11 @@ impl WasmProvider {
             .join("\n");
         let message = match error.downcast_ref::<Trap>() {
             Some(Trap::StackOverflow) => "wasm stack overflow (unbounded recursion?)".to_owned(),
+            // Rust and C guests keep a shadow stack in linear memory; overflowing it runs off
+            // the start of memory.
+            Some(Trap::MemoryOutOfBounds) => {
+                "out of bounds memory access (in Rust or C guests usually a stack overflow from unbounded recursion)".to_owned()
+            }
             Some(Trap::UnreachableCodeReached) if !panic.is_empty() => {
                 format!("guest panicked: {panic}")
             }
@@ -373,6 +395,7 @@ impl WasmProvider {
             CallError::OutOfMemory { .. } => "Provider exceeded its memory limit",
             CallError::Trap { .. } => "Provider crashed",
             CallError::Instantiate { .. } => "Provider could not start",
+            CallError::Oversize { .. } => "Provider returned a value that is too large",
         };
         let subject = if subject.is_empty() {
             String::new()
@@ -400,6 +423,56 @@ impl WasmProvider {
             " If the provider needs more, raise `{key}` under [limits] (or [limits.rpc.{rpc}]) in {}.",
             self.settings_hint
         )
+    }
+}
+
+/// Largest value (state, plan, data) a guest may return: 16 MiB. Terraform keeps every state
+/// in memory and rewrites the state file after each resource, so larger values are a bug or
+/// an attack, and the gRPC limit (256 MiB) would otherwise be the only bound.
+pub const MAX_VALUE_BYTES: usize = 16 << 20;
+
+/// The size of the largest value in a guest response, checked against [`MAX_VALUE_BYTES`].
+pub(crate) trait ReturnedValues {
+    /// Bytes of the largest value returned.
+    fn largest_value(&self) -> usize {
+        0
+    }
+}
+
+impl ReturnedValues for Vec<wit::Diagnostic> {}
+impl ReturnedValues for wit::ProviderSchema {}
+impl ReturnedValues for wit::UpgradeResponse {
+    fn largest_value(&self) -> usize {
+        self.upgraded_state.len()
+    }
+}
+impl ReturnedValues for wit::ReadResponse {
+    fn largest_value(&self) -> usize {
+        self.new_state.len()
+    }
+}
+impl ReturnedValues for wit::PlanResponse {
+    fn largest_value(&self) -> usize {
+        self.planned_state.len()
+    }
+}
+impl ReturnedValues for wit::ApplyResponse {
+    fn largest_value(&self) -> usize {
+        self.new_state.len()
+    }
+}
+impl ReturnedValues for wit::ImportResponse {
+    fn largest_value(&self) -> usize {
+        self.imported
+            .iter()
+            .map(|r| r.state.len())
+            .max()
+            .unwrap_or(0)
+    }
+}
+impl ReturnedValues for wit::ReadDataResponse {
+    fn largest_value(&self) -> usize {
+        self.state.len()
     }
 }
 
@@ -765,8 +838,10 @@ impl Provider for WasmProvider {
     }
 
     async fn stop_provider(&self) -> Result<(), String> {
-        // In-flight calls notice within one epoch tick and trap; new calls run normally.
-        self.stop_generation.fetch_add(1, Ordering::SeqCst);
+        // In-flight calls stop at once (waiting in the host) or within one epoch tick
+        // (running wasm); calls that start afterwards run normally.
+        self.stop_generation
+            .send_modify(|generation| *generation += 1);
         Ok(())
     }
 }

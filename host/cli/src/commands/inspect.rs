@@ -32,6 +32,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         cache_dir: cache::default_dir(),
         log_sink: Arc::new(DiscardLog),
         settings_hint: settings.source.clone(),
+        display_name: None,
     };
     let (provider, report) = WasmProvider::load(&args.component, options)
         .with_context(|| format!("loading {}", args.component.display()))?;

@@ -89,6 +89,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         cache_dir: cache::default_dir(),
         log_sink: Arc::new(DiscardLog),
         settings_hint: crate::config::FILE_NAME.into(),
+        display_name: None,
     };
     let (provider, _) = WasmProvider::load(&args.component, options)
         .with_context(|| format!("checking {}", args.component.display()))?;

@@ -96,6 +96,7 @@ async fn serve_component(args: Args, env: PluginEnv, level: tracing::Level) -> a
         cache_dir,
         log_sink: Arc::new(GuestLog { max_level: level }),
         settings_hint: settings.source,
+        display_name: Some(provider_name(&component)),
     };
     let (provider, report) = WasmProvider::load(&component, options)?;
     let provider = Checked::new(provider, provider_name(&component), settings.mode);

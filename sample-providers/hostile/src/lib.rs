@@ -1,0 +1,206 @@
+//! # tfwasm-sample-hostile
+//!
+//! A provider that attacks its sandbox on demand (see README.md): tfwasm must stop every
+//! attack with a diagnostic and keep serving, and grant exactly what the operator allowed.
+
+use tfwasm_sdk::glue::{RawHook, wit};
+use tfwasm_sdk::prelude::*;
+
+/// Every behaviour `hostile_act` knows.
+pub const BEHAVIORS: &[&str] = &[
+    "ok",
+    "spin",
+    "recurse",
+    "grow_memory",
+    "panic",
+    "huge_output",
+    "bad_msgpack",
+    "sleep",
+    "read_file",
+    "read_env",
+    "http_get",
+];
+
+/// The provider.
+pub struct Hostile;
+
+impl Provider for Hostile {
+    fn resources(&self) -> Vec<Box<dyn Resource>> {
+        vec![Box::new(Act)]
+    }
+}
+
+struct Act;
+
+fn field(value: &Value, name: &str) -> String {
+    value.get_string(name).ok().flatten().unwrap_or_default()
+}
+
+/// Recursion the optimiser cannot turn into a loop.
+#[inline(never)]
+fn recurse(depth: u64) -> u64 {
+    // Never true in practice; keeps the recursion formally finite.
+    if depth == u64::MAX {
+        return 0;
+    }
+    let local = [depth; 16];
+    std::hint::black_box(&local);
+    recurse(depth + 1) + local[depth as usize % 16]
+}
+
+/// Does `behavior`; returns the `result` text or a diagnostic.
+fn act(value: &Value) -> Result<String, Diagnostic> {
+    let behavior = field(value, "behavior");
+    let target = field(value, "target");
+    let fail = |summary: &str, detail: String| {
+        Err(Diagnostic::error(summary, detail).at(AttributePath::attribute("target")))
+    };
+    match behavior.as_str() {
+        "spin" => {
+            let mut x = 0u64;
+            loop {
+                x = std::hint::black_box(x.wrapping_add(1));
+            }
+        }
+        "recurse" => Ok(recurse(0).to_string()),
+        "grow_memory" => {
+            let mut hoard: Vec<Vec<u8>> = Vec::new();
+            loop {
+                hoard.push(vec![1u8; 8 << 20]);
+                std::hint::black_box(&hoard);
+            }
+        }
+        "panic" => panic!("hostile provider panicked on purpose (target {target:?})"),
+        "huge_output" => {
+            let mib: usize = target.parse().unwrap_or(32);
+            Ok("x".repeat(mib << 20))
+        }
+        "sleep" => {
+            let ms: u64 = target.parse().unwrap_or(0);
+            std::thread::sleep(std::time::Duration::from_millis(ms));
+            Ok(format!("slept {ms} ms"))
+        }
+        "read_file" => match std::fs::read_to_string(&target) {
+            Ok(text) => Ok(text),
+            Err(e) => fail(
+                "Cannot read file",
+                format!("reading {target:?} failed: {e}"),
+            ),
+        },
+        "read_env" => match std::env::var(&target) {
+            Ok(value) => Ok(value),
+            Err(_) => fail(
+                "Environment variable not available",
+                format!("{target:?} is not set for this provider"),
+            ),
+        },
+        "http_get" => fail(
+            "HTTP is not available",
+            "this tfwasm version offers no wasi:http to providers".into(),
+        ),
+        _ => Ok("ok".into()),
+    }
+}
+
+fn phase(value: &Value) -> String {
+    value
+        .get_string("phase")
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| "apply".into())
+}
+
+impl Resource for Act {
+    fn type_name(&self) -> &'static str {
+        "hostile_act"
+    }
+
+    fn schema(&self) -> ResourceSchema {
+        ResourceSchema::new()
+            .description("Attacks the sandbox as `behavior` says.")
+            .attr(Attr::string("behavior").required().requires_replace())
+            .attr(Attr::string("target").optional().requires_replace())
+            .attr(
+                Attr::string("phase")
+                    .optional()
+                    .requires_replace()
+                    .description("plan, apply (default) or read."),
+            )
+            .attr(Attr::string("result").computed())
+            .attr(Attr::string("id").computed().use_state_for_unknown())
+    }
+
+    fn validate(&self, _ctx: &Context, config: &Value) -> Diagnostics {
+        let mut diags = Vec::new();
+        if let Some(b) = config
+            .attr("behavior")
+            .as_str()
+            .filter(|b| !BEHAVIORS.contains(b))
+        {
+            diags.push(
+                Diagnostic::error(
+                    "Unknown behavior",
+                    format!("behavior must be one of {BEHAVIORS:?}, got {b:?}."),
+                )
+                .at(AttributePath::attribute("behavior")),
+            );
+        }
+        if let Some(p) = config
+            .attr("phase")
+            .as_str()
+            .filter(|p| !["plan", "apply", "read"].contains(p))
+        {
+            diags.push(
+                Diagnostic::error(
+                    "Unknown phase",
+                    format!("phase must be plan, apply or read, got {p:?}."),
+                )
+                .at(AttributePath::attribute("phase")),
+            );
+        }
+        diags
+    }
+
+    fn modify_plan(&self, _ctx: &Context, plan: &mut PlanContext) -> Result<(), Diagnostic> {
+        if phase(&plan.planned) == "plan" {
+            let result = act(&plan.planned)?;
+            plan.planned.set("result", result.into());
+        }
+        Ok(())
+    }
+
+    fn create(
+        &self,
+        _ctx: &Context,
+        planned: &Value,
+        _config: &Value,
+    ) -> Result<Value, Diagnostic> {
+        let result = match phase(planned).as_str() {
+            "apply" => act(planned)?,
+            "plan" => field(planned, "result"),
+            _ => "ok".into(),
+        };
+        Ok(planned.clone().with("result", result).with("id", "act"))
+    }
+
+    fn read(&self, _ctx: &Context, state: &Value) -> Result<Option<Value>, Diagnostic> {
+        if phase(state) == "read" {
+            act(state)?;
+        }
+        Ok(Some(state.clone()))
+    }
+}
+
+/// `bad_msgpack` replaces the new state with bytes that are no msgpack value at all.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+struct Corrupt;
+
+impl RawHook for Corrupt {
+    fn apply(_req: &wit::ApplyRequest, resp: &mut wit::ApplyResponse) {
+        if resp.new_state.windows(11).any(|w| w == b"bad_msgpack") {
+            resp.new_state = vec![0xc1, 0xff, 0x00];
+        }
+    }
+}
+
+tfwasm_sdk::export_provider!(Hostile, hook = Corrupt);

@@ -1,0 +1,179 @@
+//! The sandbox through real Terraform: every attack of `hostile_act` ends in a diagnostic
+//! that says what happened, granted capabilities work, and a correct resource in the same
+//! run is still applied. Limits come from the package flags in `tfwasm_tests::package_flags`.
+
+use tfwasm_tests::{HOSTILE_GRANTED_ENV, HOSTILE_SECRET_ENV, Workspace, clients, flatten};
+
+const PROVIDER: &str = r#"
+terraform {
+  required_providers {
+    hostile = { source = "registry.terraform.io/tfwasm/hostile" }
+  }
+}
+"#;
+
+fn act(label: &str, behavior: &str, target: &str) -> String {
+    format!(
+        "\nresource \"hostile_act\" \"{label}\" {{\n  behavior = \"{behavior}\"\n  target   = \"{target}\"\n}}\n"
+    )
+}
+
+#[test]
+fn every_attack_is_stopped_and_grants_work() {
+    let cases: &[(&str, &str, &str, &[&str])] = &[
+        (
+            "spin",
+            "spin",
+            "",
+            &[
+                "Provider exceeded its fuel budget",
+                "fuel budget of 3000000000 during ApplyResourceChange",
+                "raise `fuel` under [limits]",
+            ],
+        ),
+        (
+            "recurse",
+            "recurse",
+            "",
+            &[
+                "Provider crashed",
+                "stack overflow from unbounded recursion",
+            ],
+        ),
+        (
+            "grow_memory",
+            "grow_memory",
+            "",
+            &[
+                "Provider exceeded its memory limit",
+                "memory limit of 134217728 bytes",
+                "raise `memory`",
+            ],
+        ),
+        (
+            "panic",
+            "panic",
+            "boom",
+            &[
+                "Provider crashed",
+                "guest panicked",
+                "hostile provider panicked on purpose (target \"boom\")",
+            ],
+        ),
+        (
+            "huge_output",
+            "huge_output",
+            "20",
+            &[
+                "Provider returned a value that is too large",
+                "at most 16777216 bytes are accepted",
+            ],
+        ),
+        (
+            "bad_msgpack",
+            "bad_msgpack",
+            "",
+            &[
+                "Provider produced inconsistent result after apply",
+                "does not conform to the schema",
+            ],
+        ),
+        (
+            "sleep",
+            "sleep",
+            "10000",
+            &[
+                "Provider exceeded its time limit",
+                "time limit of 3s during ApplyResourceChange",
+                "raise `timeout`",
+            ],
+        ),
+        (
+            "outside_file",
+            "read_file",
+            "/etc/hostname",
+            &["Cannot read file", "reading \"/etc/hostname\" failed"],
+        ),
+        (
+            "escape_file",
+            "read_file",
+            "/data/../secret.txt",
+            &["Cannot read file", "reading \"/data/../secret.txt\" failed"],
+        ),
+        (
+            "secret_env",
+            "read_env",
+            HOSTILE_SECRET_ENV,
+            &[
+                "Environment variable not available",
+                "is not set for this provider",
+            ],
+        ),
+        (
+            "http",
+            "http_get",
+            "http://127.0.0.1:9/",
+            &["HTTP is not available"],
+        ),
+    ];
+    for client in clients() {
+        let mut config = PROVIDER.to_owned();
+        config.push_str(&act("ok", "ok", ""));
+        config.push_str(&act("granted_file", "read_file", "/data/hello.txt"));
+        config.push_str(&act("granted_env", "read_env", HOSTILE_GRANTED_ENV));
+        for (label, behavior, target, _) in cases {
+            config.push_str(&act(label, behavior, target));
+        }
+        let ws = Workspace::new(client, &config);
+        ws.ok(&["init", "-no-color"]);
+        let env = [
+            (HOSTILE_GRANTED_ENV, "granted-value"),
+            (HOSTILE_SECRET_ENV, "secret-value"),
+        ];
+        let apply = ws.run_with_env(
+            &["apply", "-auto-approve", "-no-color", "-parallelism=4"],
+            &env,
+        );
+        assert_eq!(
+            apply.code,
+            1,
+            "{}: the attacks fail the apply:\n{}",
+            client.name,
+            apply.all()
+        );
+        let flat = flatten(&apply.all());
+        for (label, _, _, expected) in cases {
+            for want in *expected {
+                assert!(
+                    flat.contains(want),
+                    "{}: {label}: expected {want:?} in:\n{}",
+                    client.name,
+                    apply.all()
+                );
+            }
+        }
+        assert!(
+            !flat.contains("must not be readable") && !flat.contains("secret-value"),
+            "nothing leaked"
+        );
+
+        let state = ws.resources();
+        assert_eq!(
+            state["hostile_act.ok"]["result"], "ok",
+            "{}: the correct resource applied",
+            client.name
+        );
+        assert_eq!(
+            state["hostile_act.granted_file"]["result"],
+            "hello from the host"
+        );
+        assert_eq!(state["hostile_act.granted_env"]["result"], "granted-value");
+        for (label, ..) in cases {
+            assert!(
+                !state.contains_key(&format!("hostile_act.{label}")),
+                "{}: {label} left no state",
+                client.name
+            );
+        }
+    }
+}
