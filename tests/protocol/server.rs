@@ -52,10 +52,16 @@ pub struct Server {
 impl Server {
     /// Starts the server on the random component; with `tls`, AutoMTLS for that client.
     pub fn start(tls: Option<&TlsClient>) -> Server {
+        Server::start_with("random", &[], tls)
+    }
+
+    /// Starts the server on a sample component with extra environment variables.
+    pub fn start_with(sample: &str, env: &[(&str, &str)], tls: Option<&TlsClient>) -> Server {
         let mut cmd = Command::new(tfwasm_tests::tfwasm_bin());
         cmd.arg("serve")
             .arg("--component")
-            .arg(tfwasm_tests::component("random"))
+            .arg(tfwasm_tests::component(sample))
+            .envs(env.iter().copied())
             .env(
                 "TF_PLUGIN_MAGIC_COOKIE",
                 tfwasm_wire::handshake::MAGIC_COOKIE_VALUE,
@@ -83,6 +89,18 @@ impl Server {
             child,
             handshake: line.trim().to_owned(),
         }
+    }
+
+    /// Resident memory of the server process, in KiB.
+    pub fn rss_kib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .unwrap_or_default();
+        status
+            .lines()
+            .find(|l| l.starts_with("VmRSS:"))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0)
     }
 
     pub fn socket_path(&self) -> PathBuf {

@@ -1,0 +1,210 @@
+//! The sandbox at the protocol level, with the hostile sample: the host keeps serving after
+//! every attack and its memory comes back, StopProvider interrupts calls promptly whether the
+//! guest is running or waiting, and slow calls run side by side.
+
+use std::time::{Duration, Instant};
+
+use tfwasm_model::rpc::DynamicValue;
+use tfwasm_model::{Type, Value};
+use tfwasm_wire::proto::tfplugin6 as pb;
+use tonic::transport::Channel;
+
+use crate::server::Server;
+
+type Client = pb::provider_client::ProviderClient<Channel>;
+
+fn act_type() -> Type {
+    Type::object(["behavior", "id", "phase", "result", "target"].map(|n| (n, Type::String)))
+}
+
+fn act(behavior: &str, target: &str, unknown_result: bool) -> pb::DynamicValue {
+    let mut v = Value::object([
+        ("behavior", Value::from(behavior)),
+        ("target", Value::from(target)),
+        ("phase", Value::Null),
+        (
+            "result",
+            if unknown_result {
+                Value::unknown()
+            } else {
+                Value::Null
+            },
+        ),
+        (
+            "id",
+            if unknown_result {
+                Value::unknown()
+            } else {
+                Value::Null
+            },
+        ),
+    ]);
+    if !unknown_result {
+        v.set("result", Value::Null);
+    }
+    pb::DynamicValue {
+        msgpack: DynamicValue::encode(&v, &act_type()).unwrap().msgpack,
+        json: vec![],
+    }
+}
+
+/// Plans nothing: applies `behavior` directly as a create.
+async fn apply(
+    client: &mut Client,
+    behavior: &str,
+    target: &str,
+) -> pb::apply_resource_change::Response {
+    client
+        .apply_resource_change(pb::apply_resource_change::Request {
+            type_name: "hostile_act".into(),
+            prior_state: Some(pb::DynamicValue {
+                msgpack: vec![0xc0],
+                json: vec![],
+            }),
+            planned_state: Some(act(behavior, target, true)),
+            config: Some(act(behavior, target, false)),
+            ..Default::default()
+        })
+        .await
+        .expect("the call itself succeeds; failures are diagnostics")
+        .into_inner()
+}
+
+async fn connect(server: &Server) -> Client {
+    let mut client = pb::provider_client::ProviderClient::new(server.channel(None).await);
+    client
+        .get_provider_schema(pb::get_provider_schema::Request {})
+        .await
+        .unwrap();
+    client
+        .configure_provider(pb::configure_provider::Request {
+            terraform_version: "test".into(),
+            config: Some(pb::DynamicValue {
+                msgpack: vec![0x80],
+                json: vec![],
+            }),
+            client_capabilities: None,
+        })
+        .await
+        .unwrap();
+    client
+}
+
+fn settings(text: &str) -> tempfile::NamedTempFile {
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), text).unwrap();
+    file
+}
+
+#[track_caller]
+fn assert_ok(resp: &pb::apply_resource_change::Response) {
+    assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+    assert!(resp.new_state.is_some());
+}
+
+#[tokio::test]
+async fn attacks_leave_the_host_serving_and_its_memory_returns() {
+    let config = settings("[limits]\nfuel = 2000000000\nmemory = \"128MiB\"\ntimeout = \"5s\"\n");
+    let path = config.path().display().to_string();
+    let server = Server::start_with("hostile", &[("TFWASM_CONFIG", path.as_str())], None);
+    let mut client = connect(&server).await;
+    for _ in 0..3 {
+        assert_ok(&apply(&mut client, "ok", "").await);
+    }
+    let baseline = server.rss_kib();
+    let mut peak = baseline;
+    for round in 0..3 {
+        for (behavior, target, summary) in [
+            ("spin", "", "Provider exceeded its fuel budget"),
+            ("recurse", "", "Provider crashed"),
+            ("grow_memory", "", "Provider exceeded its memory limit"),
+            ("panic", "x", "Provider crashed"),
+            (
+                "huge_output",
+                "17",
+                "Provider returned a value that is too large",
+            ),
+        ] {
+            let resp = apply(&mut client, behavior, target).await;
+            assert_eq!(
+                resp.diagnostics.len(),
+                1,
+                "round {round} {behavior}: {:?}",
+                resp.diagnostics
+            );
+            assert_eq!(resp.diagnostics[0].summary, summary, "{behavior}");
+            peak = peak.max(server.rss_kib());
+            // The very next call runs in a fresh instance and succeeds.
+            assert_ok(&apply(&mut client, "ok", "").await);
+        }
+    }
+    let after = server.rss_kib();
+    eprintln!("host RSS: baseline {baseline} KiB, peak {peak} KiB, after 15 attacks {after} KiB");
+    assert!(
+        after < baseline + 64 * 1024,
+        "memory returns near baseline: {baseline} KiB -> {after} KiB"
+    );
+}
+
+#[tokio::test]
+async fn stop_provider_interrupts_waiting_and_running_calls() {
+    let config = settings("[limits]\nfuel = 1000000000000\ntimeout = \"60s\"\n");
+    let path = config.path().display().to_string();
+    let server = Server::start_with("hostile", &[("TFWASM_CONFIG", path.as_str())], None);
+    let client = connect(&server).await;
+    for (behavior, target) in [("sleep", "30000"), ("spin", "")] {
+        let mut in_flight = client.clone();
+        let call = tokio::spawn(async move {
+            let resp = apply(&mut in_flight, behavior, target).await;
+            (resp, Instant::now())
+        });
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let stopped_at = Instant::now();
+        let stop = client
+            .clone()
+            .stop_provider(pb::stop_provider::Request {})
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(stop.error, "");
+        let (resp, finished_at) = call.await.unwrap();
+        let latency = finished_at.saturating_duration_since(stopped_at);
+        eprintln!("StopProvider during {behavior}: the call returned {latency:?} after the stop");
+        assert_eq!(resp.diagnostics.len(), 1, "{:?}", resp.diagnostics);
+        assert_eq!(resp.diagnostics[0].summary, "Provider call cancelled");
+        assert!(
+            latency < Duration::from_secs(1),
+            "{behavior}: cancelled promptly ({latency:?})"
+        );
+        // Calls after the stop run normally.
+        assert_ok(&apply(&mut client.clone(), "ok", "").await);
+    }
+}
+
+#[tokio::test]
+async fn slow_calls_overlap() {
+    let server = Server::start_with("hostile", &[], None);
+    let client = connect(&server).await;
+    let single = {
+        let started = Instant::now();
+        assert_ok(&apply(&mut client.clone(), "sleep", "500").await);
+        started.elapsed()
+    };
+    const N: usize = 8;
+    let started = Instant::now();
+    let calls: Vec<_> = (0..N)
+        .map(|_| {
+            let mut c = client.clone();
+            tokio::spawn(async move { apply(&mut c, "sleep", "500").await })
+        })
+        .collect();
+    for call in calls {
+        assert_ok(&call.await.unwrap());
+    }
+    let total = started.elapsed();
+    eprintln!("{N} calls sleeping 500 ms: {total:?} together, {single:?} alone");
+    assert!(
+        total < single * 3,
+        "{N} slow calls overlap: {total:?} vs {single:?} for one"
+    );
+}
