@@ -14,10 +14,10 @@ pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
 ///
 /// # Errors
 /// When wasmtime rejects the configuration (it should not on supported platforms).
-pub fn new_engine(max_wasm_stack: usize) -> Result<Engine, LoadError> {
+pub fn new_engine(max_wasm_stack: usize, fuel_metering: bool) -> Result<Engine, LoadError> {
     let mut config = Config::new();
     config.wasm_component_model(true);
-    config.consume_fuel(true);
+    config.consume_fuel(fuel_metering);
     config.epoch_interruption(true);
     config.max_wasm_stack(max_wasm_stack);
     let engine = Engine::new(&config).map_err(|e| LoadError::Engine(e.to_string()))?;

@@ -67,7 +67,7 @@ pub const RPC_NAMES: &[&str] = &[
 ];
 
 /// Limits for every call: defaults plus per-RPC overrides.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CallLimits {
     /// Limits of every RPC without an override.
     pub default: Limits,
@@ -75,6 +75,15 @@ pub struct CallLimits {
     pub per_rpc: BTreeMap<String, LimitsOverride>,
     /// Largest wasm stack in bytes (one value for the engine).
     pub max_wasm_stack: usize,
+    /// Meter fuel (default). Off, `fuel` is not enforced and only the deadline bounds CPU;
+    /// guest code runs faster. Exists so operators can trade one for the other.
+    pub fuel_metering: bool,
+}
+
+impl Default for CallLimits {
+    fn default() -> CallLimits {
+        CallLimits::new()
+    }
 }
 
 impl CallLimits {
@@ -84,6 +93,7 @@ impl CallLimits {
             default: Limits::default(),
             per_rpc: BTreeMap::new(),
             max_wasm_stack: DEFAULT_MAX_WASM_STACK,
+            fuel_metering: true,
         }
     }
 

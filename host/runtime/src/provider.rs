@@ -141,7 +141,7 @@ impl WasmProvider {
             path: path.to_owned(),
             source,
         })?;
-        let engine = crate::new_engine(limits.max_wasm_stack)?;
+        let engine = crate::new_engine(limits.max_wasm_stack, limits.fuel_metering)?;
         let (component, origin) =
             cache::load_or_compile(&engine, &cache_dir, &wasm).map_err(|e| LoadError::Invalid {
                 path: path.to_owned(),
@@ -266,12 +266,14 @@ impl WasmProvider {
         let mut store = self
             .new_store(&limits)
             .map_err(|message| CallError::Instantiate { rpc, message })?;
-        store
-            .set_fuel(limits.fuel)
-            .map_err(|e| CallError::Instantiate {
-                rpc,
-                message: format!("{e:#}"),
-            })?;
+        if self.limits.fuel_metering {
+            store
+                .set_fuel(limits.fuel)
+                .map_err(|e| CallError::Instantiate {
+                    rpc,
+                    message: format!("{e:#}"),
+                })?;
+        }
         let deadline = Instant::now() + limits.timeout;
         let generation = *self.stop_generation.borrow();
         let stop = self.stop_generation.clone();

@@ -1,0 +1,92 @@
+//! What one guest call costs, and what the limits add. Side by side in one run, through the
+//! public `WasmProvider` API with the random sample component:
+//! - `validate_provider_config`: a fresh instance and a call that does almost nothing, so
+//!   the fixed cost of the instance-per-call strategy;
+//! - `plan_resource_change` (create of a random_string): a realistic call;
+//! each with fuel metering on (the default, plus the epoch deadline) and off (epoch only).
+//!
+//! Needs `make build` first (the component in target/wasm32-wasip2/release).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use tfwasm_model::rpc::{DynamicValue, PlanResourceChangeRequest};
+use tfwasm_model::{Provider, Value};
+use tfwasm_runtime::{CallLimits, DiscardLog, Grants, LoadOptions, WasmProvider};
+
+fn component() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target"));
+    let path = target.join("wasm32-wasip2/release/tfwasm_sample_random.wasm");
+    assert!(
+        path.is_file(),
+        "{} is missing: run `make build` first",
+        path.display()
+    );
+    path
+}
+
+fn provider(fuel_metering: bool) -> WasmProvider {
+    let limits = CallLimits {
+        fuel_metering,
+        ..CallLimits::new()
+    };
+    let cache = std::env::temp_dir().join("tfwasm-bench-cache");
+    let options = LoadOptions {
+        limits,
+        grants: Grants::default(),
+        cache_dir: cache,
+        log_sink: Arc::new(DiscardLog),
+        settings_hint: "bench".into(),
+        display_name: None,
+    };
+    WasmProvider::load(&component(), options)
+        .expect("load the random component")
+        .0
+}
+
+fn bench(c: &mut Criterion) {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let providers = [
+        ("fuel_and_epoch", provider(true)),
+        ("epoch_only", provider(false)),
+    ];
+    let schema = runtime.block_on(providers[0].1.get_provider_schema());
+    let ty = schema.resources["random_string"].block.implied_type();
+    let mut config = Value::null_object_of(&ty);
+    config.set("length", Value::from(16));
+    let config = DynamicValue::encode(&config, &ty).unwrap();
+    let plan = PlanResourceChangeRequest {
+        type_name: "random_string".into(),
+        prior_state: DynamicValue::null(),
+        proposed_new_state: config.clone(),
+        config,
+        ..Default::default()
+    };
+    let empty = DynamicValue::encode(
+        &Value::object::<_, String>([]),
+        &tfwasm_model::Type::object::<_, String>([]),
+    )
+    .unwrap();
+
+    let mut group = c.benchmark_group("guest_call");
+    for (name, provider) in &providers {
+        group.bench_function(format!("{name}/validate_provider_config"), |b| {
+            b.to_async(&runtime)
+                .iter(|| provider.validate_provider_config(empty.clone()))
+        });
+        group.bench_function(format!("{name}/plan_resource_change"), |b| {
+            b.to_async(&runtime).iter(|| async {
+                let resp = provider.plan_resource_change(plan.clone()).await;
+                assert!(resp.diagnostics.is_empty());
+                resp
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
