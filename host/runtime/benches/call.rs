@@ -2,8 +2,9 @@
 //! public `WasmProvider` API with the random sample component:
 //! - `validate_provider_config`: a fresh instance and a call that does almost nothing, so
 //!   the fixed cost of the instance-per-call strategy;
-//! - `plan_resource_change` (create of a random_string): a realistic call;
-//! each with fuel metering on (the default, plus the epoch deadline) and off (epoch only).
+//! - `plan_resource_change` (create of a random_string): a realistic call.
+//!
+//! Each runs with fuel metering on (the default, plus the epoch deadline) and off (epoch only).
 //!
 //! Needs `make build` first (the component in target/wasm32-wasip2/release).
 
