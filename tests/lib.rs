@@ -145,6 +145,80 @@ pub fn fixtures() -> PathBuf {
     dir
 }
 
+/// Two loopback HTTP servers for the hostile provider, started once per test process:
+/// `(allowed, forbidden)` ports. The allowed one serves `/hello`, `/redirect-in` (to its own
+/// `/hello`), `/redirect-out` (to the forbidden server) and `/big` (9 MiB); the forbidden one
+/// answers everything with a body that must never be seen.
+pub fn http_fixture() -> (u16, u16) {
+    static PORTS: OnceLock<(u16, u16)> = OnceLock::new();
+    *PORTS.get_or_init(|| {
+        let forbidden = serve_http(|_, _| (200, None, b"should not be reached".to_vec()));
+        let allowed = serve_http(move |path, own| match path {
+            "/hello" => (200, None, b"hello over http".to_vec()),
+            "/redirect-in" => (
+                302,
+                Some(format!("http://127.0.0.1:{own}/hello")),
+                Vec::new(),
+            ),
+            "/redirect-out" => (
+                302,
+                Some(format!("http://127.0.0.1:{forbidden}/secret")),
+                Vec::new(),
+            ),
+            "/big" => (200, None, vec![b'x'; 9 << 20]),
+            _ => (404, None, Vec::new()),
+        });
+        (allowed, forbidden)
+    })
+}
+
+type Responder = dyn Fn(&str, u16) -> (u16, Option<String>, Vec<u8>) + Send + Sync;
+
+/// A tiny HTTP/1.1 server on 127.0.0.1 answering each request with `respond(path, own port)`.
+fn serve_http(
+    respond: impl Fn(&str, u16) -> (u16, Option<String>, Vec<u8>) + Send + Sync + 'static,
+) -> u16 {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+    let port = listener.local_addr().expect("local address").port();
+    let respond: std::sync::Arc<Responder> = std::sync::Arc::new(respond);
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let respond = respond.clone();
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(stream.try_clone().expect("clone stream"));
+                let mut request_line = String::new();
+                if reader.read_line(&mut request_line).is_err() {
+                    return;
+                }
+                let mut line = String::new();
+                while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                    line.clear();
+                }
+                let path = request_line
+                    .split_whitespace()
+                    .nth(1)
+                    .unwrap_or("/")
+                    .to_owned();
+                let (status, location, body) = respond(&path, port);
+                let mut head = format!(
+                    "HTTP/1.1 {status} X\r\ncontent-length: {}\r\nconnection: close\r\n",
+                    body.len()
+                );
+                if let Some(location) = location {
+                    head.push_str(&format!("location: {location}\r\n"));
+                }
+                head.push_str("\r\n");
+                let mut stream = stream;
+                let _ = stream
+                    .write_all(head.as_bytes())
+                    .and_then(|()| stream.write_all(&body));
+            });
+        }
+    });
+    port
+}
+
 /// Environment variable granted to the hostile provider in tests.
 pub const HOSTILE_GRANTED_ENV: &str = "TFWASM_TEST_GRANTED";
 /// Environment variable present but not granted.
@@ -165,6 +239,8 @@ pub fn package_flags(sample: &str) -> Vec<String> {
             format!("{}:/data:ro", fixtures().join("granted").display()),
             "--allow-env".into(),
             HOSTILE_GRANTED_ENV.into(),
+            "--allow-http".into(),
+            format!("http://127.0.0.1:{}", http_fixture().0),
         ],
         _ => Vec::new(),
     }

@@ -109,11 +109,33 @@ fn every_attack_is_stopped_and_grants_work() {
                 "is not set for this provider",
             ],
         ),
+    ];
+    let (allowed, forbidden) = tfwasm_tests::http_fixture();
+    let denied_entry = format!("add \"http://127.0.0.1:{forbidden}\" to http under [grants]");
+    let denied_direct = format!("http://127.0.0.1:{forbidden}/");
+    let redirect_out = format!("http://127.0.0.1:{allowed}/redirect-out");
+    let big = format!("http://127.0.0.1:{allowed}/big");
+    let http_cases: Vec<(&str, &str, &str, Vec<&str>)> = vec![
         (
-            "http",
+            "http_denied",
             "http_get",
-            "http://127.0.0.1:9/",
-            &["HTTP is not available"],
+            &denied_direct,
+            vec!["Outgoing HTTP request denied", &denied_entry],
+        ),
+        (
+            "http_redirect_out",
+            "http_get",
+            &redirect_out,
+            vec!["Outgoing HTTP request denied", &denied_entry],
+        ),
+        (
+            "http_big",
+            "http_get",
+            &big,
+            vec![
+                "HTTP request failed",
+                "HTTP response body size exceeds limit",
+            ],
         ),
     ];
     for client in clients() {
@@ -121,7 +143,15 @@ fn every_attack_is_stopped_and_grants_work() {
         config.push_str(&act("ok", "ok", ""));
         config.push_str(&act("granted_file", "read_file", "/data/hello.txt"));
         config.push_str(&act("granted_env", "read_env", HOSTILE_GRANTED_ENV));
+        config.push_str(&act(
+            "granted_http",
+            "http_get",
+            &format!("http://127.0.0.1:{allowed}/redirect-in"),
+        ));
         for (label, behavior, target, _) in cases {
+            config.push_str(&act(label, behavior, target));
+        }
+        for (label, behavior, target, _) in &http_cases {
             config.push_str(&act(label, behavior, target));
         }
         let ws = Workspace::new(client, &config);
@@ -142,8 +172,19 @@ fn every_attack_is_stopped_and_grants_work() {
             apply.all()
         );
         let flat = flatten(&apply.all());
-        for (label, _, _, expected) in cases {
-            for want in *expected {
+        if std::env::var_os("TFWASM_SHOW").is_some() {
+            eprintln!("{}", apply.all());
+        }
+        let expectations = cases
+            .iter()
+            .map(|(label, _, _, expected)| (*label, expected.to_vec()))
+            .chain(
+                http_cases
+                    .iter()
+                    .map(|(label, _, _, expected)| (*label, expected.clone())),
+            );
+        for (label, expected) in expectations {
+            for want in expected {
                 assert!(
                     flat.contains(want),
                     "{}: {label}: expected {want:?} in:\n{}",
@@ -152,10 +193,13 @@ fn every_attack_is_stopped_and_grants_work() {
                 );
             }
         }
-        assert!(
-            !flat.contains("must not be readable") && !flat.contains("secret-value"),
-            "nothing leaked"
-        );
+        for secret in [
+            "must not be readable",
+            "secret-value",
+            "should not be reached",
+        ] {
+            assert!(!flat.contains(secret), "{}: {secret:?} leaked", client.name);
+        }
 
         let state = ws.resources();
         assert_eq!(
@@ -168,7 +212,15 @@ fn every_attack_is_stopped_and_grants_work() {
             "hello from the host"
         );
         assert_eq!(state["hostile_act.granted_env"]["result"], "granted-value");
-        for (label, ..) in cases {
+        assert_eq!(
+            state["hostile_act.granted_http"]["result"], "hello over http",
+            "an allowed redirect is followed"
+        );
+        for label in cases
+            .iter()
+            .map(|c| c.0)
+            .chain(http_cases.iter().map(|c| c.0))
+        {
             assert!(
                 !state.contains_key(&format!("hostile_act.{label}")),
                 "{}: {label} left no state",

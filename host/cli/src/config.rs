@@ -17,6 +17,7 @@
 //! [grants]                       # nothing is granted by default
 //! env = ["API_TOKEN"]
 //! dirs = ["/srv/data:/data:ro"]
+//! http = ["https://api.example.com", "http://127.0.0.1:8080"]
 //! ```
 //!
 //! Run-time overrides: `TFWASM_CONFIG` names another settings file to use instead;
@@ -213,17 +214,15 @@ impl ProviderConfig {
             .map(|d| d.parse::<DirGrant>())
             .collect::<Result<Vec<_>, _>>()
             .context("grants.dirs")?;
-        if let Some(entry) = self.grants.http.first() {
-            bail!(
-                "grants.http ({entry:?}): outgoing HTTP is not available in this version of tfwasm; remove the entry"
-            );
-        }
+        let http =
+            tfwasm_runtime::HttpAllowList::parse(&self.grants.http).context("grants.http")?;
         Ok(Resolved {
             mode: self.contracts.violations.mode(),
             limits,
             grants: Grants {
                 env: self.grants.env.clone(),
                 dirs,
+                http,
             },
             source,
         })
@@ -334,7 +333,7 @@ mod tests {
             ("[limits.rpc.Apply]\ntimeout = \"1s\"\n", "limits.rpc.Apply"),
             ("[grants]\ndirs = [\"/x\"]\n", "grants.dirs"),
             ("[grants]\nenv = [\"A-B\"]\n", "grants.env"),
-            ("[grants]\nhttp = [\"https://x\"]\n", "grants.http"),
+            ("[grants]\nhttp = [\"x.example.com\"]\n", "grants.http"),
         ] {
             let err = format!(
                 "{:#}",

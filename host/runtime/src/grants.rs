@@ -12,6 +12,119 @@ pub struct Grants {
     pub env: Vec<String>,
     /// Host directories the guest may open.
     pub dirs: Vec<DirGrant>,
+    /// Where the guest may send HTTP requests.
+    pub http: HttpAllowList,
+}
+
+/// HTTP destinations a guest may reach: `scheme://host[:port]` entries.
+///
+/// `scheme` is `http`, `https` or `*`; `host` is a name or IP, where a leading `*.` matches any
+/// subdomain and `*` alone any host; `port` is a number or `*`, and defaults to the scheme's
+/// (80, 443). Paths are not part of an entry. Nothing is allowed by default.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HttpAllowList {
+    entries: Vec<HttpEntry>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct HttpEntry {
+    text: String,
+    scheme: Option<String>,
+    host: String,
+    port: Option<u16>,
+}
+
+impl HttpAllowList {
+    /// Parses every entry.
+    ///
+    /// # Errors
+    /// The first malformed entry, with the expected form.
+    pub fn parse<S: AsRef<str>>(entries: &[S]) -> Result<HttpAllowList, ParseGrantError> {
+        let entries = entries
+            .iter()
+            .map(|e| HttpEntry::parse(e.as_ref()))
+            .collect::<Result<_, _>>()?;
+        Ok(HttpAllowList { entries })
+    }
+
+    /// True when nothing is allowed.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The entries as written.
+    pub fn entries(&self) -> impl Iterator<Item = &str> {
+        self.entries.iter().map(|e| e.text.as_str())
+    }
+
+    /// Whether a request to `scheme://host:port` is allowed (scheme and host lowercase).
+    pub fn allows(&self, scheme: &str, host: &str, port: u16) -> bool {
+        self.entries.iter().any(|e| e.matches(scheme, host, port))
+    }
+}
+
+impl HttpEntry {
+    fn parse(text: &str) -> Result<HttpEntry, ParseGrantError> {
+        let err = |reason: &str| ParseGrantError {
+            text: text.to_owned(),
+            reason: format!(
+                "{reason} (expected scheme://host[:port], e.g. https://api.example.com or http://127.0.0.1:8080)"
+            ),
+        };
+        let (scheme, rest) = text
+            .split_once("://")
+            .ok_or_else(|| err("missing scheme://"))?;
+        let scheme = match scheme.to_ascii_lowercase().as_str() {
+            "*" => None,
+            s @ ("http" | "https") => Some(s.to_owned()),
+            _ => return Err(err("the scheme must be http, https or *")),
+        };
+        let rest = rest.strip_suffix('/').unwrap_or(rest);
+        if rest.contains('/') || rest.contains('?') || rest.contains('@') {
+            return Err(err("an entry names a host, not a path or credentials"));
+        }
+        let (host, port) = match rest.rsplit_once(':') {
+            Some((host, "*")) => (host, None),
+            Some((host, port)) => (
+                host,
+                Some(
+                    port.parse::<u16>()
+                        .map_err(|_| err("the port must be a number or *"))?,
+                ),
+            ),
+            None => (
+                rest,
+                scheme
+                    .as_deref()
+                    .map(|s| if s == "https" { 443 } else { 80 }),
+            ),
+        };
+        let rest_of_host = host.strip_prefix("*.").unwrap_or(host);
+        if host.is_empty() || (host != "*" && rest_of_host.contains('*')) {
+            return Err(err("a * may only be the whole host or a leading *. label"));
+        }
+        Ok(HttpEntry {
+            text: text.to_owned(),
+            scheme,
+            host: host.to_ascii_lowercase(),
+            port,
+        })
+    }
+
+    fn matches(&self, scheme: &str, host: &str, port: u16) -> bool {
+        let scheme_ok = self.scheme.as_deref().is_none_or(|s| s == scheme);
+        let port_ok = self.port.is_none_or(|p| p == port);
+        let host_ok = match self.host.strip_prefix("*.") {
+            _ if self.host == "*" => true,
+            Some(suffix) => {
+                host.len() > suffix.len() + 1
+                    && host.ends_with(suffix)
+                    && host[..host.len() - suffix.len()].ends_with('.')
+            }
+            None => self.host == host,
+        };
+        scheme_ok && port_ok && host_ok
+    }
 }
 
 /// One preopened directory: `HOST_DIR:GUEST_DIR[:ro|rw]`.
@@ -106,6 +219,55 @@ mod tests {
         for bad in ["/srv", "/srv:data", "/srv:/d:rx", ":/d", "/a:/b:ro:x"] {
             let e = bad.parse::<DirGrant>().unwrap_err();
             assert!(e.to_string().contains("HOST_DIR:GUEST_DIR"), "{e}");
+        }
+    }
+
+    #[test]
+    fn http_entries_match_scheme_host_and_port() {
+        let list = HttpAllowList::parse(&[
+            "https://api.example.com",
+            "http://127.0.0.1:8080",
+            "https://*.corp.example",
+            "*://any.example:*",
+        ])
+        .unwrap();
+        assert!(list.allows("https", "api.example.com", 443));
+        assert!(
+            !list.allows("http", "api.example.com", 80),
+            "scheme is part of the entry"
+        );
+        assert!(
+            !list.allows("https", "api.example.com", 8443),
+            "default port only"
+        );
+        assert!(list.allows("http", "127.0.0.1", 8080));
+        assert!(!list.allows("http", "127.0.0.1", 8081));
+        assert!(list.allows("https", "a.corp.example", 443));
+        assert!(list.allows("https", "b.a.corp.example", 443));
+        assert!(
+            !list.allows("https", "corp.example", 443),
+            "*. needs a subdomain"
+        );
+        assert!(!list.allows("https", "evilcorp.example", 443));
+        assert!(list.allows("http", "any.example", 1234));
+        assert!(
+            !HttpAllowList::default().allows("https", "api.example.com", 443),
+            "deny by default"
+        );
+    }
+
+    #[test]
+    fn bad_http_entries_say_what_is_expected() {
+        for bad in [
+            "api.example.com",
+            "ftp://x",
+            "https://x/path",
+            "https://x:port",
+            "https://a*b.com",
+            "https://user@x",
+        ] {
+            let e = HttpAllowList::parse(&[bad]).unwrap_err();
+            assert!(e.to_string().contains("scheme://host[:port]"), "{e}");
         }
     }
 

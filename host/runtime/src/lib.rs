@@ -18,13 +18,14 @@ pub mod cache;
 mod engine;
 mod error;
 pub mod grants;
+mod http;
 pub mod limits;
 mod provider;
 mod state;
 
 pub use engine::new_engine;
 pub use error::{CallError, LoadError};
-pub use grants::{DirGrant, Grants};
+pub use grants::{DirGrant, Grants, HttpAllowList};
 pub use limits::{CallLimits, Limits, LimitsOverride};
 pub use provider::{DiscardLog, GuestLogSink, LoadOptions, LoadReport, WasmProvider};
 pub use wasmtime::Engine;

@@ -70,6 +70,8 @@ pub struct WasmProvider {
     pre: TfwasmProviderPre<StoreState>,
     limits: CallLimits,
     grants: Grants,
+    /// The HTTP allow-list, shared by every store.
+    http_allow: Arc<crate::HttpAllowList>,
     /// Values of the granted environment variables, read once at load.
     env: Vec<(String, String)>,
     settings_hint: String,
@@ -153,6 +155,7 @@ impl WasmProvider {
             message: format!("{e:#}"),
         };
         wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(incompatible)?;
+        wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker).map_err(incompatible)?;
         TfwasmProvider::add_to_linker::<StoreState, HasSelf<StoreState>>(&mut linker, |state| {
             state
         })
@@ -174,6 +177,7 @@ impl WasmProvider {
             engine,
             pre,
             limits,
+            http_allow: Arc::new(grants.http.clone()),
             grants,
             env,
             settings_hint,
@@ -218,7 +222,10 @@ impl WasmProvider {
             .clone()
     }
 
-    fn new_store(&self, limits: &Limits) -> Result<Store<StoreState>, String> {
+    fn new_store(
+        &self,
+        limits: &Limits,
+    ) -> Result<(Store<StoreState>, crate::http::Denials), String> {
         let stdout = MemoryOutputPipe::new(MAX_CAPTURED_OUTPUT);
         let stderr = MemoryOutputPipe::new(MAX_CAPTURED_OUTPUT);
         // Deny by default: only granted directories and variables; no sockets, no stdin.
@@ -242,8 +249,17 @@ impl WasmProvider {
             .memory_size(limits.memory_bytes)
             .trap_on_grow_failure(true)
             .build();
+        let denials = crate::http::Denials::default();
+        let http_gate = crate::http::HttpGate {
+            allow: self.http_allow.clone(),
+            denials: denials.clone(),
+            timeout: limits.timeout,
+            requests: 0,
+        };
         let state = StoreState {
             wasi,
+            http: wasmtime_wasi_http::WasiHttpCtx::new(),
+            http_gate,
             table: Default::default(),
             limits: store_limits,
             stdout,
@@ -252,7 +268,7 @@ impl WasmProvider {
         };
         let mut store = Store::new(&self.engine, state);
         store.limiter(|state| &mut state.limits);
-        Ok(store)
+        Ok((store, denials))
     }
 
     /// Runs one guest call in a fresh instance under the RPC's limits.
@@ -263,7 +279,7 @@ impl WasmProvider {
         + Send,
     ) -> Result<R, CallError> {
         let limits = self.limits.for_rpc(rpc);
-        let mut store = self
+        let (mut store, denials) = self
             .new_store(&limits)
             .map_err(|message| CallError::Instantiate { rpc, message })?;
         if self.limits.fuel_metering {
@@ -314,7 +330,12 @@ impl WasmProvider {
                     limit: MAX_VALUE_BYTES,
                 })
             }
-            Some(Ok(Ok(value))) => Ok(value),
+            Some(Ok(Ok(mut value))) => {
+                for entry in denials.lock().map(|d| d.clone()).unwrap_or_default() {
+                    value.add_diagnostic(self.denial(&entry));
+                }
+                Ok(value)
+            }
             Some(Ok(Err(error))) => Err(self.classify(rpc, &limits, &error, &stderr)),
             Some(Err(_elapsed)) => Err(CallError::Timeout {
                 rpc,
@@ -419,6 +440,19 @@ impl WasmProvider {
         )
     }
 
+    /// A denied outgoing request, naming the allow-list entry that would allow it.
+    fn denial(&self, entry: &str) -> wit::Diagnostic {
+        wit::Diagnostic {
+            severity: wit::Severity::Error,
+            summary: "Outgoing HTTP request denied".into(),
+            detail: format!(
+                "The Wasm provider {} tried to reach {entry}, which its allow-list does not include. To allow it, add \"{entry}\" to http under [grants] in {} (or package with --allow-http {entry}).",
+                self.name, self.settings_hint
+            ),
+            attribute: Vec::new(),
+        }
+    }
+
     /// Tells the operator which setting to raise, and where.
     fn raise_hint(&self, key: &str, rpc: &str) -> String {
         format!(
@@ -433,34 +467,56 @@ impl WasmProvider {
 /// an attack, and the gRPC limit (256 MiB) would otherwise be the only bound.
 pub const MAX_VALUE_BYTES: usize = 16 << 20;
 
-/// The size of the largest value in a guest response, checked against [`MAX_VALUE_BYTES`].
+/// What the host needs to know about, and add to, any guest response.
 pub(crate) trait ReturnedValues {
-    /// Bytes of the largest value returned.
+    /// Bytes of the largest value returned (checked against [`MAX_VALUE_BYTES`]).
     fn largest_value(&self) -> usize {
         0
     }
+    /// Adds a host diagnostic (such as a denied request) to the response.
+    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic);
 }
 
-impl ReturnedValues for Vec<wit::Diagnostic> {}
-impl ReturnedValues for wit::ProviderSchema {}
+impl ReturnedValues for Vec<wit::Diagnostic> {
+    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
+        self.push(diagnostic);
+    }
+}
+impl ReturnedValues for wit::ProviderSchema {
+    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+}
 impl ReturnedValues for wit::UpgradeResponse {
     fn largest_value(&self) -> usize {
         self.upgraded_state.len()
+    }
+    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
+        self.diagnostics.push(diagnostic);
     }
 }
 impl ReturnedValues for wit::ReadResponse {
     fn largest_value(&self) -> usize {
         self.new_state.len()
     }
+    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
 }
 impl ReturnedValues for wit::PlanResponse {
     fn largest_value(&self) -> usize {
         self.planned_state.len()
     }
+    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
 }
 impl ReturnedValues for wit::ApplyResponse {
     fn largest_value(&self) -> usize {
         self.new_state.len()
+    }
+    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
+        self.diagnostics.push(diagnostic);
     }
 }
 impl ReturnedValues for wit::ImportResponse {
@@ -471,10 +527,16 @@ impl ReturnedValues for wit::ImportResponse {
             .max()
             .unwrap_or(0)
     }
+    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
 }
 impl ReturnedValues for wit::ReadDataResponse {
     fn largest_value(&self) -> usize {
         self.state.len()
+    }
+    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
+        self.diagnostics.push(diagnostic);
     }
 }
 

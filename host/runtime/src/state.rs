@@ -17,6 +17,8 @@ pub(crate) const MAX_CAPTURED_OUTPUT: usize = 64 << 10;
 /// The data of one store (one call).
 pub(crate) struct StoreState {
     pub(crate) wasi: WasiCtx,
+    pub(crate) http: wasmtime_wasi_http::WasiHttpCtx,
+    pub(crate) http_gate: crate::http::HttpGate,
     pub(crate) table: ResourceTable,
     pub(crate) limits: StoreLimits,
     pub(crate) stdout: MemoryOutputPipe,
@@ -29,6 +31,16 @@ impl WasiView for StoreState {
         WasiCtxView {
             ctx: &mut self.wasi,
             table: &mut self.table,
+        }
+    }
+}
+
+impl wasmtime_wasi_http::WasiHttpView for StoreState {
+    fn http(&mut self) -> wasmtime_wasi_http::WasiHttpCtxView<'_> {
+        wasmtime_wasi_http::WasiHttpCtxView {
+            hooks: &mut self.http_gate,
+            table: &mut self.table,
+            ctx: &mut self.http,
         }
     }
 }

@@ -3,6 +3,8 @@
 //! A provider that attacks its sandbox on demand (see README.md): tfwasm must stop every
 //! attack with a diagnostic and keep serving, and grant exactly what the operator allowed.
 
+mod http;
+
 use tfwasm_sdk::glue::{RawHook, wit};
 use tfwasm_sdk::prelude::*;
 
@@ -94,10 +96,10 @@ fn act(value: &Value) -> Result<String, Diagnostic> {
                 format!("{target:?} is not set for this provider"),
             ),
         },
-        "http_get" => fail(
-            "HTTP is not available",
-            "this tfwasm version offers no wasi:http to providers".into(),
-        ),
+        "http_get" => match http::get(&target) {
+            Ok(body) => Ok(body),
+            Err(e) => fail("HTTP request failed", e),
+        },
         _ => Ok("ok".into()),
     }
 }

@@ -50,6 +50,10 @@ pub struct Args {
     /// Grant a host directory, HOST_DIR:GUEST_DIR[:ro|rw] (repeatable; read-only by default).
     #[arg(long = "allow-dir", value_name = "HOST:GUEST[:ro|rw]")]
     allow_dir: Vec<String>,
+    /// Allow outgoing HTTP to scheme://host[:port] (repeatable; `*` for any port, `*.` for
+    /// any subdomain), e.g. https://api.example.com. Every redirect hop is checked too.
+    #[arg(long = "allow-http", value_name = "PATTERN")]
+    allow_http: Vec<String>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -77,7 +81,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         grants: crate::config::GrantsConfig {
             env: args.allow_env.clone(),
             dirs: args.allow_dir.clone(),
-            http: Vec::new(),
+            http: args.allow_http.clone(),
         },
     };
     let resolved = settings.resolve("the tfwasm package flags".into())?;
