@@ -34,7 +34,7 @@ enum Command {
     Serve(commands::serve::Args),
     /// Write a provider package (a filesystem-mirror entry) for a component.
     #[command(disable_version_flag = true)]
-    Package(commands::package::Args),
+    Package(Box<commands::package::Args>),
     /// Show what a component declares: resource types, data sources and their schemas.
     Inspect(commands::inspect::Args),
     /// Check a plan or an apply result against the lifecycle contracts, offline.
@@ -51,7 +51,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Serve(args) => return commands::serve::run(args, env),
-        Command::Package(args) => commands::package::run(args),
+        Command::Package(args) => commands::package::run(*args),
         Command::Inspect(args) => commands::inspect::run(args),
         Command::Check(check) => return commands::check::run(check),
     };
