@@ -177,6 +177,7 @@ fn context(p: &dyn Provider, ctx: wit::ProviderContext) -> Result<Context, Diagn
     Ok(Context {
         terraform_version: ctx.terraform_version,
         provider_config,
+        state_type: None,
     })
 }
 
@@ -449,7 +450,9 @@ pub fn apply_resource_change(
         let prior = decode(&req.prior_state, &ty, "prior state")?;
         let planned = decode(&req.planned_state, &ty, "planned state")?;
         let config = decode(&req.config, &ty, "configuration")?;
-        let ctx = context(p, ctx)?;
+        let mut ctx = context(p, ctx)?;
+        ctx.state_type = Some(ty.clone());
+        crate::provider::LAST_REPORTED.with(|slot| slot.borrow_mut().take());
         let new_state = if planned.is_null() {
             resource.delete(&ctx, &prior)?;
             Value::Null
@@ -466,9 +469,12 @@ pub fn apply_resource_change(
             private: req.planned_private,
             diagnostics: Vec::new(),
         },
-        // On failure hand back the prior state: the object is as it was before this apply.
+        // On failure hand back the state the resource reported (the remote object exists),
+        // else the prior state: the object is as it was before this apply.
         Err(d) => wit::ApplyResponse {
-            new_state: req.prior_state,
+            new_state: crate::provider::LAST_REPORTED
+                .with(|slot| slot.borrow_mut().take())
+                .unwrap_or(req.prior_state),
             private: Vec::new(),
             diagnostics: vec![to_wit_diagnostic(&d)],
         },

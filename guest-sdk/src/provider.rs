@@ -1,6 +1,6 @@
 //! The traits a provider author implements.
 
-use tfwasm_model::{Diagnostic, Diagnostics, Value};
+use tfwasm_model::{Diagnostic, Diagnostics, Type, Value};
 
 use crate::{PlanContext, ResourceSchema};
 
@@ -12,6 +12,41 @@ pub struct Context {
     /// The provider configuration (decoded against [`Provider::schema`]); null before
     /// ConfigureProvider and for providers without configuration.
     pub provider_config: Value,
+    /// The resource's value type, during apply (for [`Context::report_state`]).
+    pub(crate) state_type: Option<Type>,
+}
+
+impl Context {
+    /// During create/update: tells the host the remote object now exists with `state`
+    /// (complete and wholly known). If anything fails afterwards, even a crash or an
+    /// exhausted limit, Terraform still records the object (tainted on create) with this
+    /// state instead of losing it. Call it as soon as the object exists.
+    ///
+    /// # Errors
+    /// Outside apply, or when `state` does not fit the schema.
+    pub fn report_state(&self, state: &Value) -> Result<(), Diagnostic> {
+        let ty = self.state_type.as_ref().ok_or_else(|| {
+            Diagnostic::error(
+                "report_state outside apply",
+                "Context::report_state only works during create and update.",
+            )
+        })?;
+        let bytes = tfwasm_model::codec::msgpack::encode(state, ty).map_err(|e| {
+            Diagnostic::error(
+                "Invalid reported state",
+                format!("{e}; this is a bug in the provider."),
+            )
+            .at(e.path.clone())
+        })?;
+        crate::bindings::tfwasm::provider::progress::report_state(&bytes);
+        LAST_REPORTED.with(|slot| *slot.borrow_mut() = Some(bytes));
+        Ok(())
+    }
+}
+
+thread_local! {
+    /// The last state reported in this call, for the SDK's own error path.
+    pub(crate) static LAST_REPORTED: std::cell::RefCell<Option<Vec<u8>>> = const { std::cell::RefCell::new(None) };
 }
 
 /// A provider: its configuration schema and what it offers.

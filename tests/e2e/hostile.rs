@@ -148,6 +148,7 @@ fn every_attack_is_stopped_and_grants_work() {
             "http_get",
             &format!("http://127.0.0.1:{allowed}/redirect-in"),
         ));
+        config.push_str(&act("partial", "create_then_panic", ""));
         for (label, behavior, target, _) in cases {
             config.push_str(&act(label, behavior, target));
         }
@@ -215,6 +216,27 @@ fn every_attack_is_stopped_and_grants_work() {
         assert_eq!(
             state["hostile_act.granted_http"]["result"], "hello over http",
             "an allowed redirect is followed"
+        );
+        // Created, reported, then crashed: the object is in the state, tainted, nothing lost.
+        assert!(
+            flat.contains("hostile provider crashed after creating its object"),
+            "{}",
+            apply.all()
+        );
+        assert_eq!(
+            state["hostile_act.partial"]["result"], "created",
+            "{}: the reported state was kept",
+            client.name
+        );
+        let shown = ws.show_json(None);
+        let partial = shown["values"]["root_module"]["resources"]
+            .as_array()
+            .and_then(|list| list.iter().find(|r| r["address"] == "hostile_act.partial"))
+            .expect("partial in state");
+        assert_eq!(
+            partial["tainted"], true,
+            "{}: recorded as tainted: {partial}",
+            client.name
         );
         for label in cases
             .iter()

@@ -225,7 +225,7 @@ impl WasmProvider {
     fn new_store(
         &self,
         limits: &Limits,
-    ) -> Result<(Store<StoreState>, crate::http::Denials), String> {
+    ) -> Result<(Store<StoreState>, crate::http::Denials, Reported), String> {
         let stdout = MemoryOutputPipe::new(MAX_CAPTURED_OUTPUT);
         let stderr = MemoryOutputPipe::new(MAX_CAPTURED_OUTPUT);
         // Deny by default: only granted directories and variables; no sockets, no stdin.
@@ -250,6 +250,7 @@ impl WasmProvider {
             .trap_on_grow_failure(true)
             .build();
         let denials = crate::http::Denials::default();
+        let reported = Reported::default();
         let http_gate = crate::http::HttpGate {
             allow: self.http_allow.clone(),
             denials: denials.clone(),
@@ -265,10 +266,11 @@ impl WasmProvider {
             stdout,
             stderr,
             log_sink: self.log_sink.clone(),
+            reported: reported.clone(),
         };
         let mut store = Store::new(&self.engine, state);
         store.limiter(|state| &mut state.limits);
-        Ok((store, denials))
+        Ok((store, denials, reported))
     }
 
     /// Runs one guest call in a fresh instance under the RPC's limits.
@@ -277,11 +279,29 @@ impl WasmProvider {
         rpc: &'static str,
         f: impl for<'a> FnOnce(&'a mut Store<StoreState>, &'a TfwasmProvider) -> GuestFuture<'a, R>
         + Send,
-    ) -> Result<R, CallError> {
+    ) -> Result<R, Failed> {
         let limits = self.limits.for_rpc(rpc);
-        let (mut store, denials) = self
-            .new_store(&limits)
-            .map_err(|message| CallError::Instantiate { rpc, message })?;
+        let (store, denials, reported) = self.new_store(&limits).map_err(|message| Failed {
+            error: CallError::Instantiate { rpc, message },
+            reported: None,
+        })?;
+        self.run(rpc, limits, store, denials, f)
+            .await
+            .map_err(|error| Failed {
+                error,
+                reported: reported.lock().ok().and_then(|mut slot| slot.take()),
+            })
+    }
+
+    async fn run<R: Send + ReturnedValues>(
+        &self,
+        rpc: &'static str,
+        limits: Limits,
+        mut store: Store<StoreState>,
+        denials: crate::http::Denials,
+        f: impl for<'a> FnOnce(&'a mut Store<StoreState>, &'a TfwasmProvider) -> GuestFuture<'a, R>
+        + Send,
+    ) -> Result<R, CallError> {
         if self.limits.fuel_metering {
             store
                 .set_fuel(limits.fuel)
@@ -462,6 +482,15 @@ impl WasmProvider {
     }
 }
 
+/// The state a guest reported during a call, shared between the store and the caller.
+pub(crate) type Reported = Arc<std::sync::Mutex<Option<Vec<u8>>>>;
+
+/// A failed call, with any state the guest reported before it failed.
+pub(crate) struct Failed {
+    error: CallError,
+    reported: Option<Vec<u8>>,
+}
+
 /// Largest value (state, plan, data) a guest may return: 16 MiB. Terraform keeps every state
 /// in memory and rewrites the state file after each resource, so larger values are a bug or
 /// an attack, and the gRPC limit (256 MiB) would otherwise be the only bound.
@@ -590,7 +619,7 @@ impl Provider for WasmProvider {
                 },
             },
             Err(e) => ProviderSchema {
-                diagnostics: vec![self.call_diagnostic(&e, "")],
+                diagnostics: vec![self.call_diagnostic(&e.error, "")],
                 ..ProviderSchema::default()
             },
         }
@@ -608,7 +637,7 @@ impl Provider for WasmProvider {
         })
         .await
         .map_or_else(
-            |e| vec![self.call_diagnostic(&e, "the provider configuration")],
+            |e| vec![self.call_diagnostic(&e.error, "the provider configuration")],
             diagnostics,
         )
     }
@@ -630,7 +659,7 @@ impl Provider for WasmProvider {
             })
             .await
             .map_or_else(
-                |e| vec![self.call_diagnostic(&e, "the provider configuration")],
+                |e| vec![self.call_diagnostic(&e.error, "the provider configuration")],
                 diagnostics,
             );
         if !has_error(&result) {
@@ -658,7 +687,10 @@ impl Provider for WasmProvider {
             })
         })
         .await
-        .map_or_else(|e| vec![self.call_diagnostic(&e, &subject)], diagnostics)
+        .map_or_else(
+            |e| vec![self.call_diagnostic(&e.error, &subject)],
+            diagnostics,
+        )
     }
 
     async fn validate_data_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
@@ -677,7 +709,10 @@ impl Provider for WasmProvider {
             })
         })
         .await
-        .map_or_else(|e| vec![self.call_diagnostic(&e, &subject)], diagnostics)
+        .map_or_else(
+            |e| vec![self.call_diagnostic(&e.error, &subject)],
+            diagnostics,
+        )
     }
 
     async fn upgrade_resource_state(
@@ -708,7 +743,7 @@ impl Provider for WasmProvider {
             },
             Err(e) => UpgradeResourceStateResponse {
                 upgraded_state: DynamicValue::default(),
-                diagnostics: vec![self.call_diagnostic(&e, &subject)],
+                diagnostics: vec![self.call_diagnostic(&e.error, &subject)],
             },
         }
     }
@@ -743,7 +778,7 @@ impl Provider for WasmProvider {
             Err(e) => ReadResourceResponse {
                 new_state: current_state,
                 private,
-                diagnostics: vec![self.call_diagnostic(&e, &subject)],
+                diagnostics: vec![self.call_diagnostic(&e.error, &subject)],
             },
         }
     }
@@ -784,7 +819,7 @@ impl Provider for WasmProvider {
                 diagnostics: diagnostics(resp.diagnostics),
             },
             Err(e) => PlanResourceChangeResponse {
-                diagnostics: vec![self.call_diagnostic(&e, &subject)],
+                diagnostics: vec![self.call_diagnostic(&e.error, &subject)],
                 ..PlanResourceChangeResponse::default()
             },
         }
@@ -821,12 +856,12 @@ impl Provider for WasmProvider {
                 private: resp.private,
                 diagnostics: diagnostics(resp.diagnostics),
             },
-            // The guest died before reporting a new state: hand back the prior one, so
-            // Terraform keeps what it knew (null on create).
+            // The call failed: hand back the state the guest reported (the remote object
+            // exists), else the prior one, so Terraform keeps what it knew (null on create).
             Err(e) => ApplyResourceChangeResponse {
-                new_state: prior,
+                new_state: e.reported.map_or(prior, DynamicValue::from_msgpack),
                 private: Vec::new(),
-                diagnostics: vec![self.call_diagnostic(&e, &subject)],
+                diagnostics: vec![self.call_diagnostic(&e.error, &subject)],
             },
         }
     }
@@ -866,7 +901,7 @@ impl Provider for WasmProvider {
             },
             Err(e) => ImportResourceStateResponse {
                 imported_resources: Vec::new(),
-                diagnostics: vec![self.call_diagnostic(&e, &subject)],
+                diagnostics: vec![self.call_diagnostic(&e.error, &subject)],
             },
         }
     }
@@ -896,7 +931,7 @@ impl Provider for WasmProvider {
             },
             Err(e) => ReadDataSourceResponse {
                 state: DynamicValue::default(),
-                diagnostics: vec![self.call_diagnostic(&e, &subject)],
+                diagnostics: vec![self.call_diagnostic(&e.error, &subject)],
             },
         }
     }

@@ -24,6 +24,8 @@ pub(crate) struct StoreState {
     pub(crate) stdout: MemoryOutputPipe,
     pub(crate) stderr: MemoryOutputPipe,
     pub(crate) log_sink: Arc<dyn GuestLogSink>,
+    /// The latest state the guest reported during this call (see WIT `progress`).
+    pub(crate) reported: crate::provider::Reported,
 }
 
 impl WasiView for StoreState {
@@ -42,6 +44,18 @@ impl wasmtime_wasi_http::WasiHttpView for StoreState {
             table: &mut self.table,
             ctx: &mut self.http,
         }
+    }
+}
+
+impl crate::bindings::tfwasm::provider::progress::Host for StoreState {
+    async fn report_state(&mut self, state: Vec<u8>) -> wasmtime::Result<()> {
+        // An oversized report is ignored, as an oversized result would be refused.
+        if state.len() <= crate::provider::MAX_VALUE_BYTES
+            && let Ok(mut slot) = self.reported.lock()
+        {
+            *slot = Some(state);
+        }
+        Ok(())
     }
 }
 

@@ -21,6 +21,7 @@ pub const BEHAVIORS: &[&str] = &[
     "read_file",
     "read_env",
     "http_get",
+    "create_then_panic",
 ];
 
 /// The provider.
@@ -171,12 +172,12 @@ impl Resource for Act {
         Ok(())
     }
 
-    fn create(
-        &self,
-        _ctx: &Context,
-        planned: &Value,
-        _config: &Value,
-    ) -> Result<Value, Diagnostic> {
+    fn create(&self, ctx: &Context, planned: &Value, _config: &Value) -> Result<Value, Diagnostic> {
+        if field(planned, "behavior") == "create_then_panic" {
+            // The remote object exists from here on; then the provider crashes.
+            ctx.report_state(&planned.clone().with("result", "created").with("id", "act"))?;
+            panic!("hostile provider crashed after creating its object");
+        }
         let result = match phase(planned).as_str() {
             "apply" => act(planned)?,
             "plan" => field(planned, "result"),
