@@ -135,13 +135,19 @@ fn find_on_path(name: &str) -> Option<PathBuf> {
 pub const SAMPLES: &[&str] = &["random", "misbehave", "hostile"];
 
 /// Files the hostile provider may and may not read: `granted/hello.txt` is inside the
-/// directory granted as `/data`, `secret.txt` is beside it.
+/// directory granted as `/data`, `secret.txt` is beside it, and `granted/escape` is a
+/// symlink to it.
 pub fn fixtures() -> PathBuf {
     let dir = target_dir().join("tfwasm-test-fixtures");
     std::fs::create_dir_all(dir.join("granted")).expect("create fixtures");
     std::fs::write(dir.join("granted").join("hello.txt"), "hello from the host")
         .expect("write fixture");
     std::fs::write(dir.join("secret.txt"), "must not be readable").expect("write fixture");
+    // A symlink inside the granted directory that points out of it.
+    let link = dir.join("granted").join("escape");
+    if std::fs::symlink_metadata(&link).is_err() {
+        std::os::unix::fs::symlink("../secret.txt", &link).expect("create symlink fixture");
+    }
     dir
 }
 

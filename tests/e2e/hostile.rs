@@ -95,6 +95,12 @@ fn every_attack_is_stopped_and_grants_work() {
             &["Cannot read file", "reading \"/etc/hostname\" failed"],
         ),
         (
+            "symlink_file",
+            "read_file",
+            "/data/escape",
+            &["Cannot read file", "reading \"/data/escape\" failed"],
+        ),
+        (
             "escape_file",
             "read_file",
             "/data/../secret.txt",

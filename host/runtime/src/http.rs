@@ -2,7 +2,8 @@
 //!
 //! Every request, and so every redirect hop (wasi:http never follows redirects itself), passes
 //! [`HttpGate::send_request`]: scheme, host and port must match an allow-list entry; timeouts
-//! are clamped to the call's deadline; response bodies are cut at [`MAX_RESPONSE_BODY`]. A
+//! are clamped to the call's deadline; bodies are cut at [`MAX_REQUEST_BODY`] and
+//! [`MAX_RESPONSE_BODY`]. A
 //! denied request fails in the guest with `HttpRequestDenied`, and the call's diagnostics say
 //! which entry the operator would add.
 
@@ -20,6 +21,8 @@ use crate::grants::HttpAllowList;
 
 /// Largest response body a guest may read: 8 MiB.
 pub const MAX_RESPONSE_BODY: u64 = 8 << 20;
+/// Largest request body a guest may send: 8 MiB.
+pub const MAX_REQUEST_BODY: u64 = 8 << 20;
 /// Most requests one call may send (redirect loops end here).
 pub const MAX_REQUESTS_PER_CALL: u32 = 64;
 
@@ -74,14 +77,22 @@ impl WasiHttpHooks for HttpGate {
             first_byte_timeout: clamp(options.and_then(|o| o.first_byte_timeout)),
             between_bytes_timeout: clamp(options.and_then(|o| o.between_bytes_timeout)),
         };
+        let request = request.map(|body| {
+            WasiBody::new(Capped::new(
+                body,
+                MAX_REQUEST_BODY,
+                HttpError::HttpRequestBodySize,
+            ))
+        });
         Box::new(async move {
             let (response, io) =
                 wasmtime_wasi_http::default_send_request(request, Some(options)).await?;
             let response = response.map(|body| {
-                WasiBody::new(Capped {
-                    inner: body,
-                    seen: 0,
-                })
+                WasiBody::new(Capped::new(
+                    body,
+                    MAX_RESPONSE_BODY,
+                    HttpError::HttpResponseBodySize,
+                ))
             });
             Ok((
                 response,
@@ -91,10 +102,23 @@ impl WasiHttpHooks for HttpGate {
     }
 }
 
-/// A response body that fails once it passes [`MAX_RESPONSE_BODY`].
+/// A body that fails once it passes `limit` bytes.
 struct Capped<B> {
     inner: B,
     seen: u64,
+    limit: u64,
+    error: fn(Option<u64>) -> HttpError,
+}
+
+impl<B> Capped<B> {
+    fn new(inner: B, limit: u64, error: fn(Option<u64>) -> HttpError) -> Capped<B> {
+        Capped {
+            inner,
+            seen: 0,
+            limit,
+            error,
+        }
+    }
 }
 
 impl<B: Body<Data = Bytes, Error = HttpError> + Unpin> Body for Capped<B> {
@@ -110,8 +134,8 @@ impl<B: Body<Data = Bytes, Error = HttpError> + Unpin> Body for Capped<B> {
             && let Some(data) = frame.data_ref()
         {
             self.seen += data.len() as u64;
-            if self.seen > MAX_RESPONSE_BODY {
-                return Poll::Ready(Some(Err(HttpError::HttpResponseBodySize(Some(self.seen)))));
+            if self.seen > self.limit {
+                return Poll::Ready(Some(Err((self.error)(Some(self.seen)))));
             }
         }
         polled
