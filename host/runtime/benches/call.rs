@@ -4,7 +4,8 @@
 //!   the fixed cost of the instance-per-call strategy;
 //! - `plan_resource_change` (create of a random_string): a realistic call.
 //!
-//! Each runs with fuel metering on (the default, plus the epoch deadline) and off (epoch only).
+//! Each runs with fuel metering on (the default, plus the epoch deadline), off (epoch only),
+//! and with the pooling allocator instead of on-demand allocation.
 //!
 //! Needs `make build` first (the component in target/wasm32-wasip2/release).
 
@@ -29,9 +30,10 @@ fn component() -> PathBuf {
     path
 }
 
-fn provider(fuel_metering: bool) -> WasmProvider {
+fn provider(fuel_metering: bool, pooling: bool) -> WasmProvider {
     let limits = CallLimits {
         fuel_metering,
+        pooling,
         ..CallLimits::new()
     };
     let cache = std::env::temp_dir().join("tfwasm-bench-cache");
@@ -51,8 +53,9 @@ fn provider(fuel_metering: bool) -> WasmProvider {
 fn bench(c: &mut Criterion) {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let providers = [
-        ("fuel_and_epoch", provider(true)),
-        ("epoch_only", provider(false)),
+        ("fuel_and_epoch", provider(true, false)),
+        ("epoch_only", provider(false, false)),
+        ("fuel_and_epoch_pooling", provider(true, true)),
     ];
     let schema = runtime.block_on(providers[0].1.get_provider_schema());
     let ty = schema.resources["random_string"].block.implied_type();

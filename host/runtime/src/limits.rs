@@ -78,7 +78,14 @@ pub struct CallLimits {
     /// Meter fuel (default). Off, `fuel` is not enforced and only the deadline bounds CPU;
     /// guest code runs faster. Exists so operators can trade one for the other.
     pub fuel_metering: bool,
+    /// Preallocate instance slots with wasmtime's pooling allocator (at most
+    /// [`POOL_SLOTS`] calls at once) instead of allocating per call. Off by default; see
+    /// docs/sandbox.md for the measurement behind that choice.
+    pub pooling: bool,
 }
+
+/// Concurrent instances the pooling allocator provides for.
+pub const POOL_SLOTS: u32 = 64;
 
 impl Default for CallLimits {
     fn default() -> CallLimits {
@@ -94,6 +101,7 @@ impl CallLimits {
             per_rpc: BTreeMap::new(),
             max_wasm_stack: DEFAULT_MAX_WASM_STACK,
             fuel_metering: true,
+            pooling: false,
         }
     }
 

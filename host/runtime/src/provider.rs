@@ -143,7 +143,7 @@ impl WasmProvider {
             path: path.to_owned(),
             source,
         })?;
-        let engine = crate::new_engine(limits.max_wasm_stack, limits.fuel_metering)?;
+        let engine = crate::new_engine(&limits)?;
         let (component, origin) =
             cache::load_or_compile(&engine, &cache_dir, &wasm).map_err(|e| LoadError::Invalid {
                 path: path.to_owned(),
