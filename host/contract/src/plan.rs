@@ -96,21 +96,8 @@ fn object(
     path: &AttributePath,
     out: &mut Vec<Violation>,
 ) {
-    match (planned.is_null(), config.is_null()) {
-        (true, true) => return,
-        (true, false) => {
-            return out.push(Violation::new(
-                path,
-                "planned for absence but config wants existence",
-            ));
-        }
-        (false, true) => {
-            return out.push(Violation::new(
-                path,
-                "planned for existence but config wants absence",
-            ));
-        }
-        (false, false) => {}
+    if !both_present(planned, config, path, out) {
+        return;
     }
     for a in &block.attributes {
         attribute(
@@ -207,21 +194,8 @@ fn nested_attribute(
     path: &AttributePath,
     out: &mut Vec<Violation>,
 ) {
-    match (planned.is_null(), config.is_null()) {
-        (true, true) => return,
-        (true, false) => {
-            return out.push(Violation::new(
-                path,
-                "planned for absence but config wants existence",
-            ));
-        }
-        (false, true) => {
-            return out.push(Violation::new(
-                path,
-                "planned for existence but config wants absence",
-            ));
-        }
-        (false, false) => {}
+    if !both_present(planned, config, path, out) {
+        return;
     }
     if planned.is_unknown() {
         return out.push(Violation::new(path, "planned unknown for configured value"));
@@ -379,6 +353,29 @@ fn nested_block(
             }
         }
     }
+}
+
+/// Checks that an object is planned present exactly when configured; false when at least one
+/// side is null (there is nothing inside to check then).
+fn both_present(
+    planned: &Value,
+    config: &Value,
+    path: &AttributePath,
+    out: &mut Vec<Violation>,
+) -> bool {
+    match (planned.is_null(), config.is_null()) {
+        (false, false) => return true,
+        (true, false) => out.push(Violation::new(
+            path,
+            "planned for absence but config wants existence",
+        )),
+        (false, true) => out.push(Violation::new(
+            path,
+            "planned for existence but config wants absence",
+        )),
+        (true, true) => {}
+    }
+    false
 }
 
 fn element_unknown(path: &AttributePath) -> Violation {

@@ -39,6 +39,14 @@ impl CodecError {
     }
 }
 
+/// The error for a tuple of the wrong length (both codecs word it as go-cty does).
+pub(crate) fn tuple_length(path: &AttributePath, required: usize, given: usize) -> CodecError {
+    CodecError::new(
+        path,
+        format!("a tuple of {required} elements is required ({given} given)"),
+    )
+}
+
 /// A short name of what a value is, for "expected X, found Y" messages.
 pub(crate) fn value_kind(value: &Value) -> &'static str {
     match value {

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value as Json;
 
-use super::{CodecError, MAX_DEPTH, inferred_primitive_type, value_kind};
+use super::{CodecError, MAX_DEPTH, inferred_primitive_type, tuple_length, value_kind};
 use crate::{AttributePath, Number, Type, Value};
 
 /// Decodes JSON text as a value of type `ty`.
@@ -164,14 +164,7 @@ fn read(
         Type::Tuple(elems) => {
             let items = json.as_array().ok_or_else(|| wrong("array"))?;
             if items.len() != elems.len() {
-                return Err(CodecError::new(
-                    path,
-                    format!(
-                        "a tuple of {} elements is required ({} given)",
-                        elems.len(),
-                        items.len()
-                    ),
-                ));
+                return Err(tuple_length(path, elems.len(), items.len()));
             }
             let values = items
                 .iter()

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use rmp::Marker;
 
-use super::{CodecError, MAX_DEPTH, inferred_primitive_type, value_kind};
+use super::{CodecError, MAX_DEPTH, inferred_primitive_type, tuple_length, value_kind};
 use crate::{AttributePath, Number, Refinement, Type, Value};
 
 /// Extension type code of a refined unknown.
@@ -126,13 +126,7 @@ impl<'a> Reader<'a> {
             Type::Tuple(elems) => {
                 let len = self.array_len(path)?;
                 if len != elems.len() {
-                    return Err(CodecError::new(
-                        path,
-                        format!(
-                            "a tuple of {} elements is required ({len} given)",
-                            elems.len()
-                        ),
-                    ));
+                    return Err(tuple_length(path, elems.len(), len));
                 }
                 let mut items = Vec::with_capacity(len);
                 for (i, elem) in elems.iter().enumerate() {
@@ -498,14 +492,7 @@ fn write_value(
                 return Err(wrong());
             };
             if items.len() != elems.len() {
-                return Err(CodecError::new(
-                    path,
-                    format!(
-                        "a tuple of {} elements is required ({} given)",
-                        elems.len(),
-                        items.len()
-                    ),
-                ));
+                return Err(tuple_length(path, elems.len(), items.len()));
             }
             rmp::encode::write_array_len(out, items.len() as u32).expect("vec write");
             for (i, (item, elem)) in items.iter().zip(elems).enumerate() {
