@@ -140,6 +140,7 @@ pub const SAMPLES: &[&str] = &["random", "misbehave", "hostile"];
 pub fn fixtures() -> PathBuf {
     let dir = target_dir().join("tfwasm-test-fixtures");
     std::fs::create_dir_all(dir.join("granted")).expect("create fixtures");
+    std::fs::create_dir_all(dir.join("writable")).expect("create fixtures");
     std::fs::write(dir.join("granted").join("hello.txt"), "hello from the host")
         .expect("write fixture");
     std::fs::write(dir.join("secret.txt"), "must not be readable").expect("write fixture");
@@ -243,6 +244,8 @@ pub fn package_flags(sample: &str) -> Vec<String> {
             "128MiB".into(),
             "--allow-dir".into(),
             format!("{}:/data:ro", fixtures().join("granted").display()),
+            "--allow-dir".into(),
+            format!("{}:/out:rw", fixtures().join("writable").display()),
             "--allow-env".into(),
             HOSTILE_GRANTED_ENV.into(),
             "--allow-http".into(),

@@ -95,6 +95,12 @@ fn every_attack_is_stopped_and_grants_work() {
             &["Cannot read file", "reading \"/etc/hostname\" failed"],
         ),
         (
+            "readonly_write",
+            "write_file",
+            "/data/new.txt",
+            &["Cannot write file", "writing \"/data/new.txt\" failed"],
+        ),
+        (
             "symlink_file",
             "read_file",
             "/data/escape",
@@ -155,6 +161,7 @@ fn every_attack_is_stopped_and_grants_work() {
             &format!("http://127.0.0.1:{allowed}/redirect-in"),
         ));
         config.push_str(&act("partial", "create_then_panic", ""));
+        config.push_str(&act("granted_write", "write_file", "/out/written.txt"));
         for (label, behavior, target, _) in cases {
             config.push_str(&act(label, behavior, target));
         }
@@ -222,6 +229,25 @@ fn every_attack_is_stopped_and_grants_work() {
         assert_eq!(
             state["hostile_act.granted_http"]["result"], "hello over http",
             "an allowed redirect is followed"
+        );
+        assert_eq!(
+            state["hostile_act.granted_write"]["result"],
+            "wrote /out/written.txt"
+        );
+        let written = tfwasm_tests::fixtures()
+            .join("writable")
+            .join("written.txt");
+        assert_eq!(
+            std::fs::read_to_string(&written).unwrap(),
+            "written by the provider",
+            "the write reached the host dir"
+        );
+        assert!(
+            !tfwasm_tests::fixtures()
+                .join("granted")
+                .join("new.txt")
+                .exists(),
+            "nothing written into a read-only grant"
         );
         // Created, reported, then crashed: the object is in the state, tainted, nothing lost.
         assert!(

@@ -22,6 +22,7 @@ pub const BEHAVIORS: &[&str] = &[
     "read_env",
     "http_get",
     "create_then_panic",
+    "write_file",
 ];
 
 /// The provider.
@@ -88,6 +89,13 @@ fn act(value: &Value) -> Result<String, Diagnostic> {
             Err(e) => fail(
                 "Cannot read file",
                 format!("reading {target:?} failed: {e}"),
+            ),
+        },
+        "write_file" => match std::fs::write(&target, "written by the provider") {
+            Ok(()) => Ok(format!("wrote {target}")),
+            Err(e) => fail(
+                "Cannot write file",
+                format!("writing {target:?} failed: {e}"),
             ),
         },
         "read_env" => match std::env::var(&target) {
