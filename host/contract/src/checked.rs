@@ -34,7 +34,13 @@ pub struct Checked<P> {
     inner: P,
     provider: String,
     mode: Mode,
-    schema: OnceLock<ProviderSchema>,
+    schema: OnceLock<Known>,
+}
+
+/// The provider's schema with each resource type's value type worked out once.
+struct Known {
+    schema: ProviderSchema,
+    resource_types: std::collections::HashMap<String, Type>,
 }
 
 impl<P: Provider> Checked<P> {
@@ -53,18 +59,32 @@ impl<P: Provider> Checked<P> {
         &self.inner
     }
 
-    async fn schema(&self) -> &ProviderSchema {
-        if let Some(schema) = self.schema.get() {
-            return schema;
+    async fn known(&self) -> &Known {
+        if let Some(known) = self.schema.get() {
+            return known;
         }
         let schema = self.inner.get_provider_schema().await;
-        self.schema.get_or_init(|| schema)
+        let resource_types = schema
+            .resources
+            .iter()
+            .map(|(name, s)| (name.clone(), s.block.implied_type()))
+            .collect();
+        self.schema.get_or_init(|| Known {
+            schema,
+            resource_types,
+        })
     }
 
-    async fn resource(&self, type_name: &str) -> Option<(Schema, Type)> {
-        let schema = self.schema().await.resources.get(type_name)?.clone();
-        let ty = schema.block.implied_type();
-        Some((schema, ty))
+    async fn schema(&self) -> &ProviderSchema {
+        &self.known().await.schema
+    }
+
+    async fn resource(&self, type_name: &str) -> Option<(&Schema, &Type)> {
+        let known = self.known().await;
+        Some((
+            known.schema.resources.get(type_name)?,
+            known.resource_types.get(type_name)?,
+        ))
     }
 
     fn diagnostics(
