@@ -157,7 +157,7 @@ impl<P: Provider> Provider for Checked<P> {
             return resp;
         }
         if let Some((_, ty)) = self.resource(&type_name).await {
-            let violations = match decode_result(&resp.upgraded_state, &ty) {
+            let violations = match decode_result(&resp.upgraded_state, ty) {
                 Ok(state) => check_wholly_known(&state),
                 Err(v) => vec![v],
             };
@@ -176,7 +176,7 @@ impl<P: Provider> Provider for Checked<P> {
         let current = req.current_state.clone();
         let mut resp = self.inner.read_resource(req).await;
         if let Some((_, ty)) = self.resource(&type_name).await {
-            let violations = match decode_result(&resp.new_state, &ty) {
+            let violations = match decode_result(&resp.new_state, ty) {
                 Ok(state) => check_wholly_known(&state),
                 Err(v) => vec![v],
             };
@@ -200,8 +200,8 @@ impl<P: Provider> Provider for Checked<P> {
     ) -> PlanResourceChangeResponse {
         let type_name = req.type_name.clone();
         let inputs = self.resource(&type_name).await.and_then(|(schema, ty)| {
-            let prior = req.prior_state.decode(&ty).ok()?;
-            let config = req.config.decode(&ty).ok()?;
+            let prior = req.prior_state.decode(ty).ok()?;
+            let config = req.config.decode(ty).ok()?;
             Some((schema, ty, prior, config))
         });
         let mut resp = self.inner.plan_resource_change(req).await;
@@ -210,7 +210,7 @@ impl<P: Provider> Provider for Checked<P> {
         }
         // Inputs Terraform sent that do not decode are not the provider's fault: no check.
         if let Some((schema, ty, prior, config)) = inputs {
-            let mut violations = match decode_result(&resp.planned_state, &ty) {
+            let mut violations = match decode_result(&resp.planned_state, ty) {
                 Ok(planned) => check_plan(&schema.block, &prior, &config, &planned),
                 Err(v) => vec![v],
             };
@@ -236,12 +236,12 @@ impl<P: Provider> Provider for Checked<P> {
         let type_name = req.type_name.clone();
         let prior_state = req.prior_state.clone();
         let inputs = self.resource(&type_name).await.and_then(|(schema, ty)| {
-            let planned = req.planned_state.decode(&ty).ok()?;
+            let planned = req.planned_state.decode(ty).ok()?;
             Some((schema, ty, planned))
         });
         let mut resp = self.inner.apply_resource_change(req).await;
         if let Some((schema, ty, planned)) = inputs {
-            let violations = match decode_result(&resp.new_state, &ty) {
+            let violations = match decode_result(&resp.new_state, ty) {
                 // With errors the provider may return a partial state: only its shape matters.
                 Ok(_) if tfwasm_model::has_error(&resp.diagnostics) => Vec::new(),
                 Ok(new) => check_apply(&schema.block, &planned, &new),
