@@ -50,6 +50,39 @@ pub use tfwasm_model::{
 };
 pub use value_ext::ValueExt;
 
+/// Checks every schema of `provider` against Terraform's rules for schemas and returns the
+/// problems (`type.path: message`). Call it in a unit test, so a bad schema fails your test
+/// rather than your users' `terraform plan`:
+///
+/// ```text
+/// #[test]
+/// fn schemas_are_valid() {
+///     assert_eq!(tfwasm_sdk::check_schemas(&MyProvider), Vec::<String>::new());
+/// }
+/// ```
+pub fn check_schemas(provider: &dyn Provider) -> Vec<String> {
+    use tfwasm_model::schema_check::check_schema;
+    let mut problems: Vec<String> = check_schema("provider", &provider.schema().to_wire())
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    for resource in provider.resources() {
+        problems.extend(
+            check_schema(resource.type_name(), &resource.schema().to_wire())
+                .iter()
+                .map(ToString::to_string),
+        );
+    }
+    for source in provider.data_sources() {
+        problems.extend(
+            check_schema(source.type_name(), &source.schema().to_wire())
+                .iter()
+                .map(ToString::to_string),
+        );
+    }
+    problems
+}
+
 /// Fills `buf` with cryptographically secure random bytes from the host (`wasi:random`).
 ///
 /// # Panics

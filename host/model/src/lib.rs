@@ -17,6 +17,7 @@ mod number;
 mod path;
 pub mod rpc;
 mod schema;
+pub mod schema_check;
 pub mod schema_json;
 mod types;
 mod value;

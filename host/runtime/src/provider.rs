@@ -473,6 +473,24 @@ impl WasmProvider {
         }
     }
 
+    /// Terraform's schema rules, checked here so the error says where the problem is.
+    fn schema_problems(&self, schema: &ProviderSchema) -> Vec<Diagnostic> {
+        use tfwasm_model::schema_check::check_schema;
+        let mut problems = check_schema("provider", &schema.provider);
+        for (name, s) in schema.resources.iter().chain(&schema.data_sources) {
+            problems.extend(check_schema(name, s));
+        }
+        problems
+            .into_iter()
+            .map(|p| {
+                Diagnostic::error(
+                    "Provider returned an invalid schema",
+                    format!("The Wasm provider {} declares an invalid schema at {}: {}. This is a bug in the provider.", self.name, p.at, p.message),
+                )
+            })
+            .collect()
+    }
+
     /// Tells the operator which setting to raise, and where.
     fn raise_hint(&self, key: &str, rpc: &str) -> String {
         format!(
@@ -606,7 +624,10 @@ impl Provider for WasmProvider {
             .await;
         match result {
             Ok(raw) => match bindings::provider_schema(raw) {
-                Ok(schema) => self.schema.get_or_init(|| schema).clone(),
+                Ok(mut schema) => {
+                    schema.diagnostics.extend(self.schema_problems(&schema));
+                    self.schema.get_or_init(|| schema).clone()
+                }
                 Err(e) => ProviderSchema {
                     diagnostics: vec![Diagnostic::error(
                         "Provider returned an invalid schema",

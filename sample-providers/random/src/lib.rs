@@ -41,3 +41,14 @@ pub(crate) fn keepers() -> Attr {
             "Arbitrary map of values that, when changed, will trigger recreation of the resource.",
         )
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_schema_is_valid() {
+        assert_eq!(
+            tfwasm_sdk::check_schemas(&super::RandomProvider),
+            Vec::<String>::new()
+        );
+    }
+}
