@@ -302,12 +302,11 @@ pub fn validate_resource_config(
 ) -> Diags {
     run_diags(|| {
         let resource = find_resource(p, &req.type_name)?;
-        let config = decode(
-            &req.config,
-            &resource.schema().value_type(),
-            "configuration",
-        )?;
-        Ok(resource.validate(&context(p, ctx)?, &config))
+        let schema = resource.schema();
+        let config = decode(&req.config, &schema.value_type(), "configuration")?;
+        let mut diagnostics = schema.check_config(&config);
+        diagnostics.extend(resource.validate(&context(p, ctx)?, &config));
+        Ok(diagnostics)
     })
 }
 
@@ -319,8 +318,11 @@ pub fn validate_data_resource_config(
 ) -> Diags {
     run_diags(|| {
         let source = find_data_source(p, &req.type_name)?;
-        let config = decode(&req.config, &source.schema().value_type(), "configuration")?;
-        Ok(source.validate(&context(p, ctx)?, &config))
+        let schema = source.schema();
+        let config = decode(&req.config, &schema.value_type(), "configuration")?;
+        let mut diagnostics = schema.check_config(&config);
+        diagnostics.extend(source.validate(&context(p, ctx)?, &config));
+        Ok(diagnostics)
     })
 }
 

@@ -40,6 +40,7 @@ pub mod log;
 mod plan;
 mod provider;
 pub mod schema;
+pub mod validate;
 mod value_ext;
 
 pub use plan::PlanContext;

@@ -2,6 +2,8 @@
 
 use tfwasm_model::{Attribute, Block, NestedBlock, Schema, StringKind, Type, Value};
 
+use crate::validate::{AttrValidator, ResourceValidator};
+
 /// How the SDK plans an attribute, beyond what the wire schema says.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PlanBehaviour {
@@ -24,6 +26,7 @@ pub struct PlanBehaviour {
 pub struct Attr {
     pub(crate) wire: Attribute,
     pub(crate) plan: PlanBehaviour,
+    pub(crate) validators: Vec<AttrValidator>,
 }
 
 impl Attr {
@@ -32,6 +35,7 @@ impl Attr {
         Attr {
             wire: Attribute::new(name, ty),
             plan: PlanBehaviour::default(),
+            validators: Vec::new(),
         }
     }
     /// A string attribute.
@@ -114,6 +118,12 @@ impl Attr {
         self
     }
 
+    /// Adds a validator (see [`crate::validate`]); it runs on known, non-null values.
+    pub fn validate(mut self, validator: AttrValidator) -> Attr {
+        self.validators.push(validator);
+        self
+    }
+
     /// The attribute's name.
     pub fn name(&self) -> &str {
         &self.wire.name
@@ -130,6 +140,7 @@ pub struct ResourceSchema {
     pub description: String,
     pub(crate) attributes: Vec<Attr>,
     pub(crate) blocks: Vec<NestedBlock>,
+    pub(crate) validators: Vec<ResourceValidator>,
 }
 
 impl ResourceSchema {
@@ -152,6 +163,30 @@ impl ResourceSchema {
         self.attributes.push(attr);
         self
     }
+    /// Adds a check across attributes (see [`crate::validate`]).
+    pub fn validate(mut self, validator: ResourceValidator) -> ResourceSchema {
+        self.validators.push(validator);
+        self
+    }
+
+    /// Runs every attribute and resource validator on a configuration object.
+    pub fn check_config(&self, config: &Value) -> Vec<tfwasm_model::Diagnostic> {
+        let mut out: Vec<_> = self
+            .attributes
+            .iter()
+            .flat_map(|a| {
+                a.validators.iter().filter_map(|v| {
+                    v.check(
+                        &a.wire.name,
+                        config.get(&a.wire.name).unwrap_or(&Value::Null),
+                    )
+                })
+            })
+            .collect();
+        out.extend(self.validators.iter().flat_map(|v| v.check(config)));
+        out
+    }
+
     /// Adds a nested block type.
     pub fn block(mut self, block: NestedBlock) -> ResourceSchema {
         self.blocks.push(block);

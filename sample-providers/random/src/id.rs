@@ -2,6 +2,7 @@
 
 use tfwasm_sdk::prelude::*;
 use tfwasm_sdk::random_bytes;
+use tfwasm_sdk::validate::at_least;
 
 use crate::keepers;
 
@@ -98,6 +99,7 @@ impl Resource for RandomId {
                 Attr::number("byte_length")
                     .required()
                     .requires_replace()
+                    .validate(at_least(1))
                     .description("The number of random bytes to produce."),
             )
             .attr(
@@ -120,19 +122,6 @@ impl Resource for RandomId {
                 "id",
                 "The generated id as URL-safe base64 without prefix.",
             ))
-    }
-
-    fn validate(&self, _ctx: &Context, config: &Value) -> Diagnostics {
-        match config.attr("byte_length").as_i64() {
-            Some(n) if n < 1 => vec![
-                Diagnostic::error(
-                    "Invalid byte_length",
-                    format!("byte_length must be at least 1, got {n}."),
-                )
-                .at(AttributePath::attribute("byte_length")),
-            ],
-            _ => Vec::new(),
-        }
     }
 
     fn create(

@@ -1,6 +1,7 @@
 //! `random_pet`: a random, readable name such as `quietly-brave-otter`.
 
 use tfwasm_sdk::prelude::*;
+use tfwasm_sdk::validate::at_least;
 
 use crate::keepers;
 use crate::rng::Rng;
@@ -177,6 +178,7 @@ impl Resource for RandomPet {
                 Attr::number("length")
                     .default(2)
                     .requires_replace()
+                    .validate(at_least(1))
                     .description("The number of words in the pet name."),
             )
             .attr(
@@ -196,19 +198,6 @@ impl Resource for RandomPet {
                     .computed()
                     .description("The random pet name."),
             )
-    }
-
-    fn validate(&self, _ctx: &Context, config: &Value) -> Diagnostics {
-        match config.attr("length").as_i64() {
-            Some(n) if n < 1 => vec![
-                Diagnostic::error(
-                    "Invalid length",
-                    format!("length must be at least 1, got {n}."),
-                )
-                .at(AttributePath::attribute("length")),
-            ],
-            _ => Vec::new(),
-        }
     }
 
     fn create(

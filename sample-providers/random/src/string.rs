@@ -1,6 +1,7 @@
 //! `random_string`: a random string from chosen character classes.
 
 use tfwasm_sdk::prelude::*;
+use tfwasm_sdk::validate::at_least;
 
 use crate::keepers;
 use crate::rng::Rng;
@@ -100,7 +101,13 @@ impl Resource for RandomString {
         ResourceSchema::new()
             .description("A random string of the chosen character classes. Not suitable for secrets: it is stored in plain text.")
             .attr(keepers())
-            .attr(Attr::number("length").required().requires_replace().description("The length of the string."))
+            .attr(
+                Attr::number("length")
+                    .required()
+                    .requires_replace()
+                    .validate(at_least(1))
+                    .description("The length of the string."),
+            )
             .attr(class("special", "special characters"))
             .attr(class("upper", "uppercase letters"))
             .attr(class("lower", "lowercase letters"))
@@ -126,15 +133,6 @@ impl Resource for RandomString {
             Err(d) => return vec![d],
         };
         if let Some(length) = config.attr("length").as_i64() {
-            if length < 1 {
-                diags.push(
-                    Diagnostic::error(
-                        "Invalid length",
-                        format!("length must be at least 1, got {length}."),
-                    )
-                    .at(AttributePath::attribute("length")),
-                );
-            }
             let minimums =
                 params.min_lower + params.min_upper + params.min_numeric + params.min_special;
             if config.attr("length").is_wholly_known() && minimums > length {

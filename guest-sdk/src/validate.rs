@@ -1,0 +1,287 @@
+//! Validators: small, composable checks of configuration, attached to an attribute
+//! ([`Attr::validate`](crate::Attr::validate)) or to a whole resource
+//! ([`ResourceSchema::validate`](crate::ResourceSchema::validate)). Attribute validators only
+//! see known, non-null values; resource validators treat unknown as configured.
+
+use tfwasm_model::{AttributePath, Diagnostic, Value};
+
+/// A check of one attribute's value.
+#[derive(Debug, Clone)]
+pub enum AttrValidator {
+    /// A whole number of at least this.
+    AtLeast(i64),
+    /// A whole number within these bounds, inclusive.
+    Between(i64, i64),
+    /// One of these strings.
+    OneOf(&'static [&'static str]),
+    /// A string whose length (in characters) is within these bounds, inclusive.
+    LengthBetween(usize, usize),
+    /// Your own check: gets the attribute name and its value.
+    Custom(fn(&str, &Value) -> Option<Diagnostic>),
+}
+
+/// A whole number of at least `min`.
+pub fn at_least(min: i64) -> AttrValidator {
+    AttrValidator::AtLeast(min)
+}
+/// A whole number between `min` and `max`, inclusive.
+pub fn between(min: i64, max: i64) -> AttrValidator {
+    AttrValidator::Between(min, max)
+}
+/// One of `options`.
+pub fn one_of(options: &'static [&'static str]) -> AttrValidator {
+    AttrValidator::OneOf(options)
+}
+/// A string of `min` to `max` characters.
+pub fn length_between(min: usize, max: usize) -> AttrValidator {
+    AttrValidator::LengthBetween(min, max)
+}
+
+fn invalid(name: &str, detail: String) -> Diagnostic {
+    Diagnostic::error(format!("Invalid {name}"), detail).at(AttributePath::attribute(name))
+}
+
+impl AttrValidator {
+    /// Checks `value` of attribute `name`; `None` when it passes (or is null or unknown).
+    pub fn check(&self, name: &str, value: &Value) -> Option<Diagnostic> {
+        if value.is_null() || !value.is_wholly_known() {
+            return None;
+        }
+        let number = || value.as_i64();
+        match self {
+            AttrValidator::AtLeast(min) => match number() {
+                Some(n) if n >= *min => None,
+                Some(n) => Some(invalid(
+                    name,
+                    format!("{name} must be at least {min}, got {n}."),
+                )),
+                None => Some(invalid(name, format!("{name} must be a whole number."))),
+            },
+            AttrValidator::Between(min, max) => match number() {
+                Some(n) if (*min..=*max).contains(&n) => None,
+                Some(n) => Some(invalid(
+                    name,
+                    format!("{name} must be between {min} and {max}, got {n}."),
+                )),
+                None => Some(invalid(name, format!("{name} must be a whole number."))),
+            },
+            AttrValidator::OneOf(options) => match value.as_str() {
+                Some(s) if options.contains(&s) => None,
+                Some(s) => Some(invalid(
+                    name,
+                    format!("{name} must be one of {options:?}, got {s:?}."),
+                )),
+                None => Some(invalid(name, format!("{name} must be a string."))),
+            },
+            AttrValidator::LengthBetween(min, max) => {
+                match value.as_str().map(|s| s.chars().count()) {
+                    Some(n) if (*min..=*max).contains(&n) => None,
+                    Some(n) => Some(invalid(
+                        name,
+                        format!("{name} must be {min} to {max} characters long, got {n}."),
+                    )),
+                    None => Some(invalid(name, format!("{name} must be a string."))),
+                }
+            }
+            AttrValidator::Custom(check) => check(name, value),
+        }
+    }
+}
+
+/// A check across attributes of one resource's configuration.
+#[derive(Debug, Clone)]
+pub enum ResourceValidator {
+    /// At most one of these may be set.
+    ConflictsWith(&'static [&'static str]),
+    /// Exactly one of these must be set.
+    ExactlyOneOf(&'static [&'static str]),
+    /// At least one of these must be set.
+    AtLeastOneOf(&'static [&'static str]),
+    /// All of these or none.
+    RequiredTogether(&'static [&'static str]),
+    /// Your own check of the whole configuration.
+    Custom(fn(&Value) -> Vec<Diagnostic>),
+}
+
+/// At most one of `names` may be set.
+pub fn conflicts_with(names: &'static [&'static str]) -> ResourceValidator {
+    ResourceValidator::ConflictsWith(names)
+}
+/// Exactly one of `names` must be set.
+pub fn exactly_one_of(names: &'static [&'static str]) -> ResourceValidator {
+    ResourceValidator::ExactlyOneOf(names)
+}
+/// At least one of `names` must be set.
+pub fn at_least_one_of(names: &'static [&'static str]) -> ResourceValidator {
+    ResourceValidator::AtLeastOneOf(names)
+}
+/// All of `names` or none.
+pub fn required_together(names: &'static [&'static str]) -> ResourceValidator {
+    ResourceValidator::RequiredTogether(names)
+}
+
+impl ResourceValidator {
+    /// Checks a configuration object. Unknown values count as set.
+    pub fn check(&self, config: &Value) -> Vec<Diagnostic> {
+        let set = |names: &[&str]| -> Vec<String> {
+            names
+                .iter()
+                .filter(|n| config.get(n).is_some_and(|v| !v.is_null()))
+                .map(|n| (*n).to_owned())
+                .collect()
+        };
+        let list = |names: &[&str]| names.join(", ");
+        let at = |name: &str| AttributePath::attribute(name);
+        match self {
+            ResourceValidator::ConflictsWith(names) => {
+                let given = set(names);
+                if given.len() > 1 {
+                    vec![
+                        Diagnostic::error(
+                            "Conflicting attributes",
+                            format!(
+                                "Only one of {} may be set; got {}.",
+                                list(names),
+                                given.join(" and ")
+                            ),
+                        )
+                        .at(at(&given[1])),
+                    ]
+                } else {
+                    Vec::new()
+                }
+            }
+            ResourceValidator::ExactlyOneOf(names) => match set(names).len() {
+                1 => Vec::new(),
+                0 => vec![Diagnostic::error(
+                    "Missing attribute",
+                    format!("Exactly one of {} must be set.", list(names)),
+                )],
+                _ => vec![Diagnostic::error(
+                    "Conflicting attributes",
+                    format!(
+                        "Exactly one of {} must be set; got {}.",
+                        list(names),
+                        set(names).join(" and ")
+                    ),
+                )],
+            },
+            ResourceValidator::AtLeastOneOf(names) => {
+                if set(names).is_empty() {
+                    vec![Diagnostic::error(
+                        "Missing attribute",
+                        format!("At least one of {} must be set.", list(names)),
+                    )]
+                } else {
+                    Vec::new()
+                }
+            }
+            ResourceValidator::RequiredTogether(names) => {
+                let given = set(names);
+                if given.is_empty() || given.len() == names.len() {
+                    Vec::new()
+                } else {
+                    let missing: Vec<&str> = names
+                        .iter()
+                        .copied()
+                        .filter(|n| !given.iter().any(|g| g == n))
+                        .collect();
+                    vec![
+                        Diagnostic::error(
+                            "Missing attribute",
+                            format!(
+                                "{} must be set together; {} missing.",
+                                list(names),
+                                missing.join(", ")
+                            ),
+                        )
+                        .at(at(missing[0])),
+                    ]
+                }
+            }
+            ResourceValidator::Custom(check) => check(config),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn obj(pairs: &[(&str, Value)]) -> Value {
+        Value::object(pairs.iter().map(|(k, v)| (*k, v.clone())))
+    }
+
+    #[test]
+    fn attribute_validators() {
+        assert!(at_least(1).check("length", &Value::from(1)).is_none());
+        let d = at_least(1).check("length", &Value::from(0)).unwrap();
+        assert_eq!(
+            (d.summary.as_str(), d.detail.as_str()),
+            ("Invalid length", "length must be at least 1, got 0.")
+        );
+        assert_eq!(d.attribute, Some(AttributePath::attribute("length")));
+        assert!(
+            at_least(1).check("length", &Value::unknown()).is_none(),
+            "unknown passes"
+        );
+        assert!(
+            at_least(1).check("length", &Value::Null).is_none(),
+            "null passes"
+        );
+        assert!(between(1, 3).check("n", &Value::from(4)).is_some());
+        assert!(
+            one_of(&["a", "b"])
+                .check("x", &Value::from("c"))
+                .unwrap()
+                .detail
+                .contains("[\"a\", \"b\"]")
+        );
+        assert!(
+            length_between(1, 2)
+                .check("s", &Value::from("abc"))
+                .is_some()
+        );
+        assert!(
+            length_between(1, 3)
+                .check("s", &Value::from("äbc"))
+                .is_none(),
+            "characters, not bytes"
+        );
+    }
+
+    #[test]
+    fn resource_validators() {
+        let both = obj(&[("a", "1".into()), ("b", Value::unknown())]);
+        assert_eq!(
+            conflicts_with(&["a", "b"]).check(&both).len(),
+            1,
+            "unknown counts as set"
+        );
+        assert_eq!(
+            exactly_one_of(&["a", "b"])
+                .check(&obj(&[("a", Value::Null), ("b", Value::Null)]))
+                .len(),
+            1
+        );
+        assert!(
+            exactly_one_of(&["a", "b"])
+                .check(&obj(&[("a", "1".into()), ("b", Value::Null)]))
+                .is_empty()
+        );
+        assert_eq!(
+            at_least_one_of(&["a", "b"])
+                .check(&obj(&[("a", Value::Null), ("b", Value::Null)]))
+                .len(),
+            1
+        );
+        let half =
+            required_together(&["a", "b"]).check(&obj(&[("a", "1".into()), ("b", Value::Null)]));
+        assert_eq!(half[0].attribute, Some(AttributePath::attribute("b")));
+        assert!(
+            required_together(&["a", "b"])
+                .check(&obj(&[("a", Value::Null), ("b", Value::Null)]))
+                .is_empty()
+        );
+    }
+}
