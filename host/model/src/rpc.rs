@@ -48,18 +48,6 @@ impl DynamicValue {
             Ok(Value::Null)
         }
     }
-
-    /// The msgpack bytes, with an absent value meaning null. JSON-only values are decoded
-    /// and re-encoded, which needs the type.
-    pub fn to_msgpack(&self, ty: &Type) -> Result<Vec<u8>, CodecError> {
-        if !self.msgpack.is_empty() {
-            Ok(self.msgpack.clone())
-        } else if self.json.is_empty() {
-            Ok(codec::msgpack::NULL.to_vec())
-        } else {
-            codec::msgpack::encode(&self.decode(ty)?, ty)
-        }
-    }
 }
 
 /// Stored state to upgrade, as the state file holds it.

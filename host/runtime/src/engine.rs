@@ -14,7 +14,7 @@ pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
 ///
 /// # Errors
 /// When wasmtime rejects the configuration (it should not on supported platforms).
-pub fn new_engine(limits: &crate::CallLimits) -> Result<Engine, LoadError> {
+pub(crate) fn new_engine(limits: &crate::CallLimits) -> Result<Engine, LoadError> {
     let mut config = Config::new();
     config.wasm_component_model(true);
     config.consume_fuel(limits.fuel_metering);

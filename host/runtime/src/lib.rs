@@ -1,6 +1,6 @@
 //! # tfwasm-runtime
 //!
-//! Runs provider components under wasmtime. It owns everything wasm: the [`Engine`] setup,
+//! Runs provider components under wasmtime. It owns everything wasm: the engine setup,
 //! the on-disk compile cache ([`cache`]), per-call [`Limits`], the host side of the WIT world
 //! ([`bindings`]), and [`WasmProvider`], which implements [`tfwasm_model::Provider`] by
 //! calling into the component.
@@ -23,9 +23,7 @@ pub mod limits;
 mod provider;
 mod state;
 
-pub use engine::new_engine;
 pub use error::{CallError, LoadError};
 pub use grants::{DirGrant, Grants, HttpAllowList};
 pub use limits::{CallLimits, Limits, LimitsOverride};
 pub use provider::{DiscardLog, GuestLogSink, LoadOptions, LoadReport, WasmProvider};
-pub use wasmtime::Engine;

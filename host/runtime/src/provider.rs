@@ -143,7 +143,7 @@ impl WasmProvider {
             path: path.to_owned(),
             source,
         })?;
-        let engine = crate::new_engine(&limits)?;
+        let engine = crate::engine::new_engine(&limits)?;
         let (component, origin) =
             cache::load_or_compile(&engine, &cache_dir, &wasm).map_err(|e| LoadError::Invalid {
                 path: path.to_owned(),

@@ -7,6 +7,7 @@ mod http;
 
 use tfwasm_sdk::glue::{RawHook, wit};
 use tfwasm_sdk::prelude::*;
+use tfwasm_sdk::validate::one_of;
 
 /// Every behaviour `hostile_act` knows.
 pub const BEHAVIORS: &[&str] = &[
@@ -129,47 +130,22 @@ impl Resource for Act {
     fn schema(&self) -> ResourceSchema {
         ResourceSchema::new()
             .description("Attacks the sandbox as `behavior` says.")
-            .attr(Attr::string("behavior").required().requires_replace())
+            .attr(
+                Attr::string("behavior")
+                    .required()
+                    .requires_replace()
+                    .validate(one_of(BEHAVIORS)),
+            )
             .attr(Attr::string("target").optional().requires_replace())
             .attr(
                 Attr::string("phase")
                     .optional()
                     .requires_replace()
+                    .validate(one_of(&["plan", "apply", "read"]))
                     .description("plan, apply (default) or read."),
             )
             .attr(Attr::string("result").computed())
             .attr(Attr::string("id").computed().use_state_for_unknown())
-    }
-
-    fn validate(&self, _ctx: &Context, config: &Value) -> Diagnostics {
-        let mut diags = Vec::new();
-        if let Some(b) = config
-            .attr("behavior")
-            .as_str()
-            .filter(|b| !BEHAVIORS.contains(b))
-        {
-            diags.push(
-                Diagnostic::error(
-                    "Unknown behavior",
-                    format!("behavior must be one of {BEHAVIORS:?}, got {b:?}."),
-                )
-                .at(AttributePath::attribute("behavior")),
-            );
-        }
-        if let Some(p) = config
-            .attr("phase")
-            .as_str()
-            .filter(|p| !["plan", "apply", "read"].contains(p))
-        {
-            diags.push(
-                Diagnostic::error(
-                    "Unknown phase",
-                    format!("phase must be plan, apply or read, got {p:?}."),
-                )
-                .at(AttributePath::attribute("phase")),
-            );
-        }
-        diags
     }
 
     fn modify_plan(&self, _ctx: &Context, plan: &mut PlanContext) -> Result<(), Diagnostic> {

@@ -6,6 +6,7 @@
 //! export hook in `export.rs`.
 
 use tfwasm_sdk::prelude::*;
+use tfwasm_sdk::validate::one_of;
 
 /// Every rule the resource can break, plus `none`.
 pub const RULES: &[&str] = &[
@@ -57,21 +58,10 @@ impl DataSource for Data {
             .attr(
                 Attr::string("rule")
                     .required()
+                    .validate(one_of(DATA_RULES))
                     .description("none, data_null or data_unknown."),
             )
             .attr(Attr::string("result").computed())
-    }
-    fn validate(&self, _ctx: &Context, config: &Value) -> Diagnostics {
-        match config.attr("rule").as_str() {
-            Some(rule) if !DATA_RULES.contains(&rule) => vec![
-                Diagnostic::error(
-                    "Unknown rule",
-                    format!("rule must be one of {DATA_RULES:?}, got {rule:?}."),
-                )
-                .at(AttributePath::attribute("rule")),
-            ],
-            _ => Vec::new(),
-        }
     }
     fn read(&self, _ctx: &Context, config: &Value) -> Result<Value, Diagnostic> {
         Ok(match rule_of(config).as_str() {
@@ -118,6 +108,7 @@ impl Resource for Thing {
                 Attr::string("rule")
                     .required()
                     .requires_replace()
+                    .validate(one_of(RULES))
                     .description("Which rule to break, or \"none\"."),
             )
             .attr(Attr::string("name").optional().description("Any text."))
@@ -129,19 +120,6 @@ impl Resource for Thing {
             .attr(Attr::string("id").computed().use_state_for_unknown())
             .attr(Attr::string("result").computed())
             .block(item_block())
-    }
-
-    fn validate(&self, _ctx: &Context, config: &Value) -> Diagnostics {
-        match config.attr("rule").as_str() {
-            Some(rule) if !RULES.contains(&rule) => vec![
-                Diagnostic::error(
-                    "Unknown rule",
-                    format!("rule must be one of {RULES:?}, got {rule:?}."),
-                )
-                .at(AttributePath::attribute("rule")),
-            ],
-            _ => Vec::new(),
-        }
     }
 
     fn modify_plan(&self, _ctx: &Context, plan: &mut PlanContext) -> Result<(), Diagnostic> {
