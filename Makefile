@@ -22,6 +22,7 @@ lint: ## Format check and clippy for host and guest
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO) clippy --target wasm32-wasip2 $(addprefix -p ,$(SAMPLES)) -- -D warnings
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps -p tfwasm-sdk -p tfwasm-testing
 
 fmt: ## Format everything
 	$(CARGO) fmt --all

@@ -170,15 +170,56 @@ fn encode(value: &Value, ty: &Type, what: &str) -> Result<Vec<u8>, Diagnostic> {
 }
 
 fn context(p: &dyn Provider, ctx: wit::ProviderContext) -> Result<Context, Diagnostic> {
+    crate::log::reset_masks();
+    let provider_schema = p.schema();
     let provider_config = match ctx.config {
-        Some(bytes) => decode(&bytes, &p.schema().value_type(), "provider configuration")?,
+        Some(bytes) => decode(
+            &bytes,
+            &provider_schema.value_type(),
+            "provider configuration",
+        )?,
         None => Value::Null,
     };
+    crate::log::mask_sensitive(&provider_schema, &provider_config);
     Ok(Context {
         terraform_version: ctx.terraform_version,
         provider_config,
-        state_type: None,
+        ..Context::default()
     })
+}
+
+/// Reads private state bytes (a JSON object; empty means none).
+fn load_private(ctx: &Context, bytes: &[u8]) -> Result<(), Diagnostic> {
+    if bytes.is_empty() {
+        return Ok(());
+    }
+    let map: std::collections::BTreeMap<String, serde_json::Value> = serde_json::from_slice(bytes)
+        .map_err(|e| {
+            Diagnostic::error(
+                "Unable to read private state",
+                format!("The resource's private state is not a JSON object: {e}."),
+            )
+        })?;
+    *ctx.private.borrow_mut() = map;
+    Ok(())
+}
+
+/// Private state as bytes: empty when there is none.
+fn save_private(ctx: &Context) -> Vec<u8> {
+    let private = ctx.private.borrow();
+    if private.is_empty() {
+        Vec::new()
+    } else {
+        serde_json::to_vec(&*private).unwrap_or_default()
+    }
+}
+
+/// Debug builds: errors for a broken invariant, as diagnostics.
+fn invariant(diags: Vec<Diagnostic>) -> Result<(), Diagnostic> {
+    match diags.into_iter().next() {
+        Some(d) => Err(d),
+        None => Ok(()),
+    }
 }
 
 fn find_resource(p: &dyn Provider, type_name: &str) -> Result<Box<dyn Resource>, Diagnostic> {
@@ -326,7 +367,8 @@ pub fn validate_data_resource_config(
     })
 }
 
-/// `upgrade-resource-state`. State at the current version is decoded straight from JSON.
+/// `upgrade-resource-state`. State at the current version is decoded straight from JSON;
+/// older versions go to the resource's upgrader for that version.
 pub fn upgrade_resource_state(
     p: &dyn Provider,
     ctx: wit::ProviderContext,
@@ -350,12 +392,56 @@ pub fn upgrade_resource_state(
             return Err(Diagnostic::error(
                 "Resource state written by a newer provider",
                 format!(
-                    "The state has schema version {} but this provider only knows up to {}; upgrade the provider.",
-                    req.version, schema.version
+                    "The {} state has schema version {} but this provider only knows up to {}; upgrade the provider.",
+                    req.type_name, req.version, schema.version
                 ),
             ));
         } else {
-            resource.upgrade(&context(p, ctx)?, req.version, &json)?
+            let ctx = context(p, ctx)?;
+            let mut upgraders = resource.upgraders();
+            let Some(upgrader) = upgraders.remove(&req.version) else {
+                let known: Vec<i64> = upgraders.keys().copied().collect();
+                return Err(Diagnostic::error(
+                    "Unable to upgrade resource state",
+                    format!(
+                        "{} has no upgrader from schema version {} to {} (upgraders exist for versions {known:?}).",
+                        req.type_name, req.version, schema.version
+                    ),
+                ));
+            };
+            let prior_value = match &upgrader.prior_schema {
+                Some(prior) => codec::json::decode(&json, &prior.value_type()).map_err(|e| {
+                    Diagnostic::error(
+                        "Unable to read stored state",
+                        format!(
+                            "The {} state does not match its schema version {}: {e}.",
+                            req.type_name, req.version
+                        ),
+                    )
+                    .at(e.path.clone())
+                })?,
+                None => Value::Null,
+            };
+            let prior = crate::PriorState {
+                version: req.version,
+                raw: json,
+                value: prior_value,
+            };
+            let upgraded = (upgrader.upgrade)(&ctx, &prior)?;
+            // Unknowns in upgraded state are always a bug (Terraform ≥ 1.8 rejects them).
+            if let Some(path) = tfwasm_contract::check_wholly_known(&upgraded)
+                .into_iter()
+                .next()
+            {
+                return Err(Diagnostic::error(
+                    "Provider returned an unknown value in upgraded state",
+                    format!(
+                        "The upgrader of {} from version {} left {path}; upgraded state must be wholly known.",
+                        req.type_name, req.version
+                    ),
+                ));
+            }
+            upgraded
         };
         encode(&value, &ty, "upgraded state")
     })();
@@ -379,20 +465,36 @@ pub fn read_resource(
 ) -> wit::ReadResponse {
     let result = (|| {
         let resource = find_resource(p, &req.type_name)?;
-        let ty = resource.schema().value_type();
+        let schema = resource.schema();
+        let ty = schema.value_type();
         let state = decode(&req.current_state, &ty, "current state")?;
         if state.is_null() {
-            return Ok(codec::msgpack::NULL.to_vec());
+            return Ok((codec::msgpack::NULL.to_vec(), req.private.clone()));
         }
-        match resource.read(&context(p, ctx)?, &state)? {
-            Some(new_state) => encode(&new_state, &ty, "state after read"),
-            None => Ok(codec::msgpack::NULL.to_vec()),
+        let ctx = context(p, ctx)?;
+        crate::log::mask_sensitive(&schema, &state);
+        load_private(&ctx, &req.private)?;
+        match resource.read(&ctx, &state)? {
+            Some(new_state) => {
+                if crate::invariants::ENABLED {
+                    invariant(crate::invariants::check_known(
+                        &req.type_name,
+                        "the state after read",
+                        &new_state,
+                    ))?;
+                }
+                Ok((
+                    encode(&new_state, &ty, "state after read")?,
+                    save_private(&ctx),
+                ))
+            }
+            None => Ok((codec::msgpack::NULL.to_vec(), Vec::new())),
         }
     })();
     match result {
-        Ok(new_state) => wit::ReadResponse {
+        Ok((new_state, private)) => wit::ReadResponse {
             new_state,
-            private: req.private,
+            private,
             diagnostics: Vec::new(),
         },
         // Keep the current state on error so Terraform does not forget the object.
@@ -417,18 +519,30 @@ pub fn plan_resource_change(
         let prior = decode(&req.prior_state, &ty, "prior state")?;
         let proposed = decode(&req.proposed_new_state, &ty, "proposed new state")?;
         let config = decode(&req.config, &ty, "configuration")?;
+        let ctx = context(p, ctx)?;
+        crate::log::mask_sensitive(&schema, &config);
+        crate::log::mask_sensitive(&schema, &prior);
+        load_private(&ctx, &req.prior_private)?;
         let mut plan = plan_defaults(&schema, prior, proposed, config);
-        if !plan.planned.is_null() {
-            resource.modify_plan(&context(p, ctx)?, &mut plan)?;
+        resource.modify_plan(&ctx, &mut plan)?;
+        if crate::invariants::ENABLED {
+            let block = schema.to_wire().block;
+            invariant(crate::invariants::check_plan(
+                &req.type_name,
+                &block,
+                &plan.prior,
+                &plan.config,
+                &plan.planned,
+            ))?;
         }
         let planned = encode(&plan.planned, &ty, "plan")?;
-        Ok((planned, plan.requires_replace))
+        Ok((planned, plan.requires_replace, save_private(&ctx)))
     })();
     match result {
-        Ok((planned_state, requires_replace)) => wit::PlanResponse {
+        Ok((planned_state, requires_replace, planned_private)) => wit::PlanResponse {
             planned_state,
             requires_replace: requires_replace.iter().map(to_wit_path).collect(),
-            planned_private: req.prior_private,
+            planned_private,
             diagnostics: Vec::new(),
         },
         Err(d) => wit::PlanResponse {
@@ -448,12 +562,16 @@ pub fn apply_resource_change(
 ) -> wit::ApplyResponse {
     let result = (|| {
         let resource = find_resource(p, &req.type_name)?;
-        let ty = resource.schema().value_type();
+        let schema = resource.schema();
+        let ty = schema.value_type();
         let prior = decode(&req.prior_state, &ty, "prior state")?;
         let planned = decode(&req.planned_state, &ty, "planned state")?;
         let config = decode(&req.config, &ty, "configuration")?;
         let mut ctx = context(p, ctx)?;
+        crate::log::mask_sensitive(&schema, &config);
+        crate::log::mask_sensitive(&schema, &prior);
         ctx.state_type = Some(ty.clone());
+        load_private(&ctx, &req.planned_private)?;
         crate::provider::LAST_REPORTED.with(|slot| slot.borrow_mut().take());
         let new_state = if planned.is_null() {
             resource.delete(&ctx, &prior)?;
@@ -463,13 +581,27 @@ pub fn apply_resource_change(
         } else {
             resource.update(&ctx, &prior, &planned, &config)?
         };
-        encode(&new_state, &ty, "new state")
+        crate::log::mask_sensitive(&schema, &new_state);
+        let bytes = encode(&new_state, &ty, "new state")?;
+        let mut diagnostics = Vec::new();
+        if crate::invariants::ENABLED {
+            // The object exists: hand the state back with the error, never lose it.
+            let block = schema.to_wire().block;
+            diagnostics =
+                crate::invariants::check_apply(&req.type_name, &block, &planned, &new_state);
+        }
+        let private = if new_state.is_null() {
+            Vec::new()
+        } else {
+            save_private(&ctx)
+        };
+        Ok((bytes, private, diagnostics))
     })();
     match result {
-        Ok(new_state) => wit::ApplyResponse {
+        Ok((new_state, private, diagnostics)) => wit::ApplyResponse {
             new_state,
-            private: req.planned_private,
-            diagnostics: Vec::new(),
+            private,
+            diagnostics: diags(&diagnostics),
         },
         // On failure hand back the state the resource reported (the remote object exists),
         // else the prior state: the object is as it was before this apply.
@@ -492,15 +624,23 @@ pub fn import_resource_state(
     let result = (|| {
         let resource = find_resource(p, &req.type_name)?;
         let ty = resource.schema().value_type();
-        let state = resource.import(&context(p, ctx)?, &req.id)?;
-        encode(&state, &ty, "imported state")
+        let ctx = context(p, ctx)?;
+        let state = resource.import(&ctx, &req.id)?;
+        if crate::invariants::ENABLED {
+            invariant(crate::invariants::check_known(
+                &req.type_name,
+                "the imported state",
+                &state,
+            ))?;
+        }
+        Ok((encode(&state, &ty, "imported state")?, save_private(&ctx)))
     })();
     match result {
-        Ok(state) => wit::ImportResponse {
+        Ok((state, private)) => wit::ImportResponse {
             imported: vec![wit::ImportedResource {
                 type_name: req.type_name,
                 state,
-                private: Vec::new(),
+                private,
             }],
             diagnostics: Vec::new(),
         },

@@ -19,7 +19,20 @@
 //! ```
 //!
 //! Calls are stateless: each one may run in a fresh instance. Provider configuration reaches
-//! every call through [`Context::provider_config`].
+//! every call through [`Context::provider_config`] (or typed, [`Context::provider_config_as`]).
+//!
+//! Where things are:
+//! - [`schema`]: attributes, nested attributes, blocks, plan modifiers, defaults;
+//! - [`typed`]: model structs with `#[derive(Serialize, Deserialize)]` and [`Tf`] for
+//!   null/unknown/known values;
+//! - [`validate`]: attribute and resource validators;
+//! - [`PlanContext`]: the planning rules, and the `modify_plan` hook;
+//! - [`StateUpgrader`]: schema-version upgrades;
+//! - [`log`]: structured logging with secret masking;
+//! - [`invariants`]: contract checks the SDK runs in debug builds.
+//!
+//! The author's guide (`docs/provider-guide.md` in the repository) walks from `cargo new` to a
+//! packaged provider.
 
 #![deny(missing_docs)]
 
@@ -36,19 +49,23 @@ pub mod bindings {
 
 #[doc(hidden)]
 pub mod glue;
+pub mod invariants;
 pub mod log;
 mod plan;
 mod provider;
 pub mod schema;
+pub mod semantic;
+pub mod typed;
 pub mod validate;
 mod value_ext;
 
 pub use plan::PlanContext;
-pub use provider::{Context, DataSource, Provider, Resource};
-pub use schema::{Attr, ResourceSchema};
+pub use provider::{Context, DataSource, PriorState, Provider, Resource, StateUpgrader};
+pub use schema::{Attr, Block, ResourceSchema};
 pub use tfwasm_model::{
     AttributePath, Diagnostic, Diagnostics, Number, Refinement, Severity, Type, Value,
 };
+pub use typed::Tf;
 pub use value_ext::ValueExt;
 
 /// Checks every schema of `provider` against Terraform's rules for schemas and returns the
@@ -84,6 +101,21 @@ pub fn check_schemas(provider: &dyn Provider) -> Vec<String> {
     problems
 }
 
+/// Helpers for [`Resource::import`].
+pub mod import {
+    use crate::ResourceSchema;
+    use tfwasm_model::Value;
+
+    /// The state an import starts from when the ID is all a read needs
+    /// (`ImportStatePassthroughID`): every attribute null except `attribute`, set to `id`.
+    /// Return it from `import`; Terraform then calls `read`, which fills in the rest.
+    pub fn passthrough_id(schema: &ResourceSchema, attribute: &str, id: &str) -> Value {
+        let mut state = schema.null_object();
+        state.set(attribute, Value::from(id));
+        state
+    }
+}
+
 /// Fills `buf` with cryptographically secure random bytes from the host (`wasi:random`).
 ///
 /// # Panics
@@ -95,9 +127,10 @@ pub fn random_bytes(buf: &mut [u8]) {
 /// Everything a provider module usually needs.
 pub mod prelude {
     pub use crate::{
-        Attr, AttributePath, Context, DataSource, Diagnostic, Diagnostics, PlanContext, Provider,
-        Resource, ResourceSchema, Type, Value, ValueExt,
+        Attr, AttributePath, Block, Context, DataSource, Diagnostic, Diagnostics, PlanContext,
+        PriorState, Provider, Resource, ResourceSchema, StateUpgrader, Tf, Type, Value, ValueExt,
     };
+    pub use serde::{Deserialize, Serialize};
 }
 
 /// Exports a provider as the component's implementation of the tfwasm WIT world.

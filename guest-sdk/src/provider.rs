@@ -1,22 +1,76 @@
 //! The traits a provider author implements.
 
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
 use tfwasm_model::{Diagnostic, Diagnostics, Type, Value};
 
 use crate::{PlanContext, ResourceSchema};
 
 /// What every call knows besides its own request.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Context {
     /// Version of the calling Terraform/OpenTofu (empty before ConfigureProvider).
     pub terraform_version: String,
     /// The provider configuration (decoded against [`Provider::schema`]); null before
-    /// ConfigureProvider and for providers without configuration.
+    /// ConfigureProvider and for providers without configuration. The host delivers it to
+    /// every call, in every instance, so whatever `configure` accepted is available here.
     pub provider_config: Value,
     /// The resource's value type, during apply (for [`Context::report_state`]).
     pub(crate) state_type: Option<Type>,
+    /// The resource's private state, during read, plan and apply.
+    pub(crate) private: RefCell<BTreeMap<String, serde_json::Value>>,
+}
+
+/// Why private state could not be set.
+fn reserved(key: &str) -> Diagnostic {
+    Diagnostic::error(
+        "Invalid private state key",
+        format!(
+            "Private state key {key:?} is reserved: keys must not be empty or start with \".\"."
+        ),
+    )
 }
 
 impl Context {
+    /// The provider configuration as a model struct (see [`crate::typed`]), e.g. an API
+    /// client's settings. Null configuration reads as the model of a null-filled object
+    /// only if the model allows it; use `Option<Model>` for providers that may be unconfigured.
+    ///
+    /// # Errors
+    /// The configuration does not fit the model; the diagnostic names the attribute.
+    pub fn provider_config_as<T: serde::de::DeserializeOwned>(&self) -> Result<T, Diagnostic> {
+        crate::typed::from_value(&self.provider_config).map_err(Into::into)
+    }
+
+    /// A private state entry of this resource instance: JSON the provider stored earlier
+    /// with [`Context::set_private`], never shown to the user. Available in read, plan
+    /// (from the prior state) and apply (from the plan).
+    pub fn private(&self, key: &str) -> Option<serde_json::Value> {
+        self.private.borrow().get(key).cloned()
+    }
+
+    /// Stores (or with `None`, removes) a private state entry; it travels with the plan and
+    /// the new state. Keys starting with `.` are reserved.
+    ///
+    /// # Errors
+    /// A reserved key.
+    pub fn set_private(
+        &self,
+        key: &str,
+        value: Option<serde_json::Value>,
+    ) -> Result<(), Diagnostic> {
+        if key.is_empty() || key.starts_with('.') {
+            return Err(reserved(key));
+        }
+        let mut private = self.private.borrow_mut();
+        match value {
+            Some(v) => private.insert(key.to_owned(), v),
+            None => private.remove(key),
+        };
+        Ok(())
+    }
+
     /// During create/update: tells the host the remote object now exists with `state`
     /// (complete and wholly known). If anything fails afterwards, even a crash or an
     /// exhausted limit, Terraform still records the object (tainted on create) with this
@@ -38,6 +92,9 @@ impl Context {
             )
             .at(e.path.clone())
         })?;
+        // Natively (a benchmark baseline, unit tests) there is no host to tell; the SDK's own
+        // error path still returns the reported state.
+        #[cfg(target_arch = "wasm32")]
         crate::bindings::tfwasm::provider::progress::report_state(&bytes);
         LAST_REPORTED.with(|slot| *slot.borrow_mut() = Some(bytes));
         Ok(())
@@ -88,7 +145,9 @@ pub trait Resource: Send + Sync {
         Vec::new()
     }
 
-    /// Adjusts the plan after the SDK applied defaults, unknowns and requires-replace.
+    /// Adjusts the plan after the SDK applied defaults, unknowns and requires-replace (see
+    /// the planning rules in [`PlanContext`]). Also runs for a destroy, where
+    /// `plan.is_destroy()` and the planned value must stay null.
     fn modify_plan(&self, _ctx: &Context, _plan: &mut PlanContext) -> Result<(), Diagnostic> {
         Ok(())
     }
@@ -129,22 +188,63 @@ pub trait Resource: Send + Sync {
         ))
     }
 
-    /// Converts state stored with an older schema `version` (as the state file's JSON) to the
-    /// current schema. State at the current version is decoded directly and never reaches this.
-    fn upgrade(
-        &self,
-        _ctx: &Context,
-        version: i64,
-        _raw_state: &serde_json::Value,
-    ) -> Result<Value, Diagnostic> {
-        Err(Diagnostic::error(
-            "Unable to upgrade resource state",
-            format!(
-                "{} has no upgrader from schema version {version} to {}.",
-                self.type_name(),
-                self.schema().version
-            ),
-        ))
+    /// Upgraders of stored state, by the schema version they read. Each goes straight to
+    /// the current version (they are not chained). State at the current version is decoded
+    /// directly and never reaches them; an upgraded state must be wholly known.
+    fn upgraders(&self) -> BTreeMap<i64, StateUpgrader> {
+        BTreeMap::new()
+    }
+}
+
+/// The stored state an upgrader gets.
+#[derive(Debug, Clone)]
+pub struct PriorState {
+    /// Schema version it was written with.
+    pub version: i64,
+    /// The state as stored (the state file's JSON).
+    pub raw: serde_json::Value,
+    /// The state decoded with the upgrader's prior schema; null for raw upgraders.
+    pub value: Value,
+}
+
+type UpgradeFn = dyn Fn(&Context, &PriorState) -> Result<Value, Diagnostic> + Send + Sync;
+
+/// Converts state of one old schema version to the current schema.
+pub struct StateUpgrader {
+    pub(crate) prior_schema: Option<ResourceSchema>,
+    pub(crate) upgrade: Box<UpgradeFn>,
+}
+
+impl StateUpgrader {
+    /// An upgrader that reads the old state through the schema it was written with: the SDK
+    /// decodes it (errors name the attribute) and hands over [`PriorState::value`].
+    pub fn with_prior_schema(
+        prior_schema: ResourceSchema,
+        upgrade: impl Fn(&Context, &PriorState) -> Result<Value, Diagnostic> + Send + Sync + 'static,
+    ) -> StateUpgrader {
+        StateUpgrader {
+            prior_schema: Some(prior_schema),
+            upgrade: Box::new(upgrade),
+        }
+    }
+
+    /// An upgrader that works on the stored JSON ([`PriorState::raw`]) itself, for states
+    /// no schema describes (e.g. written by a provider's early releases).
+    pub fn raw(
+        upgrade: impl Fn(&Context, &PriorState) -> Result<Value, Diagnostic> + Send + Sync + 'static,
+    ) -> StateUpgrader {
+        StateUpgrader {
+            prior_schema: None,
+            upgrade: Box::new(upgrade),
+        }
+    }
+}
+
+impl std::fmt::Debug for StateUpgrader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StateUpgrader")
+            .field("typed", &self.prior_schema.is_some())
+            .finish()
     }
 }
 

@@ -1,19 +1,90 @@
-//! Declaring schemas: attributes with their planning behaviour.
+//! Declaring schemas: attributes (plain and nested), nested blocks, and how the SDK plans
+//! each attribute (defaults, requires-replace rules, unknown rules, semantic equality).
+//!
+//! Planning behaviour (defaults, modifiers, validators, semantic equality) applies to
+//! top-level attributes; nested attributes and blocks carry their wire flags, and their values
+//! are planned by Terraform's proposal and the resource's `modify_plan` hook.
 
-use tfwasm_model::{Attribute, Block, NestedBlock, Schema, StringKind, Type, Value};
+use std::fmt;
+use std::sync::Arc;
+
+use tfwasm_model::{
+    Attribute, AttributeType, Block as WireBlock, BlockNesting, NestedBlock, NestedObject,
+    ObjectNesting, Schema, StringKind, Type, Value,
+};
 
 use crate::validate::{AttrValidator, ResourceValidator};
 
+/// What a [`ReplaceRule::If`] function sees about one attribute.
+#[derive(Debug, Clone, Copy)]
+pub struct ReplaceRequest<'a> {
+    /// The attribute's prior state value.
+    pub prior: &'a Value,
+    /// Its configured value.
+    pub config: &'a Value,
+    /// Its planned value.
+    pub planned: &'a Value,
+}
+
+/// When a change of an attribute replaces the resource.
+#[derive(Clone, Default)]
+pub enum ReplaceRule {
+    /// Never: the attribute updates in place.
+    #[default]
+    Never,
+    /// Whenever the planned value differs from the prior state (`RequiresReplace`).
+    Always,
+    /// Only when the attribute is set in configuration and differs, so a computed value that
+    /// changes on its own never forces a replacement (`RequiresReplaceIfConfigured`).
+    IfConfigured,
+    /// When the value differs and the function says so (`RequiresReplaceIf`); the string
+    /// describes the rule for documentation.
+    If(
+        Arc<dyn Fn(&ReplaceRequest<'_>) -> bool + Send + Sync>,
+        &'static str,
+    ),
+}
+
+impl fmt::Debug for ReplaceRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReplaceRule::Never => f.write_str("Never"),
+            ReplaceRule::Always => f.write_str("Always"),
+            ReplaceRule::IfConfigured => f.write_str("IfConfigured"),
+            ReplaceRule::If(_, what) => write!(f, "If({what:?})"),
+        }
+    }
+}
+
+/// What an unconfigured computed attribute plans on an update that changes something.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum UnknownRule {
+    /// Unknown ("known after apply"): the default, since any change may change it.
+    #[default]
+    Unknown,
+    /// The prior state's value, even null (`UseStateForUnknown`).
+    UseState,
+    /// The prior state's value when it is not null, else unknown
+    /// (`UseNonNullStateForUnknown`; safe for attributes inside objects that may be added).
+    UseNonNullState,
+}
+
+/// Two values of an attribute that mean the same (e.g. JSON differing only in whitespace).
+pub type SemanticEquals = fn(prior: &Value, new: &Value) -> bool;
+
 /// How the SDK plans an attribute, beyond what the wire schema says.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default)]
 pub struct PlanBehaviour {
-    /// A change of this attribute replaces the resource.
-    pub requires_replace: bool,
-    /// On update, keep the prior value instead of planning unknown (for values that never
-    /// change once set, such as IDs).
-    pub use_state_for_unknown: bool,
+    /// When a change replaces the resource.
+    pub replace: ReplaceRule,
+    /// What an unconfigured computed attribute plans when the resource changes.
+    pub unknown: UnknownRule,
     /// Value planned when the configuration leaves the attribute null.
     pub default: Option<Value>,
+    /// Keep the prior value when the configured one means the same.
+    pub semantic_equals: Option<SemanticEquals>,
+    /// Warning shown when the attribute is set (with [`Attr::deprecated`]).
+    pub deprecation: Option<String>,
 }
 
 /// One attribute under construction. Start with a type constructor, then chain flags.
@@ -62,6 +133,54 @@ impl Attr {
     pub fn set(name: &str, element: Type) -> Attr {
         Attr::of_type(name, Type::set(element))
     }
+    /// An `object({...})` attribute of plain-typed attributes.
+    pub fn object(name: &str, attributes: &[(&str, Type)]) -> Attr {
+        Attr::of_type(
+            name,
+            Type::Object(
+                attributes
+                    .iter()
+                    .map(|(n, t)| ((*n).to_owned(), t.clone()))
+                    .collect(),
+            ),
+        )
+    }
+    /// A `tuple([...])` attribute.
+    pub fn tuple(name: &str, elements: Vec<Type>) -> Attr {
+        Attr::of_type(name, Type::Tuple(elements))
+    }
+    /// A `dynamic` attribute: any type, decided by the configuration.
+    pub fn dynamic(name: &str) -> Attr {
+        Attr::of_type(name, Type::Dynamic)
+    }
+    /// A nested attribute holding one object (`SingleNestedAttribute`).
+    pub fn single_nested(name: &str, attributes: Vec<Attr>) -> Attr {
+        Attr::nested(name, ObjectNesting::Single, attributes)
+    }
+    /// A nested attribute holding a list of objects (`ListNestedAttribute`).
+    pub fn list_nested(name: &str, attributes: Vec<Attr>) -> Attr {
+        Attr::nested(name, ObjectNesting::List, attributes)
+    }
+    /// A nested attribute holding a set of objects (`SetNestedAttribute`).
+    pub fn set_nested(name: &str, attributes: Vec<Attr>) -> Attr {
+        Attr::nested(name, ObjectNesting::Set, attributes)
+    }
+    /// A nested attribute holding a map of objects (`MapNestedAttribute`).
+    pub fn map_nested(name: &str, attributes: Vec<Attr>) -> Attr {
+        Attr::nested(name, ObjectNesting::Map, attributes)
+    }
+    fn nested(name: &str, nesting: ObjectNesting, attributes: Vec<Attr>) -> Attr {
+        let mut wire = Attribute::new(name, Type::Dynamic);
+        wire.ty = AttributeType::Nested(NestedObject {
+            attributes: attributes.into_iter().map(|a| a.wire).collect(),
+            nesting,
+        });
+        Attr {
+            wire,
+            plan: PlanBehaviour::default(),
+            validators: Vec::new(),
+        }
+    }
 
     /// Must be set in configuration.
     pub fn required(mut self) -> Attr {
@@ -83,9 +202,16 @@ impl Attr {
         self.wire.sensitive = true;
         self
     }
-    /// Deprecated: Terraform warns when it is set.
-    pub fn deprecated(mut self) -> Attr {
+    /// Deprecated: Terraform marks it so, and validation warns with `message` when it is set.
+    pub fn deprecated(mut self, message: &str) -> Attr {
         self.wire.deprecated = true;
+        self.plan.deprecation = Some(message.to_owned());
+        self
+    }
+    /// Write-only (Terraform ≥ 1.11): the value exists only in configuration and is never
+    /// stored in plan or state; the SDK plans it null.
+    pub fn write_only(mut self) -> Attr {
+        self.wire.write_only = true;
         self
     }
     /// Plain-text description.
@@ -100,14 +226,43 @@ impl Attr {
         self.wire.description_kind = StringKind::Markdown;
         self
     }
-    /// Changing this attribute replaces the resource.
+    /// Changing this attribute replaces the resource (`RequiresReplace`).
     pub fn requires_replace(mut self) -> Attr {
-        self.plan.requires_replace = true;
+        self.plan.replace = ReplaceRule::Always;
         self
     }
-    /// On update, keep the prior state's value instead of planning an unknown.
+    /// Changing this attribute in configuration replaces the resource; a change the provider
+    /// makes to a computed value does not (`RequiresReplaceIfConfigured`).
+    pub fn requires_replace_if_configured(mut self) -> Attr {
+        self.plan.replace = ReplaceRule::IfConfigured;
+        self
+    }
+    /// A change replaces the resource when `rule` says so (`RequiresReplaceIf`); `description`
+    /// says when, for documentation.
+    pub fn requires_replace_if(
+        mut self,
+        description: &'static str,
+        rule: impl Fn(&ReplaceRequest<'_>) -> bool + Send + Sync + 'static,
+    ) -> Attr {
+        self.plan.replace = ReplaceRule::If(Arc::new(rule), description);
+        self
+    }
+    /// On update, keep the prior state's value (even null) instead of planning an unknown
+    /// (`UseStateForUnknown`).
     pub fn use_state_for_unknown(mut self) -> Attr {
-        self.plan.use_state_for_unknown = true;
+        self.plan.unknown = UnknownRule::UseState;
+        self
+    }
+    /// On update, keep the prior state's value unless it is null (`UseNonNullStateForUnknown`).
+    pub fn use_non_null_state_for_unknown(mut self) -> Attr {
+        self.plan.unknown = UnknownRule::UseNonNullState;
+        self
+    }
+    /// Semantic equality: when the configured value and the prior state's value mean the
+    /// same (`equal(prior, config)`), plan the prior value, so no change shows. See
+    /// [`crate::semantic`] for ready-made ones (JSON, case-insensitive strings).
+    pub fn semantic_equals(mut self, equal: SemanticEquals) -> Attr {
+        self.plan.semantic_equals = Some(equal);
         self
     }
     /// Planned when configuration leaves it null. Makes the attribute optional and computed.
@@ -130,6 +285,79 @@ impl Attr {
     }
 }
 
+/// A nested block type under construction (`ListNestedBlock` and friends). Prefer nested
+/// attributes in new providers; blocks suit repeated sub-structures written as blocks and
+/// migrations from older providers.
+///
+/// ```
+/// use tfwasm_sdk::{Attr, ResourceSchema, schema::Block};
+/// let rules = Block::list("rule", ResourceSchema::new().attr(Attr::number("port").required()))
+///     .max_items(8);
+/// let schema = ResourceSchema::new().block(rules);
+/// # assert!(tfwasm_sdk::schema::check(&schema).is_empty());
+/// ```
+#[derive(Debug, Clone)]
+pub struct Block {
+    wire: NestedBlock,
+}
+
+impl Block {
+    fn new(name: &str, nesting: BlockNesting, content: ResourceSchema) -> Block {
+        Block {
+            wire: NestedBlock {
+                type_name: name.to_owned(),
+                block: content.to_wire().block,
+                nesting,
+                min_items: 0,
+                max_items: 0,
+            },
+        }
+    }
+    /// At most one block, as an object (null when absent).
+    pub fn single(name: &str, content: ResourceSchema) -> Block {
+        Block::new(name, BlockNesting::Single, content)
+    }
+    /// Exactly one block that is always present (its attributes null when not written).
+    pub fn group(name: &str, content: ResourceSchema) -> Block {
+        Block::new(name, BlockNesting::Group, content)
+    }
+    /// Any number of blocks, in order.
+    pub fn list(name: &str, content: ResourceSchema) -> Block {
+        Block::new(name, BlockNesting::List, content)
+    }
+    /// Any number of distinct blocks, unordered.
+    pub fn set(name: &str, content: ResourceSchema) -> Block {
+        Block::new(name, BlockNesting::Set, content)
+    }
+    /// Blocks with a label each (`name "label" { ... }`), as a map.
+    pub fn map(name: &str, content: ResourceSchema) -> Block {
+        Block::new(name, BlockNesting::Map, content)
+    }
+    /// Minimum number of blocks (list and set).
+    pub fn min_items(mut self, n: i64) -> Block {
+        self.wire.min_items = n;
+        self
+    }
+    /// Maximum number of blocks (list and set).
+    pub fn max_items(mut self, n: i64) -> Block {
+        self.wire.max_items = n;
+        self
+    }
+    /// Marks the block deprecated.
+    pub fn deprecated(mut self) -> Block {
+        self.wire.block.deprecated = true;
+        self
+    }
+}
+
+/// Problems with `schema` by Terraform's rules for schemas (`path: message`); empty when valid.
+pub fn check(schema: &ResourceSchema) -> Vec<String> {
+    tfwasm_model::schema_check::check_schema("schema", &schema.to_wire())
+        .iter()
+        .map(ToString::to_string)
+        .collect()
+}
+
 /// The schema of a resource, data source or provider: attributes with planning behaviour,
 /// plus nested blocks.
 #[derive(Debug, Clone, Default)]
@@ -140,6 +368,7 @@ pub struct ResourceSchema {
     pub description: String,
     pub(crate) attributes: Vec<Attr>,
     pub(crate) blocks: Vec<NestedBlock>,
+    pub(crate) description_kind: StringKind,
     pub(crate) validators: Vec<ResourceValidator>,
 }
 
@@ -153,9 +382,16 @@ impl ResourceSchema {
         self.version = version;
         self
     }
-    /// Sets the description.
+    /// Sets the description (plain text).
     pub fn description(mut self, text: &str) -> ResourceSchema {
         self.description = text.to_owned();
+        self.description_kind = StringKind::Plain;
+        self
+    }
+    /// Sets the description (markdown).
+    pub fn markdown_description(mut self, text: &str) -> ResourceSchema {
+        self.description = text.to_owned();
+        self.description_kind = StringKind::Markdown;
         self
     }
     /// Adds an attribute.
@@ -184,12 +420,47 @@ impl ResourceSchema {
             })
             .collect();
         out.extend(self.validators.iter().flat_map(|v| v.check(config)));
+        for a in &self.attributes {
+            if let Some(message) = &a.plan.deprecation
+                && config.get(&a.wire.name).is_some_and(|v| !v.is_null())
+            {
+                out.push(
+                    tfwasm_model::Diagnostic::warning(
+                        format!("Attribute {:?} is deprecated", a.wire.name),
+                        message.clone(),
+                    )
+                    .at(tfwasm_model::AttributePath::attribute(a.wire.name.clone())),
+                );
+            }
+        }
         out
     }
 
+    /// Reads a model struct from a value of this schema (see [`crate::typed`]).
+    ///
+    /// # Errors
+    /// A value that does not fit the model, as a diagnostic naming the attribute.
+    pub fn decode<T: serde::de::DeserializeOwned>(
+        &self,
+        value: &Value,
+    ) -> Result<T, tfwasm_model::Diagnostic> {
+        crate::typed::from_value(value).map_err(Into::into)
+    }
+
+    /// Writes a model struct as a value of this schema (see [`crate::typed`]).
+    ///
+    /// # Errors
+    /// A model that does not fit the schema, as a diagnostic naming the attribute.
+    pub fn encode<T: serde::Serialize>(
+        &self,
+        model: &T,
+    ) -> Result<Value, tfwasm_model::Diagnostic> {
+        crate::typed::to_value(model, &self.value_type()).map_err(Into::into)
+    }
+
     /// Adds a nested block type.
-    pub fn block(mut self, block: NestedBlock) -> ResourceSchema {
-        self.blocks.push(block);
+    pub fn block(mut self, block: Block) -> ResourceSchema {
+        self.blocks.push(block.wire);
         self
     }
 
@@ -197,11 +468,11 @@ impl ResourceSchema {
     pub fn to_wire(&self) -> Schema {
         Schema {
             version: self.version,
-            block: Block {
+            block: WireBlock {
                 attributes: self.attributes.iter().map(|a| a.wire.clone()).collect(),
                 block_types: self.blocks.clone(),
                 description: self.description.clone(),
-                description_kind: StringKind::Plain,
+                description_kind: self.description_kind,
                 deprecated: false,
             },
         }

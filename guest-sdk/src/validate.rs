@@ -14,8 +14,19 @@ pub enum AttrValidator {
     Between(i64, i64),
     /// One of these strings.
     OneOf(&'static [&'static str]),
+    /// A whole number of at most this.
+    AtMost(i64),
+    /// None of these strings.
+    NoneOf(&'static [&'static str]),
     /// A string whose length (in characters) is within these bounds, inclusive.
     LengthBetween(usize, usize),
+    /// A string matching the regular expression (`regex-lite` syntax); the text says what
+    /// a matching value looks like, for the error message.
+    Regex(&'static str, &'static str),
+    /// All elements of a list or set pass the inner validator.
+    Each(Box<AttrValidator>),
+    /// Any of these passes (the first error is reported when none does).
+    Any(Vec<AttrValidator>),
     /// Your own check: gets the attribute name and its value.
     Custom(fn(&str, &Value) -> Option<Diagnostic>),
 }
@@ -35,6 +46,27 @@ pub fn one_of(options: &'static [&'static str]) -> AttrValidator {
 /// A string of `min` to `max` characters.
 pub fn length_between(min: usize, max: usize) -> AttrValidator {
     AttrValidator::LengthBetween(min, max)
+}
+/// A whole number of at most `max`.
+pub fn at_most(max: i64) -> AttrValidator {
+    AttrValidator::AtMost(max)
+}
+/// None of `options`.
+pub fn none_of(options: &'static [&'static str]) -> AttrValidator {
+    AttrValidator::NoneOf(options)
+}
+/// A string matching `pattern` (anchor it with `^...$` to match the whole string);
+/// `description` says what is expected, e.g. "a lowercase name".
+pub fn regex(pattern: &'static str, description: &'static str) -> AttrValidator {
+    AttrValidator::Regex(pattern, description)
+}
+/// Every element of a list or set passes `inner`.
+pub fn each(inner: AttrValidator) -> AttrValidator {
+    AttrValidator::Each(Box::new(inner))
+}
+/// At least one of `validators` passes.
+pub fn any(validators: Vec<AttrValidator>) -> AttrValidator {
+    AttrValidator::Any(validators)
 }
 
 fn invalid(name: &str, detail: String) -> Diagnostic {
@@ -83,6 +115,57 @@ impl AttrValidator {
                     None => Some(invalid(name, format!("{name} must be a string."))),
                 }
             }
+            AttrValidator::AtMost(max) => match number() {
+                Some(n) if n <= *max => None,
+                Some(n) => Some(invalid(
+                    name,
+                    format!("{name} must be at most {max}, got {n}."),
+                )),
+                None => Some(invalid(name, format!("{name} must be a whole number."))),
+            },
+            AttrValidator::NoneOf(options) => match value.as_str() {
+                Some(s) if options.contains(&s) => Some(invalid(
+                    name,
+                    format!("{name} must not be one of {options:?}, got {s:?}."),
+                )),
+                Some(_) => None,
+                None => Some(invalid(name, format!("{name} must be a string."))),
+            },
+            AttrValidator::Regex(pattern, description) => {
+                let Some(s) = value.as_str() else {
+                    return Some(invalid(name, format!("{name} must be a string.")));
+                };
+                match regex_lite::Regex::new(pattern) {
+                    Ok(re) if re.is_match(s) => None,
+                    Ok(_) => Some(invalid(
+                        name,
+                        format!("{name} must be {description} (matching {pattern}), got {s:?}."),
+                    )),
+                    Err(e) => Some(invalid(
+                        name,
+                        format!("Provider bug: the pattern {pattern} of {name} is invalid: {e}."),
+                    )),
+                }
+            }
+            AttrValidator::Each(inner) => value.as_elements().and_then(|items| {
+                items.iter().enumerate().find_map(|(i, item)| {
+                    inner.check(name, item).map(|mut d| {
+                        d.attribute = Some(AttributePath::attribute(name).index(i as i64));
+                        d
+                    })
+                })
+            }),
+            AttrValidator::Any(validators) => {
+                let failures: Vec<Diagnostic> = validators
+                    .iter()
+                    .filter_map(|v| v.check(name, value))
+                    .collect();
+                if failures.len() < validators.len() {
+                    None
+                } else {
+                    failures.into_iter().next()
+                }
+            }
             AttrValidator::Custom(check) => check(name, value),
         }
     }
@@ -99,6 +182,9 @@ pub enum ResourceValidator {
     AtLeastOneOf(&'static [&'static str]),
     /// All of these or none.
     RequiredTogether(&'static [&'static str]),
+    /// The first attribute (a whole number) must be at least the sum of the others
+    /// (e.g. a length and its per-class minimums).
+    AtLeastSumOf(&'static str, &'static [&'static str]),
     /// Your own check of the whole configuration.
     Custom(fn(&Value) -> Vec<Diagnostic>),
 }
@@ -114,6 +200,10 @@ pub fn exactly_one_of(names: &'static [&'static str]) -> ResourceValidator {
 /// At least one of `names` must be set.
 pub fn at_least_one_of(names: &'static [&'static str]) -> ResourceValidator {
     ResourceValidator::AtLeastOneOf(names)
+}
+/// Attribute `total` must be at least the sum of `parts` (checked when all are known).
+pub fn at_least_sum_of(total: &'static str, parts: &'static [&'static str]) -> ResourceValidator {
+    ResourceValidator::AtLeastSumOf(total, parts)
 }
 /// All of `names` or none.
 pub fn required_together(names: &'static [&'static str]) -> ResourceValidator {
@@ -199,6 +289,36 @@ impl ResourceValidator {
                     ]
                 }
             }
+            ResourceValidator::AtLeastSumOf(total, parts) => {
+                let number = |n: &str| config.get(n).and_then(Value::as_i64);
+                let Some(t) = number(total) else {
+                    return Vec::new();
+                };
+                let mut sum = 0i64;
+                for part in *parts {
+                    match config.get(part) {
+                        Some(Value::Null) | None => {}
+                        Some(v) => match v.as_i64() {
+                            Some(n) => sum = sum.saturating_add(n),
+                            None => return Vec::new(), // unknown: decide at apply
+                        },
+                    }
+                }
+                if t < sum {
+                    vec![
+                        Diagnostic::error(
+                            format!("Invalid {total}"),
+                            format!(
+                                "{total} ({t}) must be at least the sum of {} ({sum}).",
+                                list(parts)
+                            ),
+                        )
+                        .at(at(total)),
+                    ]
+                } else {
+                    Vec::new()
+                }
+            }
             ResourceValidator::Custom(check) => check(config),
         }
     }
@@ -248,6 +368,44 @@ mod tests {
                 .is_none(),
             "characters, not bytes"
         );
+    }
+
+    #[test]
+    fn more_attribute_validators() {
+        let name = regex("^[a-z]+$", "a lowercase word");
+        assert!(name.check("n", &Value::from("abc")).is_none());
+        let d = name.check("n", &Value::from("aBc")).unwrap();
+        assert!(d.detail.contains("a lowercase word"), "{}", d.detail);
+        assert!(at_most(3).check("n", &Value::from(4)).is_some());
+        assert!(
+            none_of(&["root"])
+                .check("u", &Value::from("root"))
+                .is_some()
+        );
+        let list = Value::List(vec!["ok".into(), "BAD".into()]);
+        let d = each(name.clone()).check("names", &list).unwrap();
+        assert_eq!(d.attribute, Some("names[1]".parse().unwrap()));
+        let either = any(vec![one_of(&["auto"]), regex("^[0-9]+$", "digits")]);
+        assert!(either.check("n", &Value::from("42")).is_none());
+        assert!(either.check("n", &Value::from("auto")).is_none());
+        assert!(either.check("n", &Value::from("x")).is_some());
+    }
+
+    #[test]
+    fn at_least_sum() {
+        let v = at_least_sum_of("length", &["min_a", "min_b"]);
+        let cfg =
+            |l: i64, a: Value| obj(&[("length", l.into()), ("min_a", a), ("min_b", 2.into())]);
+        assert!(v.check(&cfg(5, 3.into())).is_empty());
+        assert_eq!(
+            v.check(&cfg(4, 3.into()))[0].attribute,
+            Some(AttributePath::attribute("length"))
+        );
+        assert!(
+            v.check(&cfg(1, Value::unknown())).is_empty(),
+            "unknown parts wait"
+        );
+        assert!(v.check(&cfg(2, Value::Null)).is_empty(), "null counts as 0");
     }
 
     #[test]

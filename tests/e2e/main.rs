@@ -5,3 +5,4 @@ mod contracts;
 mod hostile;
 mod plugin_binary;
 mod random;
+mod upgrade;

@@ -39,7 +39,15 @@ async fn handshake_schema_metadata_and_shutdown_over_a_unix_socket() {
     names.sort();
     assert_eq!(
         names,
-        ["random_id", "random_integer", "random_pet", "random_string"]
+        [
+            "random_id",
+            "random_integer",
+            "random_password",
+            "random_pet",
+            "random_shuffle",
+            "random_string",
+            "random_uuid"
+        ]
     );
     let length = schema.resource_schemas["random_string"]
         .block
@@ -159,7 +167,7 @@ async fn a_call_with_a_bad_type_name_is_a_diagnostic_not_a_crash() {
         .await
         .unwrap()
         .into_inner();
-    assert_eq!(schema.resource_schemas.len(), 4);
+    assert_eq!(schema.resource_schemas.len(), 7);
 }
 
 #[tokio::test]
@@ -181,7 +189,7 @@ async fn automtls_accepts_exactly_the_announced_p521_client_certificate() {
         .await
         .unwrap()
         .into_inner();
-    assert_eq!(schema.resource_schemas.len(), 4);
+    assert_eq!(schema.resource_schemas.len(), 7);
 
     // Another certificate (same shape, different key) must be refused.
     let stranger = TlsClient::generate();

@@ -71,14 +71,19 @@ pub struct ParsePathError {
 impl std::str::FromStr for AttributePath {
     type Err = ParsePathError;
 
-    /// Parses the rendered form: `.a.b[0]["k"]`.
+    /// Parses the rendered form `.a.b[0]["k"]`; the leading dot may be left out (`a.b[0]`).
     fn from_str(text: &str) -> Result<AttributePath, ParsePathError> {
         let bad = |reason| ParsePathError {
             text: text.to_owned(),
             reason,
         };
         let mut steps = Vec::new();
+        let dotted;
         let mut rest = text;
+        if !rest.is_empty() && !rest.starts_with(['.', '[']) {
+            dotted = format!(".{text}");
+            rest = &dotted;
+        }
         while !rest.is_empty() {
             if let Some(after) = rest.strip_prefix('.') {
                 let end = after.find(['.', '[']).unwrap_or(after.len());
@@ -146,7 +151,11 @@ mod tests {
             .key("k.[\"]");
         assert_eq!(p.to_string().parse::<AttributePath>().unwrap(), p);
         assert_eq!("".parse::<AttributePath>().unwrap(), AttributePath::root());
-        for bad in ["a", ".", "[x]", "[\"k\"", ".a[1"] {
+        assert_eq!(
+            "a.b".parse::<AttributePath>().unwrap(),
+            AttributePath::attribute("a").attr("b")
+        );
+        for bad in ["a..b", ".", "[x]", "[\"k\"", ".a[1"] {
             assert!(bad.parse::<AttributePath>().is_err(), "{bad}");
         }
     }

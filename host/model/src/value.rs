@@ -192,6 +192,53 @@ impl Value {
         Value::Object(attrs.into_iter().map(|(k, v)| (k.into(), v)).collect())
     }
 
+    /// The value at `path` (attribute names, map keys, list/tuple indexes; sets have no
+    /// addressable elements). `None` when the path leads nowhere.
+    pub fn get_path(&self, path: &crate::AttributePath) -> Option<&Value> {
+        use crate::PathStep;
+        let mut here = self;
+        for step in &path.0 {
+            if let Value::Dynamic(_, inner) = here {
+                here = inner;
+            }
+            here = match (step, here) {
+                (PathStep::Attribute(n), Value::Object(m)) => m.get(n)?,
+                (PathStep::KeyString(k), Value::Map(m)) => m.get(k)?,
+                (PathStep::KeyInt(i), Value::List(v) | Value::Tuple(v)) => {
+                    v.get(usize::try_from(*i).ok()?)?
+                }
+                _ => return None,
+            };
+        }
+        Some(here)
+    }
+
+    /// Replaces the value at `path` (which must exist, as for [`Value::get_path`]); returns
+    /// false when the path leads nowhere.
+    pub fn set_path(&mut self, path: &crate::AttributePath, value: Value) -> bool {
+        use crate::PathStep;
+        let mut here = self;
+        for step in &path.0 {
+            if let Value::Dynamic(_, inner) = here {
+                here = inner;
+            }
+            let next = match (step, here) {
+                (PathStep::Attribute(n), Value::Object(m)) => m.get_mut(n),
+                (PathStep::KeyString(k), Value::Map(m)) => m.get_mut(k),
+                (PathStep::KeyInt(i), Value::List(v) | Value::Tuple(v)) => {
+                    usize::try_from(*i).ok().and_then(|i| v.get_mut(i))
+                }
+                _ => None,
+            };
+            match next {
+                Some(v) => here = v,
+                None => return false,
+            }
+        }
+        *here = value;
+        true
+    }
+
     /// A null-filled object of the given object type (the "all attributes null" value core
     /// uses as a synthetic prior on create). Other types give [`Value::Null`].
     pub fn null_object_of(ty: &Type) -> Value {
@@ -201,6 +248,13 @@ impl Value {
             }
             _ => Value::Null,
         }
+    }
+}
+
+impl Default for Value {
+    /// Null.
+    fn default() -> Value {
+        Value::Null
     }
 }
 
@@ -224,6 +278,12 @@ impl From<i64> for Value {
         Value::Number(n.into())
     }
 }
+impl From<Vec<Value>> for Value {
+    /// A list.
+    fn from(items: Vec<Value>) -> Value {
+        Value::List(items)
+    }
+}
 impl From<Number> for Value {
     fn from(n: Number) -> Value {
         Value::Number(n)
@@ -233,6 +293,28 @@ impl From<Number> for Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paths_get_and_set() {
+        let mut v = Value::object([
+            (
+                "rules",
+                Value::List(vec![Value::object([("port", Value::from(80))])]),
+            ),
+            (
+                "tags",
+                Value::Map([("env".to_owned(), Value::from("dev"))].into()),
+            ),
+        ]);
+        let port: crate::AttributePath = "rules[0].port".parse().unwrap();
+        assert_eq!(v.get_path(&port), Some(&Value::from(80)));
+        assert!(v.set_path(&port, 443.into()));
+        assert_eq!(v.get_path(&port), Some(&Value::from(443)));
+        let env: crate::AttributePath = r#"tags["env"]"#.parse().unwrap();
+        assert_eq!(v.get_path(&env).and_then(Value::as_str), Some("dev"));
+        assert!(!v.set_path(&"rules[3].port".parse().unwrap(), Value::Null));
+        assert_eq!(v.get_path(&"nope".parse().unwrap()), None);
+    }
 
     #[test]
     fn set_equality_ignores_order() {

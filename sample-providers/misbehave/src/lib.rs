@@ -75,21 +75,13 @@ impl DataSource for Data {
 pub(crate) struct Thing;
 
 /// The `item` list block: `v` (optional) and `c` (computed).
-fn item_block() -> tfwasm_model::NestedBlock {
-    let mut v = tfwasm_model::Attribute::new("v", Type::String);
-    v.optional = true;
-    let mut c = tfwasm_model::Attribute::new("c", Type::String);
-    c.computed = true;
-    tfwasm_model::NestedBlock {
-        type_name: "item".into(),
-        block: tfwasm_model::Block {
-            attributes: vec![v, c],
-            ..Default::default()
-        },
-        nesting: tfwasm_model::BlockNesting::List,
-        min_items: 0,
-        max_items: 0,
-    }
+fn item_block() -> Block {
+    Block::list(
+        "item",
+        ResourceSchema::new()
+            .attr(Attr::string("v").optional())
+            .attr(Attr::string("c").computed()),
+    )
 }
 
 pub(crate) fn rule_of(value: &Value) -> String {

@@ -1,31 +1,38 @@
 //! # tfwasm-sample-random
 //!
-//! hashicorp/random's `random_string`, `random_integer`, `random_id` and `random_pet`,
-//! written with `tfwasm-sdk` and compiled to a `wasm32-wasip2` component. Attribute names,
+//! hashicorp/random's `random_string`, `random_password`, `random_integer`, `random_id`,
+//! `random_pet`, `random_shuffle` and `random_uuid`, written with `tfwasm-sdk` and compiled to a `wasm32-wasip2` component. Attribute names,
 //! defaults, replacement behaviour and import ID formats follow hashicorp/random.
 //!
 //! Differences from hashicorp/random: `random_integer` with a `seed` is deterministic for the
 //! same seed (as hashicorp's is) but does not reproduce Go's `math/rand` sequence, and
-//! `random_pet` uses its own word lists.
+//! `random_pet` uses its own word lists; seeded `random_shuffle` is likewise repeatable but
+//! not Go's sequence.
 
 mod id;
 mod integer;
+mod password;
 mod pet;
 mod rng;
+mod shuffle;
 mod string;
+mod uuid;
 
 use tfwasm_sdk::prelude::*;
 
-/// The provider: no configuration, four resources.
+/// The provider: no configuration, seven resources.
 pub struct RandomProvider;
 
 impl Provider for RandomProvider {
     fn resources(&self) -> Vec<Box<dyn Resource>> {
         vec![
             Box::new(string::RandomString),
+            Box::new(password::RandomPassword),
             Box::new(integer::RandomInteger),
             Box::new(id::RandomId),
             Box::new(pet::RandomPet),
+            Box::new(shuffle::RandomShuffle),
+            Box::new(uuid::RandomUuid),
         ]
     }
 }

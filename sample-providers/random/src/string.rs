@@ -1,7 +1,7 @@
 //! `random_string`: a random string from chosen character classes.
 
 use tfwasm_sdk::prelude::*;
-use tfwasm_sdk::validate::at_least;
+use tfwasm_sdk::validate::{at_least, at_least_sum_of};
 
 use crate::keepers;
 use crate::rng::Rng;
@@ -13,9 +13,9 @@ const SPECIAL: &str = "!@#$%&*()-_=+[]{}<>:?";
 
 pub(crate) struct RandomString;
 
-/// The generation parameters of a `random_string`.
-struct Params {
-    length: i64,
+/// The generation parameters of a `random_string` or `random_password`.
+pub(crate) struct Params {
+    pub(crate) length: i64,
     lower: bool,
     upper: bool,
     numeric: bool,
@@ -28,7 +28,7 @@ struct Params {
 }
 
 impl Params {
-    fn from(value: &Value) -> Result<Params, Diagnostic> {
+    pub(crate) fn from(value: &Value) -> Result<Params, Diagnostic> {
         let flag = |name: &str| value.get_bool(name).map(|b| b.unwrap_or(true));
         let min = |name: &str| value.get_i64(name).map(|n| n.unwrap_or(0));
         Ok(Params {
@@ -45,7 +45,7 @@ impl Params {
         })
     }
 
-    fn generate(&self, rng: &mut Rng) -> Result<String, Diagnostic> {
+    pub(crate) fn generate(&self, rng: &mut Rng) -> Result<String, Diagnostic> {
         let special = self
             .override_special
             .clone()
@@ -80,72 +80,65 @@ impl Params {
     }
 }
 
+/// A character-class flag: default true, replaces on change.
+pub(crate) fn class(name: &str, what: &str) -> Attr {
+    Attr::bool(name)
+        .default(true)
+        .requires_replace()
+        .description(&format!("Include {what} in the result."))
+}
+
+/// The generation attributes `random_string` and `random_password` share (all but
+/// `numeric`, which `random_password` pairs with its deprecated `number`).
+pub(crate) fn generation_attrs(schema: ResourceSchema) -> ResourceSchema {
+    let min = |name: &str, what: &str| {
+        Attr::number(name)
+            .default(0)
+            .requires_replace()
+            .validate(at_least(0))
+            .description(&format!("Minimum number of {what} in the result."))
+    };
+    schema
+        .attr(
+            Attr::number("length")
+                .required()
+                .requires_replace()
+                .validate(at_least(1))
+                .description("The length of the result."),
+        )
+        .attr(class("special", "special characters"))
+        .attr(class("upper", "uppercase letters"))
+        .attr(class("lower", "lowercase letters"))
+        .attr(min("min_numeric", "digits"))
+        .attr(min("min_upper", "uppercase letters"))
+        .attr(min("min_lower", "lowercase letters"))
+        .attr(min("min_special", "special characters"))
+        .attr(
+            Attr::string("override_special")
+                .optional()
+                .requires_replace()
+                .description("Special characters to use instead of the default set."),
+        )
+        .validate(at_least_sum_of(
+            "length",
+            &["min_numeric", "min_upper", "min_lower", "min_special"],
+        ))
+}
+
 impl Resource for RandomString {
     fn type_name(&self) -> &'static str {
         "random_string"
     }
 
     fn schema(&self) -> ResourceSchema {
-        let class = |name: &str, what: &str| {
-            Attr::bool(name)
-                .default(true)
-                .requires_replace()
-                .description(&format!("Include {what} in the result."))
-        };
-        let min = |name: &str, what: &str| {
-            Attr::number(name)
-                .default(0)
-                .requires_replace()
-                .description(&format!("Minimum number of {what} in the result."))
-        };
-        ResourceSchema::new()
-            .description("A random string of the chosen character classes. Not suitable for secrets: it is stored in plain text.")
-            .attr(keepers())
-            .attr(
-                Attr::number("length")
-                    .required()
-                    .requires_replace()
-                    .validate(at_least(1))
-                    .description("The length of the string."),
-            )
-            .attr(class("special", "special characters"))
-            .attr(class("upper", "uppercase letters"))
-            .attr(class("lower", "lowercase letters"))
-            .attr(class("numeric", "digits"))
-            .attr(min("min_numeric", "digits"))
-            .attr(min("min_upper", "uppercase letters"))
-            .attr(min("min_lower", "lowercase letters"))
-            .attr(min("min_special", "special characters"))
-            .attr(
-                Attr::string("override_special")
-                    .optional()
-                    .requires_replace()
-                    .description("Special characters to use instead of the default set."),
-            )
-            .attr(Attr::string("result").computed().description("The generated random string."))
-            .attr(Attr::string("id").computed().description("The generated random string."))
-    }
-
-    fn validate(&self, _ctx: &Context, config: &Value) -> Diagnostics {
-        let mut diags = Vec::new();
-        let params = match Params::from(config) {
-            Ok(p) => p,
-            Err(d) => return vec![d],
-        };
-        if let Some(length) = config.attr("length").as_i64() {
-            let minimums =
-                params.min_lower + params.min_upper + params.min_numeric + params.min_special;
-            if config.attr("length").is_wholly_known() && minimums > length {
-                diags.push(
-                    Diagnostic::error(
-                        "Invalid length",
-                        format!("length ({length}) must be at least the sum of the min_* attributes ({minimums})."),
-                    )
-                    .at(AttributePath::attribute("length")),
-                );
-            }
-        }
-        diags
+        generation_attrs(
+            ResourceSchema::new()
+                .description("A random string of the chosen character classes. Not suitable for secrets: it is stored in plain text.")
+                .attr(keepers()),
+        )
+        .attr(class("numeric", "digits"))
+        .attr(Attr::string("result").computed().description("The generated random string."))
+        .attr(Attr::string("id").computed().description("The generated random string."))
     }
 
     fn create(
