@@ -2,14 +2,14 @@
 CARGO ?= cargo
 SAMPLES := tfwasm-sample-random tfwasm-sample-misbehave tfwasm-sample-hostile
 
-.PHONY: help build demo test lint fmt clean terraform
+.PHONY: help build demo test bench lint fmt clean terraform
 
 help: ## List targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-10s %s\n", $$1, $$2}'
 
-build: ## Build the host (target/release/tfwasm) and every sample component (target/wasm32-wasip2/release)
+build: ## Build the host (target/release/tfwasm), the native baseline (target/release/native-random) and every sample component
 	@rustup target list --installed 2>/dev/null | grep -qx wasm32-wasip2 || rustup target add wasm32-wasip2
-	$(CARGO) build --release -p tfwasm
+	$(CARGO) build --release -p tfwasm -p tfwasm-bench
 	$(CARGO) build --release --target wasm32-wasip2 $(addprefix -p ,$(SAMPLES))
 
 demo: build ## Package the random sample and run a real terraform/tofu init, apply, plan, destroy
@@ -17,6 +17,9 @@ demo: build ## Package the random sample and run a real terraform/tofu init, app
 
 test: build ## Unit, property, protocol and end-to-end tests (real Terraform)
 	bash scripts/test.sh
+
+bench: build ## Benchmarks side by side (Wasm vs native vs gRPC floor); writes docs/benchmarks.md
+	bash scripts/bench.sh
 
 lint: ## Format check and clippy for host and guest
 	$(CARGO) fmt --all -- --check

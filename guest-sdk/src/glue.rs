@@ -10,6 +10,56 @@ use tfwasm_model::{
 use crate::plan::plan_defaults;
 use crate::{Context, DataSource, Provider, Resource};
 
+/// A provider with its resources, data sources and schemas built once per instance, so a
+/// call does not rebuild them (instances serve many calls).
+pub struct Catalog {
+    provider: Box<dyn Provider>,
+    provider_schema: crate::ResourceSchema,
+    provider_type: Type,
+    resources: Vec<Entry<Box<dyn Resource>>>,
+    data_sources: Vec<Entry<Box<dyn DataSource>>>,
+}
+
+/// One resource or data source type with its schema and value type.
+struct Entry<T> {
+    item: T,
+    schema: crate::ResourceSchema,
+    ty: Type,
+}
+
+impl Catalog {
+    /// Builds the catalog of `provider`.
+    pub fn new(provider: Box<dyn Provider>) -> Catalog {
+        let provider_schema = provider.schema();
+        let provider_type = provider_schema.value_type();
+        let resources = entries(provider.resources(), |r| r.schema());
+        let data_sources = entries(provider.data_sources(), |d| d.schema());
+        Catalog {
+            provider,
+            provider_schema,
+            provider_type,
+            resources,
+            data_sources,
+        }
+    }
+
+    /// The provider.
+    pub fn provider(&self) -> &dyn Provider {
+        self.provider.as_ref()
+    }
+}
+
+fn entries<T>(items: Vec<T>, schema: impl Fn(&T) -> crate::ResourceSchema) -> Vec<Entry<T>> {
+    items
+        .into_iter()
+        .map(|item| {
+            let schema = schema(&item);
+            let ty = schema.value_type();
+            Entry { item, schema, ty }
+        })
+        .collect()
+}
+
 /// The WIT types, for the export macro.
 pub mod wit {
     pub use crate::bindings::tfwasm::provider::types::*;
@@ -169,18 +219,13 @@ fn encode(value: &Value, ty: &Type, what: &str) -> Result<Vec<u8>, Diagnostic> {
     })
 }
 
-fn context(p: &dyn Provider, ctx: wit::ProviderContext) -> Result<Context, Diagnostic> {
+fn context(c: &Catalog, ctx: wit::ProviderContext) -> Result<Context, Diagnostic> {
     crate::log::reset_masks();
-    let provider_schema = p.schema();
     let provider_config = match ctx.config {
-        Some(bytes) => decode(
-            &bytes,
-            &provider_schema.value_type(),
-            "provider configuration",
-        )?,
+        Some(bytes) => decode(&bytes, &c.provider_type, "provider configuration")?,
         None => Value::Null,
     };
-    crate::log::mask_sensitive(&provider_schema, &provider_config);
+    crate::log::mask_sensitive(&c.provider_schema, &provider_config);
     Ok(Context {
         terraform_version: ctx.terraform_version,
         provider_config,
@@ -222,10 +267,13 @@ fn invariant(diags: Vec<Diagnostic>) -> Result<(), Diagnostic> {
     }
 }
 
-fn find_resource(p: &dyn Provider, type_name: &str) -> Result<Box<dyn Resource>, Diagnostic> {
-    p.resources()
-        .into_iter()
-        .find(|r| r.type_name() == type_name)
+fn find_resource<'c>(
+    c: &'c Catalog,
+    type_name: &str,
+) -> Result<&'c Entry<Box<dyn Resource>>, Diagnostic> {
+    c.resources
+        .iter()
+        .find(|r| r.item.type_name() == type_name)
         .ok_or_else(|| {
             Diagnostic::error(
                 "Unknown resource type",
@@ -234,10 +282,13 @@ fn find_resource(p: &dyn Provider, type_name: &str) -> Result<Box<dyn Resource>,
         })
 }
 
-fn find_data_source(p: &dyn Provider, type_name: &str) -> Result<Box<dyn DataSource>, Diagnostic> {
-    p.data_sources()
-        .into_iter()
-        .find(|d| d.type_name() == type_name)
+fn find_data_source<'c>(
+    c: &'c Catalog,
+    type_name: &str,
+) -> Result<&'c Entry<Box<dyn DataSource>>, Diagnostic> {
+    c.data_sources
+        .iter()
+        .find(|d| d.item.type_name() == type_name)
         .ok_or_else(|| {
             Diagnostic::error(
                 "Unknown data source type",
@@ -298,24 +349,24 @@ pub fn hooked<Req: Clone, Resp>(
 // ---- exports -------------------------------------------------------------------------
 
 /// `get-schema`.
-pub fn get_schema(p: &dyn Provider) -> wit::ProviderSchema {
+pub fn get_schema(c: &Catalog) -> wit::ProviderSchema {
     wit::ProviderSchema {
-        provider: to_wit_schema(&p.schema().to_wire()),
+        provider: to_wit_schema(&c.provider_schema.to_wire()),
         provider_meta: None,
-        resources: p
-            .resources()
+        resources: c
+            .resources
             .iter()
             .map(|r| wit::NamedSchema {
-                type_name: r.type_name().to_owned(),
-                schema: to_wit_schema(&r.schema().to_wire()),
+                type_name: r.item.type_name().to_owned(),
+                schema: to_wit_schema(&r.schema.to_wire()),
             })
             .collect(),
-        data_sources: p
-            .data_sources()
+        data_sources: c
+            .data_sources
             .iter()
             .map(|d| wit::NamedSchema {
-                type_name: d.type_name().to_owned(),
-                schema: to_wit_schema(&d.schema().to_wire()),
+                type_name: d.item.type_name().to_owned(),
+                schema: to_wit_schema(&d.schema.to_wire()),
             })
             .collect(),
         diagnostics: Vec::new(),
@@ -323,46 +374,46 @@ pub fn get_schema(p: &dyn Provider) -> wit::ProviderSchema {
 }
 
 /// `validate-provider-config`.
-pub fn validate_provider_config(p: &dyn Provider, config: Vec<u8>) -> Diags {
+pub fn validate_provider_config(c: &Catalog, config: Vec<u8>) -> Diags {
     run_diags(|| {
-        let config = decode(&config, &p.schema().value_type(), "provider configuration")?;
-        Ok(p.validate_config(&config))
+        let config = decode(&config, &c.provider_type, "provider configuration")?;
+        Ok(c.provider.validate_config(&config))
     })
 }
 
 /// `configure-provider`.
-pub fn configure_provider(p: &dyn Provider, ctx: wit::ProviderContext) -> Diags {
-    run_diags(|| Ok(p.configure(&context(p, ctx)?)))
+pub fn configure_provider(c: &Catalog, ctx: wit::ProviderContext) -> Diags {
+    run_diags(|| Ok(c.provider.configure(&context(c, ctx)?)))
 }
 
 /// `validate-resource-config`.
 pub fn validate_resource_config(
-    p: &dyn Provider,
+    c: &Catalog,
     ctx: wit::ProviderContext,
     req: wit::ValidateRequest,
 ) -> Diags {
     run_diags(|| {
-        let resource = find_resource(p, &req.type_name)?;
-        let schema = resource.schema();
-        let config = decode(&req.config, &schema.value_type(), "configuration")?;
+        let entry = find_resource(c, &req.type_name)?;
+        let (resource, schema, ty) = (&entry.item, &entry.schema, &entry.ty);
+        let config = decode(&req.config, ty, "configuration")?;
         let mut diagnostics = schema.check_config(&config);
-        diagnostics.extend(resource.validate(&context(p, ctx)?, &config));
+        diagnostics.extend(resource.validate(&context(c, ctx)?, &config));
         Ok(diagnostics)
     })
 }
 
 /// `validate-data-resource-config`.
 pub fn validate_data_resource_config(
-    p: &dyn Provider,
+    c: &Catalog,
     ctx: wit::ProviderContext,
     req: wit::ValidateRequest,
 ) -> Diags {
     run_diags(|| {
-        let source = find_data_source(p, &req.type_name)?;
-        let schema = source.schema();
-        let config = decode(&req.config, &schema.value_type(), "configuration")?;
+        let entry = find_data_source(c, &req.type_name)?;
+        let (source, schema, ty) = (&entry.item, &entry.schema, &entry.ty);
+        let config = decode(&req.config, ty, "configuration")?;
         let mut diagnostics = schema.check_config(&config);
-        diagnostics.extend(source.validate(&context(p, ctx)?, &config));
+        diagnostics.extend(source.validate(&context(c, ctx)?, &config));
         Ok(diagnostics)
     })
 }
@@ -370,14 +421,13 @@ pub fn validate_data_resource_config(
 /// `upgrade-resource-state`. State at the current version is decoded straight from JSON;
 /// older versions go to the resource's upgrader for that version.
 pub fn upgrade_resource_state(
-    p: &dyn Provider,
+    c: &Catalog,
     ctx: wit::ProviderContext,
     req: wit::UpgradeRequest,
 ) -> wit::UpgradeResponse {
     let result = (|| {
-        let resource = find_resource(p, &req.type_name)?;
-        let schema = resource.schema();
-        let ty = schema.value_type();
+        let entry = find_resource(c, &req.type_name)?;
+        let (resource, schema, ty) = (&entry.item, &entry.schema, &entry.ty);
         let json: serde_json::Value = serde_json::from_slice(&req.raw_state_json).map_err(|e| {
             Diagnostic::error(
                 "Unable to read stored state",
@@ -385,7 +435,7 @@ pub fn upgrade_resource_state(
             )
         })?;
         let value = if req.version == schema.version {
-            codec::json::decode(&json, &ty).map_err(|e| {
+            codec::json::decode(&json, ty).map_err(|e| {
                 Diagnostic::error("Unable to read stored state", format!("{e}.")).at(e.path.clone())
             })?
         } else if req.version > schema.version {
@@ -397,7 +447,7 @@ pub fn upgrade_resource_state(
                 ),
             ));
         } else {
-            let ctx = context(p, ctx)?;
+            let ctx = context(c, ctx)?;
             let mut upgraders = resource.upgraders();
             let Some(upgrader) = upgraders.remove(&req.version) else {
                 let known: Vec<i64> = upgraders.keys().copied().collect();
@@ -443,7 +493,7 @@ pub fn upgrade_resource_state(
             }
             upgraded
         };
-        encode(&value, &ty, "upgraded state")
+        encode(&value, ty, "upgraded state")
     })();
     match result {
         Ok(state) => wit::UpgradeResponse {
@@ -459,20 +509,19 @@ pub fn upgrade_resource_state(
 
 /// `read-resource`.
 pub fn read_resource(
-    p: &dyn Provider,
+    c: &Catalog,
     ctx: wit::ProviderContext,
     req: wit::ReadRequest,
 ) -> wit::ReadResponse {
     let result = (|| {
-        let resource = find_resource(p, &req.type_name)?;
-        let schema = resource.schema();
-        let ty = schema.value_type();
-        let state = decode(&req.current_state, &ty, "current state")?;
+        let entry = find_resource(c, &req.type_name)?;
+        let (resource, schema, ty) = (&entry.item, &entry.schema, &entry.ty);
+        let state = decode(&req.current_state, ty, "current state")?;
         if state.is_null() {
             return Ok((codec::msgpack::NULL.to_vec(), req.private.clone()));
         }
-        let ctx = context(p, ctx)?;
-        crate::log::mask_sensitive(&schema, &state);
+        let ctx = context(c, ctx)?;
+        crate::log::mask_sensitive(schema, &state);
         load_private(&ctx, &req.private)?;
         match resource.read(&ctx, &state)? {
             Some(new_state) => {
@@ -484,7 +533,7 @@ pub fn read_resource(
                     ))?;
                 }
                 Ok((
-                    encode(&new_state, &ty, "state after read")?,
+                    encode(&new_state, ty, "state after read")?,
                     save_private(&ctx),
                 ))
             }
@@ -508,22 +557,21 @@ pub fn read_resource(
 
 /// `plan-resource-change`.
 pub fn plan_resource_change(
-    p: &dyn Provider,
+    c: &Catalog,
     ctx: wit::ProviderContext,
     req: wit::PlanRequest,
 ) -> wit::PlanResponse {
     let result = (|| {
-        let resource = find_resource(p, &req.type_name)?;
-        let schema = resource.schema();
-        let ty = schema.value_type();
-        let prior = decode(&req.prior_state, &ty, "prior state")?;
-        let proposed = decode(&req.proposed_new_state, &ty, "proposed new state")?;
-        let config = decode(&req.config, &ty, "configuration")?;
-        let ctx = context(p, ctx)?;
-        crate::log::mask_sensitive(&schema, &config);
-        crate::log::mask_sensitive(&schema, &prior);
+        let entry = find_resource(c, &req.type_name)?;
+        let (resource, schema, ty) = (&entry.item, &entry.schema, &entry.ty);
+        let prior = decode(&req.prior_state, ty, "prior state")?;
+        let proposed = decode(&req.proposed_new_state, ty, "proposed new state")?;
+        let config = decode(&req.config, ty, "configuration")?;
+        let ctx = context(c, ctx)?;
+        crate::log::mask_sensitive(schema, &config);
+        crate::log::mask_sensitive(schema, &prior);
         load_private(&ctx, &req.prior_private)?;
-        let mut plan = plan_defaults(&schema, prior, proposed, config);
+        let mut plan = plan_defaults(schema, prior, proposed, config);
         resource.modify_plan(&ctx, &mut plan)?;
         if crate::invariants::ENABLED {
             let block = schema.to_wire().block;
@@ -535,7 +583,7 @@ pub fn plan_resource_change(
                 &plan.planned,
             ))?;
         }
-        let planned = encode(&plan.planned, &ty, "plan")?;
+        let planned = encode(&plan.planned, ty, "plan")?;
         Ok((planned, plan.requires_replace, save_private(&ctx)))
     })();
     match result {
@@ -556,20 +604,19 @@ pub fn plan_resource_change(
 
 /// `apply-resource-change`: create, update or delete by which side is null.
 pub fn apply_resource_change(
-    p: &dyn Provider,
+    c: &Catalog,
     ctx: wit::ProviderContext,
     req: wit::ApplyRequest,
 ) -> wit::ApplyResponse {
     let result = (|| {
-        let resource = find_resource(p, &req.type_name)?;
-        let schema = resource.schema();
-        let ty = schema.value_type();
-        let prior = decode(&req.prior_state, &ty, "prior state")?;
-        let planned = decode(&req.planned_state, &ty, "planned state")?;
-        let config = decode(&req.config, &ty, "configuration")?;
-        let mut ctx = context(p, ctx)?;
-        crate::log::mask_sensitive(&schema, &config);
-        crate::log::mask_sensitive(&schema, &prior);
+        let entry = find_resource(c, &req.type_name)?;
+        let (resource, schema, ty) = (&entry.item, &entry.schema, &entry.ty);
+        let prior = decode(&req.prior_state, ty, "prior state")?;
+        let planned = decode(&req.planned_state, ty, "planned state")?;
+        let config = decode(&req.config, ty, "configuration")?;
+        let mut ctx = context(c, ctx)?;
+        crate::log::mask_sensitive(schema, &config);
+        crate::log::mask_sensitive(schema, &prior);
         ctx.state_type = Some(ty.clone());
         load_private(&ctx, &req.planned_private)?;
         crate::provider::LAST_REPORTED.with(|slot| slot.borrow_mut().take());
@@ -581,8 +628,8 @@ pub fn apply_resource_change(
         } else {
             resource.update(&ctx, &prior, &planned, &config)?
         };
-        crate::log::mask_sensitive(&schema, &new_state);
-        let bytes = encode(&new_state, &ty, "new state")?;
+        crate::log::mask_sensitive(schema, &new_state);
+        let bytes = encode(&new_state, ty, "new state")?;
         let mut diagnostics = Vec::new();
         if crate::invariants::ENABLED {
             // The object exists: hand the state back with the error, never lose it.
@@ -617,14 +664,14 @@ pub fn apply_resource_change(
 
 /// `import-resource-state`.
 pub fn import_resource_state(
-    p: &dyn Provider,
+    c: &Catalog,
     ctx: wit::ProviderContext,
     req: wit::ImportRequest,
 ) -> wit::ImportResponse {
     let result = (|| {
-        let resource = find_resource(p, &req.type_name)?;
-        let ty = resource.schema().value_type();
-        let ctx = context(p, ctx)?;
+        let entry = find_resource(c, &req.type_name)?;
+        let (resource, ty) = (&entry.item, &entry.ty);
+        let ctx = context(c, ctx)?;
         let state = resource.import(&ctx, &req.id)?;
         if crate::invariants::ENABLED {
             invariant(crate::invariants::check_known(
@@ -633,7 +680,7 @@ pub fn import_resource_state(
                 &state,
             ))?;
         }
-        Ok((encode(&state, &ty, "imported state")?, save_private(&ctx)))
+        Ok((encode(&state, ty, "imported state")?, save_private(&ctx)))
     })();
     match result {
         Ok((state, private)) => wit::ImportResponse {
@@ -653,16 +700,16 @@ pub fn import_resource_state(
 
 /// `read-data-source`.
 pub fn read_data_source(
-    p: &dyn Provider,
+    c: &Catalog,
     ctx: wit::ProviderContext,
     req: wit::ReadDataRequest,
 ) -> wit::ReadDataResponse {
     let result = (|| {
-        let source = find_data_source(p, &req.type_name)?;
-        let ty = source.schema().value_type();
-        let config = decode(&req.config, &ty, "configuration")?;
-        let state = source.read(&context(p, ctx)?, &config)?;
-        encode(&state, &ty, "data source result")
+        let entry = find_data_source(c, &req.type_name)?;
+        let (source, ty) = (&entry.item, &entry.ty);
+        let config = decode(&req.config, ty, "configuration")?;
+        let state = source.read(&context(c, ctx)?, &config)?;
+        encode(&state, ty, "data source result")
     })();
     match result {
         Ok(state) => wit::ReadDataResponse {

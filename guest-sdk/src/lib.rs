@@ -135,7 +135,9 @@ pub mod prelude {
 
 /// Exports a provider as the component's implementation of the tfwasm WIT world.
 ///
-/// The argument is an expression building the provider; it runs at most once per instance.
+/// The argument is an expression building the provider; it runs at most once per instance,
+/// and the provider's resources and schemas are built once with it (an instance may serve
+/// many calls).
 /// Test providers may add `hook = Type` naming a [`glue::RawHook`] that post-processes raw
 /// responses.
 #[macro_export]
@@ -146,10 +148,10 @@ macro_rules! export_provider {
     ($make:expr, hook = $hook:ty) => {
         struct __TfwasmExport;
 
-        fn __tfwasm_provider() -> &'static dyn $crate::Provider {
-            static PROVIDER: ::std::sync::OnceLock<::std::boxed::Box<dyn $crate::Provider>> =
+        fn __tfwasm_provider() -> &'static $crate::glue::Catalog {
+            static CATALOG: ::std::sync::OnceLock<$crate::glue::Catalog> =
                 ::std::sync::OnceLock::new();
-            PROVIDER.get_or_init(|| ::std::boxed::Box::new($make)).as_ref()
+            CATALOG.get_or_init(|| $crate::glue::Catalog::new(::std::boxed::Box::new($make)))
         }
 
         impl $crate::bindings::exports::tfwasm::provider::provider::Guest for __TfwasmExport {

@@ -65,7 +65,7 @@ async fn handshake_schema_metadata_and_shutdown_over_a_unix_socket() {
         .await
         .unwrap()
         .into_inner();
-    assert_eq!(metadata.resources.len(), 4);
+    assert_eq!(metadata.resources.len(), 7);
 
     let functions = provider
         .get_functions(pb::get_functions::Request {})

@@ -208,3 +208,51 @@ async fn slow_calls_overlap() {
         "{N} slow calls overlap: {total:?} vs {single:?} for one"
     );
 }
+
+/// Instances are reused after successful calls, so whatever a call counts must start afresh:
+/// more successful HTTP calls than the per-call request cap (64) all succeed, a failed call's
+/// instance is dropped, and a denial in one call is not reported again by the next.
+#[tokio::test]
+async fn reused_instances_start_every_call_afresh() {
+    let (allowed, forbidden) = tfwasm_tests::http_fixture();
+    let config = settings(&format!(
+        "[grants]\nhttp = [\"http://127.0.0.1:{allowed}\"]\n"
+    ));
+    let path = config.path().display().to_string();
+    let server = Server::start_with("hostile", &[("TFWASM_CONFIG", path.as_str())], None);
+    let mut client = connect(&server).await;
+    let hello = format!("http://127.0.0.1:{allowed}/hello");
+    for i in 0..80 {
+        let resp = apply(&mut client, "http_get", &hello).await;
+        assert!(
+            resp.diagnostics.is_empty(),
+            "call {i}: {:?}",
+            resp.diagnostics
+        );
+    }
+    let denied = apply(
+        &mut client,
+        "http_get",
+        &format!("http://127.0.0.1:{forbidden}/secret"),
+    )
+    .await;
+    assert!(
+        denied
+            .diagnostics
+            .iter()
+            .any(|d| d.summary == "Outgoing HTTP request denied"),
+        "{:?}",
+        denied.diagnostics
+    );
+    let after = apply(&mut client, "http_get", &hello).await;
+    assert!(after.diagnostics.is_empty(), "{:?}", after.diagnostics);
+    // A panic drops its instance; the next call still works.
+    let crashed = apply(&mut client, "panic", "").await;
+    assert!(
+        crashed
+            .diagnostics
+            .iter()
+            .any(|d| d.summary == "Provider crashed")
+    );
+    assert_ok(&apply(&mut client, "ok", "").await);
+}

@@ -10,6 +10,7 @@
 //! memory = "512MiB"
 //! timeout = "30s"
 //! stack = "1MiB"
+//! instances = "reuse"            # default; "fresh" runs every call in a new instance
 //!
 //! [limits.rpc.ApplyResourceChange]
 //! timeout = "10m"
@@ -21,8 +22,8 @@
 //! ```
 //!
 //! Run-time overrides: `TFWASM_CONFIG` names another settings file to use instead;
-//! `TFWASM_CONTRACT_VIOLATIONS`, `TFWASM_FUEL`, `TFWASM_MEMORY` and `TFWASM_TIMEOUT` override
-//! single values.
+//! `TFWASM_CONTRACT_VIOLATIONS`, `TFWASM_FUEL`, `TFWASM_MEMORY`, `TFWASM_TIMEOUT` and
+//! `TFWASM_INSTANCES` override single values.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -119,6 +120,10 @@ pub struct LimitsConfig {
     /// Wasm stack size, e.g. `1MiB`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stack: Option<String>,
+    /// `reuse` (default): a call may run in an idle instance whose previous call succeeded;
+    /// `fresh`: every call gets a new instance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instances: Option<Instances>,
     /// Overrides per RPC name.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub rpc: BTreeMap<String, LimitValues>,
@@ -127,6 +132,26 @@ pub struct LimitsConfig {
 impl LimitsConfig {
     fn is_empty(&self) -> bool {
         *self == LimitsConfig::default()
+    }
+}
+
+/// Instance strategy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Instances {
+    /// Reuse an idle instance whose previous call succeeded.
+    Reuse,
+    /// A new instance for every call.
+    Fresh,
+}
+
+impl Instances {
+    fn parse(text: &str) -> anyhow::Result<Instances> {
+        match text.trim() {
+            "reuse" => Ok(Instances::Reuse),
+            "fresh" => Ok(Instances::Fresh),
+            other => bail!("TFWASM_INSTANCES={other:?}: expected \"reuse\" or \"fresh\""),
+        }
     }
 }
 
@@ -191,6 +216,9 @@ impl ProviderConfig {
         limits.default.timeout = defaults.timeout.unwrap_or(limits.default.timeout);
         if let Some(stack) = &self.limits.stack {
             limits.max_wasm_stack = stack.parse::<ByteSize>().context("limits.stack")?.0;
+        }
+        if let Some(instances) = self.limits.instances {
+            limits.reuse_instances = instances == Instances::Reuse;
         }
         for (rpc, values) in &self.limits.rpc {
             if !RPC_NAMES.contains(&rpc.as_str()) {
@@ -272,6 +300,9 @@ pub fn load(component: &Path) -> anyhow::Result<Resolved> {
     }
     if let Some(value) = env("TFWASM_TIMEOUT") {
         config.limits.values.timeout = Some(value);
+    }
+    if let Some(value) = env("TFWASM_INSTANCES") {
+        config.limits.instances = Some(Instances::parse(&value)?);
     }
     config.resolve(path.display().to_string()).with_context(|| {
         format!(

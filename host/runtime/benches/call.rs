@@ -4,8 +4,9 @@
 //!   the fixed cost of the instance-per-call strategy;
 //! - `plan_resource_change` (create of a random_string): a realistic call.
 //!
-//! Each runs with fuel metering on (the default, plus the epoch deadline), off (epoch only),
-//! and with the pooling allocator instead of on-demand allocation.
+//! Each runs in a fresh instance per call with fuel metering on (plus the epoch deadline),
+//! off (epoch only), and with the pooling allocator instead of on-demand allocation; and,
+//! the default, in reused instances with fuel and epoch.
 //!
 //! Needs `make build` first (the component in target/wasm32-wasip2/release).
 
@@ -30,10 +31,11 @@ fn component() -> PathBuf {
     path
 }
 
-fn provider(fuel_metering: bool, pooling: bool) -> WasmProvider {
+fn provider(fuel_metering: bool, pooling: bool, reuse_instances: bool) -> WasmProvider {
     let limits = CallLimits {
         fuel_metering,
         pooling,
+        reuse_instances,
         ..CallLimits::new()
     };
     let cache = std::env::temp_dir().join("tfwasm-bench-cache");
@@ -53,9 +55,10 @@ fn provider(fuel_metering: bool, pooling: bool) -> WasmProvider {
 fn bench(c: &mut Criterion) {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let providers = [
-        ("fuel_and_epoch", provider(true, false)),
-        ("epoch_only", provider(false, false)),
-        ("fuel_and_epoch_pooling", provider(true, true)),
+        ("fresh/fuel_and_epoch", provider(true, false, false)),
+        ("fresh/epoch_only", provider(false, false, false)),
+        ("fresh/fuel_and_epoch_pooling", provider(true, true, false)),
+        ("reused/fuel_and_epoch", provider(true, false, true)),
     ];
     let schema = runtime.block_on(providers[0].1.get_provider_schema());
     let ty = schema.resources["random_string"].block.implied_type();

@@ -82,6 +82,10 @@ pub struct CallLimits {
     /// [`POOL_SLOTS`] calls at once) instead of allocating per call. Off by default; see
     /// docs/sandbox.md for the measurement behind that choice.
     pub pooling: bool,
+    /// Serve calls in idle instances whose previous call succeeded instead of a fresh
+    /// instance per call (a failed call's instance is always dropped). On by default; see
+    /// docs/benchmarks.md for the measurement behind that choice.
+    pub reuse_instances: bool,
 }
 
 /// Concurrent instances the pooling allocator provides for.
@@ -102,6 +106,7 @@ impl CallLimits {
             max_wasm_stack: DEFAULT_MAX_WASM_STACK,
             fuel_metering: true,
             pooling: false,
+            reuse_instances: true,
         }
     }
 

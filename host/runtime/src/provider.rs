@@ -16,7 +16,7 @@ use tfwasm_model::rpc::{
 };
 use tfwasm_model::{Diagnostic, Diagnostics, Provider, ProviderSchema, has_error};
 use wasmtime::component::{HasSelf, Linker};
-use wasmtime::{Engine, Store, StoreLimitsBuilder, Trap, UpdateDeadline};
+use wasmtime::{Engine, Store, Trap, UpdateDeadline};
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
@@ -86,7 +86,23 @@ pub struct WasmProvider {
     /// whether it is running wasm (epoch callback) or waiting in a host call (select below).
     stop_generation: Arc<tokio::sync::watch::Sender<u64>>,
     log_sink: Arc<dyn GuestLogSink>,
+    /// Idle instances whose last call succeeded, for [`CallLimits::reuse_instances`].
+    warm: std::sync::Mutex<Vec<Warm>>,
 }
+
+/// An instance kept for the next call.
+struct Warm {
+    store: Store<StoreState>,
+    instance: TfwasmProvider,
+    calls: u32,
+}
+
+/// Idle instances kept at most (more concurrent calls instantiate fresh ones).
+const MAX_IDLE_INSTANCES: usize = 16;
+/// Calls an instance serves before it is retired, bounding slow leaks in guest memory.
+const MAX_CALLS_PER_INSTANCE: u32 = 1000;
+/// An instance whose linear memory grew past this is retired after its call.
+const MAX_REUSED_MEMORY: usize = 64 << 20;
 
 /// Why the epoch callback stopped a call.
 #[derive(Debug)]
@@ -139,15 +155,17 @@ impl WasmProvider {
             .iter()
             .filter_map(|name| std::env::var(name).ok().map(|value| (name.clone(), value)))
             .collect();
-        let wasm = std::fs::read(path).map_err(|source| LoadError::Read {
-            path: path.to_owned(),
-            source,
-        })?;
         let engine = crate::engine::new_engine(&limits)?;
         let (component, origin) =
-            cache::load_or_compile(&engine, &cache_dir, &wasm).map_err(|e| LoadError::Invalid {
-                path: path.to_owned(),
-                message: format!("{e:#}"),
+            cache::load_file(&engine, &cache_dir, path).map_err(|e| match e {
+                cache::FileError::Read(source) => LoadError::Read {
+                    path: path.to_owned(),
+                    source,
+                },
+                cache::FileError::Invalid(e) => LoadError::Invalid {
+                    path: path.to_owned(),
+                    message: format!("{e:#}"),
+                },
             })?;
         let mut linker: Linker<StoreState> = Linker::new(&engine);
         let incompatible = |e: wasmtime::Error| LoadError::Incompatible {
@@ -190,6 +208,7 @@ impl WasmProvider {
             schema: OnceLock::new(),
             stop_generation: Arc::new(tokio::sync::watch::Sender::new(0)),
             log_sink,
+            warm: std::sync::Mutex::new(Vec::new()),
         };
         Ok((
             provider,
@@ -245,10 +264,7 @@ impl WasmProvider {
                 .map_err(|e| format!("granted directory {dir}: {e:#}"))?;
         }
         let wasi = builder.build();
-        let store_limits = StoreLimitsBuilder::new()
-            .memory_size(limits.memory_bytes)
-            .trap_on_grow_failure(true)
-            .build();
+        let store_limits = crate::state::MemoryLimiter::new(limits.memory_bytes);
         let denials = crate::http::Denials::default();
         let reported = Reported::default();
         let http_gate = crate::http::HttpGate {
@@ -267,13 +283,17 @@ impl WasmProvider {
             stderr,
             log_sink: self.log_sink.clone(),
             reported: reported.clone(),
+            stdout_seen: 0,
+            stderr_seen: 0,
         };
         let mut store = Store::new(&self.engine, state);
         store.limiter(|state| &mut state.limits);
         Ok((store, denials, reported))
     }
 
-    /// Runs one guest call in a fresh instance under the RPC's limits.
+    /// Runs one guest call under the RPC's limits: in an idle instance whose previous call
+    /// succeeded (when [`CallLimits::reuse_instances`] is on), else in a fresh one. An
+    /// instance whose call fails in any way is dropped.
     async fn call<R: Send + ReturnedValues>(
         &self,
         rpc: &'static str,
@@ -281,27 +301,79 @@ impl WasmProvider {
         + Send,
     ) -> Result<R, Failed> {
         let limits = self.limits.for_rpc(rpc);
-        let (store, denials, reported) = self.new_store(&limits).map_err(|message| Failed {
-            error: CallError::Instantiate { rpc, message },
-            reported: None,
-        })?;
-        self.run(rpc, limits, store, denials, f)
+        let warm = if self.limits.reuse_instances {
+            self.warm.lock().ok().and_then(|mut idle| idle.pop())
+        } else {
+            None
+        };
+        let (mut store, instance, calls) = match warm {
+            Some(w) => (w.store, Some(w.instance), w.calls),
+            None => {
+                let (store, _, _) = self.new_store(&limits).map_err(|message| Failed {
+                    error: CallError::Instantiate { rpc, message },
+                    reported: None,
+                })?;
+                (store, None, 0)
+            }
+        };
+        // Everything a call leaves behind starts afresh.
+        let denials = crate::http::Denials::default();
+        let reported = Reported::default();
+        {
+            let state = store.data_mut();
+            state.http_gate.denials = denials.clone();
+            state.http_gate.requests = 0;
+            state.http_gate.timeout = limits.timeout;
+            state.reported = reported.clone();
+            state.limits.limit = limits.memory_bytes;
+        }
+        match self
+            .run(rpc, limits, &mut store, instance, denials, f)
             .await
-            .map_err(|error| Failed {
+        {
+            Ok((value, instance)) => {
+                self.keep_warm(store, instance, calls + 1);
+                Ok(value)
+            }
+            Err(error) => Err(Failed {
                 error,
                 reported: reported.lock().ok().and_then(|mut slot| slot.take()),
-            })
+            }),
+        }
+    }
+
+    /// Returns an instance to the idle list, unless it should retire.
+    fn keep_warm(&self, store: Store<StoreState>, instance: TfwasmProvider, calls: u32) {
+        let state = store.data();
+        if !self.limits.reuse_instances
+            || calls >= MAX_CALLS_PER_INSTANCE
+            || state.limits.size > MAX_REUSED_MEMORY
+            || state.stdout_seen > MAX_CAPTURED_OUTPUT / 2
+            || state.stderr_seen > MAX_CAPTURED_OUTPUT / 2
+        {
+            return;
+        }
+        if let Ok(mut idle) = self.warm.lock()
+            && idle.len() < MAX_IDLE_INSTANCES
+        {
+            idle.push(Warm {
+                store,
+                instance,
+                calls,
+            });
+        }
     }
 
     async fn run<R: Send + ReturnedValues>(
         &self,
         rpc: &'static str,
         limits: Limits,
-        mut store: Store<StoreState>,
+        store: &mut Store<StoreState>,
+        warm: Option<TfwasmProvider>,
         denials: crate::http::Denials,
         f: impl for<'a> FnOnce(&'a mut Store<StoreState>, &'a TfwasmProvider) -> GuestFuture<'a, R>
         + Send,
-    ) -> Result<R, CallError> {
+    ) -> Result<(R, TfwasmProvider), CallError> {
         if self.limits.fuel_metering {
             store
                 .set_fuel(limits.fuel)
@@ -324,23 +396,24 @@ impl WasmProvider {
         });
         store.set_epoch_deadline(1);
 
-        let instance =
-            self.pre
-                .instantiate_async(&mut store)
-                .await
-                .map_err(|e| CallError::Instantiate {
+        let instance = match warm {
+            Some(instance) => instance,
+            None => self.pre.instantiate_async(&mut *store).await.map_err(|e| {
+                CallError::Instantiate {
                     rpc,
                     message: format!("{e:#}"),
-                })?;
+                }
+            })?,
+        };
         // The epoch callback stops running wasm at the deadline or on StopProvider; the select
         // also covers time spent waiting in host calls (sleeps, I/O), with a little grace.
         let mut stopped = self.stop_generation.subscribe();
         let outcome = tokio::select! {
-            outcome = tokio::time::timeout(limits.timeout + EPOCH_TICK * 5, f(&mut store, &instance)) => Some(outcome),
-            // Dropping the call future unwinds the guest; the store is dropped with it.
+            outcome = tokio::time::timeout(limits.timeout + EPOCH_TICK * 5, f(&mut *store, &instance)) => Some(outcome),
+            // Dropping the call future unwinds the guest; the caller drops the store.
             _ = stopped.wait_for(|current| *current != generation) => None,
         };
-        let stderr = self.flush_output(&store);
+        let stderr = self.flush_output(store);
         match outcome {
             None => Err(CallError::Cancelled { rpc }),
             Some(Ok(Ok(value))) if value.largest_value() > MAX_VALUE_BYTES => {
@@ -354,7 +427,7 @@ impl WasmProvider {
                 for entry in denials.lock().map(|d| d.clone()).unwrap_or_default() {
                     value.add_diagnostic(self.denial(&entry));
                 }
-                Ok(value)
+                Ok((value, instance))
             }
             Some(Ok(Err(error))) => Err(self.classify(rpc, &limits, &error, &stderr)),
             Some(Err(_elapsed)) => Err(CallError::Timeout {
@@ -364,11 +437,20 @@ impl WasmProvider {
         }
     }
 
-    /// Sends captured guest output to the log and returns stderr for crash reports.
-    fn flush_output(&self, store: &Store<StoreState>) -> String {
-        let state = store.data();
-        let stdout = String::from_utf8_lossy(&state.stdout.contents()).into_owned();
-        let stderr = String::from_utf8_lossy(&state.stderr.contents()).into_owned();
+    /// Sends the guest output captured during this call to the log and returns this call's
+    /// stderr, for crash reports.
+    fn flush_output(&self, store: &mut Store<StoreState>) -> String {
+        let state = store.data_mut();
+        let stdout_all = state.stdout.contents();
+        let stderr_all = state.stderr.contents();
+        let stdout =
+            String::from_utf8_lossy(stdout_all.get(state.stdout_seen..).unwrap_or_default())
+                .into_owned();
+        let stderr =
+            String::from_utf8_lossy(stderr_all.get(state.stderr_seen..).unwrap_or_default())
+                .into_owned();
+        state.stdout_seen = stdout_all.len();
+        state.stderr_seen = stderr_all.len();
         for line in stdout.lines().filter(|l| !l.trim().is_empty()) {
             self.log_sink
                 .log("info", line, &[("stream".into(), "stdout".into())]);

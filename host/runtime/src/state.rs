@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-use wasmtime::StoreLimits;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
@@ -20,12 +19,66 @@ pub(crate) struct StoreState {
     pub(crate) http: wasmtime_wasi_http::WasiHttpCtx,
     pub(crate) http_gate: crate::http::HttpGate,
     pub(crate) table: ResourceTable,
-    pub(crate) limits: StoreLimits,
+    pub(crate) limits: MemoryLimiter,
     pub(crate) stdout: MemoryOutputPipe,
     pub(crate) stderr: MemoryOutputPipe,
     pub(crate) log_sink: Arc<dyn GuestLogSink>,
     /// The latest state the guest reported during this call (see WIT `progress`).
     pub(crate) reported: crate::provider::Reported,
+    /// Captured output already sent to the log by earlier calls of this instance.
+    pub(crate) stdout_seen: usize,
+    pub(crate) stderr_seen: usize,
+}
+
+/// Caps linear memory (per instance) and remembers how large it grew, so a reused instance
+/// that grew large is retired.
+pub(crate) struct MemoryLimiter {
+    /// Most bytes a memory may grow to.
+    pub(crate) limit: usize,
+    /// Largest size any memory of the instance grew to.
+    pub(crate) size: usize,
+}
+
+/// Most table elements an instance may have; tables hold function references, so real
+/// guests stay far below.
+const MAX_TABLE_ELEMENTS: usize = 1 << 20;
+
+impl MemoryLimiter {
+    pub(crate) fn new(limit: usize) -> MemoryLimiter {
+        MemoryLimiter { limit, size: 0 }
+    }
+}
+
+impl wasmtime::ResourceLimiter for MemoryLimiter {
+    fn memory_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        if desired > self.limit {
+            // `classify` recognises this text as the memory limit.
+            return Err(wasmtime::Error::msg(format!(
+                "forcing trap when growing memory to {desired} bytes"
+            )));
+        }
+        self.size = self.size.max(desired);
+        Ok(true)
+    }
+
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        if desired > MAX_TABLE_ELEMENTS {
+            return Err(wasmtime::Error::msg(format!(
+                "forcing trap when growing a table to {desired} elements"
+            )));
+        }
+        Ok(true)
+    }
 }
 
 impl WasiView for StoreState {

@@ -14,7 +14,7 @@ fn generate(min: i64, max: i64, seed: Option<&str>) -> Result<i64, Diagnostic> {
             format!("min ({min}) must not be greater than max ({max})."),
         ));
     }
-    let mut rng = seed.map_or(Rng::Secure, Rng::from_seed);
+    let mut rng = seed.map_or(Rng::secure(), Rng::from_seed);
     let span = (max as i128 - min as i128 + 1) as u128;
     let offset = if span > u128::from(u64::MAX) {
         rng.next_u64()

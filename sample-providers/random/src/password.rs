@@ -137,7 +137,7 @@ impl Resource for RandomPassword {
 
     fn create(&self, ctx: &Context, planned: &Value, _config: &Value) -> Result<Value, Diagnostic> {
         let params = Params::from(planned)?;
-        let result = params.generate(&mut Rng::Secure)?;
+        let result = params.generate(&mut Rng::secure())?;
         // A new secret the SDK has not seen yet: mask it before anything might log it.
         // (Values of sensitive attributes in requests are masked by the SDK itself.)
         tfwasm_sdk::log::mask(&result);

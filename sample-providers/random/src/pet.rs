@@ -211,7 +211,7 @@ impl Resource for RandomPet {
             .get_string("separator")?
             .unwrap_or_else(|| "-".to_owned());
         let prefix = planned.get_string("prefix")?;
-        let name = pet_name(length, &separator, prefix.as_deref(), &mut Rng::Secure);
+        let name = pet_name(length, &separator, prefix.as_deref(), &mut Rng::secure());
         Ok(planned.clone().with("id", name))
     }
 }

@@ -5,13 +5,19 @@ use tfwasm_sdk::random_bytes;
 
 /// A source of random numbers.
 pub(crate) enum Rng {
-    /// Cryptographically secure bytes from `wasi:random`.
-    Secure,
+    /// Cryptographically secure bytes from `wasi:random`, fetched 256 at a time (one host
+    /// call instead of one per number).
+    Secure(Box<[u8; 256]>, usize),
     /// SplitMix64, seeded: the same seed always gives the same sequence.
     Seeded(u64),
 }
 
 impl Rng {
+    /// The host's secure random source.
+    pub(crate) fn secure() -> Rng {
+        Rng::Secure(Box::new([0; 256]), 256)
+    }
+
     /// A generator seeded from text (FNV-1a of the seed's bytes).
     pub(crate) fn from_seed(seed: &str) -> Rng {
         let hash = seed.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
@@ -22,10 +28,15 @@ impl Rng {
 
     pub(crate) fn next_u64(&mut self) -> u64 {
         match self {
-            Rng::Secure => {
-                let mut buf = [0u8; 8];
-                random_bytes(&mut buf);
-                u64::from_le_bytes(buf)
+            Rng::Secure(buf, pos) => {
+                if *pos + 8 > buf.len() {
+                    random_bytes(&mut buf[..]);
+                    *pos = 0;
+                }
+                let mut word = [0u8; 8];
+                word.copy_from_slice(&buf[*pos..*pos + 8]);
+                *pos += 8;
+                u64::from_le_bytes(word)
             }
             Rng::Seeded(state) => {
                 *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);

@@ -87,7 +87,7 @@ impl Resource for RandomShuffle {
             })?,
             None => model.input.len(),
         };
-        let mut rng = model.seed.as_deref().map_or(Rng::Secure, Rng::from_seed);
+        let mut rng = model.seed.as_deref().map_or(Rng::secure(), Rng::from_seed);
         model.result = Tf::Known(shuffle(&model.input, count, &mut rng));
         model.id = Tf::Known("-".to_owned());
         schema.encode(&model)

@@ -148,7 +148,7 @@ impl Resource for RandomString {
         _config: &Value,
     ) -> Result<Value, Diagnostic> {
         let params = Params::from(planned)?;
-        let result = params.generate(&mut Rng::Secure)?;
+        let result = params.generate(&mut Rng::secure())?;
         // Never log the value itself: it may be used as a secret.
         tfwasm_sdk::log::debug(
             "generated random_string",

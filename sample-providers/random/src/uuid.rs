@@ -61,7 +61,7 @@ impl Resource for RandomUuid {
         planned: &Value,
         _config: &Value,
     ) -> Result<Value, Diagnostic> {
-        let uuid = new_uuid(&mut Rng::Secure);
+        let uuid = new_uuid(&mut Rng::secure());
         Ok(planned
             .clone()
             .with("result", uuid.clone())

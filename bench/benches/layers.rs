@@ -1,0 +1,117 @@
+//! Where a PlanResourceChange / ApplyResourceChange spends its time, layer by layer, in
+//! process (no gRPC): the SDK natively, the contract checks on top, and the Wasm runtime
+//! with reused or fresh instances. Side by side in one run; needs `make build` first.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use tfwasm_bench::native::NativeProvider;
+use tfwasm_contract::{Checked, Mode};
+use tfwasm_model::Provider;
+use tfwasm_model::rpc::{ApplyResourceChangeRequest, DynamicValue, PlanResourceChangeRequest};
+use tfwasm_runtime::{CallLimits, DiscardLog, Grants, LoadOptions, WasmProvider};
+
+fn component() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"));
+    target.join("wasm32-wasip2/release/tfwasm_sample_random.wasm")
+}
+
+fn wasm(reuse: bool) -> WasmProvider {
+    wasm_with(reuse, true)
+}
+
+fn wasm_with(reuse: bool, fuel_metering: bool) -> WasmProvider {
+    let options = LoadOptions {
+        limits: CallLimits {
+            reuse_instances: reuse,
+            fuel_metering,
+            ..CallLimits::new()
+        },
+        grants: Grants::default(),
+        cache_dir: std::env::temp_dir().join("tfwasm-bench-cache"),
+        log_sink: Arc::new(DiscardLog),
+        settings_hint: "bench".into(),
+        display_name: None,
+    };
+    WasmProvider::load(&component(), options)
+        .expect("load the random component (run `make build` first)")
+        .0
+}
+
+fn requests(ty: &tfwasm_model::Type) -> (PlanResourceChangeRequest, ApplyResourceChangeRequest) {
+    let (config, planned) = tfwasm_bench::workload::random_string_create(ty);
+    let config = DynamicValue::encode(&config, ty).unwrap();
+    let planned = DynamicValue::encode(&planned, ty).unwrap();
+    (
+        PlanResourceChangeRequest {
+            type_name: "random_string".into(),
+            prior_state: DynamicValue::null(),
+            proposed_new_state: config.clone(),
+            config: config.clone(),
+            ..Default::default()
+        },
+        ApplyResourceChangeRequest {
+            type_name: "random_string".into(),
+            prior_state: DynamicValue::null(),
+            planned_state: planned,
+            config,
+            ..Default::default()
+        },
+    )
+}
+
+fn bench_provider<P: Provider>(
+    c: &mut Criterion,
+    rt: &tokio::runtime::Runtime,
+    name: &str,
+    p: &P,
+    plan: &PlanResourceChangeRequest,
+    apply: &ApplyResourceChangeRequest,
+) {
+    rt.block_on(p.get_provider_schema());
+    let mut group = c.benchmark_group("layers");
+    group.bench_function(format!("{name}/plan"), |b| {
+        b.iter(|| rt.block_on(p.plan_resource_change(plan.clone())))
+    });
+    group.bench_function(format!("{name}/apply"), |b| {
+        b.iter(|| rt.block_on(p.apply_resource_change(apply.clone())))
+    });
+    group.finish();
+}
+
+fn bench(c: &mut Criterion) {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let native = NativeProvider::new(tfwasm_sample_random::RandomProvider);
+    let schema = rt.block_on(native.get_provider_schema());
+    let ty = schema.resources["random_string"].block.implied_type();
+    let (plan, apply) = requests(&ty);
+    bench_provider(c, &rt, "1_native_sdk", &native, &plan, &apply);
+    let checked = Checked::new(
+        NativeProvider::new(tfwasm_sample_random::RandomProvider),
+        "random",
+        Mode::Enforce,
+    );
+    bench_provider(c, &rt, "2_native_sdk_checked", &checked, &plan, &apply);
+    bench_provider(c, &rt, "3_wasm_reused", &wasm(true), &plan, &apply);
+    bench_provider(
+        c,
+        &rt,
+        "3b_wasm_reused_epoch_only",
+        &wasm_with(true, false),
+        &plan,
+        &apply,
+    );
+    let checked = Checked::new(wasm(true), "random", Mode::Enforce);
+    bench_provider(c, &rt, "4_wasm_reused_checked", &checked, &plan, &apply);
+    bench_provider(c, &rt, "5_wasm_fresh", &wasm(false), &plan, &apply);
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(50);
+    targets = bench
+}
+criterion_main!(benches);

@@ -1,0 +1,869 @@
+//! `tfwasm-bench`: the measurements behind `make bench`, run side by side in one process so
+//! the ratios come from the same machine state. See `docs/benchmarks.md` for the results.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use clap::{Parser, Subcommand};
+use tfwasm_bench::plugin::{Launch, Plugin};
+use tfwasm_bench::stats::{median, ms, quantile, ratio, us};
+use tfwasm_bench::terraform::{ApplyRun, Provider as MirrorProvider, Setup};
+use tfwasm_model::{Type, Value, codec};
+use tfwasm_sdk::Provider as _;
+use tfwasm_wire::proto::tfplugin6 as pb;
+
+#[derive(Parser)]
+#[command(about = "tfwasm benchmarks: Wasm provider vs native baseline vs gRPC floor")]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Serve the floor provider (handlers that do nothing) as a plugin; started by `run`.
+    Floor,
+    /// Run every measurement and write the markdown report.
+    Run(RunArgs),
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    /// The tfwasm binary.
+    #[arg(long)]
+    tfwasm: PathBuf,
+    /// The native baseline binary.
+    #[arg(long)]
+    native: PathBuf,
+    /// Directory holding the sample components (`tfwasm_sample_*.wasm`).
+    #[arg(long)]
+    components: PathBuf,
+    /// Terraform (or tofu) binary for the apply benchmark.
+    #[arg(long)]
+    terraform: PathBuf,
+    /// Criterion's output directory, to include `cargo bench` medians.
+    #[arg(long)]
+    criterion: Option<PathBuf>,
+    /// Where to write the report.
+    #[arg(long, default_value = "docs/benchmarks.md")]
+    out: PathBuf,
+    /// Resources per Terraform apply.
+    #[arg(long, default_value_t = 1000)]
+    resources: usize,
+    /// Runs per configuration (medians are reported).
+    #[arg(long, default_value_t = 3)]
+    runs: usize,
+    /// Timed iterations of each RPC per provider and round.
+    #[arg(long, default_value_t = 1000)]
+    iterations: usize,
+    /// Run only these sections (for profiling): rpc, cold, concurrency, terraform.
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
+}
+
+fn main() -> anyhow::Result<()> {
+    match Cli::parse().command {
+        Cmd::Floor => serve_floor(),
+        Cmd::Run(args) => run(args),
+    }
+}
+
+fn serve_floor() -> anyhow::Result<()> {
+    let env = tfwasm_wire::handshake::PluginEnv::from_process();
+    if !env.has_magic_cookie() {
+        bail!("`tfwasm-bench floor` is a plugin; `tfwasm-bench run` starts it");
+    }
+    tokio::runtime::Runtime::new()?.block_on(async move {
+        tfwasm_wire::serve(
+            tfwasm_bench::floor::Floor,
+            tfwasm_wire::ServeOptions { env, tcp: false },
+        )
+        .await
+    })?;
+    Ok(())
+}
+
+fn progress(message: &str) {
+    eprintln!("[bench] {message}");
+}
+
+fn run(args: RunArgs) -> anyhow::Result<()> {
+    let work = tempfile::tempdir()?;
+    let warm_cache = work.path().join("cache");
+    std::fs::create_dir_all(&warm_cache)?;
+    let random = args.components.join("tfwasm_sample_random.wasm");
+    let hostile = args.components.join("tfwasm_sample_hostile.wasm");
+    for f in [
+        &args.tfwasm,
+        &args.native,
+        &random,
+        &hostile,
+        &args.terraform,
+    ] {
+        if !f.is_file() {
+            bail!("missing {}: run `make build` first", f.display());
+        }
+    }
+    let me = std::env::current_exe()?;
+    let me = me.to_str().context("non-UTF-8 path")?;
+    let tfwasm = args.tfwasm.to_str().context("non-UTF-8 path")?;
+    let native = args.native.to_str().context("non-UTF-8 path")?;
+    let random_s = random.to_str().context("non-UTF-8 path")?;
+    let cache_s = warm_cache.to_str().context("non-UTF-8 path")?;
+
+    let floor = Launch::new("floor (empty handlers)", &[me, "floor"]);
+    let native_l = Launch::new("native baseline", &[native]);
+    let wasm_l = Launch::new(
+        "tfwasm (default: instances reused)",
+        &[tfwasm, "serve", "--component", random_s],
+    )
+    .env("TFWASM_CACHE_DIR", cache_s);
+    let fresh_l = Launch::new(
+        "tfwasm, a fresh instance per call",
+        &[tfwasm, "serve", "--component", random_s],
+    )
+    .env("TFWASM_CACHE_DIR", cache_s)
+    .env("TFWASM_INSTANCES", "fresh");
+    // Fill the compile cache once.
+    drop(Plugin::start(&wasm_l)?);
+
+    let mut report = Report::default();
+    let rt = tokio::runtime::Runtime::new()?;
+
+    let wanted = |section: &str| args.only.is_empty() || args.only.iter().any(|s| s == section);
+
+    if wanted("rpc") {
+        progress("per-RPC latency");
+        report.rpc = rt.block_on(rpc_latency(
+            &[
+                floor.clone(),
+                native_l.clone(),
+                wasm_l.clone(),
+                fresh_l.clone(),
+            ],
+            3,
+            args.iterations,
+        ))?;
+    }
+    if wanted("cold") {
+        progress("cold start");
+        report.cold = Some(cold_start(
+            &native_l,
+            &wasm_l,
+            tfwasm,
+            random_s,
+            work.path(),
+        )?);
+    }
+    if wanted("concurrency") {
+        progress("I/O-bound concurrency");
+        report.concurrency = Some(rt.block_on(concurrency(tfwasm, &hostile, work.path()))?);
+    }
+    if wanted("terraform") {
+        terraform_applies(&args, &mut report, work.path(), &warm_cache, &random)?;
+    }
+    finish(&args, report)
+}
+
+fn terraform_applies(
+    args: &RunArgs,
+    report: &mut Report,
+    work: &Path,
+    warm_cache: &Path,
+    random: &Path,
+) -> anyhow::Result<()> {
+    progress(&format!("terraform apply of {} resources", args.resources));
+    let native_setup = Setup::new(
+        "native",
+        work,
+        &args.terraform,
+        MirrorProvider::Native(&args.native),
+        args.resources,
+        warm_cache,
+    )?;
+    let wasm_setup = Setup::new(
+        "tfwasm",
+        work,
+        &args.terraform,
+        MirrorProvider::Wasm {
+            tfwasm: &args.tfwasm,
+            component: random,
+        },
+        args.resources,
+        warm_cache,
+    )?;
+    report.terraform_version = native_setup.version();
+    for parallelism in [10, 64] {
+        let mut runs: BTreeMap<&str, Vec<ApplyRun>> = BTreeMap::new();
+        for i in 0..args.runs {
+            // Interleaved, so drift on a shared machine hits both alike.
+            for setup in [&native_setup, &wasm_setup] {
+                let run = setup.apply(parallelism)?;
+                progress(&format!(
+                    "  -parallelism={parallelism} run {}: {} {}",
+                    i + 1,
+                    setup.label,
+                    ms(run.elapsed)
+                ));
+                runs.entry(if setup.label == "native" {
+                    "native"
+                } else {
+                    "tfwasm"
+                })
+                .or_default()
+                .push(run);
+            }
+        }
+        report.applies.push((parallelism, runs));
+    }
+    report.resources = args.resources;
+    Ok(())
+}
+
+fn finish(args: &RunArgs, mut report: Report) -> anyhow::Result<()> {
+    for entry in std::fs::read_dir(&args.components)? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|e| e == "wasm") {
+            let name = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            report.sizes.push((name, std::fs::metadata(&path)?.len()));
+        }
+    }
+    report.sizes.sort();
+    report.binaries = vec![
+        ("tfwasm".into(), std::fs::metadata(&args.tfwasm)?.len()),
+        (
+            "native-random".into(),
+            std::fs::metadata(&args.native)?.len(),
+        ),
+    ];
+    if let Some(dir) = &args.criterion {
+        report.criterion = criterion_medians(dir);
+    }
+    report.machine = machine();
+    let text = report.render();
+    if let Some(parent) = args.out.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::write(&args.out, &text)?;
+    println!("{text}");
+    progress(&format!("wrote {}", args.out.display()));
+    Ok(())
+}
+
+// ---- per-RPC latency ------------------------------------------------------------------------
+
+struct RpcResult {
+    label: String,
+    plan: Vec<Duration>,
+    apply: Vec<Duration>,
+    peak_rss_kib: u64,
+}
+
+fn random_string_type() -> anyhow::Result<Type> {
+    let resource = tfwasm_sample_random::RandomProvider
+        .resources()
+        .into_iter()
+        .find(|r| r.type_name() == "random_string")
+        .context("random_string")?;
+    Ok(resource.schema().value_type())
+}
+
+fn dv(bytes: Vec<u8>) -> Option<pb::DynamicValue> {
+    Some(pb::DynamicValue {
+        msgpack: bytes,
+        json: Vec::new(),
+    })
+}
+
+/// The benchmark object (see `tfwasm_bench::workload`), encoded.
+fn bench_object(ty: &Type) -> anyhow::Result<(Vec<u8>, Vec<u8>)> {
+    let (config, planned) = tfwasm_bench::workload::random_string_create(ty);
+    Ok((
+        codec::msgpack::encode(&config, ty)?,
+        codec::msgpack::encode(&planned, ty)?,
+    ))
+}
+
+async fn rpc_latency(
+    launches: &[Launch],
+    rounds: usize,
+    iterations: usize,
+) -> anyhow::Result<Vec<RpcResult>> {
+    let ty = random_string_type()?;
+    let (config, planned) = bench_object(&ty)?;
+    let null = codec::msgpack::NULL.to_vec();
+    let mut plugins = Vec::new();
+    for launch in launches {
+        let plugin = Plugin::start(launch)?;
+        let mut client = plugin.client().await?;
+        client
+            .get_provider_schema(pb::get_provider_schema::Request {})
+            .await?;
+        client
+            .configure_provider(pb::configure_provider::Request {
+                terraform_version: "bench".into(),
+                config: dv(vec![0x80]),
+                client_capabilities: None,
+            })
+            .await?;
+        plugins.push((launch.label.clone(), plugin, client));
+    }
+    let mut results: Vec<RpcResult> = launches
+        .iter()
+        .map(|l| RpcResult {
+            label: l.label.clone(),
+            plan: Vec::new(),
+            apply: Vec::new(),
+            peak_rss_kib: 0,
+        })
+        .collect();
+    let plan_req = pb::plan_resource_change::Request {
+        type_name: "random_string".into(),
+        prior_state: dv(null.clone()),
+        proposed_new_state: dv(config.clone()),
+        config: dv(config.clone()),
+        ..Default::default()
+    };
+    let apply_req = pb::apply_resource_change::Request {
+        type_name: "random_string".into(),
+        prior_state: dv(null.clone()),
+        planned_state: dv(planned.clone()),
+        config: dv(config.clone()),
+        ..Default::default()
+    };
+    for round in 0..=rounds {
+        for (i, (label, _, client)) in plugins.iter_mut().enumerate() {
+            // Round 0 warms up (connections, caches, allocator) and is not recorded.
+            let n = if round == 0 {
+                iterations / 4
+            } else {
+                iterations
+            };
+            for _ in 0..n {
+                let t = Instant::now();
+                let plan = client
+                    .plan_resource_change(plan_req.clone())
+                    .await?
+                    .into_inner();
+                let plan_time = t.elapsed();
+                if let Some(d) = plan.diagnostics.first() {
+                    bail!("{label}: plan failed: {} {}", d.summary, d.detail);
+                }
+                let t = Instant::now();
+                let apply = client
+                    .apply_resource_change(apply_req.clone())
+                    .await?
+                    .into_inner();
+                let apply_time = t.elapsed();
+                if let Some(d) = apply.diagnostics.first() {
+                    bail!("{label}: apply failed: {} {}", d.summary, d.detail);
+                }
+                if round > 0 {
+                    results[i].plan.push(plan_time);
+                    results[i].apply.push(apply_time);
+                }
+            }
+        }
+    }
+    for (i, (_, plugin, _)) in plugins.iter().enumerate() {
+        results[i].peak_rss_kib = plugin.peak_rss_kib();
+    }
+    Ok(results)
+}
+
+// ---- cold start -----------------------------------------------------------------------------
+
+struct ColdStart {
+    native: Vec<Duration>,
+    wasm_warm: Vec<Duration>,
+    wasm_cold: Vec<Duration>,
+}
+
+fn cold_start(
+    native: &Launch,
+    wasm_warm: &Launch,
+    tfwasm: &str,
+    component: &str,
+    work: &Path,
+) -> anyhow::Result<ColdStart> {
+    let mut out = ColdStart {
+        native: Vec::new(),
+        wasm_warm: Vec::new(),
+        wasm_cold: Vec::new(),
+    };
+    for i in 0..20 {
+        out.native.push(Plugin::start(native)?.started_in);
+        out.wasm_warm.push(Plugin::start(wasm_warm)?.started_in);
+        if i < 5 {
+            let cache = work.join(format!("cold-cache-{i}"));
+            let cold = Launch::new("tfwasm cold", &[tfwasm, "serve", "--component", component])
+                .env("TFWASM_CACHE_DIR", cache.to_string_lossy().into_owned());
+            out.wasm_cold.push(Plugin::start(&cold)?.started_in);
+        }
+    }
+    Ok(out)
+}
+
+// ---- I/O-bound concurrency ------------------------------------------------------------------
+
+struct Concurrency {
+    delay: Duration,
+    calls: usize,
+    sequential: Vec<Duration>,
+    parallel: Vec<Duration>,
+}
+
+/// A loopback HTTP server answering every request after `delay`, one thread per connection.
+fn delayed_http_server(delay: Duration) -> anyhow::Result<u16> {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+    let port = listener.local_addr()?.port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let Ok(read_half) = stream.try_clone() else {
+                    return;
+                };
+                let mut reader = BufReader::new(read_half);
+                let mut line = String::new();
+                // Request line and headers; the bodies are empty.
+                while reader.read_line(&mut line).is_ok_and(|n| n > 0) {
+                    if line == "\r\n" {
+                        break;
+                    }
+                    line.clear();
+                }
+                std::thread::sleep(delay);
+                let mut stream = stream;
+                let _ = stream.write_all(
+                    b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok",
+                );
+            });
+        }
+    });
+    Ok(port)
+}
+
+async fn concurrency(tfwasm: &str, hostile: &Path, work: &Path) -> anyhow::Result<Concurrency> {
+    let delay = Duration::from_millis(20);
+    let calls = 50;
+    let port = delayed_http_server(delay)?;
+    let url = format!("http://127.0.0.1:{port}/slow");
+    let settings = work.join("hostile.toml");
+    std::fs::write(
+        &settings,
+        format!("[grants]\nhttp = [\"http://127.0.0.1:{port}\"]\n"),
+    )?;
+    let launch = Launch::new(
+        "tfwasm hostile",
+        &[
+            tfwasm,
+            "serve",
+            "--component",
+            hostile.to_str().context("path")?,
+        ],
+    )
+    .env("TFWASM_CONFIG", settings.to_string_lossy().into_owned())
+    .env(
+        "TFWASM_CACHE_DIR",
+        work.join("cache").to_string_lossy().into_owned(),
+    );
+    let plugin = Plugin::start(&launch)?;
+    let mut client = plugin.client().await?;
+    client
+        .get_provider_schema(pb::get_provider_schema::Request {})
+        .await?;
+    let ty = Type::Object(
+        ["behavior", "target", "phase", "result", "id"]
+            .into_iter()
+            .map(|n| (n.to_owned(), Type::String))
+            .collect(),
+    );
+    let object = |computed: Value| {
+        Value::object([
+            ("behavior", Value::from("http_get")),
+            ("target", Value::from(url.as_str())),
+            ("phase", Value::Null),
+            ("result", computed.clone()),
+            ("id", computed),
+        ])
+    };
+    let req = pb::apply_resource_change::Request {
+        type_name: "hostile_act".into(),
+        prior_state: dv(codec::msgpack::NULL.to_vec()),
+        planned_state: dv(codec::msgpack::encode(&object(Value::unknown()), &ty)?),
+        config: dv(codec::msgpack::encode(&object(Value::Null), &ty)?),
+        ..Default::default()
+    };
+    let one = |mut client: pb::provider_client::ProviderClient<_>, req| async move {
+        let resp: pb::apply_resource_change::Response =
+            client.apply_resource_change(req).await?.into_inner();
+        if let Some(d) = resp.diagnostics.first() {
+            bail!("hostile http_get failed: {} {}", d.summary, d.detail);
+        }
+        Ok(())
+    };
+    one(client.clone(), req.clone()).await?; // warm-up
+    let mut out = Concurrency {
+        delay,
+        calls,
+        sequential: Vec::new(),
+        parallel: Vec::new(),
+    };
+    for _ in 0..3 {
+        let t = Instant::now();
+        for _ in 0..calls {
+            one(client.clone(), req.clone()).await?;
+        }
+        out.sequential.push(t.elapsed());
+        let t = Instant::now();
+        let mut tasks = tokio::task::JoinSet::new();
+        for _ in 0..calls {
+            tasks.spawn(one(client.clone(), req.clone()));
+        }
+        while let Some(result) = tasks.join_next().await {
+            result??;
+        }
+        out.parallel.push(t.elapsed());
+    }
+    client
+        .stop_provider(pb::stop_provider::Request {})
+        .await
+        .ok();
+    Ok(out)
+}
+
+// ---- criterion ------------------------------------------------------------------------------
+
+/// Median estimates (ns) of every criterion benchmark under `dir`, by benchmark id.
+fn criterion_medians(dir: &Path) -> Vec<(String, f64)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                if path.file_name().is_some_and(|n| n == "new") {
+                    let estimates = path.join("estimates.json");
+                    let id = path
+                        .parent()
+                        .and_then(|p| p.strip_prefix(dir).ok())
+                        .map(|p| p.display().to_string())
+                        .unwrap_or_default();
+                    if id.contains("report") {
+                        continue;
+                    }
+                    if let Some(ns) = std::fs::read(&estimates)
+                        .ok()
+                        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+                        .and_then(|j| j.pointer("/median/point_estimate")?.as_f64())
+                    {
+                        out.push((id, ns));
+                    }
+                } else {
+                    stack.push(path);
+                }
+            }
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+// ---- machine --------------------------------------------------------------------------------
+
+fn first_line(cmd: &str, args: &[&str]) -> String {
+    std::process::Command::new(cmd)
+        .args(args)
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .and_then(|s| s.lines().next().map(str::to_owned))
+        .unwrap_or_else(|| "?".into())
+}
+
+fn machine() -> Vec<(String, String)> {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split(':').nth(1))
+        .map(|s| s.trim().to_owned())
+        .unwrap_or_else(|| "?".into());
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let mem = std::fs::read_to_string("/proc/meminfo")
+        .unwrap_or_default()
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .nth(1)
+        .and_then(|k| k.parse::<u64>().ok())
+        .map_or("?".into(), |k| format!("{:.1} GiB", k as f64 / 1048576.0));
+    vec![
+        ("CPU".into(), format!("{cpu} ({cores} cores available)")),
+        ("Memory".into(), mem),
+        ("Kernel".into(), first_line("uname", &["-sr"])),
+        ("rustc".into(), first_line("rustc", &["--version"])),
+        ("wasmtime".into(), "48.0.8".into()),
+    ]
+}
+
+// ---- report ---------------------------------------------------------------------------------
+
+#[derive(Default)]
+struct Report {
+    machine: Vec<(String, String)>,
+    terraform_version: String,
+    resources: usize,
+    applies: Vec<(usize, BTreeMap<&'static str, Vec<ApplyRun>>)>,
+    rpc: Vec<RpcResult>,
+    cold: Option<ColdStart>,
+    concurrency: Option<Concurrency>,
+    sizes: Vec<(String, u64)>,
+    binaries: Vec<(String, u64)>,
+    criterion: Vec<(String, f64)>,
+}
+
+fn verdict(ok: bool) -> &'static str {
+    if ok { "met" } else { "missed" }
+}
+
+impl Report {
+    fn render(&self) -> String {
+        let mut s = String::new();
+        let w = &mut s;
+        let _ = writeln!(w, "# Benchmarks\n");
+        let _ = writeln!(
+            w,
+            "Written by `make bench` (`scripts/bench.sh`, `tfwasm-bench run`). Every figure below comes from one run on one machine; ratios compare measurements taken side by side, interleaved, in that run. Absolute times move with the machine; ratios are the result. What was optimized, the instance-strategy decision and where the time goes for missed targets: [performance.md](performance.md).\n"
+        );
+        let _ = writeln!(w, "## Machine\n\n| | |\n|---|---|");
+        for (k, v) in &self.machine {
+            let _ = writeln!(w, "| {k} | {v} |");
+        }
+        let _ = writeln!(w, "| Terraform | {} |\n", self.terraform_version);
+
+        let mut targets: Vec<(String, String, bool)> = Vec::new();
+
+        // 1. applies
+        let _ = writeln!(
+            w,
+            "## 1. `terraform apply` of {} `random_string`s\n\nMedian of {} runs each, native baseline (`native-random`: the same SDK provider code compiled natively, behind the same tfplugin6 server and contract checks) vs tfwasm (the component, instances reused). Peak RSS is the largest `VmHWM` among the provider processes Terraform started (it counts the code pages mapped from the binary and the compiled component, which are shared and reclaimable); anonymous is the largest private memory (`RssAnon`) seen in one of them.\n",
+            self.resources,
+            self.applies
+                .first()
+                .map_or(0, |a| a.1.values().next().map_or(0, Vec::len))
+        );
+        let _ = writeln!(
+            w,
+            "| parallelism | native | tfwasm | ratio | native peak RSS | tfwasm peak RSS | RSS ratio | native anonymous | tfwasm anonymous | provider processes |\n|---|---|---|---|---|---|---|---|---|---|"
+        );
+        for (parallelism, runs) in &self.applies {
+            let times = |k: &str| -> Vec<Duration> {
+                runs.get(k)
+                    .map(|r| r.iter().map(|a| a.elapsed).collect())
+                    .unwrap_or_default()
+            };
+            let rss = |k: &str| -> u64 {
+                runs.get(k)
+                    .and_then(|r| r.iter().map(|a| a.provider_peak_kib).max())
+                    .unwrap_or(0)
+            };
+            let anon = |k: &str| -> u64 {
+                runs.get(k)
+                    .and_then(|r| r.iter().map(|a| a.provider_anon_kib).max())
+                    .unwrap_or(0)
+            };
+            let procs = |k: &str| {
+                runs.get(k)
+                    .and_then(|r| r.first())
+                    .map_or(0, |a| a.provider_processes)
+            };
+            let (n, t) = (median(&times("native")), median(&times("tfwasm")));
+            let r = ratio(t, n);
+            let rr = rss("tfwasm") as f64 / rss("native").max(1) as f64;
+            let _ = writeln!(
+                w,
+                "| {parallelism} | {} | {} | {r:.3}× | {:.1} MiB | {:.1} MiB | {rr:.2}× | {:.1} MiB | {:.1} MiB | {} / {} |",
+                ms(n),
+                ms(t),
+                rss("native") as f64 / 1024.0,
+                rss("tfwasm") as f64 / 1024.0,
+                anon("native") as f64 / 1024.0,
+                anon("tfwasm") as f64 / 1024.0,
+                procs("native"),
+                procs("tfwasm"),
+            );
+            targets.push((
+                format!("apply, -parallelism={parallelism}: tfwasm ≤ 1.05× native"),
+                format!("{r:.3}×"),
+                r <= 1.05,
+            ));
+            targets.push((
+                format!("peak RSS, -parallelism={parallelism}: ≤ 1.5× native"),
+                format!("{rr:.2}×"),
+                rr <= 1.5,
+            ));
+        }
+
+        // 2. RPC latency
+        let _ = writeln!(
+            w,
+            "\n## 2. Per-RPC latency\n\nOur own gRPC client over the unix socket, one call in flight, PlanResourceChange then ApplyResourceChange (create) of a `random_string` with 7 keepers (13 attributes + 7 map entries = 20 values), {} calls per provider per RPC in 3 interleaved rounds after a warm-up. The floor is the same tonic server and protobuf conversion with handlers that return at once.\n",
+            self.rpc.first().map_or(0, |r| r.plan.len())
+        );
+        let _ = writeln!(
+            w,
+            "| server | plan p50 | plan p99 | apply p50 | apply p99 | peak RSS |\n|---|---|---|---|---|---|"
+        );
+        for r in &self.rpc {
+            let _ = writeln!(
+                w,
+                "| {} | {} | {} | {} | {} | {:.1} MiB |",
+                r.label,
+                us(quantile(&r.plan, 0.5)),
+                us(quantile(&r.plan, 0.99)),
+                us(quantile(&r.apply, 0.5)),
+                us(quantile(&r.apply, 0.99)),
+                r.peak_rss_kib as f64 / 1024.0
+            );
+        }
+        if let (Some(floor), Some(native), Some(wasm)) =
+            (self.rpc.first(), self.rpc.get(1), self.rpc.get(2))
+        {
+            let over = |a: &[Duration], b: &[Duration], q: f64| {
+                quantile(a, q).saturating_sub(quantile(b, q))
+            };
+            let _ = writeln!(
+                w,
+                "\n| overhead | plan p50 | plan p99 | apply p50 | apply p99 |\n|---|---|---|---|---|"
+            );
+            let mut rows = vec![("tfwasm over floor", wasm), ("native over floor", native)];
+            if let Some(fresh) = self.rpc.get(3) {
+                rows.push(("tfwasm with fresh instances over floor", fresh));
+            }
+            for (name, x) in rows {
+                let _ = writeln!(
+                    w,
+                    "| {name} | {} | {} | {} | {} |",
+                    us(over(&x.plan, &floor.plan, 0.5)),
+                    us(over(&x.plan, &floor.plan, 0.99)),
+                    us(over(&x.apply, &floor.apply, 0.5)),
+                    us(over(&x.apply, &floor.apply, 0.99)),
+                );
+            }
+            let _ = writeln!(
+                w,
+                "| tfwasm over native (the Wasm layer) | {} | {} | {} | {} |",
+                us(over(&wasm.plan, &native.plan, 0.5)),
+                us(over(&wasm.plan, &native.plan, 0.99)),
+                us(over(&wasm.apply, &native.apply, 0.5)),
+                us(over(&wasm.apply, &native.apply, 0.99)),
+            );
+            let p50 = over(&wasm.plan, &floor.plan, 0.5).max(over(&wasm.apply, &floor.apply, 0.5));
+            let p99 =
+                over(&wasm.plan, &floor.plan, 0.99).max(over(&wasm.apply, &floor.apply, 0.99));
+            targets.push((
+                "host overhead over the floor ≤ 30 µs p50 (worse of plan/apply)".into(),
+                us(p50),
+                p50 <= Duration::from_micros(30),
+            ));
+            targets.push((
+                "host overhead over the floor ≤ 100 µs p99 (worse of plan/apply)".into(),
+                us(p99),
+                p99 <= Duration::from_micros(100),
+            ));
+        }
+
+        // 3. cold start
+        if let Some(c) = &self.cold {
+            let _ = writeln!(
+                w,
+                "\n## 3. Cold start: exec to handshake line\n\nPlaintext (no AutoMTLS), median of {} starts ({} for the cold cache, each with an empty cache directory).\n",
+                c.native.len(),
+                c.wasm_cold.len()
+            );
+            let _ = writeln!(w, "| start | median | ratio to native |\n|---|---|---|");
+            let n = median(&c.native);
+            for (name, v) in [
+                ("native baseline", &c.native),
+                ("tfwasm, compile cache warm", &c.wasm_warm),
+                ("tfwasm, compile cache cold (compiles)", &c.wasm_cold),
+            ] {
+                let _ = writeln!(
+                    w,
+                    "| {name} | {} | {:.2}× |",
+                    ms(median(v)),
+                    ratio(median(v), n)
+                );
+            }
+            let r = ratio(median(&c.wasm_warm), n);
+            targets.push((
+                "warm cold-start ≤ 1.5× native".into(),
+                format!("{r:.2}×"),
+                r <= 1.5,
+            ));
+        }
+
+        // 4. sizes
+        let _ = writeln!(w, "\n## 4. Sizes\n\n| artifact | size |\n|---|---|");
+        for (name, bytes) in self.sizes.iter().chain(&self.binaries) {
+            let _ = writeln!(w, "| {name} | {:.0} KiB |", *bytes as f64 / 1024.0);
+            if name == "tfwasm_sample_random" {
+                targets.push((
+                    "random component ≤ 1 MB".into(),
+                    format!("{:.0} KiB", *bytes as f64 / 1024.0),
+                    *bytes <= 1_000_000,
+                ));
+            }
+        }
+
+        // 5. concurrency
+        if let Some(c) = &self.concurrency {
+            let (seq, par) = (median(&c.sequential), median(&c.parallel));
+            let speedup = ratio(seq, par);
+            let _ = writeln!(
+                w,
+                "\n## 5. I/O-bound concurrency\n\n{} ApplyResourceChange calls of the hostile sample's `http_get` against a loopback server that answers after {}, through tfwasm: one at a time vs all at once (median of {}).\n\n| parallelism | total | per call |\n|---|---|---|\n| 1 | {} | {} |\n| {} | {} | — |\n\nSpeed-up: {speedup:.1}×.",
+                c.calls,
+                ms(c.delay),
+                c.sequential.len(),
+                ms(seq),
+                ms(seq / c.calls as u32),
+                c.calls,
+                ms(par)
+            );
+            targets.push((
+                format!("parallelism {} ≥ 25× faster than 1 (I/O-bound)", c.calls),
+                format!("{speedup:.1}×"),
+                speedup >= 25.0,
+            ));
+        }
+
+        if !self.criterion.is_empty() {
+            let _ = writeln!(
+                w,
+                "\n## Microbenchmarks (`cargo bench`, criterion medians)\n\n| benchmark | median |\n|---|---|"
+            );
+            for (id, ns) in &self.criterion {
+                let _ = writeln!(w, "| {id} | {:.2} µs |", ns / 1000.0);
+            }
+        }
+
+        let _ = writeln!(w, "\n## Targets\n\n| target | measured | |\n|---|---|---|");
+        for (name, value, ok) in &targets {
+            let _ = writeln!(w, "| {name} | {value} | {} |", verdict(*ok));
+        }
+        s
+    }
+}

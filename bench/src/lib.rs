@@ -1,0 +1,18 @@
+//! # tfwasm-bench
+//!
+//! What `make bench` measures tfwasm against:
+//! - [`native::NativeProvider`]: a `tfwasm-sdk` provider run natively, in-process, behind
+//!   the same contract checks and tfplugin6 server as `tfwasm serve`, so the difference
+//!   between the two is exactly the Wasm layer. `native-random` serves the random sample
+//!   this way.
+//! - [`floor`]: a tfplugin6 server whose handlers do nothing, the cost of gRPC alone.
+//! - `tfwasm-bench`: the driver (per-RPC latency, cold start, I/O-bound concurrency).
+
+#![deny(missing_docs)]
+
+pub mod floor;
+pub mod native;
+pub mod plugin;
+pub mod stats;
+pub mod terraform;
+pub mod workload;

@@ -1,0 +1,272 @@
+//! A `tfwasm-sdk` provider served natively: each RPC goes through the SDK's own glue (the
+//! code the component runs), without wasm, instances or limits.
+
+use std::sync::RwLock;
+
+use tfwasm_model::rpc::{
+    ApplyResourceChangeRequest, ApplyResourceChangeResponse, ConfigureProviderRequest,
+    DynamicValue, ImportResourceStateRequest, ImportResourceStateResponse, ImportedResource,
+    PlanResourceChangeRequest, PlanResourceChangeResponse, Provider, ReadDataSourceRequest,
+    ReadDataSourceResponse, ReadResourceRequest, ReadResourceResponse, ServerCapabilities,
+    UpgradeResourceStateRequest, UpgradeResourceStateResponse, ValidateConfigRequest,
+};
+use tfwasm_model::{AttributePath, Diagnostic, Diagnostics, PathStep, ProviderSchema, Severity};
+use tfwasm_sdk::glue::{self, wit};
+
+/// An SDK provider as a `tfwasm_model::Provider`.
+pub struct NativeProvider {
+    inner: glue::Catalog,
+    context: RwLock<wit::ProviderContext>,
+}
+
+impl NativeProvider {
+    /// Wraps `provider`.
+    pub fn new(provider: impl tfwasm_sdk::Provider) -> NativeProvider {
+        NativeProvider {
+            inner: glue::Catalog::new(Box::new(provider)),
+            context: RwLock::new(wit::ProviderContext {
+                terraform_version: String::new(),
+                config: None,
+            }),
+        }
+    }
+
+    fn p(&self) -> &glue::Catalog {
+        &self.inner
+    }
+
+    fn ctx(&self) -> wit::ProviderContext {
+        self.context
+            .read()
+            .map(|c| c.clone())
+            .unwrap_or_else(|e| e.into_inner().clone())
+    }
+}
+
+fn diagnostics(list: Vec<wit::Diagnostic>) -> Diagnostics {
+    list.into_iter()
+        .map(|d| Diagnostic {
+            severity: match d.severity {
+                wit::Severity::Error => Severity::Error,
+                wit::Severity::Warning => Severity::Warning,
+            },
+            summary: d.summary,
+            detail: d.detail,
+            attribute: (!d.attribute.is_empty()).then(|| path(d.attribute)),
+        })
+        .collect()
+}
+
+fn path(steps: Vec<wit::PathStep>) -> AttributePath {
+    AttributePath(
+        steps
+            .into_iter()
+            .map(|s| match s {
+                wit::PathStep::AttributeName(n) => PathStep::Attribute(n),
+                wit::PathStep::ElementKeyString(k) => PathStep::KeyString(k),
+                wit::PathStep::ElementKeyInt(i) => PathStep::KeyInt(i),
+            })
+            .collect(),
+    )
+}
+
+fn dv(bytes: Vec<u8>) -> DynamicValue {
+    DynamicValue::from_msgpack(bytes)
+}
+
+impl Provider for NativeProvider {
+    async fn get_provider_schema(&self) -> ProviderSchema {
+        let p = self.inner.provider();
+        ProviderSchema {
+            provider: p.schema().to_wire(),
+            provider_meta: None,
+            resources: p
+                .resources()
+                .iter()
+                .map(|r| (r.type_name().to_owned(), r.schema().to_wire()))
+                .collect(),
+            data_sources: p
+                .data_sources()
+                .iter()
+                .map(|d| (d.type_name().to_owned(), d.schema().to_wire()))
+                .collect(),
+            diagnostics: Vec::new(),
+        }
+    }
+
+    fn server_capabilities(&self) -> ServerCapabilities {
+        ServerCapabilities {
+            plan_destroy: true,
+            ..Default::default()
+        }
+    }
+
+    async fn validate_provider_config(&self, config: DynamicValue) -> Diagnostics {
+        diagnostics(glue::validate_provider_config(self.p(), config.msgpack))
+    }
+
+    async fn configure_provider(&self, req: ConfigureProviderRequest) -> Diagnostics {
+        let ctx = wit::ProviderContext {
+            terraform_version: req.terraform_version,
+            config: Some(req.config.msgpack),
+        };
+        let diags = glue::configure_provider(self.p(), ctx.clone());
+        if let Ok(mut slot) = self.context.write() {
+            *slot = ctx;
+        }
+        diagnostics(diags)
+    }
+
+    async fn validate_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
+        diagnostics(glue::validate_resource_config(
+            self.p(),
+            self.ctx(),
+            wit::ValidateRequest {
+                type_name: req.type_name,
+                config: req.config.msgpack,
+            },
+        ))
+    }
+
+    async fn validate_data_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
+        diagnostics(glue::validate_data_resource_config(
+            self.p(),
+            self.ctx(),
+            wit::ValidateRequest {
+                type_name: req.type_name,
+                config: req.config.msgpack,
+            },
+        ))
+    }
+
+    async fn upgrade_resource_state(
+        &self,
+        req: UpgradeResourceStateRequest,
+    ) -> UpgradeResourceStateResponse {
+        let resp = glue::upgrade_resource_state(
+            self.p(),
+            self.ctx(),
+            wit::UpgradeRequest {
+                type_name: req.type_name,
+                version: req.version,
+                raw_state_json: req.raw_state.json,
+            },
+        );
+        UpgradeResourceStateResponse {
+            upgraded_state: dv(resp.upgraded_state),
+            diagnostics: diagnostics(resp.diagnostics),
+        }
+    }
+
+    async fn read_resource(&self, req: ReadResourceRequest) -> ReadResourceResponse {
+        let resp = glue::read_resource(
+            self.p(),
+            self.ctx(),
+            wit::ReadRequest {
+                type_name: req.type_name,
+                current_state: req.current_state.msgpack,
+                private: req.private,
+                provider_meta: req.provider_meta.msgpack,
+            },
+        );
+        ReadResourceResponse {
+            new_state: dv(resp.new_state),
+            diagnostics: diagnostics(resp.diagnostics),
+            private: resp.private,
+        }
+    }
+
+    async fn plan_resource_change(
+        &self,
+        req: PlanResourceChangeRequest,
+    ) -> PlanResourceChangeResponse {
+        let resp = glue::plan_resource_change(
+            self.p(),
+            self.ctx(),
+            wit::PlanRequest {
+                type_name: req.type_name,
+                prior_state: req.prior_state.msgpack,
+                proposed_new_state: req.proposed_new_state.msgpack,
+                config: req.config.msgpack,
+                prior_private: req.prior_private,
+                provider_meta: req.provider_meta.msgpack,
+            },
+        );
+        PlanResourceChangeResponse {
+            planned_state: dv(resp.planned_state),
+            requires_replace: resp.requires_replace.into_iter().map(path).collect(),
+            planned_private: resp.planned_private,
+            diagnostics: diagnostics(resp.diagnostics),
+        }
+    }
+
+    async fn apply_resource_change(
+        &self,
+        req: ApplyResourceChangeRequest,
+    ) -> ApplyResourceChangeResponse {
+        let resp = glue::apply_resource_change(
+            self.p(),
+            self.ctx(),
+            wit::ApplyRequest {
+                type_name: req.type_name,
+                prior_state: req.prior_state.msgpack,
+                planned_state: req.planned_state.msgpack,
+                config: req.config.msgpack,
+                planned_private: req.planned_private,
+                provider_meta: req.provider_meta.msgpack,
+            },
+        );
+        ApplyResourceChangeResponse {
+            new_state: dv(resp.new_state),
+            private: resp.private,
+            diagnostics: diagnostics(resp.diagnostics),
+        }
+    }
+
+    async fn import_resource_state(
+        &self,
+        req: ImportResourceStateRequest,
+    ) -> ImportResourceStateResponse {
+        let resp = glue::import_resource_state(
+            self.p(),
+            self.ctx(),
+            wit::ImportRequest {
+                type_name: req.type_name,
+                id: req.id,
+            },
+        );
+        ImportResourceStateResponse {
+            imported_resources: resp
+                .imported
+                .into_iter()
+                .map(|i| ImportedResource {
+                    type_name: i.type_name,
+                    state: dv(i.state),
+                    private: i.private,
+                })
+                .collect(),
+            diagnostics: diagnostics(resp.diagnostics),
+        }
+    }
+
+    async fn read_data_source(&self, req: ReadDataSourceRequest) -> ReadDataSourceResponse {
+        let resp = glue::read_data_source(
+            self.p(),
+            self.ctx(),
+            wit::ReadDataRequest {
+                type_name: req.type_name,
+                config: req.config.msgpack,
+                provider_meta: req.provider_meta.msgpack,
+            },
+        );
+        ReadDataSourceResponse {
+            state: dv(resp.state),
+            diagnostics: diagnostics(resp.diagnostics),
+        }
+    }
+
+    async fn stop_provider(&self) -> Result<(), String> {
+        // Native calls are short and synchronous; nothing to interrupt.
+        Ok(())
+    }
+}

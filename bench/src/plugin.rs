@@ -1,0 +1,115 @@
+//! Starting a provider process as Terraform does (plugin environment, handshake line on
+//! stdout) and connecting a tfplugin6 client to its unix socket, without TLS.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use hyper_util::rt::TokioIo;
+use tfwasm_wire::proto::tfplugin6 as pb;
+use tonic::transport::{Channel, Endpoint};
+
+/// How to start one provider.
+#[derive(Debug, Clone)]
+pub struct Launch {
+    /// Label in reports.
+    pub label: String,
+    /// Program and arguments.
+    pub argv: Vec<String>,
+    /// Extra environment.
+    pub env: Vec<(String, String)>,
+}
+
+impl Launch {
+    /// A launch of `argv` labelled `label`.
+    pub fn new(label: &str, argv: &[&str]) -> Launch {
+        Launch {
+            label: label.to_owned(),
+            argv: argv.iter().map(|s| (*s).to_owned()).collect(),
+            env: Vec::new(),
+        }
+    }
+    /// With an extra environment variable.
+    pub fn env(mut self, key: &str, value: impl Into<String>) -> Launch {
+        self.env.push((key.to_owned(), value.into()));
+        self
+    }
+}
+
+/// A running provider process.
+pub struct Plugin {
+    child: Child,
+    /// The handshake line.
+    pub handshake: String,
+    /// Time from spawn to the handshake line.
+    pub started_in: Duration,
+}
+
+impl Plugin {
+    /// Spawns `launch` and waits for its handshake line.
+    ///
+    /// # Errors
+    /// The process cannot start or exits before the handshake.
+    pub fn start(launch: &Launch) -> anyhow::Result<Plugin> {
+        let started = Instant::now();
+        let mut child = Command::new(&launch.argv[0])
+            .args(&launch.argv[1..])
+            .env(
+                "TF_PLUGIN_MAGIC_COOKIE",
+                tfwasm_wire::handshake::MAGIC_COOKIE_VALUE,
+            )
+            .env("PLUGIN_PROTOCOL_VERSIONS", "6")
+            .env_remove("PLUGIN_CLIENT_CERT")
+            .envs(launch.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .with_context(|| format!("starting {}", launch.argv[0]))?;
+        let stdout = child.stdout.take().context("no stdout")?;
+        let mut line = String::new();
+        BufReader::new(stdout).read_line(&mut line)?;
+        let started_in = started.elapsed();
+        if !line.starts_with("1|6|") {
+            let _ = child.kill();
+            bail!("{}: no handshake line (got {line:?})", launch.label);
+        }
+        Ok(Plugin {
+            child,
+            handshake: line.trim().to_owned(),
+            started_in,
+        })
+    }
+
+    /// Resident memory high-water mark of the process, in KiB.
+    pub fn peak_rss_kib(&self) -> u64 {
+        crate::terraform::vm_hwm_kib(self.child.id())
+    }
+
+    /// A tfplugin6 client over the announced unix socket.
+    ///
+    /// # Errors
+    /// The socket cannot be reached.
+    pub async fn client(&self) -> anyhow::Result<pb::provider_client::ProviderClient<Channel>> {
+        let path = PathBuf::from(self.handshake.split('|').nth(3).context("no address")?);
+        let channel = Endpoint::try_from("http://[::]:50051")?
+            .connect_with_connector(tower::service_fn(move |_| {
+                let path = path.clone();
+                async move {
+                    let stream = tokio::net::UnixStream::connect(path).await?;
+                    Ok::<_, std::io::Error>(TokioIo::new(stream))
+                }
+            }))
+            .await?;
+        Ok(pb::provider_client::ProviderClient::new(channel).max_decoding_message_size(64 << 20))
+    }
+}
+
+impl Drop for Plugin {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -1,0 +1,260 @@
+//! Terraform applies of many resources against a provider in a filesystem mirror, timed,
+//! with the provider processes' peak memory sampled from `/proc` while they run.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+
+/// A `/proc/<pid>/status` field in KiB; 0 when unreadable.
+fn status_kib(pid: u32, field: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with(field))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+/// `VmHWM` (peak resident set, file-backed code pages included) of process `pid`, in KiB.
+pub fn vm_hwm_kib(pid: u32) -> u64 {
+    status_kib(pid, "VmHWM:")
+}
+
+/// `RssAnon` (resident private memory now, without mapped files) of process `pid`, in KiB.
+pub fn rss_anon_kib(pid: u32) -> u64 {
+    status_kib(pid, "RssAnon:")
+}
+
+/// Parent pid and command name of `pid`.
+fn stat(pid: u32) -> Option<(u32, String)> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let open = text.find('(')?;
+    let close = text.rfind(')')?;
+    let comm = text[open + 1..close].to_owned();
+    let ppid = text[close + 2..].split_whitespace().nth(1)?.parse().ok()?;
+    Some((ppid, comm))
+}
+
+/// Descendants of `root` whose command name starts with `prefix`.
+fn descendants_named(root: u32, prefix: &str) -> Vec<u32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let all: Vec<(u32, u32, String)> = dir
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(|pid| stat(pid).map(|(ppid, comm)| (pid, ppid, comm)))
+        .collect();
+    let mut family = vec![root];
+    let mut grew = true;
+    while grew {
+        grew = false;
+        for (pid, ppid, _) in &all {
+            if family.contains(ppid) && !family.contains(pid) {
+                family.push(*pid);
+                grew = true;
+            }
+        }
+    }
+    all.iter()
+        .filter(|(pid, _, comm)| *pid != root && family.contains(pid) && comm.starts_with(prefix))
+        .map(|(pid, _, _)| *pid)
+        .collect()
+}
+
+/// A provider laid out in a filesystem mirror, and a workspace using it.
+pub struct Setup {
+    /// Label in reports.
+    pub label: String,
+    /// The Terraform working directory.
+    pub dir: PathBuf,
+    terraform: PathBuf,
+    cache_dir: PathBuf,
+}
+
+/// One timed apply.
+#[derive(Debug, Clone, Copy)]
+pub struct ApplyRun {
+    /// Wall-clock time of `terraform apply`.
+    pub elapsed: Duration,
+    /// Largest peak RSS among the provider processes, in KiB.
+    pub provider_peak_kib: u64,
+    /// Largest anonymous (private, not file-backed) RSS seen in a provider process, in KiB.
+    pub provider_anon_kib: u64,
+    /// How many provider processes Terraform started.
+    pub provider_processes: usize,
+}
+
+const SOURCE: &str = "registry.terraform.io/tfwasm/random";
+const VERSION: &str = "0.1.0";
+
+impl Setup {
+    /// Lays out `provider_binary` as `terraform-provider-random_v0.1.0` in a mirror under
+    /// `root` (or, with a component, runs `tfwasm package`), writes a configuration of
+    /// `count` `random_string`s and runs `terraform init`.
+    ///
+    /// # Errors
+    /// Packaging or init fails.
+    pub fn new(
+        label: &str,
+        root: &Path,
+        terraform: &Path,
+        provider: Provider<'_>,
+        count: usize,
+        cache_dir: &Path,
+    ) -> anyhow::Result<Setup> {
+        let base = root.join(label);
+        let mirror = base.join("mirror");
+        let dir = base.join("work");
+        std::fs::create_dir_all(&dir)?;
+        match provider {
+            Provider::Native(binary) => {
+                let target = mirror.join(format!("{SOURCE}/{VERSION}/linux_amd64"));
+                std::fs::create_dir_all(&target)?;
+                std::fs::copy(
+                    binary,
+                    target.join(format!("terraform-provider-random_v{VERSION}")),
+                )?;
+            }
+            Provider::Wasm { tfwasm, component } => {
+                let status = Command::new(tfwasm)
+                    .arg("package")
+                    .arg(component)
+                    .args(["--source", SOURCE, "--version", VERSION, "--out"])
+                    .arg(&mirror)
+                    .env("TFWASM_CACHE_DIR", cache_dir)
+                    .stdout(Stdio::null())
+                    .status()?;
+                if !status.success() {
+                    bail!("tfwasm package failed for {label}");
+                }
+            }
+        }
+        std::fs::write(
+            base.join("cli.tfrc"),
+            format!(
+                "provider_installation {{\n  filesystem_mirror {{\n    path = {:?}\n  }}\n}}\n",
+                mirror.display().to_string()
+            ),
+        )?;
+        std::fs::write(
+            dir.join("main.tf"),
+            format!(
+                "terraform {{\n  required_providers {{\n    random = {{ source = \"{SOURCE}\" }}\n  }}\n}}\n\
+                 resource \"random_string\" \"s\" {{\n  count  = {count}\n  length = 16\n}}\n"
+            ),
+        )?;
+        let setup = Setup {
+            label: label.to_owned(),
+            dir,
+            terraform: terraform.to_owned(),
+            cache_dir: cache_dir.to_owned(),
+        };
+        let out = setup.command(&["init", "-no-color"]).output()?;
+        if !out.status.success() {
+            bail!(
+                "terraform init for {label} failed:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        Ok(setup)
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(&self.terraform);
+        cmd.args(args)
+            .current_dir(&self.dir)
+            .env(
+                "TF_CLI_CONFIG_FILE",
+                self.dir.parent().unwrap_or(&self.dir).join("cli.tfrc"),
+            )
+            .env("TF_IN_AUTOMATION", "1")
+            .env("TF_INPUT", "0")
+            .env("CHECKPOINT_DISABLE", "1")
+            .env("TFWASM_CACHE_DIR", &self.cache_dir)
+            .env_remove("TF_LOG")
+            .env_remove("TF_CLI_ARGS")
+            .stdin(Stdio::null());
+        cmd
+    }
+
+    /// Removes the state and times `terraform apply -parallelism=N` creating everything.
+    ///
+    /// # Errors
+    /// The apply fails.
+    pub fn apply(&self, parallelism: usize) -> anyhow::Result<ApplyRun> {
+        for f in ["terraform.tfstate", "terraform.tfstate.backup"] {
+            let _ = std::fs::remove_file(self.dir.join(f));
+        }
+        let parallelism = format!("-parallelism={parallelism}");
+        let started = Instant::now();
+        let child = self
+            .command(&["apply", "-auto-approve", "-no-color", &parallelism])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .context("starting terraform apply")?;
+        let root = child.id();
+        let done = Arc::new(AtomicBool::new(false));
+        let sampler = {
+            let done = done.clone();
+            std::thread::spawn(move || {
+                let mut peaks: std::collections::BTreeMap<u32, (u64, u64)> = Default::default();
+                while !done.load(Ordering::Relaxed) {
+                    for pid in descendants_named(root, "terraform-prov") {
+                        let (hwm, anon) = (vm_hwm_kib(pid), rss_anon_kib(pid));
+                        let slot = peaks.entry(pid).or_default();
+                        *slot = (slot.0.max(hwm), slot.1.max(anon));
+                    }
+                    std::thread::sleep(Duration::from_millis(25));
+                }
+                peaks
+            })
+        };
+        let out = child.wait_with_output()?;
+        let elapsed = started.elapsed();
+        done.store(true, Ordering::Relaxed);
+        let peaks = sampler.join().unwrap_or_default();
+        if !out.status.success() {
+            bail!(
+                "terraform apply ({}) failed:\n{}",
+                self.label,
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        Ok(ApplyRun {
+            elapsed,
+            provider_peak_kib: peaks.values().map(|p| p.0).max().unwrap_or(0),
+            provider_anon_kib: peaks.values().map(|p| p.1).max().unwrap_or(0),
+            provider_processes: peaks.len(),
+        })
+    }
+
+    /// `terraform version`'s first line.
+    pub fn version(&self) -> String {
+        self.command(&["version"])
+            .output()
+            .ok()
+            .and_then(|o| String::from_utf8(o.stdout).ok())
+            .and_then(|s| s.lines().next().map(str::to_owned))
+            .unwrap_or_default()
+    }
+}
+
+/// What goes into the mirror.
+pub enum Provider<'a> {
+    /// A native provider binary.
+    Native(&'a Path),
+    /// tfwasm with a component (packaged with `tfwasm package`).
+    Wasm {
+        /// The tfwasm binary.
+        tfwasm: &'a Path,
+        /// The component.
+        component: &'a Path,
+    },
+}
