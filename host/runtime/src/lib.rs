@@ -5,7 +5,8 @@
 //! ([`bindings`]), and [`WasmProvider`], which implements [`tfwasm_model::Provider`] by
 //! calling into the component.
 //!
-//! Each call runs in a fresh instance created from a pre-linked `InstancePre`, so a trap or a
+//! Each call runs in an idle instance whose previous call succeeded, or in a fresh one created
+//! from a pre-linked `InstancePre`; an instance whose call fails is dropped, so a trap or a
 //! guest bug never poisons a later call, and calls may run in parallel. The provider
 //! configuration accepted by ConfigureProvider is kept here and handed to every call.
 //!

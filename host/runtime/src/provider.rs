@@ -1,4 +1,5 @@
-//! [`WasmProvider`]: a component behind the [`Provider`] trait, one fresh instance per call.
+//! [`WasmProvider`]: a component behind the [`Provider`] trait; each call runs in an instance
+//! of its own (reused after successful calls, dropped after failed ones).
 
 use std::fmt;
 use std::future::Future;
