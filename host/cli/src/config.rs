@@ -136,7 +136,7 @@ impl LimitsConfig {
 }
 
 /// Instance strategy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Instances {
     /// Reuse an idle instance whose previous call succeeded.
@@ -335,6 +335,20 @@ mod tests {
         assert_eq!(resolved.mode, Mode::Enforce);
         assert_eq!(resolved.grants, Grants::default());
         assert_eq!(resolved.limits, CallLimits::new());
+    }
+
+    #[test]
+    fn instance_strategy() {
+        let default = parse("").unwrap().resolve("x".into()).unwrap();
+        assert!(default.limits.reuse_instances, "reuse is the default");
+        let fresh = parse("[limits]\ninstances = \"fresh\"\n")
+            .unwrap()
+            .resolve("x".into())
+            .unwrap();
+        assert!(!fresh.limits.reuse_instances);
+        let err = parse("[limits]\ninstances = \"sometimes\"\n").unwrap_err();
+        assert!(format!("{err:#}").contains("sometimes"), "{err:#}");
+        assert!(Instances::parse("fresh").is_ok() && Instances::parse("pooled").is_err());
     }
 
     #[test]

@@ -68,9 +68,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     outln!(
         out,
-        "limits:    {} per call; wasm stack {}",
+        "limits:    {} per call; wasm stack {}; {}",
         describe(&limits.default),
-        ByteSize(limits.max_wasm_stack)
+        ByteSize(limits.max_wasm_stack),
+        if limits.reuse_instances {
+            "instances reused after successful calls"
+        } else {
+            "a fresh instance per call"
+        }
     );
     for rpc in limits.per_rpc.keys() {
         outln!(out, "           {rpc}: {}", describe(&limits.for_rpc(rpc)));

@@ -43,6 +43,10 @@ pub struct Args {
     /// Wall-clock deadline per call, e.g. 30s [default: 60s].
     #[arg(long, value_name = "DURATION")]
     timeout: Option<String>,
+    /// Instance strategy: `reuse` an instance whose previous call succeeded (default) or a
+    /// `fresh` instance for every call.
+    #[arg(long, value_enum, value_name = "STRATEGY")]
+    instances: Option<crate::config::Instances>,
     /// Grant an environment variable, by name (repeatable). Its value is read from the
     /// environment Terraform runs in.
     #[arg(long = "allow-env", value_name = "NAME")]
@@ -76,6 +80,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 memory: args.memory.clone(),
                 timeout: args.timeout.clone(),
             },
+            instances: args.instances,
             ..Default::default()
         },
         grants: crate::config::GrantsConfig {
