@@ -6,14 +6,15 @@
 
 use std::collections::BTreeMap;
 
-use tfwasm_model::{AttributePath, Block, BlockNesting, Number, Refinement, Type, Value};
+use tfwasm_model::{Block, BlockNesting, Number, Refinement, Type, Value};
 
+use crate::at::At;
 use crate::results::unknown_paths;
 use crate::{Violation, attr, render, same, unwrap_dynamic};
 
 /// Checks a new state against the planned state (null planned state means delete).
 pub fn check_apply(block: &Block, planned: &Value, new: &Value) -> Vec<Violation> {
-    let root = AttributePath::root();
+    let root = At::Root;
     let mut out = Vec::new();
     match (planned.is_null(), new.is_null()) {
         (true, false) => {
@@ -43,15 +44,9 @@ pub fn check_apply(block: &Block, planned: &Value, new: &Value) -> Vec<Violation
     out
 }
 
-fn object(
-    block: &Block,
-    planned: &Value,
-    actual: &Value,
-    path: &AttributePath,
-    out: &mut Vec<Violation>,
-) {
+fn object(block: &Block, planned: &Value, actual: &Value, path: &At<'_>, out: &mut Vec<Violation>) {
     for a in &block.attributes {
-        let here = path.attr(a.name.clone());
+        let here = path.attr(&a.name);
         let before = out.len();
         value(
             &a.implied_type(),
@@ -75,19 +70,13 @@ fn object(
             nested.nesting,
             attr(planned, name),
             attr(actual, name),
-            &path.attr(name.clone()),
+            &path.attr(name),
             out,
         );
     }
 }
 
-fn value(
-    ty: &Type,
-    planned: &Value,
-    actual: &Value,
-    path: &AttributePath,
-    out: &mut Vec<Violation>,
-) {
+fn value(ty: &Type, planned: &Value, actual: &Value, path: &At<'_>, out: &mut Vec<Violation>) {
     if let Value::Unknown(refinement) = planned {
         if !actual.is_unknown() && !satisfies(refinement, actual) {
             out.push(Violation::new(
@@ -170,7 +159,7 @@ fn value(
             }
             for (key, pv) in p {
                 if let Some(av) = a.get(key) {
-                    value(elem, pv, av, &path.key(key.clone()), out);
+                    value(elem, pv, av, &path.key(key), out);
                 }
             }
         }
@@ -180,7 +169,7 @@ fn value(
                     attr_ty,
                     attr(planned, name),
                     attr(actual, name),
-                    &path.attr(name.clone()),
+                    &path.attr(name),
                     out,
                 );
             }
@@ -200,7 +189,7 @@ fn sequence<'t>(
     elem: impl Fn(usize) -> &'t Type,
     planned: &Value,
     actual: &Value,
-    path: &AttributePath,
+    path: &At<'_>,
     out: &mut Vec<Violation>,
 ) {
     let (p, a) = (elements(planned), elements(actual));
@@ -224,7 +213,7 @@ fn set(
     correlates: impl Fn(&Value, &Value) -> bool,
     planned: &Value,
     actual: &Value,
-    path: &AttributePath,
+    path: &At<'_>,
     what: &str,
     out: &mut Vec<Violation>,
 ) {
@@ -261,7 +250,7 @@ fn set(
 
 fn compatible(ty: &Type, planned: &Value, actual: &Value) -> bool {
     let mut scratch = Vec::new();
-    value(ty, planned, actual, &AttributePath::root(), &mut scratch);
+    value(ty, planned, actual, &At::Root, &mut scratch);
     (same(planned, actual) || !planned.is_wholly_known()) && scratch.is_empty()
 }
 
@@ -270,7 +259,7 @@ fn block_value(
     nesting: BlockNesting,
     planned: &Value,
     actual: &Value,
-    path: &AttributePath,
+    path: &At<'_>,
     out: &mut Vec<Violation>,
 ) {
     match nesting {
@@ -324,7 +313,7 @@ fn block_value(
             }
             for (key, pv) in p {
                 if let Some(av) = a.get(key) {
-                    object(block, pv, av, &path.key(key.clone()), out);
+                    object(block, pv, av, &path.key(key), out);
                 }
             }
         }

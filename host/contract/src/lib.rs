@@ -16,6 +16,7 @@
 #![deny(missing_docs)]
 
 mod apply;
+mod at;
 mod checked;
 mod plan;
 mod render;
@@ -40,9 +41,9 @@ pub struct Violation {
 }
 
 impl Violation {
-    pub(crate) fn new(path: &AttributePath, message: impl Into<String>) -> Violation {
+    pub(crate) fn new(path: &impl at::Place, message: impl Into<String>) -> Violation {
         Violation {
-            path: path.clone(),
+            path: path.to_path(),
             message: message.into(),
         }
     }

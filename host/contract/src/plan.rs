@@ -13,12 +13,13 @@ use tfwasm_model::{
     ObjectNesting, PathStep, Type, Value,
 };
 
+use crate::at::At;
 use crate::{Violation, attr, render, same, unwrap_dynamic};
 
 /// Checks a plan. `prior` is null on create; `config` is null on destroy.
 pub fn check_plan(block: &Block, prior: &Value, config: &Value, planned: &Value) -> Vec<Violation> {
     let mut out = Vec::new();
-    let root = AttributePath::root();
+    let root = At::Root;
     if config.is_null() {
         if !planned.is_null() {
             out.push(Violation::new(
@@ -93,7 +94,7 @@ fn object(
     prior: &Value,
     config: &Value,
     planned: &Value,
-    path: &AttributePath,
+    path: &At<'_>,
     out: &mut Vec<Violation>,
 ) {
     if !both_present(planned, config, path, out) {
@@ -105,7 +106,7 @@ fn object(
             attr(prior, &a.name),
             attr(config, &a.name),
             attr(planned, &a.name),
-            &path.attr(a.name.clone()),
+            &path.attr(&a.name),
             out,
         );
     }
@@ -116,7 +117,7 @@ fn object(
             attr(prior, name),
             attr(config, name),
             attr(planned, name),
-            &path.attr(name.clone()),
+            &path.attr(name),
             out,
         );
     }
@@ -127,7 +128,7 @@ fn attribute(
     prior: &Value,
     config: &Value,
     planned: &Value,
-    path: &AttributePath,
+    path: &At<'_>,
     out: &mut Vec<Violation>,
 ) {
     // Write-only values never enter a plan, whatever the configuration holds.
@@ -191,7 +192,7 @@ fn nested_attribute(
     prior: &Value,
     config: &Value,
     planned: &Value,
-    path: &AttributePath,
+    path: &At<'_>,
     out: &mut Vec<Violation>,
 ) {
     if !both_present(planned, config, path, out) {
@@ -239,7 +240,7 @@ fn nested_attribute(
             for (key, p) in planned_map {
                 if let Some(c) = config_map.get(key) {
                     let before = entries(prior).get(key).unwrap_or(&Value::Null);
-                    self::object(&attrs_block, before, c, p, &path.key(key.clone()), out);
+                    self::object(&attrs_block, before, c, p, &path.key(key), out);
                 }
             }
         }
@@ -264,7 +265,7 @@ fn nested_block(
     prior: &Value,
     config: &Value,
     planned: &Value,
-    path: &AttributePath,
+    path: &At<'_>,
     out: &mut Vec<Violation>,
 ) {
     if nested.nesting != BlockNesting::Single && planned.is_null() {
@@ -334,7 +335,7 @@ fn nested_block(
             let (planned_map, config_map) = (entries(planned), entries(config));
             map_keys(planned_map, config_map, path, "block key", out);
             for (key, p) in planned_map {
-                let here = path.key(key.clone());
+                let here = path.key(key);
                 if p.is_unknown() {
                     out.push(element_unknown(&here));
                     continue;
@@ -357,12 +358,7 @@ fn nested_block(
 
 /// Checks that an object is planned present exactly when configured; false when at least one
 /// side is null (there is nothing inside to check then).
-fn both_present(
-    planned: &Value,
-    config: &Value,
-    path: &AttributePath,
-    out: &mut Vec<Violation>,
-) -> bool {
+fn both_present(planned: &Value, config: &Value, path: &At<'_>, out: &mut Vec<Violation>) -> bool {
     match (planned.is_null(), config.is_null()) {
         (false, false) => return true,
         (true, false) => out.push(Violation::new(
@@ -378,7 +374,7 @@ fn both_present(
     false
 }
 
-fn element_unknown(path: &AttributePath) -> Violation {
+fn element_unknown(path: &At<'_>) -> Violation {
     Violation::new(
         path,
         "element representing nested block must not be unknown itself; set nested attribute values to unknown instead",
@@ -388,7 +384,7 @@ fn element_unknown(path: &AttributePath) -> Violation {
 fn map_keys(
     planned: &std::collections::BTreeMap<String, Value>,
     config: &std::collections::BTreeMap<String, Value>,
-    path: &AttributePath,
+    path: &At<'_>,
     what: &str,
     out: &mut Vec<Violation>,
 ) {

@@ -5,17 +5,18 @@
 use tfwasm_model::{AttributePath, Value};
 
 use crate::Violation;
+use crate::at::{At, Place as _};
 
 /// Paths of every unknown inside `value` (the root itself included).
 pub(crate) fn unknown_paths(value: &Value) -> Vec<AttributePath> {
     let mut out = Vec::new();
-    walk(value, &AttributePath::root(), &mut out);
+    walk(value, &At::Root, &mut out);
     out
 }
 
-fn walk(value: &Value, path: &AttributePath, out: &mut Vec<AttributePath>) {
+fn walk(value: &Value, path: &At<'_>, out: &mut Vec<AttributePath>) {
     match value {
-        Value::Unknown(_) => out.push(path.clone()),
+        Value::Unknown(_) => out.push(path.to_path()),
         Value::List(items) | Value::Tuple(items) | Value::Set(items) => {
             for (i, item) in items.iter().enumerate() {
                 walk(item, &path.index(i as i64), out);
@@ -23,12 +24,12 @@ fn walk(value: &Value, path: &AttributePath, out: &mut Vec<AttributePath>) {
         }
         Value::Object(entries) => {
             for (k, v) in entries {
-                walk(v, &path.attr(k.clone()), out);
+                walk(v, &path.attr(k), out);
             }
         }
         Value::Map(entries) => {
             for (k, v) in entries {
-                walk(v, &path.key(k.clone()), out);
+                walk(v, &path.key(k), out);
             }
         }
         Value::Dynamic(_, inner) => walk(inner, path, out),
@@ -51,7 +52,7 @@ pub fn check_wholly_known(value: &Value) -> Vec<Violation> {
 
 /// An imported object: a type name this provider has, a non-null and wholly known state.
 pub fn check_import(type_name: &str, known_type: bool, state: &Value) -> Vec<Violation> {
-    let root = AttributePath::root();
+    let root = At::Root;
     if type_name.is_empty() {
         return vec![Violation::new(&root, "imported object has no type name")];
     }
@@ -71,7 +72,7 @@ pub fn check_import(type_name: &str, known_type: bool, state: &Value) -> Vec<Vio
 pub fn check_data_source(value: &Value) -> Vec<Violation> {
     if value.is_null() {
         return vec![Violation::new(
-            &AttributePath::root(),
+            &At::Root,
             "data source returned a null object",
         )];
     }

@@ -31,16 +31,16 @@ impl fmt::Display for CodecError {
 }
 
 impl CodecError {
-    pub(crate) fn new(path: &AttributePath, message: impl Into<String>) -> CodecError {
+    pub(crate) fn new(path: &impl crate::ToPath, message: impl Into<String>) -> CodecError {
         CodecError {
-            path: path.clone(),
+            path: path.to_path(),
             message: message.into(),
         }
     }
 }
 
 /// The error for a tuple of the wrong length (both codecs word it as go-cty does).
-pub(crate) fn tuple_length(path: &AttributePath, required: usize, given: usize) -> CodecError {
+pub(crate) fn tuple_length(path: &impl crate::ToPath, required: usize, given: usize) -> CodecError {
     CodecError::new(
         path,
         format!("a tuple of {required} elements is required ({given} given)"),

@@ -24,7 +24,7 @@ mod value;
 
 pub use diagnostic::{Diagnostic, Diagnostics, Severity, has_error};
 pub use number::{Number, ParseNumberError};
-pub use path::{AttributePath, ParsePathError, PathStep};
+pub use path::{AttributePath, ParsePathError, PathRef, PathStep, ToPath};
 pub use rpc::Provider;
 pub use schema::{
     Attribute, AttributeType, Block, BlockNesting, NestedBlock, NestedObject, ObjectNesting,

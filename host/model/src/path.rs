@@ -139,6 +139,74 @@ impl fmt::Display for AttributePath {
     }
 }
 
+/// A position in a value, borrowed from the caller's stack: decoders and checks visit every
+/// attribute, and building an owned path at each step was a measurable share of their time.
+#[derive(Debug, Clone, Copy)]
+pub enum PathRef<'a> {
+    /// The whole value.
+    Root,
+    /// An attribute of the parent.
+    Attr(&'a PathRef<'a>, &'a str),
+    /// A list, set or tuple element of the parent.
+    Index(&'a PathRef<'a>, i64),
+    /// A map element of the parent.
+    Key(&'a PathRef<'a>, &'a str),
+}
+
+impl<'a> PathRef<'a> {
+    /// The attribute `name` under here.
+    pub fn attr(&'a self, name: &'a str) -> PathRef<'a> {
+        PathRef::Attr(self, name)
+    }
+    /// Element `index` under here.
+    pub fn index(&'a self, index: i64) -> PathRef<'a> {
+        PathRef::Index(self, index)
+    }
+    /// Map element `key` under here.
+    pub fn key(&'a self, key: &'a str) -> PathRef<'a> {
+        PathRef::Key(self, key)
+    }
+}
+
+/// Anything that names a place in a value: an owned [`AttributePath`] or a borrowed
+/// [`PathRef`], made into an owned path only when an error or violation needs one.
+pub trait ToPath {
+    /// The owned path.
+    fn to_path(&self) -> AttributePath;
+}
+
+impl ToPath for AttributePath {
+    fn to_path(&self) -> AttributePath {
+        self.clone()
+    }
+}
+
+impl ToPath for PathRef<'_> {
+    fn to_path(&self) -> AttributePath {
+        let mut steps = Vec::new();
+        let mut here = *self;
+        loop {
+            here = match here {
+                PathRef::Root => break,
+                PathRef::Attr(parent, name) => {
+                    steps.push(PathStep::Attribute(name.to_owned()));
+                    *parent
+                }
+                PathRef::Index(parent, i) => {
+                    steps.push(PathStep::KeyInt(i));
+                    *parent
+                }
+                PathRef::Key(parent, key) => {
+                    steps.push(PathStep::KeyString(key.to_owned()));
+                    *parent
+                }
+            };
+        }
+        steps.reverse();
+        AttributePath(steps)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,6 +226,16 @@ mod tests {
         for bad in ["a..b", ".", "[x]", "[\"k\"", ".a[1"] {
             assert!(bad.parse::<AttributePath>().is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn borrowed_paths_become_the_same_owned_paths() {
+        let root = PathRef::Root;
+        let a = root.attr("a");
+        let i = a.index(2);
+        let k = i.key("k");
+        assert_eq!(k.to_path(), AttributePath::attribute("a").index(2).key("k"));
+        assert!(PathRef::Root.to_path().is_root());
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use rmp::Marker;
 
 use super::{CodecError, MAX_DEPTH, inferred_primitive_type, tuple_length, value_kind};
-use crate::{AttributePath, Number, Refinement, Type, Value};
+use crate::{Number, PathRef, Refinement, Type, Value};
 
 /// Extension type code of a refined unknown.
 const EXT_REFINED_UNKNOWN: i8 = 12;
@@ -19,10 +19,10 @@ pub const NULL: &[u8] = &[0xc0];
 /// Decodes `bytes` as a value of type `ty`. Trailing bytes are an error.
 pub fn decode(bytes: &[u8], ty: &Type) -> Result<Value, CodecError> {
     let mut reader = Reader { buf: bytes, pos: 0 };
-    let value = reader.value(ty, &AttributePath::root(), 0)?;
+    let value = reader.value(ty, &PathRef::Root, 0)?;
     if reader.pos != bytes.len() {
         return Err(CodecError::new(
-            &AttributePath::root(),
+            &PathRef::Root,
             format!(
                 "{} unexpected trailing bytes after the value",
                 bytes.len() - reader.pos
@@ -35,7 +35,7 @@ pub fn decode(bytes: &[u8], ty: &Type) -> Result<Value, CodecError> {
 /// Encodes `value` as type `ty`. Fails when the value does not conform to the type.
 pub fn encode(value: &Value, ty: &Type) -> Result<Vec<u8>, CodecError> {
     let mut out = Vec::with_capacity(64);
-    write_value(&mut out, value, ty, &AttributePath::root())?;
+    write_value(&mut out, value, ty, &PathRef::Root)?;
     Ok(out)
 }
 
@@ -45,7 +45,7 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize, path: &AttributePath) -> Result<&'a [u8], CodecError> {
+    fn take(&mut self, n: usize, path: &PathRef<'_>) -> Result<&'a [u8], CodecError> {
         let end = self.pos.checked_add(n).filter(|&end| end <= self.buf.len());
         match end {
             Some(end) => {
@@ -57,30 +57,25 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn peek(&self, path: &AttributePath) -> Result<Marker, CodecError> {
+    fn peek(&self, path: &PathRef<'_>) -> Result<Marker, CodecError> {
         self.buf
             .get(self.pos)
             .map(|&b| Marker::from_u8(b))
             .ok_or_else(|| CodecError::new(path, "unexpected end of msgpack data"))
     }
 
-    fn marker(&mut self, path: &AttributePath) -> Result<Marker, CodecError> {
+    fn marker(&mut self, path: &PathRef<'_>) -> Result<Marker, CodecError> {
         let marker = self.peek(path)?;
         self.pos += 1;
         Ok(marker)
     }
 
-    fn uint(&mut self, width: usize, path: &AttributePath) -> Result<u64, CodecError> {
+    fn uint(&mut self, width: usize, path: &PathRef<'_>) -> Result<u64, CodecError> {
         let bytes = self.take(width, path)?;
         Ok(bytes.iter().fold(0u64, |acc, &b| (acc << 8) | u64::from(b)))
     }
 
-    fn value(
-        &mut self,
-        ty: &Type,
-        path: &AttributePath,
-        depth: usize,
-    ) -> Result<Value, CodecError> {
+    fn value(&mut self, ty: &Type, path: &PathRef<'_>, depth: usize) -> Result<Value, CodecError> {
         if depth > MAX_DEPTH {
             return Err(CodecError::new(
                 path,
@@ -139,7 +134,7 @@ impl<'a> Reader<'a> {
                 let mut entries = BTreeMap::new();
                 for _ in 0..len {
                     let key = self.string(path)?;
-                    let item = self.value(elem, &path.key(key.clone()), depth + 1)?;
+                    let item = self.value(elem, &path.key(&key), depth + 1)?;
                     entries.insert(key, item);
                 }
                 Ok(Value::Map(entries))
@@ -164,7 +159,7 @@ impl<'a> Reader<'a> {
                             format!("unsupported attribute {key:?}"),
                         ));
                     };
-                    let item = self.value(attr_ty, &path.attr(key.clone()), depth + 1)?;
+                    let item = self.value(attr_ty, &path.attr(&key), depth + 1)?;
                     if entries.insert(key.clone(), item).is_some() {
                         return Err(CodecError::new(
                             path,
@@ -181,7 +176,7 @@ impl<'a> Reader<'a> {
         self.buf.len() - self.pos
     }
 
-    fn dynamic(&mut self, path: &AttributePath, depth: usize) -> Result<Value, CodecError> {
+    fn dynamic(&mut self, path: &PathRef<'_>, depth: usize) -> Result<Value, CodecError> {
         let len = self.array_len(path)?;
         if len != 2 {
             return Err(CodecError::new(
@@ -203,7 +198,7 @@ impl<'a> Reader<'a> {
         Ok(Value::Dynamic(ty, Box::new(inner)))
     }
 
-    fn unknown(&mut self, path: &AttributePath) -> Result<Value, CodecError> {
+    fn unknown(&mut self, path: &PathRef<'_>) -> Result<Value, CodecError> {
         let (code_and_len, fixed) = match self.marker(path)? {
             Marker::FixExt1 => (None, 1),
             Marker::FixExt2 => (None, 2),
@@ -224,7 +219,7 @@ impl<'a> Reader<'a> {
         Ok(Value::unknown())
     }
 
-    fn string(&mut self, path: &AttributePath) -> Result<String, CodecError> {
+    fn string(&mut self, path: &PathRef<'_>) -> Result<String, CodecError> {
         let len = match self.marker(path)? {
             Marker::FixStr(n) => usize::from(n),
             Marker::Str8 => self.uint(1, path)? as usize,
@@ -237,7 +232,7 @@ impl<'a> Reader<'a> {
             .map_err(|_| CodecError::new(path, "string is not valid UTF-8"))
     }
 
-    fn number(&mut self, path: &AttributePath) -> Result<Number, CodecError> {
+    fn number(&mut self, path: &PathRef<'_>) -> Result<Number, CodecError> {
         let marker = self.marker(path)?;
         let n = match marker {
             Marker::FixPos(v) => Number::from(i64::from(v)),
@@ -264,7 +259,7 @@ impl<'a> Reader<'a> {
         Ok(n)
     }
 
-    fn array_len(&mut self, path: &AttributePath) -> Result<usize, CodecError> {
+    fn array_len(&mut self, path: &PathRef<'_>) -> Result<usize, CodecError> {
         let len = match self.marker(path)? {
             Marker::FixArray(n) => usize::from(n),
             Marker::Array16 => self.uint(2, path)? as usize,
@@ -274,7 +269,7 @@ impl<'a> Reader<'a> {
         self.check_len(len, path)
     }
 
-    fn map_len(&mut self, path: &AttributePath) -> Result<usize, CodecError> {
+    fn map_len(&mut self, path: &PathRef<'_>) -> Result<usize, CodecError> {
         let len = match self.marker(path)? {
             Marker::FixMap(n) => usize::from(n),
             Marker::Map16 => self.uint(2, path)? as usize,
@@ -285,7 +280,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Every element takes at least one byte, so a longer count is a lie.
-    fn check_len(&self, len: usize, path: &AttributePath) -> Result<usize, CodecError> {
+    fn check_len(&self, len: usize, path: &PathRef<'_>) -> Result<usize, CodecError> {
         if len > self.remaining() {
             return Err(CodecError::new(
                 path,
@@ -299,12 +294,12 @@ impl<'a> Reader<'a> {
     }
 }
 
-fn float(f: f64, path: &AttributePath) -> Result<Number, CodecError> {
+fn float(f: f64, path: &PathRef<'_>) -> Result<Number, CodecError> {
     Number::from_f64(f)
         .ok_or_else(|| CodecError::new(path, format!("number {f} cannot be represented")))
 }
 
-fn mismatch(path: &AttributePath, expected: &str, found: Marker) -> CodecError {
+fn mismatch(path: &PathRef<'_>, expected: &str, found: Marker) -> CodecError {
     let found = match found {
         Marker::True | Marker::False => "bool",
         Marker::FixPos(_)
@@ -337,7 +332,7 @@ fn dedup(items: Vec<Value>) -> Vec<Value> {
 
 fn parse_refinement(body: &[u8]) -> Option<Refinement> {
     let mut reader = Reader { buf: body, pos: 0 };
-    let root = AttributePath::root();
+    let root = PathRef::Root;
     let len = reader.map_len(&root).ok()?;
     let mut r = Refinement::default();
     for _ in 0..len {
@@ -367,9 +362,9 @@ fn parse_refinement(body: &[u8]) -> Option<Refinement> {
 
 /// Skips one msgpack value of any kind (for refinement keys we do not know).
 fn skip(reader: &mut Reader<'_>) -> Option<()> {
-    let root = AttributePath::root();
+    let root = PathRef::Root;
     let marker = reader.marker(&root).ok()?;
-    let n = |r: &mut Reader<'_>, w| r.uint(w, &AttributePath::root()).ok().map(|v| v as usize);
+    let n = |r: &mut Reader<'_>, w| r.uint(w, &PathRef::Root).ok().map(|v| v as usize);
     match marker {
         Marker::Null | Marker::True | Marker::False | Marker::FixPos(_) | Marker::FixNeg(_) => {}
         Marker::U8 | Marker::I8 => {
@@ -410,7 +405,7 @@ fn write_value(
     out: &mut Vec<u8>,
     value: &Value,
     ty: &Type,
-    path: &AttributePath,
+    path: &PathRef<'_>,
 ) -> Result<(), CodecError> {
     let wrong = || CodecError::new(path, format!("expected {ty}, found {}", value_kind(value)));
     match value {
@@ -507,7 +502,7 @@ fn write_value(
             rmp::encode::write_map_len(out, entries.len() as u32).expect("vec write");
             for (key, item) in entries {
                 rmp::encode::write_str(out, key).expect("vec write");
-                write_value(out, item, elem, &path.key(key.clone()))?;
+                write_value(out, item, elem, &path.key(key))?;
             }
             Ok(())
         }
@@ -530,7 +525,7 @@ fn write_value(
                     ));
                 };
                 rmp::encode::write_str(out, name).expect("vec write");
-                write_value(out, item, attr_ty, &path.attr(name.clone()))?;
+                write_value(out, item, attr_ty, &path.attr(name))?;
             }
             Ok(())
         }
