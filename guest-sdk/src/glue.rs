@@ -10,8 +10,9 @@ use tfwasm_model::{
 use crate::plan::plan_defaults;
 use crate::{Context, DataSource, Provider, Resource};
 
-/// A provider with its resources, data sources and schemas built once per instance, so a
-/// call does not rebuild them (instances serve many calls).
+/// A provider with its resources and data sources, built once per instance; each type's
+/// schema is built the first time a call needs it and kept (instances serve many calls, and
+/// a fresh instance builds only the schema its one call uses).
 pub struct Catalog {
     provider: Box<dyn Provider>,
     provider_schema: crate::ResourceSchema,
@@ -20,11 +21,56 @@ pub struct Catalog {
     data_sources: Vec<Entry<Box<dyn DataSource>>>,
 }
 
-/// One resource or data source type with its schema and value type.
+/// What has a schema: resources and data sources.
+trait HasSchema {
+    fn type_name(&self) -> &'static str;
+    fn schema(&self) -> crate::ResourceSchema;
+}
+
+impl HasSchema for Box<dyn Resource> {
+    fn type_name(&self) -> &'static str {
+        self.as_ref().type_name()
+    }
+    fn schema(&self) -> crate::ResourceSchema {
+        self.as_ref().schema()
+    }
+}
+
+impl HasSchema for Box<dyn DataSource> {
+    fn type_name(&self) -> &'static str {
+        self.as_ref().type_name()
+    }
+    fn schema(&self) -> crate::ResourceSchema {
+        self.as_ref().schema()
+    }
+}
+
+/// One resource or data source type with its schema and value type, built on first use.
 struct Entry<T> {
     item: T,
-    schema: crate::ResourceSchema,
-    ty: Type,
+    built: std::sync::OnceLock<(crate::ResourceSchema, Type)>,
+}
+
+impl<T: HasSchema> Entry<T> {
+    fn new(item: T) -> Entry<T> {
+        Entry {
+            item,
+            built: std::sync::OnceLock::new(),
+        }
+    }
+    fn built(&self) -> &(crate::ResourceSchema, Type) {
+        self.built.get_or_init(|| {
+            let schema = self.item.schema();
+            let ty = schema.value_type();
+            (schema, ty)
+        })
+    }
+    fn schema(&self) -> &crate::ResourceSchema {
+        &self.built().0
+    }
+    fn ty(&self) -> &Type {
+        &self.built().1
+    }
 }
 
 impl Catalog {
@@ -32,8 +78,12 @@ impl Catalog {
     pub fn new(provider: Box<dyn Provider>) -> Catalog {
         let provider_schema = provider.schema();
         let provider_type = provider_schema.value_type();
-        let resources = entries(provider.resources(), |r| r.schema());
-        let data_sources = entries(provider.data_sources(), |d| d.schema());
+        let resources = provider.resources().into_iter().map(Entry::new).collect();
+        let data_sources = provider
+            .data_sources()
+            .into_iter()
+            .map(Entry::new)
+            .collect();
         Catalog {
             provider,
             provider_schema,
@@ -47,17 +97,6 @@ impl Catalog {
     pub fn provider(&self) -> &dyn Provider {
         self.provider.as_ref()
     }
-}
-
-fn entries<T>(items: Vec<T>, schema: impl Fn(&T) -> crate::ResourceSchema) -> Vec<Entry<T>> {
-    items
-        .into_iter()
-        .map(|item| {
-            let schema = schema(&item);
-            let ty = schema.value_type();
-            Entry { item, schema, ty }
-        })
-        .collect()
 }
 
 /// The WIT types, for the export macro.
@@ -273,7 +312,7 @@ fn find_resource<'c>(
 ) -> Result<&'c Entry<Box<dyn Resource>>, Diagnostic> {
     c.resources
         .iter()
-        .find(|r| r.item.type_name() == type_name)
+        .find(|r| HasSchema::type_name(&r.item) == type_name)
         .ok_or_else(|| {
             Diagnostic::error(
                 "Unknown resource type",
@@ -288,7 +327,7 @@ fn find_data_source<'c>(
 ) -> Result<&'c Entry<Box<dyn DataSource>>, Diagnostic> {
     c.data_sources
         .iter()
-        .find(|d| d.item.type_name() == type_name)
+        .find(|d| HasSchema::type_name(&d.item) == type_name)
         .ok_or_else(|| {
             Diagnostic::error(
                 "Unknown data source type",
@@ -358,7 +397,7 @@ pub fn get_schema(c: &Catalog) -> wit::ProviderSchema {
             .iter()
             .map(|r| wit::NamedSchema {
                 type_name: r.item.type_name().to_owned(),
-                schema: to_wit_schema(&r.schema.to_wire()),
+                schema: to_wit_schema(&r.schema().to_wire()),
             })
             .collect(),
         data_sources: c
@@ -366,7 +405,7 @@ pub fn get_schema(c: &Catalog) -> wit::ProviderSchema {
             .iter()
             .map(|d| wit::NamedSchema {
                 type_name: d.item.type_name().to_owned(),
-                schema: to_wit_schema(&d.schema.to_wire()),
+                schema: to_wit_schema(&d.schema().to_wire()),
             })
             .collect(),
         diagnostics: Vec::new(),
@@ -394,7 +433,7 @@ pub fn validate_resource_config(
 ) -> Diags {
     run_diags(|| {
         let entry = find_resource(c, &req.type_name)?;
-        let (resource, schema, ty) = (&entry.item, &entry.schema, &entry.ty);
+        let (resource, schema, ty) = (&entry.item, entry.schema(), entry.ty());
         let config = decode(&req.config, ty, "configuration")?;
         let mut diagnostics = schema.check_config(&config);
         diagnostics.extend(resource.validate(&context(c, ctx)?, &config));
@@ -410,7 +449,7 @@ pub fn validate_data_resource_config(
 ) -> Diags {
     run_diags(|| {
         let entry = find_data_source(c, &req.type_name)?;
-        let (source, schema, ty) = (&entry.item, &entry.schema, &entry.ty);
+        let (source, schema, ty) = (&entry.item, entry.schema(), entry.ty());
         let config = decode(&req.config, ty, "configuration")?;
         let mut diagnostics = schema.check_config(&config);
         diagnostics.extend(source.validate(&context(c, ctx)?, &config));
@@ -427,7 +466,7 @@ pub fn upgrade_resource_state(
 ) -> wit::UpgradeResponse {
     let result = (|| {
         let entry = find_resource(c, &req.type_name)?;
-        let (resource, schema, ty) = (&entry.item, &entry.schema, &entry.ty);
+        let (resource, schema, ty) = (&entry.item, entry.schema(), entry.ty());
         let json: serde_json::Value = serde_json::from_slice(&req.raw_state_json).map_err(|e| {
             Diagnostic::error(
                 "Unable to read stored state",
@@ -515,7 +554,7 @@ pub fn read_resource(
 ) -> wit::ReadResponse {
     let result = (|| {
         let entry = find_resource(c, &req.type_name)?;
-        let (resource, schema, ty) = (&entry.item, &entry.schema, &entry.ty);
+        let (resource, schema, ty) = (&entry.item, entry.schema(), entry.ty());
         let state = decode(&req.current_state, ty, "current state")?;
         if state.is_null() {
             return Ok((codec::msgpack::NULL.to_vec(), req.private.clone()));
@@ -563,7 +602,7 @@ pub fn plan_resource_change(
 ) -> wit::PlanResponse {
     let result = (|| {
         let entry = find_resource(c, &req.type_name)?;
-        let (resource, schema, ty) = (&entry.item, &entry.schema, &entry.ty);
+        let (resource, schema, ty) = (&entry.item, entry.schema(), entry.ty());
         let prior = decode(&req.prior_state, ty, "prior state")?;
         let proposed = decode(&req.proposed_new_state, ty, "proposed new state")?;
         let config = decode(&req.config, ty, "configuration")?;
@@ -610,7 +649,7 @@ pub fn apply_resource_change(
 ) -> wit::ApplyResponse {
     let result = (|| {
         let entry = find_resource(c, &req.type_name)?;
-        let (resource, schema, ty) = (&entry.item, &entry.schema, &entry.ty);
+        let (resource, schema, ty) = (&entry.item, entry.schema(), entry.ty());
         let prior = decode(&req.prior_state, ty, "prior state")?;
         let planned = decode(&req.planned_state, ty, "planned state")?;
         let config = decode(&req.config, ty, "configuration")?;
@@ -670,7 +709,7 @@ pub fn import_resource_state(
 ) -> wit::ImportResponse {
     let result = (|| {
         let entry = find_resource(c, &req.type_name)?;
-        let (resource, ty) = (&entry.item, &entry.ty);
+        let (resource, ty) = (&entry.item, entry.ty());
         let ctx = context(c, ctx)?;
         let state = resource.import(&ctx, &req.id)?;
         if crate::invariants::ENABLED {
@@ -706,7 +745,7 @@ pub fn read_data_source(
 ) -> wit::ReadDataResponse {
     let result = (|| {
         let entry = find_data_source(c, &req.type_name)?;
-        let (source, ty) = (&entry.item, &entry.ty);
+        let (source, ty) = (&entry.item, entry.ty());
         let config = decode(&req.config, ty, "configuration")?;
         let state = source.read(&context(c, ctx)?, &config)?;
         encode(&state, ty, "data source result")

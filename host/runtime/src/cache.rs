@@ -63,11 +63,19 @@ pub fn load_or_compile(
     dir: &Path,
     wasm: &[u8],
 ) -> Result<(Component, Origin), wasmtime::Error> {
-    let path = entry_path(dir, engine, wasm);
+    load_or_compile_at(engine, &entry_path(dir, engine, wasm), wasm)
+}
+
+/// [`load_or_compile`] with the entry path already computed.
+fn load_or_compile_at(
+    engine: &Engine,
+    path: &Path,
+    wasm: &[u8],
+) -> Result<(Component, Origin), wasmtime::Error> {
     if path.is_file() {
         // SAFETY: files under our cache directory are only written by `store` below, from
         // `Engine::precompile_component`, and their name pins the exact engine build.
-        match unsafe { Component::deserialize_file(engine, &path) } {
+        match unsafe { Component::deserialize_file(engine, path) } {
             Ok(component) => return Ok((component, Origin::Cached)),
             Err(error) => {
                 tracing::warn!(path = %path.display(), %error, "ignoring unreadable compile cache entry");
@@ -75,7 +83,7 @@ pub fn load_or_compile(
         }
     }
     let compiled = engine.precompile_component(wasm)?;
-    if let Err(error) = store(&path, &compiled) {
+    if let Err(error) = store(path, &compiled) {
         tracing::warn!(path = %path.display(), %error, "cannot write the compile cache; the next start will compile again");
     }
     // SAFETY: the bytes were produced just now by this engine.
@@ -146,8 +154,8 @@ pub fn load_file(
         }
     }
     let wasm = std::fs::read(path).map_err(FileError::Read)?;
-    let loaded = load_or_compile(engine, dir, &wasm).map_err(FileError::Invalid)?;
     let entry = entry_path(dir, engine, &wasm);
+    let loaded = load_or_compile_at(engine, &entry, &wasm).map_err(FileError::Invalid)?;
     if let Some(name) = entry.file_name().and_then(|n| n.to_str())
         && entry.is_file()
         && let Err(error) = store(&index, name.as_bytes())

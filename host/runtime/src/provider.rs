@@ -242,10 +242,9 @@ impl WasmProvider {
             .clone()
     }
 
-    fn new_store(
-        &self,
-        limits: &Limits,
-    ) -> Result<(Store<StoreState>, crate::http::Denials, Reported), String> {
+    /// A store for a new instance: what lasts as long as the instance (WASI context, grants,
+    /// captured output pipes). Per-call state is set by [`WasmProvider::call`].
+    fn new_store(&self) -> Result<Store<StoreState>, String> {
         let stdout = MemoryOutputPipe::new(MAX_CAPTURED_OUTPUT);
         let stderr = MemoryOutputPipe::new(MAX_CAPTURED_OUTPUT);
         // Deny by default: only granted directories and variables; no sockets, no stdin.
@@ -264,32 +263,27 @@ impl WasmProvider {
                 .preopened_dir(&dir.host, &dir.guest, perms)
                 .map_err(|e| format!("granted directory {dir}: {e:#}"))?;
         }
-        let wasi = builder.build();
-        let store_limits = crate::state::MemoryLimiter::new(limits.memory_bytes);
-        let denials = crate::http::Denials::default();
-        let reported = Reported::default();
-        let http_gate = crate::http::HttpGate {
-            allow: self.http_allow.clone(),
-            denials: denials.clone(),
-            timeout: limits.timeout,
-            requests: 0,
-        };
         let state = StoreState {
-            wasi,
+            wasi: builder.build(),
             http: wasmtime_wasi_http::WasiHttpCtx::new(),
-            http_gate,
+            http_gate: crate::http::HttpGate {
+                allow: self.http_allow.clone(),
+                denials: Default::default(),
+                timeout: Duration::ZERO,
+                requests: 0,
+            },
             table: Default::default(),
-            limits: store_limits,
+            limits: crate::state::MemoryLimiter::new(0),
             stdout,
             stderr,
             log_sink: self.log_sink.clone(),
-            reported: reported.clone(),
+            reported: Default::default(),
             stdout_seen: 0,
             stderr_seen: 0,
         };
         let mut store = Store::new(&self.engine, state);
         store.limiter(|state| &mut state.limits);
-        Ok((store, denials, reported))
+        Ok(store)
     }
 
     /// Runs one guest call under the RPC's limits: in an idle instance whose previous call
@@ -310,14 +304,14 @@ impl WasmProvider {
         let (mut store, instance, calls) = match warm {
             Some(w) => (w.store, Some(w.instance), w.calls),
             None => {
-                let (store, _, _) = self.new_store(&limits).map_err(|message| Failed {
+                let store = self.new_store().map_err(|message| Failed {
                     error: CallError::Instantiate { rpc, message },
                     reported: None,
                 })?;
                 (store, None, 0)
             }
         };
-        // Everything a call leaves behind starts afresh.
+        // Per-call state, set here for fresh and reused instances alike.
         let denials = crate::http::Denials::default();
         let reported = Reported::default();
         {
@@ -485,13 +479,16 @@ impl WasmProvider {
                 fuel: limits.fuel,
             };
         }
-        let text = format!("{error:#}");
-        if text.contains("forcing trap when growing memory") {
+        if error
+            .downcast_ref::<crate::state::MemoryLimitExceeded>()
+            .is_some()
+        {
             return CallError::OutOfMemory {
                 rpc,
                 limit: limits.memory_bytes,
             };
         }
+        let text = format!("{error:#}");
         let panic = stderr
             .lines()
             .skip_while(|l| !l.contains("panicked at"))

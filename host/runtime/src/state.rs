@@ -39,6 +39,21 @@ pub(crate) struct MemoryLimiter {
     pub(crate) size: usize,
 }
 
+/// A guest tried to grow its memory past the limit; the call traps with this error, which
+/// `WasmProvider` reports as the memory limit.
+#[derive(Debug)]
+pub(crate) struct MemoryLimitExceeded {
+    desired: usize,
+}
+
+impl std::fmt::Display for MemoryLimitExceeded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "memory limit exceeded growing to {} bytes", self.desired)
+    }
+}
+
+impl std::error::Error for MemoryLimitExceeded {}
+
 /// Most table elements an instance may have; tables hold function references, so real
 /// guests stay far below.
 const MAX_TABLE_ELEMENTS: usize = 1 << 20;
@@ -57,10 +72,7 @@ impl wasmtime::ResourceLimiter for MemoryLimiter {
         _maximum: Option<usize>,
     ) -> wasmtime::Result<bool> {
         if desired > self.limit {
-            // `classify` recognises this text as the memory limit.
-            return Err(wasmtime::Error::msg(format!(
-                "forcing trap when growing memory to {desired} bytes"
-            )));
+            return Err(wasmtime::Error::new(MemoryLimitExceeded { desired }));
         }
         self.size = self.size.max(desired);
         Ok(true)
