@@ -18,7 +18,7 @@ demo: build ## Package the random sample and run a real terraform/tofu init, app
 test: build ## Unit, property, protocol and end-to-end tests (real Terraform)
 	bash scripts/test.sh
 
-bench: build ## Benchmarks side by side (Wasm vs native vs gRPC floor); writes docs/benchmarks.md
+bench: build ## Benchmarks side by side (Terraform vs an independent native provider, Wasm vs native, gRPC floor); writes docs/benchmarks.md
 	bash scripts/bench.sh
 
 lint: ## Format check and clippy for host and guest

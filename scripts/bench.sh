@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # make bench: every benchmark side by side in one run, written to docs/benchmarks.md.
 #  1. criterion microbenchmarks (contract checks, guest calls, the layers of one RPC);
-#  2. tfwasm-bench: per-RPC latency (tfwasm vs native baseline vs gRPC floor), cold start,
-#     I/O-bound concurrency, `terraform apply` of 1,000 resources with peak RSS, sizes.
-# Uses tofu/terraform from PATH (or $TFWASM_BENCH_TERRAFORM), else Terraform v1.0.3.
-# Quick run for a smoke test: BENCH_ARGS="--resources 100 --runs 1 --iterations 200".
+#  2. tfwasm-bench: Terraform apply and refreshing plan against the independent native
+#     baseline (bench/independent, on the tf-provider crate), per-RPC latency (tfwasm vs
+#     the same code natively vs the gRPC floor), start-up with AutoMTLS, I/O-bound
+#     concurrency, sizes.
+# Terraform clients: v1.0.3 (fetched once) and the newest tofu/terraform on PATH, or only
+# $TFWASM_BENCH_TERRAFORM when set.
+# Quick run for a smoke test: BENCH_ARGS="--resources 50 --runs 1 --iterations 200".
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -12,13 +15,24 @@ cd "$root"
 target="${CARGO_TARGET_DIR:-$root/target}"
 case "$target" in /*) ;; *) target="$root/$target" ;; esac
 
-if [ -n "${TFWASM_BENCH_TERRAFORM:-}" ]; then tf="$TFWASM_BENCH_TERRAFORM"
-elif command -v tofu >/dev/null 2>&1; then tf="$(command -v tofu)"
-elif command -v terraform >/dev/null 2>&1; then tf="$(command -v terraform)"
-else tf="$(bash "$root/scripts/fetch-terraform.sh")"
+clients=()
+if [ -n "${TFWASM_BENCH_TERRAFORM:-}" ]; then
+  clients+=("$TFWASM_BENCH_TERRAFORM")
+else
+  clients+=("$(bash "$root/scripts/fetch-terraform.sh")")
+  if command -v tofu >/dev/null 2>&1; then clients+=("$(command -v tofu)")
+  elif command -v terraform >/dev/null 2>&1; then clients+=("$(command -v terraform)")
+  fi
 fi
 
 step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
+
+step "independent baseline (bench/independent on tf-provider; its build needs protoc)"
+if ! command -v protoc >/dev/null 2>&1; then
+  apt-get update -qq && apt-get install -y -qq protobuf-compiler
+fi
+cargo build --release --manifest-path bench/independent/Cargo.toml --target-dir "$target/independent"
+independent="$target/independent/release/independent-random"
 
 # Fresh criterion output, so the report lists only this run's figures.
 rm -rf "$target/criterion"
@@ -30,13 +44,16 @@ cargo bench -p tfwasm-runtime --bench call -- "${criterion_args[@]}"
 step "cargo bench: the layers of one RPC (native SDK, checks, Wasm reused/fresh)"
 cargo bench -p tfwasm-bench --bench layers -- "${criterion_args[@]}"
 
-step "tfwasm-bench run (terraform: $tf)"
+step "tfwasm-bench run (terraform: ${clients[*]})"
+tf_args=()
+for c in "${clients[@]}"; do tf_args+=(--terraform "$c"); done
 # shellcheck disable=SC2086
 "$target/release/tfwasm-bench" run \
   --tfwasm "$target/release/tfwasm" \
   --native "$target/release/native-random" \
+  --independent "$independent" \
   --components "$target/wasm32-wasip2/release" \
-  --terraform "$tf" \
+  "${tf_args[@]}" \
   --criterion "$target/criterion" \
   --out "$root/docs/benchmarks.md" \
   ${BENCH_ARGS:-}

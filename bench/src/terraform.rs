@@ -1,5 +1,6 @@
-//! Terraform applies of many resources against a provider in a filesystem mirror, timed,
-//! with the provider processes' peak memory sampled from `/proc` while they run.
+//! Terraform applies and refreshing plans of many resources against a provider in a
+//! filesystem mirror, timed, with the provider processes' peak memory sampled from `/proc`
+//! while they run.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -77,10 +78,10 @@ pub struct Setup {
     cache_dir: PathBuf,
 }
 
-/// One timed apply.
+/// One timed Terraform command (apply or plan).
 #[derive(Debug, Clone, Copy)]
 pub struct ApplyRun {
-    /// Wall-clock time of `terraform apply`.
+    /// Wall-clock time of the command.
     pub elapsed: Duration,
     /// Largest peak RSS among the provider processes, in KiB.
     pub provider_peak_kib: u64,
@@ -191,14 +192,30 @@ impl Setup {
         for f in ["terraform.tfstate", "terraform.tfstate.backup"] {
             let _ = std::fs::remove_file(self.dir.join(f));
         }
+        self.timed(&["apply", "-auto-approve"], parallelism)
+    }
+
+    /// Times `terraform plan -refresh=true -parallelism=N` against the current state (an
+    /// earlier [`Setup::apply`]): every resource is upgraded, read and planned.
+    ///
+    /// # Errors
+    /// The plan fails.
+    pub fn plan(&self, parallelism: usize) -> anyhow::Result<ApplyRun> {
+        self.timed(&["plan", "-refresh=true"], parallelism)
+    }
+
+    /// Runs one Terraform command, timing it and sampling its provider processes' memory.
+    fn timed(&self, args: &[&str], parallelism: usize) -> anyhow::Result<ApplyRun> {
         let parallelism = format!("-parallelism={parallelism}");
+        let mut argv = args.to_vec();
+        argv.extend(["-no-color", parallelism.as_str()]);
         let started = Instant::now();
         let child = self
-            .command(&["apply", "-auto-approve", "-no-color", &parallelism])
+            .command(&argv)
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
-            .context("starting terraform apply")?;
+            .with_context(|| format!("starting terraform {}", args[0]))?;
         let root = child.id();
         let done = Arc::new(AtomicBool::new(false));
         let sampler = {
@@ -222,7 +239,8 @@ impl Setup {
         let peaks = sampler.join().unwrap_or_default();
         if !out.status.success() {
             bail!(
-                "terraform apply ({}) failed:\n{}",
+                "terraform {} ({}) failed:\n{}",
+                args[0],
                 self.label,
                 String::from_utf8_lossy(&out.stderr)
             );
@@ -233,6 +251,38 @@ impl Setup {
             provider_anon_kib: peaks.values().map(|p| p.1).max().unwrap_or(0),
             provider_processes: peaks.len(),
         })
+    }
+
+    /// Bytes of the provider package as installed (every file of the package directory,
+    /// which Terraform hashes against the lock file at every command).
+    pub fn package_bytes(&self) -> u64 {
+        let package = self
+            .dir
+            .parent()
+            .unwrap_or(&self.dir)
+            .join("mirror")
+            .join(format!("{SOURCE}/{VERSION}/linux_amd64"));
+        std::fs::read_dir(package)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .filter_map(|e| e.metadata().ok())
+                    .filter(|m| m.is_file())
+                    .map(|m| m.len())
+                    .sum()
+            })
+            .unwrap_or(0)
+    }
+
+    /// The packaged provider executable (what Terraform starts).
+    pub fn provider_executable(&self) -> PathBuf {
+        self.dir
+            .parent()
+            .unwrap_or(&self.dir)
+            .join("mirror")
+            .join(format!(
+                "{SOURCE}/{VERSION}/linux_amd64/terraform-provider-random_v{VERSION}"
+            ))
     }
 
     /// `terraform version`'s first line.
