@@ -27,7 +27,7 @@ enum Cmd {
     /// Serve the floor provider (handlers that do nothing) as a plugin; started by `run`.
     Floor,
     /// Run every measurement and write the markdown report.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
 }
 
 #[derive(clap::Args)]
@@ -75,7 +75,7 @@ struct RunArgs {
 fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
         Cmd::Floor => serve_floor(),
-        Cmd::Run(args) => run(args),
+        Cmd::Run(args) => run(*args),
     }
 }
 
