@@ -115,7 +115,7 @@ impl Setup {
         std::fs::create_dir_all(&dir)?;
         match provider {
             Provider::Native(binary) => {
-                let target = mirror.join(format!("{SOURCE}/{VERSION}/linux_amd64"));
+                let target = package_dir(&mirror);
                 std::fs::create_dir_all(&target)?;
                 std::fs::copy(
                     binary,
@@ -256,13 +256,7 @@ impl Setup {
     /// Bytes of the provider package as installed (every file of the package directory,
     /// which Terraform hashes against the lock file at every command).
     pub fn package_bytes(&self) -> u64 {
-        let package = self
-            .dir
-            .parent()
-            .unwrap_or(&self.dir)
-            .join("mirror")
-            .join(format!("{SOURCE}/{VERSION}/linux_amd64"));
-        std::fs::read_dir(package)
+        std::fs::read_dir(self.package())
             .map(|entries| {
                 entries
                     .flatten()
@@ -276,13 +270,13 @@ impl Setup {
 
     /// The packaged provider executable (what Terraform starts).
     pub fn provider_executable(&self) -> PathBuf {
-        self.dir
-            .parent()
-            .unwrap_or(&self.dir)
-            .join("mirror")
-            .join(format!(
-                "{SOURCE}/{VERSION}/linux_amd64/terraform-provider-random_v{VERSION}"
-            ))
+        self.package()
+            .join(format!("terraform-provider-random_v{VERSION}"))
+    }
+
+    /// The package directory in this setup's mirror.
+    fn package(&self) -> PathBuf {
+        package_dir(&self.dir.parent().unwrap_or(&self.dir).join("mirror"))
     }
 
     /// `terraform version`'s first line.
@@ -294,6 +288,11 @@ impl Setup {
             .and_then(|s| s.lines().next().map(str::to_owned))
             .unwrap_or_default()
     }
+}
+
+/// The package directory of the provider in `mirror`.
+fn package_dir(mirror: &Path) -> PathBuf {
+    mirror.join(format!("{SOURCE}/{VERSION}/linux_amd64"))
 }
 
 /// What goes into the mirror.

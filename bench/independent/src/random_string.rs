@@ -17,20 +17,6 @@ const UPPER: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 const NUMERIC: &str = "0123456789";
 const SPECIAL: &str = "!@#$%&*()-_=+[]{}<>:?";
 
-/// Inputs whose change forces a new string (every input).
-const INPUTS: [&str; 10] = [
-    "keepers",
-    "length",
-    "special",
-    "upper",
-    "lower",
-    "numeric",
-    "min_numeric",
-    "min_upper",
-    "min_lower",
-    "min_special",
-];
-
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct State<'a> {
     #[serde(borrow)]
@@ -78,29 +64,27 @@ impl State<'_> {
         self
     }
 
-    /// The inputs that differ from `prior`.
+    /// The inputs that differ from `prior` (every input forces a new string).
     fn changed_inputs(&self, prior: &State<'_>) -> Vec<&'static str> {
-        let changed = [
-            self.keepers != prior.keepers,
-            self.length != prior.length,
-            self.special != prior.special,
-            self.upper != prior.upper,
-            self.lower != prior.lower,
-            self.numeric != prior.numeric,
-            self.min_numeric != prior.min_numeric,
-            self.min_upper != prior.min_upper,
-            self.min_lower != prior.min_lower,
-            self.min_special != prior.min_special,
-        ];
-        let mut names: Vec<&'static str> = INPUTS
-            .iter()
-            .zip(changed)
-            .filter_map(|(name, changed)| changed.then_some(*name))
-            .collect();
-        if self.override_special != prior.override_special {
-            names.push("override_special");
-        }
-        names
+        [
+            ("keepers", self.keepers != prior.keepers),
+            ("length", self.length != prior.length),
+            ("special", self.special != prior.special),
+            ("upper", self.upper != prior.upper),
+            ("lower", self.lower != prior.lower),
+            ("numeric", self.numeric != prior.numeric),
+            ("min_numeric", self.min_numeric != prior.min_numeric),
+            ("min_upper", self.min_upper != prior.min_upper),
+            ("min_lower", self.min_lower != prior.min_lower),
+            ("min_special", self.min_special != prior.min_special),
+            (
+                "override_special",
+                self.override_special != prior.override_special,
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(name, changed)| changed.then_some(name))
+        .collect()
     }
 
     fn generate(&self) -> Result<String, &'static str> {
@@ -141,19 +125,30 @@ impl State<'_> {
 }
 
 /// Random numbers from the OS, fetched 256 bytes at a time.
-#[derive(Default)]
 struct SecureRng {
-    buf: Vec<u8>,
+    buf: [u8; 256],
+    pos: usize,
+}
+
+impl Default for SecureRng {
+    fn default() -> Self {
+        SecureRng {
+            buf: [0; 256],
+            pos: 256,
+        }
+    }
 }
 
 impl SecureRng {
     fn next_u64(&mut self) -> u64 {
-        if self.buf.len() < 8 {
-            self.buf = vec![0; 256];
+        if self.pos + 8 > self.buf.len() {
             getrandom::getrandom(&mut self.buf).expect("the OS random source failed");
+            self.pos = 0;
         }
-        let word = self.buf.split_off(self.buf.len() - 8);
-        u64::from_le_bytes(word.try_into().unwrap_or_default())
+        let mut word = [0; 8];
+        word.copy_from_slice(&self.buf[self.pos..self.pos + 8]);
+        self.pos += 8;
+        u64::from_le_bytes(word)
     }
 
     /// Uniform in `0..bound`, without modulo bias.

@@ -205,45 +205,25 @@ fn terraform_setups(
                 .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
         )
     };
-    let mut setups = Vec::new();
+    let mut providers = Vec::new();
     if let Some(independent) = &args.independent {
-        setups.push((
-            INDEPENDENT,
-            Setup::new(
-                &tag(INDEPENDENT),
-                work,
-                client,
-                MirrorProvider::Native(independent),
-                count,
-                warm_cache,
-            )?,
-        ));
+        providers.push((INDEPENDENT, MirrorProvider::Native(independent)));
     }
-    setups.push((
+    providers.push((
         TFWASM,
-        Setup::new(
-            &tag(TFWASM),
-            work,
-            client,
-            MirrorProvider::Wasm {
-                tfwasm: &args.tfwasm,
-                component: random,
-            },
-            count,
-            warm_cache,
-        )?,
+        MirrorProvider::Wasm {
+            tfwasm: &args.tfwasm,
+            component: random,
+        },
     ));
-    setups.push((
-        NATIVE,
-        Setup::new(
-            &tag(NATIVE),
-            work,
-            client,
-            MirrorProvider::Native(&args.native),
-            count,
-            warm_cache,
-        )?,
-    ));
+    providers.push((NATIVE, MirrorProvider::Native(&args.native)));
+    let setups = providers
+        .into_iter()
+        .map(|(name, provider)| {
+            Setup::new(&tag(name), work, client, provider, count, warm_cache)
+                .map(|setup| (name, setup))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
     Ok(setups)
 }
 
@@ -899,28 +879,24 @@ impl Report {
                     w,
                     "\n| overhead | plan p50 | plan p99 | apply p50 | apply p99 |\n|---|---|---|---|---|"
                 );
-                let mut rows = vec![("tfwasm over floor", wasm), ("native over floor", native)];
+                let mut rows = vec![
+                    ("tfwasm over floor", wasm, floor),
+                    ("native over floor", native, floor),
+                ];
                 if let Some(fresh) = self.rpc.get(3) {
-                    rows.push(("tfwasm with fresh instances over floor", fresh));
+                    rows.push(("tfwasm with fresh instances over floor", fresh, floor));
                 }
-                for (name, x) in rows {
+                rows.push(("tfwasm over native (the Wasm layer)", wasm, native));
+                for (name, x, base) in rows {
                     let _ = writeln!(
                         w,
                         "| {name} | {} | {} | {} | {} |",
-                        us(over(&x.plan, &floor.plan, 0.5)),
-                        us(over(&x.plan, &floor.plan, 0.99)),
-                        us(over(&x.apply, &floor.apply, 0.5)),
-                        us(over(&x.apply, &floor.apply, 0.99)),
+                        us(over(&x.plan, &base.plan, 0.5)),
+                        us(over(&x.plan, &base.plan, 0.99)),
+                        us(over(&x.apply, &base.apply, 0.5)),
+                        us(over(&x.apply, &base.apply, 0.99)),
                     );
                 }
-                let _ = writeln!(
-                    w,
-                    "| tfwasm over native (the Wasm layer) | {} | {} | {} | {} |",
-                    us(over(&wasm.plan, &native.plan, 0.5)),
-                    us(over(&wasm.plan, &native.plan, 0.99)),
-                    us(over(&wasm.apply, &native.apply, 0.5)),
-                    us(over(&wasm.apply, &native.apply, 0.99)),
-                );
                 let p50 =
                     over(&wasm.plan, &floor.plan, 0.5).max(over(&wasm.apply, &floor.apply, 0.5));
                 let p99 =
