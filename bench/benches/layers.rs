@@ -35,6 +35,7 @@ fn wasm_with(reuse: bool, fuel_metering: bool) -> WasmProvider {
         log_sink: Arc::new(DiscardLog),
         settings_hint: "bench".into(),
         display_name: None,
+        http: Default::default(),
     };
     WasmProvider::load(&component(), options)
         .expect("load the random component (run `make build` first)")

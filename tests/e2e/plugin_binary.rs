@@ -66,3 +66,75 @@ fn package_rejects_a_file_that_is_not_a_component() {
         "nothing written for a bad component"
     );
 }
+
+/// `--ca-file` copies the CA into the package (so the mirror can move) and names it
+/// relative to tfwasm.toml; a missing or empty CA file fails packaging, naming the file.
+#[test]
+fn package_carries_its_ca_files_and_refuses_unusable_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let package = |ca: &std::path::Path| {
+        Command::new(tfwasm_tests::tfwasm_bin())
+            .arg("package")
+            .arg(tfwasm_tests::component("hostile"))
+            .args([
+                "--source",
+                "registry.terraform.io/example/hostile",
+                "--version",
+                "1.0.0",
+                "--allow-http",
+                "https://localhost:8443",
+                "--https-proxy",
+                "http://127.0.0.1:3128",
+                "--out",
+            ])
+            .arg(dir.path().join("mirror"))
+            .arg("--ca-file")
+            .arg(ca)
+            .env("TFWASM_CACHE_DIR", tfwasm_tests::cache_dir())
+            .output()
+            .unwrap()
+    };
+    let missing = dir.path().join("missing-ca.pem");
+    let out = package(&missing);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("missing-ca.pem"), "{stderr}");
+
+    let empty = dir.path().join("empty.pem");
+    std::fs::write(&empty, "no certificates here\n").unwrap();
+    let out = package(&empty);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("empty.pem") && stderr.contains("no certificates"),
+        "{stderr}"
+    );
+
+    let ca = dir.path().join("corp-root.pem");
+    let key = rcgen::KeyPair::generate().unwrap();
+    let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    std::fs::write(&ca, params.self_signed(&key).unwrap().pem()).unwrap();
+    let out = package(&ca);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let platform = dir
+        .path()
+        .join("mirror/registry.terraform.io/example/hostile/1.0.0/linux_amd64");
+    let settings = std::fs::read_to_string(platform.join("tfwasm.toml")).unwrap();
+    assert!(
+        settings.contains("ca_files = [\"ca/1-corp-root.pem\"]"),
+        "{settings}"
+    );
+    assert!(
+        settings.contains("https_proxy = \"http://127.0.0.1:3128\""),
+        "{settings}"
+    );
+    assert_eq!(
+        std::fs::read(platform.join("ca/1-corp-root.pem")).unwrap(),
+        std::fs::read(&ca).unwrap()
+    );
+}

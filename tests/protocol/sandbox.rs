@@ -49,7 +49,7 @@ fn act(behavior: &str, target: &str, unknown_result: bool) -> pb::DynamicValue {
 }
 
 /// Plans nothing: applies `behavior` directly as a create.
-async fn apply(
+pub(crate) async fn apply(
     client: &mut Client,
     behavior: &str,
     target: &str,
@@ -70,7 +70,7 @@ async fn apply(
         .into_inner()
 }
 
-async fn connect(server: &Server) -> Client {
+pub(crate) async fn connect(server: &Server) -> Client {
     let mut client = pb::provider_client::ProviderClient::new(server.channel(None).await);
     client
         .get_provider_schema(pb::get_provider_schema::Request {})
@@ -90,10 +90,22 @@ async fn connect(server: &Server) -> Client {
     client
 }
 
-fn settings(text: &str) -> tempfile::NamedTempFile {
+pub(crate) fn settings(text: &str) -> tempfile::NamedTempFile {
     let file = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(file.path(), text).unwrap();
     file
+}
+
+/// The `result` an apply returned (the body, for `http_get`), if it succeeded.
+pub(crate) fn result_of(resp: &pb::apply_resource_change::Response) -> Option<String> {
+    let state = resp.new_state.as_ref()?;
+    let value = DynamicValue {
+        msgpack: state.msgpack.clone(),
+        json: Vec::new(),
+    }
+    .decode(&act_type())
+    .ok()?;
+    value.get("result")?.as_str().map(str::to_owned)
 }
 
 #[track_caller]

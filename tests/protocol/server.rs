@@ -58,6 +58,11 @@ impl Server {
     /// Starts the server on a sample component with extra environment variables.
     pub fn start_with(sample: &str, env: &[(&str, &str)], tls: Option<&TlsClient>) -> Server {
         let mut cmd = Command::new(tfwasm_tests::tfwasm_bin());
+        // Hermetic: a proxy in the developer's environment must not catch loopback requests;
+        // tests that want one pass it in `env`.
+        for proxy in ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"] {
+            cmd.env_remove(proxy).env_remove(proxy.to_ascii_lowercase());
+        }
         cmd.arg("serve")
             .arg("--component")
             .arg(tfwasm_tests::component(sample))

@@ -19,6 +19,12 @@
 //! env = ["API_TOKEN"]
 //! dirs = ["/srv/data:/data:ro"]
 //! http = ["https://api.example.com", "http://127.0.0.1:8080"]
+//!
+//! [http]                         # how allowed requests are made; the guest never sees these
+//! ca_files = ["ca/corp-root.pem"]  # trusted besides the system's roots; relative to this file
+//! https_proxy = "http://proxy.internal:3128"  # setting any proxy key replaces the
+//! http_proxy = "http://proxy.internal:3128"   # environment's HTTPS_PROXY/HTTP_PROXY/NO_PROXY
+//! no_proxy = "localhost,.internal"
 //! ```
 //!
 //! Run-time overrides: `TFWASM_CONFIG` names another settings file to use instead;
@@ -33,7 +39,7 @@ use serde::{Deserialize, Serialize};
 use tfwasm_contract::Mode;
 use tfwasm_runtime::grants::{DirGrant, check_env_name};
 use tfwasm_runtime::limits::{ByteSize, HumanDuration, RPC_NAMES};
-use tfwasm_runtime::{CallLimits, Grants, LimitsOverride};
+use tfwasm_runtime::{CallLimits, Grants, HttpSettings, LimitsOverride, ProxySettings};
 
 /// File name of the settings file in a provider package.
 pub const FILE_NAME: &str = "tfwasm.toml";
@@ -55,6 +61,51 @@ pub struct ProviderConfig {
     /// Capabilities granted to the guest.
     #[serde(default, skip_serializing_if = "GrantsConfig::is_empty")]
     pub grants: GrantsConfig,
+    /// How allowed outgoing HTTP is made.
+    #[serde(default, skip_serializing_if = "HttpConfig::is_empty")]
+    pub http: HttpConfig,
+}
+
+/// The `[http]` table: trusted CAs and proxies for the requests the grants allow.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HttpConfig {
+    /// PEM files of CA certificates trusted besides the system's roots (relative paths are
+    /// relative to the settings file).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ca_files: Vec<String>,
+    /// Proxy for `http://` requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_proxy: Option<String>,
+    /// Proxy for `https://` requests (tunnelled with CONNECT).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub https_proxy: Option<String>,
+    /// Hosts reached without the proxy (comma-separated names, IPs, CIDR ranges).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_proxy: Option<String>,
+}
+
+impl HttpConfig {
+    fn is_empty(&self) -> bool {
+        *self == HttpConfig::default()
+    }
+
+    fn resolve(&self, base: &Path) -> anyhow::Result<HttpSettings> {
+        let proxy =
+            (self.http_proxy.is_some() || self.https_proxy.is_some() || self.no_proxy.is_some())
+                .then(|| ProxySettings {
+                    http: self.http_proxy.clone(),
+                    https: self.https_proxy.clone(),
+                    no_proxy: self.no_proxy.clone(),
+                });
+        if let Some(proxy) = &proxy {
+            proxy.validate().context("http")?;
+        }
+        Ok(HttpSettings {
+            ca_files: self.ca_files.iter().map(|f| base.join(f)).collect(),
+            proxy,
+        })
+    }
 }
 
 /// The `[contracts]` table.
@@ -184,6 +235,8 @@ pub struct Resolved {
     pub limits: CallLimits,
     /// Grants.
     pub grants: Grants,
+    /// Trusted CAs and proxies.
+    pub http: HttpSettings,
     /// Where the settings came from, for messages.
     pub source: String,
 }
@@ -207,8 +260,9 @@ fn apply_values(values: &LimitValues, context: &str) -> anyhow::Result<LimitsOve
 }
 
 impl ProviderConfig {
-    /// Validates and converts. Errors name the setting.
-    pub fn resolve(&self, source: String) -> anyhow::Result<Resolved> {
+    /// Validates and converts. Errors name the setting. Relative file names (CA files) are
+    /// taken relative to `base`, the settings file's directory.
+    pub fn resolve(&self, source: String, base: &Path) -> anyhow::Result<Resolved> {
         let mut limits = CallLimits::new();
         let defaults = apply_values(&self.limits.values, "limits")?;
         limits.default.fuel = defaults.fuel.unwrap_or(limits.default.fuel);
@@ -252,6 +306,7 @@ impl ProviderConfig {
                 dirs,
                 http,
             },
+            http: self.http.resolve(base)?,
             source,
         })
     }
@@ -304,12 +359,15 @@ pub fn load(component: &Path) -> anyhow::Result<Resolved> {
     if let Some(value) = env("TFWASM_INSTANCES") {
         config.limits.instances = Some(Instances::parse(&value)?);
     }
-    config.resolve(path.display().to_string()).with_context(|| {
-        format!(
-            "invalid settings in {} (or the TFWASM_* environment)",
-            path.display()
-        )
-    })
+    let base = path.parent().unwrap_or(Path::new("."));
+    config
+        .resolve(path.display().to_string(), base)
+        .with_context(|| {
+            format!(
+                "invalid settings in {} (or the TFWASM_* environment)",
+                path.display()
+            )
+        })
 }
 
 /// Parses settings text.
@@ -331,7 +389,10 @@ mod tests {
 
     #[test]
     fn defaults_enforce_and_deny() {
-        let resolved = parse("").unwrap().resolve("x".into()).unwrap();
+        let resolved = parse("")
+            .unwrap()
+            .resolve("x".into(), Path::new("."))
+            .unwrap();
         assert_eq!(resolved.mode, Mode::Enforce);
         assert_eq!(resolved.grants, Grants::default());
         assert_eq!(resolved.limits, CallLimits::new());
@@ -339,11 +400,14 @@ mod tests {
 
     #[test]
     fn instance_strategy() {
-        let default = parse("").unwrap().resolve("x".into()).unwrap();
+        let default = parse("")
+            .unwrap()
+            .resolve("x".into(), Path::new("."))
+            .unwrap();
         assert!(default.limits.reuse_instances, "reuse is the default");
         let fresh = parse("[limits]\ninstances = \"fresh\"\n")
             .unwrap()
-            .resolve("x".into())
+            .resolve("x".into(), Path::new("."))
             .unwrap();
         assert!(!fresh.limits.reuse_instances);
         let err = parse("[limits]\ninstances = \"sometimes\"\n").unwrap_err();
@@ -358,13 +422,45 @@ mod tests {
         )
         .unwrap();
         assert_eq!(parse(&render(&config).unwrap()).unwrap(), config);
-        let resolved = config.resolve("x".into()).unwrap();
+        let resolved = config.resolve("x".into(), Path::new(".")).unwrap();
         assert_eq!(resolved.limits.default.fuel, 5);
         assert_eq!(
             resolved.limits.for_rpc("ApplyResourceChange").timeout,
             std::time::Duration::from_secs(600)
         );
         assert!(resolved.grants.dirs[0].writable);
+    }
+
+    #[test]
+    fn http_settings_resolve_against_the_file_and_replace_the_environment_proxies() {
+        let config = parse(
+            "[http]\nca_files = [\"ca/root.pem\", \"/etc/extra.pem\"]\nno_proxy = \"localhost\"\n",
+        )
+        .unwrap();
+        assert_eq!(parse(&render(&config).unwrap()).unwrap(), config);
+        let resolved = config.resolve("x".into(), Path::new("/pkg")).unwrap();
+        assert_eq!(
+            resolved.http.ca_files,
+            [
+                PathBuf::from("/pkg/ca/root.pem"),
+                PathBuf::from("/etc/extra.pem")
+            ]
+        );
+        let proxy = resolved
+            .http
+            .proxy
+            .expect("any proxy key replaces the environment's");
+        assert_eq!(proxy.no_proxy.as_deref(), Some("localhost"));
+        assert_eq!(proxy.https, None);
+        let none = parse("")
+            .unwrap()
+            .resolve("x".into(), Path::new("."))
+            .unwrap();
+        assert_eq!(
+            none.http,
+            HttpSettings::default(),
+            "no [http]: environment proxies"
+        );
     }
 
     #[test]
@@ -379,10 +475,15 @@ mod tests {
             ("[grants]\ndirs = [\"/x\"]\n", "grants.dirs"),
             ("[grants]\nenv = [\"A-B\"]\n", "grants.env"),
             ("[grants]\nhttp = [\"x.example.com\"]\n", "grants.http"),
+            ("[http]\nhttps_proxy = \"socks5://p:1\"\n", "proxy https"),
         ] {
             let err = format!(
                 "{:#}",
-                parse(text).unwrap().resolve("x".into()).err().unwrap()
+                parse(text)
+                    .unwrap()
+                    .resolve("x".into(), Path::new("."))
+                    .err()
+                    .unwrap()
             );
             assert!(err.contains(needle), "{needle}: {err}");
         }

@@ -46,6 +46,7 @@ fn provider(fuel_metering: bool, pooling: bool, reuse_instances: bool) -> WasmPr
         log_sink: Arc::new(DiscardLog),
         settings_hint: "bench".into(),
         display_name: None,
+        http: Default::default(),
     };
     WasmProvider::load(&component(), options)
         .expect("load the random component")

@@ -34,6 +34,9 @@ pub enum LoadError {
     /// The engine could not be set up.
     #[error("cannot configure the wasm engine: {0}")]
     Engine(String),
+    /// The HTTP settings (CA files, proxies) cannot be used.
+    #[error("{0}")]
+    Http(#[from] crate::HttpSettingsError),
     /// A granted directory cannot be opened.
     #[error("granted directory {grant}: {message}")]
     Grant {

@@ -19,11 +19,12 @@ pub mod cache;
 mod engine;
 mod error;
 pub mod grants;
-mod http;
+pub mod http;
 pub mod limits;
 mod provider;
 mod state;
 
+pub use self::http::{HttpSettings, HttpSettingsError, ProxySettings};
 pub use error::{CallError, LoadError};
 pub use grants::{DirGrant, Grants, HttpAllowList};
 pub use limits::{CallLimits, Limits, LimitsOverride};

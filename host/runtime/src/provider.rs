@@ -54,6 +54,8 @@ pub struct LoadOptions {
     pub settings_hint: String,
     /// Name used in diagnostics (the provider type); defaults to the component's file name.
     pub display_name: Option<String>,
+    /// How allowed outgoing HTTP is made (trusted CAs, proxies).
+    pub http: crate::HttpSettings,
 }
 
 /// How loading went, for the operator's log.
@@ -73,6 +75,8 @@ pub struct WasmProvider {
     grants: Grants,
     /// The HTTP allow-list, shared by every store.
     http_allow: Arc<crate::HttpAllowList>,
+    /// The pool of outgoing connections, shared by every store.
+    outbound: Arc<crate::http::outbound::Outbound>,
     /// Values of the granted environment variables, read once at load.
     env: Vec<(String, String)>,
     settings_hint: String,
@@ -141,6 +145,7 @@ impl WasmProvider {
             log_sink,
             settings_hint,
             display_name,
+            http,
         } = options;
         let started = Instant::now();
         for dir in &grants.dirs {
@@ -156,6 +161,7 @@ impl WasmProvider {
             .iter()
             .filter_map(|name| std::env::var(name).ok().map(|value| (name.clone(), value)))
             .collect();
+        let outbound = Arc::new(crate::http::outbound::Outbound::new(&http)?);
         let engine = crate::engine::new_engine(&limits)?;
         let (component, origin) =
             cache::load_file(&engine, &cache_dir, path).map_err(|e| match e {
@@ -197,6 +203,7 @@ impl WasmProvider {
             pre,
             limits,
             http_allow: Arc::new(grants.http.clone()),
+            outbound,
             grants,
             env,
             settings_hint,
@@ -266,9 +273,10 @@ impl WasmProvider {
         let state = StoreState {
             wasi: builder.build(),
             http: wasmtime_wasi_http::WasiHttpCtx::new(),
-            http_gate: crate::http::HttpGate {
+            http_gate: crate::http::gate::HttpGate {
                 allow: self.http_allow.clone(),
-                denials: Default::default(),
+                outbound: self.outbound.clone(),
+                problems: Default::default(),
                 timeout: Duration::ZERO,
                 requests: 0,
             },
@@ -312,18 +320,18 @@ impl WasmProvider {
             }
         };
         // Per-call state, set here for fresh and reused instances alike.
-        let denials = crate::http::Denials::default();
+        let problems = crate::http::Problems::default();
         let reported = Reported::default();
         {
             let state = store.data_mut();
-            state.http_gate.denials = denials.clone();
+            state.http_gate.problems = problems.clone();
             state.http_gate.requests = 0;
             state.http_gate.timeout = limits.timeout;
             state.reported = reported.clone();
             state.limits.limit = limits.memory_bytes;
         }
         match self
-            .run(rpc, limits, &mut store, instance, denials, f)
+            .run(rpc, limits, &mut store, instance, problems, f)
             .await
         {
             Ok((value, instance)) => {
@@ -365,7 +373,7 @@ impl WasmProvider {
         limits: Limits,
         store: &mut Store<StoreState>,
         warm: Option<TfwasmProvider>,
-        denials: crate::http::Denials,
+        problems: crate::http::Problems,
         f: impl for<'a> FnOnce(&'a mut Store<StoreState>, &'a TfwasmProvider) -> GuestFuture<'a, R>
         + Send,
     ) -> Result<(R, TfwasmProvider), CallError> {
@@ -419,8 +427,8 @@ impl WasmProvider {
                 })
             }
             Some(Ok(Ok(mut value))) => {
-                for entry in denials.lock().map(|d| d.clone()).unwrap_or_default() {
-                    value.add_diagnostic(self.denial(&entry));
+                for problem in problems.lock().map(|p| p.clone()).unwrap_or_default() {
+                    value.add_diagnostic(self.http_problem(&problem));
                 }
                 Ok((value, instance))
             }
@@ -540,15 +548,36 @@ impl WasmProvider {
         )
     }
 
-    /// A denied outgoing request, naming the allow-list entry that would allow it.
-    fn denial(&self, entry: &str) -> wit::Diagnostic {
+    /// An outgoing request that failed for a reason the operator can fix, naming the setting.
+    fn http_problem(&self, problem: &crate::http::Problem) -> wit::Diagnostic {
+        use crate::http::Problem;
+        let (summary, detail) = match problem {
+            Problem::Denied { entry } => (
+                "Outgoing HTTP request denied",
+                format!(
+                    "The Wasm provider {} tried to reach {entry}, which its allow-list does not include. To allow it, add \"{entry}\" to http under [grants] in {} (or package with --allow-http {entry}).",
+                    self.name, self.settings_hint
+                ),
+            ),
+            Problem::Untrusted { host, reason } => (
+                "Outgoing HTTPS request to an untrusted server",
+                format!(
+                    "The Wasm provider {} could not verify the certificate of {host}: {reason}. If the server's certificate comes from a private CA, add the CA's PEM file to ca_files under [http] in {} (or package with --ca-file PATH).",
+                    self.name, self.settings_hint
+                ),
+            ),
+            Problem::Proxy { message } => (
+                "Outgoing HTTP request failed at the proxy",
+                format!(
+                    "The Wasm provider {} could not send a request {message}. The proxy comes from [http] in {} or, when that sets none, from HTTPS_PROXY/HTTP_PROXY/ALL_PROXY (NO_PROXY exempts hosts) in the environment Terraform runs in.",
+                    self.name, self.settings_hint
+                ),
+            ),
+        };
         wit::Diagnostic {
             severity: wit::Severity::Error,
-            summary: "Outgoing HTTP request denied".into(),
-            detail: format!(
-                "The Wasm provider {} tried to reach {entry}, which its allow-list does not include. To allow it, add \"{entry}\" to http under [grants] in {} (or package with --allow-http {entry}).",
-                self.name, self.settings_hint
-            ),
+            summary: summary.into(),
+            detail,
             attribute: Vec::new(),
         }
     }

@@ -17,7 +17,7 @@ pub(crate) const MAX_CAPTURED_OUTPUT: usize = 64 << 10;
 pub(crate) struct StoreState {
     pub(crate) wasi: WasiCtx,
     pub(crate) http: wasmtime_wasi_http::WasiHttpCtx,
-    pub(crate) http_gate: crate::http::HttpGate,
+    pub(crate) http_gate: crate::http::gate::HttpGate,
     pub(crate) table: ResourceTable,
     pub(crate) limits: MemoryLimiter,
     pub(crate) stdout: MemoryOutputPipe,

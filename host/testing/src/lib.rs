@@ -210,6 +210,7 @@ impl Harness {
             log_sink: logs.clone(),
             settings_hint: "the harness (tfwasm_testing::Harness)".to_owned(),
             display_name: None,
+            http: Default::default(),
         };
         let (provider, _) =
             WasmProvider::load(path, options).map_err(|e| HarnessError::Load(e.to_string()))?;

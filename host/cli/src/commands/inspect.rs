@@ -33,6 +33,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         log_sink: Arc::new(DiscardLog),
         settings_hint: settings.source.clone(),
         display_name: None,
+        http: settings.http.clone(),
     };
     let (provider, report) = WasmProvider::load(&args.component, options)
         .with_context(|| format!("loading {}", args.component.display()))?;

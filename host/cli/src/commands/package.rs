@@ -58,6 +58,21 @@ pub struct Args {
     /// any subdomain), e.g. https://api.example.com. Every redirect hop is checked too.
     #[arg(long = "allow-http", value_name = "PATTERN")]
     allow_http: Vec<String>,
+    /// Trust the CA certificates in this PEM file for outgoing HTTPS, besides the system's
+    /// roots (repeatable). The file is copied into the package.
+    #[arg(long = "ca-file", value_name = "PATH")]
+    ca_files: Vec<PathBuf>,
+    /// Send allowed http:// requests through this proxy (http://host:port). Setting any
+    /// proxy flag replaces HTTP_PROXY/HTTPS_PROXY/NO_PROXY from Terraform's environment.
+    #[arg(long, value_name = "URL")]
+    http_proxy: Option<String>,
+    /// Tunnel allowed https:// requests through this proxy (http://host:port, CONNECT).
+    #[arg(long, value_name = "URL")]
+    https_proxy: Option<String>,
+    /// Hosts reached without the proxy: comma-separated names (subdomains included), IPs,
+    /// CIDR ranges, or `*`.
+    #[arg(long, value_name = "LIST")]
+    no_proxy: Option<String>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -70,7 +85,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     {
         bail!("--platform {:?} must look like linux_amd64", args.platform);
     }
-    let settings = crate::config::ProviderConfig {
+    let mut settings = crate::config::ProviderConfig {
         contracts: crate::config::Contracts {
             violations: args.contract_violations,
         },
@@ -88,8 +103,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             dirs: args.allow_dir.clone(),
             http: args.allow_http.clone(),
         },
+        http: crate::config::HttpConfig {
+            ca_files: args
+                .ca_files
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect(),
+            http_proxy: args.http_proxy.clone(),
+            https_proxy: args.https_proxy.clone(),
+            no_proxy: args.no_proxy.clone(),
+        },
     };
-    let resolved = settings.resolve("the tfwasm package flags".into())?;
+    let resolved = settings.resolve("the tfwasm package flags".into(), Path::new("."))?;
     // Load (and compile into the cache) now, so a broken component fails here rather than in
     // the operator's first `terraform plan`.
     let options = LoadOptions {
@@ -99,6 +124,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         log_sink: Arc::new(DiscardLog),
         settings_hint: crate::config::FILE_NAME.into(),
         display_name: None,
+        http: resolved.http,
     };
     let (provider, _) = WasmProvider::load(&args.component, options)
         .with_context(|| format!("checking {}", args.component.display()))?;
@@ -136,6 +162,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     ));
     copy(&exe, &binary)?;
     copy(&args.component, &dir.join(crate::PACKAGED_COMPONENT))?;
+    // The package carries its CA files, so it keeps working when the mirror moves.
+    settings.http.ca_files = package_ca_files(&args.ca_files, &dir)?;
     let settings_path = dir.join(crate::config::FILE_NAME);
     std::fs::write(&settings_path, crate::config::render(&settings)?)
         .with_context(|| format!("writing {}", settings_path.display()))?;
@@ -151,6 +179,32 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         args.provider_version
     );
     Ok(())
+}
+
+/// Copies each CA file to `ca/N-NAME` in the package and returns the paths relative to it.
+fn package_ca_files(files: &[PathBuf], dir: &Path) -> anyhow::Result<Vec<String>> {
+    let ca_dir = dir.join("ca");
+    if ca_dir.exists() {
+        // A re-package replaces the old set rather than accumulating files.
+        std::fs::remove_dir_all(&ca_dir)
+            .with_context(|| format!("removing {}", ca_dir.display()))?;
+    }
+    if files.is_empty() {
+        return Ok(Vec::new());
+    }
+    std::fs::create_dir_all(&ca_dir).with_context(|| format!("creating {}", ca_dir.display()))?;
+    files
+        .iter()
+        .enumerate()
+        .map(|(i, file)| {
+            let name = file
+                .file_name()
+                .map_or_else(|| "ca.pem".into(), |n| n.to_string_lossy().into_owned());
+            let relative = format!("ca/{}-{name}", i + 1);
+            copy(file, &dir.join(&relative))?;
+            Ok(relative)
+        })
+        .collect()
 }
 
 fn copy(from: &Path, to: &Path) -> anyhow::Result<()> {

@@ -97,6 +97,7 @@ async fn serve_component(args: Args, env: PluginEnv, level: tracing::Level) -> a
         log_sink: Arc::new(GuestLog { max_level: level }),
         settings_hint: settings.source,
         display_name: Some(provider_name(&component)),
+        http: settings.http,
     };
     let (provider, report) = WasmProvider::load(&component, options)?;
     let provider = Checked::new(provider, provider_name(&component), settings.mode);
