@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -132,7 +133,7 @@ fn find_on_path(name: &str) -> Option<PathBuf> {
 }
 
 /// Every sample provider, packaged as `registry.terraform.io/tfwasm/<name>`.
-pub const SAMPLES: &[&str] = &["random", "misbehave", "hostile"];
+pub const SAMPLES: &[&str] = &["random", "misbehave", "hostile", "http"];
 
 /// Files the hostile provider may and may not read: `granted/hello.txt` is inside the
 /// directory granted as `/data`, `secret.txt` is beside it, and `granted/escape` is a
@@ -251,6 +252,8 @@ pub fn package_flags(sample: &str) -> Vec<String> {
             "--allow-http".into(),
             format!("http://127.0.0.1:{}", http_fixture().0),
         ],
+        // Tests start their own servers on loopback ports.
+        "http" => vec!["--allow-http".into(), "http://127.0.0.1:*".into()],
         _ => Vec::new(),
     }
 }
@@ -451,5 +454,131 @@ impl Workspace {
             }
         }
         out
+    }
+}
+
+/// A real json-server (npm `json-server@0.17.4`, installed by `scripts/fetch-json-server.sh`)
+/// on a loopback port, serving a copy of `db`; stopped when dropped (or when the test thread
+/// that started it ends).
+pub struct JsonServer {
+    child: std::process::Child,
+    /// Its port on 127.0.0.1.
+    pub port: u16,
+    /// The database file it reads and writes.
+    pub db: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl JsonServer {
+    /// Starts one with `db` (a JSON object of collections), answering after `delay_ms`.
+    pub fn start(db: &Value, delay_ms: u32) -> JsonServer {
+        static BIN: OnceLock<PathBuf> = OnceLock::new();
+        let bin = BIN.get_or_init(|| {
+            let out = Command::new("bash")
+                .arg(
+                    workspace_root()
+                        .join("scripts")
+                        .join("fetch-json-server.sh"),
+                )
+                .output()
+                .expect("run scripts/fetch-json-server.sh");
+            assert!(
+                out.status.success(),
+                "scripts/fetch-json-server.sh failed:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+        });
+        let dir = tempfile::tempdir().expect("temp dir");
+        let db_path = dir.path().join("db.json");
+        std::fs::write(&db_path, serde_json::to_vec_pretty(db).unwrap()).expect("write db");
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let log = std::fs::File::create(dir.path().join("json-server.log")).expect("log file");
+        let mut cmd = Command::new(bin);
+        cmd.arg(&db_path)
+            .args([
+                "--host",
+                "127.0.0.1",
+                "--port",
+                &port.to_string(),
+                "--quiet",
+            ])
+            .args(["--delay", &delay_ms.to_string()])
+            .stdin(std::process::Stdio::null())
+            .stdout(log.try_clone().expect("log file"))
+            .stderr(log);
+        // SAFETY: prctl is async-signal-safe; it only asks for SIGKILL when this thread ends.
+        unsafe {
+            use std::os::unix::process::CommandExt as _;
+            cmd.pre_exec(|| {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                Ok(())
+            });
+        }
+        let child = cmd.spawn().expect("start json-server");
+        let server = JsonServer {
+            child,
+            port,
+            db: db_path,
+            _dir: dir,
+        };
+        let started = std::time::Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "json-server did not listen on {port} within 30 s"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        server
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// The database as json-server has it now.
+    pub fn db(&self) -> Value {
+        serde_json::from_slice(&std::fs::read(&self.db).expect("read db")).expect("db is JSON")
+    }
+
+    /// Sends `METHOD path` with an optional JSON body behind Terraform's back and returns the
+    /// status and body (a change made on the server, as another client would make it).
+    pub fn send(&self, method: &str, path: &str, body: Option<&Value>) -> (u16, String) {
+        use std::io::{Read as _, Write as _};
+        let body = body
+            .map(|b| serde_json::to_string(b).unwrap())
+            .unwrap_or_default();
+        let mut stream =
+            std::net::TcpStream::connect(("127.0.0.1", self.port)).expect("connect to json-server");
+        write!(
+            stream,
+            "{method} {path} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .expect("send");
+        let mut reply = String::new();
+        stream.read_to_string(&mut reply).expect("read reply");
+        let status = reply
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .expect("a status line");
+        let body = reply
+            .split_once("\r\n\r\n")
+            .map(|(_, b)| b.to_owned())
+            .unwrap_or_default();
+        (status, body)
+    }
+}
+
+impl Drop for JsonServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }

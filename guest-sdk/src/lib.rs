@@ -28,6 +28,7 @@
 //! - [`validate`]: attribute and resource validators;
 //! - [`PlanContext`]: the planning rules, and the `modify_plan` hook;
 //! - [`StateUpgrader`]: schema-version upgrades;
+//! - [`http`]: an HTTP client (wasi:http in a component, native otherwise);
 //! - [`log`]: structured logging with secret masking;
 //! - [`invariants`]: contract checks the SDK runs in debug builds.
 //!
@@ -49,6 +50,7 @@ pub mod bindings {
 
 #[doc(hidden)]
 pub mod glue;
+pub mod http;
 pub mod invariants;
 pub mod log;
 mod plan;

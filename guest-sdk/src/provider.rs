@@ -121,8 +121,10 @@ pub trait Provider: Send + Sync + 'static {
     fn configure(&self, _ctx: &Context) -> Diagnostics {
         Vec::new()
     }
-    /// The managed resource types.
-    fn resources(&self) -> Vec<Box<dyn Resource>>;
+    /// The managed resource types (none by default: a provider may offer only data sources).
+    fn resources(&self) -> Vec<Box<dyn Resource>> {
+        Vec::new()
+    }
     /// The data source types.
     fn data_sources(&self) -> Vec<Box<dyn DataSource>> {
         Vec::new()

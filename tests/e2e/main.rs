@@ -3,6 +3,7 @@
 
 mod contracts;
 mod hostile;
+mod http;
 mod plugin_binary;
 mod random;
 mod upgrade;

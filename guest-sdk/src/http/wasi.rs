@@ -1,0 +1,166 @@
+//! The component transport: `wasi:http`, so the host's allow-list, connection pool, trusted
+//! CAs and proxies apply to every request.
+
+use wasip2::http::outgoing_handler;
+use wasip2::http::types::{
+    ErrorCode, Fields, Method as WasiMethod, OutgoingBody, OutgoingRequest, RequestOptions, Scheme,
+};
+use wasip2::io::streams::StreamError;
+
+use super::{ErrorKind, HttpError, Prepared, Response};
+
+/// Most response body bytes read (the host caps bodies at 8 MiB as well).
+const MAX_BODY: usize = 8 << 20;
+/// Bytes written per `blocking-write-and-flush` (wasi:io allows at most 4096).
+const WRITE_CHUNK: usize = 4096;
+
+pub(crate) fn send(request: &Prepared) -> Result<Response, HttpError> {
+    let fail = |kind: ErrorKind| HttpError::new(request.method, &request.url, kind);
+    let url =
+        url::Url::parse(&request.url).map_err(|e| fail(ErrorKind::InvalidUrl(e.to_string())))?;
+    let entries: Vec<(String, Vec<u8>)> = request
+        .headers
+        .iter()
+        .map(|(n, v)| (n.clone(), v.as_bytes().to_vec()))
+        .collect();
+    let headers = Fields::from_list(&entries)
+        .map_err(|e| fail(ErrorKind::Transport(format!("invalid header: {e:?}"))))?;
+    let outgoing = OutgoingRequest::new(headers);
+    let invalid = |what: &str| {
+        fail(ErrorKind::InvalidUrl(format!(
+            "the host refused the {what}"
+        )))
+    };
+    outgoing
+        .set_method(&wasi_method(request.method))
+        .map_err(|()| invalid("method"))?;
+    let scheme = if url.scheme() == "https" {
+        Scheme::Https
+    } else {
+        Scheme::Http
+    };
+    outgoing
+        .set_scheme(Some(&scheme))
+        .map_err(|()| invalid("scheme"))?;
+    let authority = match url.port() {
+        Some(port) => format!("{}:{port}", url.host_str().unwrap_or_default()),
+        None => url.host_str().unwrap_or_default().to_owned(),
+    };
+    outgoing
+        .set_authority(Some(&authority))
+        .map_err(|()| invalid("authority"))?;
+    let path = match url.query() {
+        Some(q) => format!("{}?{q}", url.path()),
+        None => url.path().to_owned(),
+    };
+    outgoing
+        .set_path_with_query(Some(&path))
+        .map_err(|()| invalid("path"))?;
+
+    let options = RequestOptions::new();
+    let nanos = u64::try_from(request.timeout.as_nanos()).unwrap_or(u64::MAX);
+    // The host clamps these to the call's deadline; an error only means "not supported".
+    let _ = options.set_connect_timeout(Some(nanos));
+    let _ = options.set_first_byte_timeout(Some(nanos));
+    let _ = options.set_between_bytes_timeout(Some(nanos));
+
+    let body = outgoing
+        .body()
+        .map_err(|()| fail(ErrorKind::Transport("request body already taken".into())))?;
+    let pending = outgoing_handler::handle(outgoing, Some(options))
+        .map_err(|code| fail(error_kind(&code)))?;
+    write_body(&body, &request.body).map_err(|why| fail(ErrorKind::Transport(why)))?;
+    OutgoingBody::finish(body, None).map_err(|code| fail(error_kind(&code)))?;
+
+    pending.subscribe().block();
+    let response = pending
+        .get()
+        .ok_or_else(|| fail(ErrorKind::Transport("no response".into())))?
+        .map_err(|()| fail(ErrorKind::Transport("response already taken".into())))?
+        .map_err(|code| fail(error_kind(&code)))?;
+    let status = response.status();
+    let headers = response
+        .headers()
+        .entries()
+        .into_iter()
+        .map(|(n, v)| {
+            (
+                n.to_ascii_lowercase(),
+                String::from_utf8_lossy(&v).into_owned(),
+            )
+        })
+        .collect();
+    let incoming = response
+        .consume()
+        .map_err(|()| fail(ErrorKind::Transport("response body already taken".into())))?;
+    let stream = incoming
+        .stream()
+        .map_err(|()| fail(ErrorKind::Transport("response body already taken".into())))?;
+    let mut bytes = Vec::new();
+    loop {
+        match stream.blocking_read(64 << 10) {
+            Ok(chunk) => {
+                bytes.extend_from_slice(&chunk);
+                if bytes.len() > MAX_BODY {
+                    return Err(fail(ErrorKind::Transport(format!(
+                        "the response body is larger than {MAX_BODY} bytes"
+                    ))));
+                }
+            }
+            Err(StreamError::Closed) => break,
+            Err(StreamError::LastOperationFailed(e)) => {
+                return Err(fail(ErrorKind::Transport(format!(
+                    "reading the response body: {}",
+                    e.to_debug_string()
+                ))));
+            }
+        }
+    }
+    drop(stream);
+    Ok(Response::new(request, status, headers, bytes))
+}
+
+fn write_body(body: &OutgoingBody, bytes: &[u8]) -> Result<(), String> {
+    if bytes.is_empty() {
+        return Ok(());
+    }
+    let stream = body
+        .write()
+        .map_err(|()| "request body stream already taken")?;
+    for chunk in bytes.chunks(WRITE_CHUNK) {
+        stream
+            .blocking_write_and_flush(chunk)
+            .map_err(|e| format!("writing the request body: {e:?}"))?;
+    }
+    Ok(())
+}
+
+fn wasi_method(method: super::Method) -> WasiMethod {
+    use super::Method;
+    match method {
+        Method::Get => WasiMethod::Get,
+        Method::Head => WasiMethod::Head,
+        Method::Post => WasiMethod::Post,
+        Method::Put => WasiMethod::Put,
+        Method::Patch => WasiMethod::Patch,
+        Method::Delete => WasiMethod::Delete,
+        Method::Options => WasiMethod::Options,
+    }
+}
+
+/// wasi:http's error code as the SDK's error kind: what retrying cannot fix is `Refused`.
+fn error_kind(code: &ErrorCode) -> ErrorKind {
+    match code {
+        ErrorCode::HttpRequestDenied => {
+            ErrorKind::Refused("the host's allow-list does not include this destination".into())
+        }
+        ErrorCode::TlsCertificateError => {
+            ErrorKind::Refused("the server's TLS certificate is not trusted".into())
+        }
+        ErrorCode::ConnectionTimeout
+        | ErrorCode::ConnectionReadTimeout
+        | ErrorCode::HttpResponseTimeout => ErrorKind::Timeout,
+        ErrorCode::InternalError(Some(message)) => ErrorKind::Transport(message.clone()),
+        other => ErrorKind::Transport(format!("{other:?}")),
+    }
+}
