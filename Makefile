@@ -1,6 +1,6 @@
 # tfwasm — run `make help` for the targets.
 CARGO ?= cargo
-SAMPLES := tfwasm-sample-random tfwasm-sample-misbehave tfwasm-sample-hostile tfwasm-sample-http
+SAMPLES := tfwasm-sample-random tfwasm-sample-misbehave tfwasm-sample-hostile tfwasm-sample-http tfwasm-sample-restapi
 
 .PHONY: help build demo test bench lint fmt clean terraform
 

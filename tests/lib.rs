@@ -133,7 +133,7 @@ fn find_on_path(name: &str) -> Option<PathBuf> {
 }
 
 /// Every sample provider, packaged as `registry.terraform.io/tfwasm/<name>`.
-pub const SAMPLES: &[&str] = &["random", "misbehave", "hostile", "http"];
+pub const SAMPLES: &[&str] = &["random", "misbehave", "hostile", "http", "restapi"];
 
 /// Files the hostile provider may and may not read: `granted/hello.txt` is inside the
 /// directory granted as `/data`, `secret.txt` is beside it, and `granted/escape` is a
@@ -253,7 +253,7 @@ pub fn package_flags(sample: &str) -> Vec<String> {
             format!("http://127.0.0.1:{}", http_fixture().0),
         ],
         // Tests start their own servers on loopback ports.
-        "http" => vec!["--allow-http".into(), "http://127.0.0.1:*".into()],
+        "http" | "restapi" => vec!["--allow-http".into(), "http://127.0.0.1:*".into()],
         _ => Vec::new(),
     }
 }

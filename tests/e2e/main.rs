@@ -6,4 +6,5 @@ mod hostile;
 mod http;
 mod plugin_binary;
 mod random;
+mod restapi;
 mod upgrade;

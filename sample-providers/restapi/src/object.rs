@@ -1,0 +1,446 @@
+//! `restapi_object`: one object of the API, created with `data` and kept equal to it.
+//!
+//! - Create sends `data` to `create_path` (default `path`); the ID comes from `object_id`,
+//!   from `data`, or from the API's answer. Then the object is read back.
+//! - Read gets `read_path` (default `path/{id}`). 404 means the object is gone, and
+//!   Terraform plans to create it again. Keys of `data` the server changed show as a diff;
+//!   keys the server added do too, unless `ignore_server_additions`.
+//! - Update sends `data` to `update_path` with `update_method` (PUT); a change of a key named
+//!   in `force_new` replaces the object instead.
+//! - Delete accepts 404 and 410: the object is gone either way.
+//! - Import ID: `/path/{id}`.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value as Json};
+use tfwasm_sdk::http::Method;
+use tfwasm_sdk::prelude::*;
+use tfwasm_sdk::semantic;
+
+use crate::api::{Api, api_data, id_of, id_path, object_of};
+
+/// The resource type.
+pub struct RestApiObject;
+
+#[derive(Serialize, Deserialize)]
+struct Model {
+    path: String,
+    data: String,
+    id_attribute: Option<String>,
+    object_id: Option<String>,
+    force_new: Option<Vec<String>>,
+    create_path: Option<String>,
+    read_path: Option<String>,
+    update_path: Option<String>,
+    destroy_path: Option<String>,
+    create_method: Option<String>,
+    update_method: Option<String>,
+    destroy_method: Option<String>,
+    ignore_server_additions: Option<bool>,
+    id: Tf<String>,
+    api_data: Tf<BTreeMap<String, String>>,
+    api_response: Tf<String>,
+}
+
+impl Model {
+    fn id_attribute<'a>(&'a self, api: &'a Api) -> &'a str {
+        self.id_attribute.as_deref().unwrap_or(&api.id_attribute)
+    }
+
+    fn data_object(&self) -> Result<Map<String, Json>, Diagnostic> {
+        parse_data(&self.data)
+    }
+
+    fn method(
+        &self,
+        which: &Option<String>,
+        default: Method,
+        attr: &str,
+    ) -> Result<Method, Diagnostic> {
+        match which {
+            None => Ok(default),
+            Some(name) => Method::parse(name).ok_or_else(|| {
+                Diagnostic::error("Invalid method", format!("{name:?} is not an HTTP method."))
+                    .at(AttributePath::attribute(attr))
+            }),
+        }
+    }
+
+    fn known_id(&self) -> Result<&str, Diagnostic> {
+        self.id.known().map(String::as_str).ok_or_else(|| {
+            Diagnostic::error(
+                "Object without an ID",
+                "The state has no ID for this object.",
+            )
+        })
+    }
+
+    /// Records what the server holds.
+    fn set_remote(&mut self, id: String, object: &Map<String, Json>) {
+        self.id = Tf::Known(id);
+        self.api_data = Tf::Known(api_data(object));
+        self.api_response = Tf::Known(Json::Object(object.clone()).to_string());
+    }
+}
+
+fn parse_data(text: &str) -> Result<Map<String, Json>, Diagnostic> {
+    match serde_json::from_str::<Json>(text) {
+        Ok(Json::Object(map)) => Ok(map),
+        Ok(_) => Err(
+            Diagnostic::error("Invalid data", "data must be a JSON object.")
+                .at(AttributePath::attribute("data")),
+        ),
+        Err(e) => Err(
+            Diagnostic::error("Invalid data", format!("data is not valid JSON: {e}"))
+                .at(AttributePath::attribute("data")),
+        ),
+    }
+}
+
+/// `data` as the server has it: the keys of `data` with the server's values (a key the
+/// server dropped disappears), plus, unless `ignore_additions`, keys only the server has.
+/// The ID key is the server's business and never counts.
+fn as_on_server(
+    data: &Map<String, Json>,
+    server: &Map<String, Json>,
+    id_key: &str,
+    ignore_additions: bool,
+) -> Map<String, Json> {
+    let mut seen: Map<String, Json> = data
+        .iter()
+        .filter_map(|(k, _)| server.get(k).map(|v| (k.clone(), v.clone())))
+        .collect();
+    if let Some(id) = data.get(id_key) {
+        seen.insert(id_key.to_owned(), id.clone());
+    }
+    if !ignore_additions {
+        for (k, v) in server {
+            if k != id_key && !data.contains_key(k) {
+                seen.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    seen
+}
+
+impl RestApiObject {
+    fn schema_of() -> ResourceSchema {
+        let path = |name: &str, what: &str| {
+            Attr::string(name).optional().description(&format!(
+                "Path for {what}, `{{id}}` replaced by the object's ID (default: `path` or `path/{{id}}`)."
+            ))
+        };
+        let method = |name: &str, default: &str| {
+            Attr::string(name)
+                .optional()
+                .description(&format!("HTTP method (default {default})."))
+        };
+        ResourceSchema::new()
+            .description("An object of a JSON REST API.")
+            .attr(
+                Attr::string("path")
+                    .required()
+                    .requires_replace()
+                    .description("Path of the collection, e.g. /items; objects live at path/{id}."),
+            )
+            .attr(
+                Attr::string("data")
+                    .required()
+                    .semantic_equals(semantic::json)
+                    .description("The object as a JSON string; compared by meaning, so formatting never shows as a change."),
+            )
+            .attr(Attr::string("id_attribute").optional().description(
+                "The key of the object's ID (default: the provider's `id_attribute`).",
+            ))
+            .attr(
+                Attr::string("object_id")
+                    .optional()
+                    .requires_replace()
+                    .description("The object's ID when the API does not choose it."),
+            )
+            .attr(
+                Attr::list("force_new", Type::String)
+                    .optional()
+                    .description("Top-level keys of `data` whose change replaces the object."),
+            )
+            .attr(path("create_path", "create"))
+            .attr(path("read_path", "read"))
+            .attr(path("update_path", "update"))
+            .attr(path("destroy_path", "delete"))
+            .attr(method("create_method", "POST"))
+            .attr(method("update_method", "PUT"))
+            .attr(method("destroy_method", "DELETE"))
+            .attr(Attr::bool("ignore_server_additions").optional().description(
+                "Keys the server adds to the object (timestamps, defaults) are not drift.",
+            ))
+            .attr(
+                Attr::string("id")
+                    .computed()
+                    .use_state_for_unknown()
+                    .description("The object's ID."),
+            )
+            .attr(
+                Attr::map("api_data", Type::String)
+                    .computed()
+                    .description("The object's top-level keys as the server returns them (non-strings as JSON)."),
+            )
+            .attr(
+                Attr::string("api_response")
+                    .computed()
+                    .description("The object as the server returned it, raw JSON."),
+            )
+    }
+
+    /// Reads the object at its read path: `None` when the server says it is gone.
+    fn fetch(api: &Api, model: &Model, id: &str) -> Result<Option<Map<String, Json>>, Diagnostic> {
+        let path = id_path(model.read_path.as_deref(), &model.path, id);
+        let response = api.send(Method::Get, &path, None)?;
+        if matches!(response.status(), 404 | 410) {
+            return Ok(None);
+        }
+        object_of(&response.error_for_status()?).map(Some)
+    }
+
+    /// The object after a write: the API's answer when it returns objects, else a read.
+    fn after_write(
+        api: &Api,
+        model: &Model,
+        id: &str,
+        answer: Option<Map<String, Json>>,
+    ) -> Result<Map<String, Json>, Diagnostic> {
+        if let Some(object) = answer {
+            return Ok(object);
+        }
+        Self::fetch(api, model, id)?.ok_or_else(|| {
+            Diagnostic::error(
+                "Object not found after writing it",
+                format!(
+                    "The API wrote object {id} under {} but then answered 404 reading it.",
+                    model.path
+                ),
+            )
+        })
+    }
+}
+
+impl Resource for RestApiObject {
+    fn type_name(&self) -> &'static str {
+        "restapi_object"
+    }
+
+    fn schema(&self) -> ResourceSchema {
+        Self::schema_of()
+    }
+
+    fn validate(&self, _ctx: &Context, config: &Value) -> Diagnostics {
+        match config.attr("data").as_str() {
+            Some(text) => parse_data(text).err().into_iter().collect(),
+            None => Vec::new(),
+        }
+    }
+
+    fn modify_plan(&self, _ctx: &Context, plan: &mut PlanContext) -> Result<(), Diagnostic> {
+        if plan.is_create() || plan.is_destroy() {
+            return Ok(());
+        }
+        let (Some(before), Some(after)) = (
+            plan.prior.attr("data").as_str(),
+            plan.planned.attr("data").as_str(),
+        ) else {
+            return Ok(());
+        };
+        let (Ok(before), Ok(after)) = (parse_data(before), parse_data(after)) else {
+            return Ok(());
+        };
+        let keys = plan
+            .planned
+            .attr("force_new")
+            .as_elements()
+            .unwrap_or_default();
+        if keys
+            .iter()
+            .filter_map(Value::as_str)
+            .any(|k| before.get(k) != after.get(k))
+        {
+            plan.require_replace(AttributePath::attribute("data"));
+        }
+        Ok(())
+    }
+
+    fn create(&self, ctx: &Context, planned: &Value, _config: &Value) -> Result<Value, Diagnostic> {
+        let api = Api::from_context(ctx)?;
+        let schema = self.schema();
+        let mut model: Model = schema.decode(planned)?;
+        let data = Json::Object(model.data_object()?);
+        let id_key = model.id_attribute(&api).to_owned();
+        let known_id = model
+            .object_id
+            .clone()
+            .or_else(|| data.as_object().and_then(|d| id_of(d, &id_key)));
+        let path = match (&model.create_path, &known_id) {
+            (Some(template), Some(id)) => template.replace("{id}", id),
+            (Some(template), None) => template.clone(),
+            (None, _) => model.path.clone(),
+        };
+        let method = model.method(&model.create_method, Method::Post, "create_method")?;
+        let response = api.expect(method, &path, Some(&data))?;
+        let answer = object_of(&response).ok();
+        let id = known_id
+            .or_else(|| answer.as_ref().and_then(|a| id_of(a, &id_key)))
+            .ok_or_else(|| {
+                Diagnostic::error(
+                    "No ID for the new object",
+                    format!(
+                        "{} answered without an object carrying \"{id_key}\", and data has none. Put the ID in data, set object_id, or set id_attribute to the key the API uses.",
+                        response.url()
+                    ),
+                )
+            })?;
+        let returns = api.create_returns_object || api.write_returns_object;
+        let object = Self::after_write(&api, &model, &id, answer.filter(|_| returns))?;
+        model.set_remote(id, &object);
+        schema.encode(&model)
+    }
+
+    fn read(&self, ctx: &Context, state: &Value) -> Result<Option<Value>, Diagnostic> {
+        let api = Api::from_context(ctx)?;
+        let schema = self.schema();
+        let mut model: Model = schema.decode(state)?;
+        let id = model.known_id()?.to_owned();
+        let Some(server) = Self::fetch(&api, &model, &id)? else {
+            return Ok(None);
+        };
+        let data = model.data_object()?;
+        let seen = as_on_server(
+            &data,
+            &server,
+            model.id_attribute(&api),
+            model.ignore_server_additions.unwrap_or(false),
+        );
+        if seen != data {
+            model.data = Json::Object(seen).to_string();
+        }
+        model.set_remote(id, &server);
+        schema.encode(&model).map(Some)
+    }
+
+    fn update(
+        &self,
+        ctx: &Context,
+        prior: &Value,
+        planned: &Value,
+        _config: &Value,
+    ) -> Result<Value, Diagnostic> {
+        let api = Api::from_context(ctx)?;
+        let schema = self.schema();
+        let mut model: Model = schema.decode(planned)?;
+        let id = match prior.get_string("id")? {
+            Some(id) => id,
+            None => model.known_id()?.to_owned(),
+        };
+        let data = Json::Object(model.data_object()?);
+        let path = id_path(model.update_path.as_deref(), &model.path, &id);
+        let method = model.method(&model.update_method, Method::Put, "update_method")?;
+        let response = api.expect(method, &path, Some(&data))?;
+        let answer = object_of(&response)
+            .ok()
+            .filter(|_| api.write_returns_object);
+        let object = Self::after_write(&api, &model, &id, answer)?;
+        model.set_remote(id, &object);
+        schema.encode(&model)
+    }
+
+    fn delete(&self, ctx: &Context, prior: &Value) -> Result<(), Diagnostic> {
+        let api = Api::from_context(ctx)?;
+        let model: Model = self.schema().decode(prior)?;
+        let id = model.known_id()?;
+        let path = id_path(model.destroy_path.as_deref(), &model.path, id);
+        let method = model.method(&model.destroy_method, Method::Delete, "destroy_method")?;
+        let response = api.send(method, &path, None)?;
+        if matches!(response.status(), 404 | 410) {
+            return Ok(());
+        }
+        response.error_for_status()?;
+        Ok(())
+    }
+
+    /// `/path/{id}`: the object's collection path and its ID.
+    fn import(&self, ctx: &Context, import_id: &str) -> Result<Value, Diagnostic> {
+        let api = Api::from_context(ctx)?;
+        let (path, id) = import_id
+            .rsplit_once('/')
+            .filter(|(path, id)| path.starts_with('/') && !id.is_empty())
+            .ok_or_else(|| {
+                Diagnostic::error(
+                    "Invalid import ID",
+                    format!("The import ID of restapi_object is /path/{{id}}, e.g. /items/42; got {import_id:?}."),
+                )
+            })?;
+        let mut model = Model {
+            path: path.to_owned(),
+            data: String::new(),
+            id_attribute: None,
+            object_id: None,
+            force_new: None,
+            create_path: None,
+            read_path: None,
+            update_path: None,
+            destroy_path: None,
+            create_method: None,
+            update_method: None,
+            destroy_method: None,
+            ignore_server_additions: None,
+            id: Tf::Known(id.to_owned()),
+            api_data: Tf::Null,
+            api_response: Tf::Null,
+        };
+        let server = Self::fetch(&api, &model, id)?.ok_or_else(|| {
+            Diagnostic::error(
+                "Cannot import a missing object",
+                format!("{import_id} answered 404: there is no such object."),
+            )
+        })?;
+        let mut data = server.clone();
+        data.remove(&api.id_attribute);
+        model.data = Json::Object(data).to_string();
+        model.set_remote(id.to_owned(), &server);
+        self.schema().encode(&model)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn map(value: Json) -> Map<String, Json> {
+        value.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn drift_is_what_the_server_changed_or_added() {
+        let data = map(json!({ "name": "a", "size": 1 }));
+        let server = map(json!({ "id": 7, "name": "b", "size": 1, "added": true }));
+        assert_eq!(
+            Json::Object(as_on_server(&data, &server, "id", false)),
+            json!({ "name": "b", "size": 1, "added": true })
+        );
+        assert_eq!(
+            Json::Object(as_on_server(&data, &server, "id", true)),
+            json!({ "name": "b", "size": 1 })
+        );
+        let dropped = map(json!({ "id": 7, "name": "a" }));
+        assert_eq!(
+            Json::Object(as_on_server(&data, &dropped, "id", true)),
+            json!({ "name": "a" })
+        );
+    }
+
+    #[test]
+    fn data_must_be_a_json_object() {
+        assert!(parse_data("[1]").is_err());
+        assert!(parse_data("{").is_err());
+        assert!(parse_data("{\"a\":1}").is_ok());
+    }
+}

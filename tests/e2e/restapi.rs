@@ -1,0 +1,289 @@
+//! The `restapi` sample (Mastercard/restapi) through real Terraform against a real
+//! json-server: create, no-change plan, update in place, `force_new` replacement, drift made
+//! on the server behind Terraform's back (changed, added and deleted), import, both data
+//! sources (with `Link` pagination), destroy, and an API the operator did not grant.
+
+use serde_json::{Value, json};
+use tfwasm_tests::{JsonServer, Run, Workspace, clients, flatten};
+
+const CONFIG: &str = r#"
+terraform {
+  required_providers {
+    restapi = { source = "registry.terraform.io/tfwasm/restapi" }
+  }
+}
+
+provider "restapi" {
+  uri                   = "API"
+  create_returns_object = true
+  headers               = { X-Team = "platform" }
+}
+
+resource "restapi_object" "a" {
+  path = "/items"
+  data = jsonencode({ name = "a", size = SIZE_A, team = "core" })
+}
+
+resource "restapi_object" "b" {
+  path      = "/items"
+  data      = jsonencode({ name = "b", size = 1, team = "TEAM_B" })
+  force_new = ["team"]
+}
+
+resource "restapi_object" "c" {
+  path = "/items"
+  data = "{\"name\": \"c\",   \"size\": 3, \"team\": \"core\"}"
+}
+
+resource "restapi_object" "quiet" {
+  path                    = "/items"
+  data                    = jsonencode({ name = "quiet", size = 4, team = "ops" })
+  ignore_server_additions = true
+}
+
+IMPORTED
+
+data "restapi_object" "by_name" {
+  path         = "/items"
+  search_key   = "name"
+  search_value = "b"
+  depends_on   = [restapi_object.b]
+}
+
+data "restapi_objects" "core" {
+  path         = "/items"
+  query_string = "_page=1&_limit=2"
+  search_key   = "team"
+  search_value = "core"
+  depends_on   = [restapi_object.a, restapi_object.b, restapi_object.c, restapi_object.quiet]
+}
+
+output "ids" {
+  value = { a = restapi_object.a.id, b = restapi_object.b.id, c = restapi_object.c.id }
+}
+output "a_size" { value = restapi_object.a.api_data.size }
+output "found_b" { value = data.restapi_object.by_name.id }
+output "core_ids" { value = data.restapi_objects.core.ids }
+"#;
+
+const IMPORTED: &str = r#"
+resource "restapi_object" "imported" {
+  path = "/items"
+  data = jsonencode({ name = "made elsewhere", size = 9, team = "ext" })
+}
+"#;
+
+fn config(api: &str, size_a: u32, team_b: &str, imported: bool) -> String {
+    CONFIG
+        .replace("API", api)
+        .replace("SIZE_A", &size_a.to_string())
+        .replace("TEAM_B", team_b)
+        .replace("IMPORTED", if imported { IMPORTED } else { "" })
+}
+
+fn outputs(ws: &Workspace) -> Value {
+    let out = ws.ok(&["output", "-json", "-no-color"]);
+    serde_json::from_str(&out.stdout).expect("outputs are JSON")
+}
+
+fn item(server: &JsonServer, id: &str) -> Option<Value> {
+    server.db()["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| match &i["id"] {
+            Value::Number(n) => n.to_string() == id,
+            Value::String(s) => s == id,
+            _ => false,
+        })
+        .cloned()
+}
+
+fn plan(ws: &Workspace) -> Run {
+    ws.run(&["plan", "-detailed-exitcode", "-no-color"])
+}
+
+#[test]
+fn restapi_objects_follow_a_real_api_through_their_lifecycle() {
+    for client in clients() {
+        let name = &client.name;
+        let server = JsonServer::start(&json!({ "items": [] }), 0);
+        let api = server.url();
+        let ws = Workspace::new(client, &config(&api, 1, "core", false));
+        ws.ok(&["init", "-no-color"]);
+        ws.ok(&["apply", "-auto-approve", "-no-color"]);
+        let out = outputs(&ws);
+        let id = |k: &str| out["ids"]["value"][k].as_str().unwrap().to_owned();
+        let (a, b, c) = (id("a"), id("b"), id("c"));
+        assert_eq!(server.db()["items"].as_array().unwrap().len(), 4, "{name}");
+        assert_eq!(item(&server, &a).unwrap()["size"], 1);
+        assert_eq!(out["found_b"]["value"], json!(b), "{name}");
+        let mut core: Vec<String> =
+            serde_json::from_value(out["core_ids"]["value"].clone()).unwrap();
+        core.sort();
+        let mut expected = vec![a.clone(), b.clone(), c.clone()];
+        expected.sort();
+        assert_eq!(core, expected, "{name}: every page was followed");
+
+        // Reformatted JSON and the id the server added are no change.
+        let p = plan(&ws);
+        assert_eq!(p.code, 0, "{name}: {}", p.all());
+
+        // Update in place.
+        ws.write_config(&config(&api, 2, "core", false));
+        let p = plan(&ws);
+        assert_eq!(p.code, 2, "{name}: {}", p.all());
+        assert!(
+            flatten(&p.stdout).contains("1 to change, 0 to destroy"),
+            "{}",
+            p.stdout
+        );
+        ws.ok(&["apply", "-auto-approve", "-no-color"]);
+        assert_eq!(item(&server, &a).unwrap()["size"], 2, "{name}");
+        assert_eq!(outputs(&ws)["a_size"]["value"], json!("2"));
+
+        // A force_new key replaces.
+        ws.write_config(&config(&api, 2, "edge", false));
+        let p = plan(&ws);
+        assert!(
+            flatten(&p.stdout).contains("restapi_object.b must be replaced"),
+            "{name}: {}",
+            p.all()
+        );
+        ws.ok(&["apply", "-auto-approve", "-no-color"]);
+        // Destroy-then-create: json-server may hand out the freed ID again, so count.
+        let new_b = outputs(&ws)["ids"]["value"]["b"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let bs: Vec<Value> = server.db()["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|i| i["name"] == "b")
+            .cloned()
+            .collect();
+        assert_eq!(bs.len(), 1, "{name}: the old b was deleted: {bs:?}");
+        assert_eq!(bs[0]["team"], "edge");
+        assert_eq!(item(&server, &new_b).unwrap()["team"], "edge");
+
+        // Drift: a value changed on the server shows and is put back.
+        let (status, _) = server.send(
+            "PATCH",
+            &format!("/items/{c}"),
+            Some(&json!({ "size": 30 })),
+        );
+        assert_eq!(status, 200);
+        let p = plan(&ws);
+        assert_eq!(p.code, 2, "{name}: {}", p.all());
+        assert!(
+            flatten(&p.stdout).contains("restapi_object.c will be updated in-place"),
+            "{}",
+            p.stdout
+        );
+        ws.ok(&["apply", "-auto-approve", "-no-color"]);
+        assert_eq!(item(&server, &c).unwrap()["size"], 3, "{name}");
+
+        // A key the server adds is drift, unless ignore_server_additions.
+        let quiet = server.db()["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["name"] == "quiet")
+            .unwrap()["id"]
+            .to_string();
+        server.send(
+            "PATCH",
+            &format!("/items/{quiet}"),
+            Some(&json!({ "updated_at": "now" })),
+        );
+        assert_eq!(plan(&ws).code, 0, "{name}: ignore_server_additions");
+        server.send(
+            "PATCH",
+            &format!("/items/{c}"),
+            Some(&json!({ "updated_at": "now" })),
+        );
+        let p = plan(&ws);
+        assert_eq!(p.code, 2, "{name}: {}", p.all());
+        ws.ok(&["apply", "-auto-approve", "-no-color"]);
+        assert!(
+            item(&server, &c).unwrap().get("updated_at").is_none(),
+            "{name}: PUT restored c"
+        );
+
+        // Deleted behind Terraform's back: planned for creation again.
+        let (status, _) = server.send("DELETE", &format!("/items/{a}"), None);
+        assert_eq!(status, 200);
+        let p = plan(&ws);
+        assert!(
+            flatten(&p.stdout).contains("restapi_object.a will be created"),
+            "{name}: {}",
+            p.all()
+        );
+        ws.ok(&["apply", "-auto-approve", "-no-color"]);
+
+        // Import an object made elsewhere; its configuration then plans no change.
+        let (status, body) = server.send(
+            "POST",
+            "/items",
+            Some(&json!({ "name": "made elsewhere", "size": 9, "team": "ext" })),
+        );
+        assert_eq!(status, 201);
+        let made: Value = serde_json::from_str(&body).unwrap();
+        ws.write_config(&config(&api, 2, "edge", true));
+        ws.ok(&[
+            "import",
+            "-no-color",
+            "restapi_object.imported",
+            &format!("/items/{}", made["id"]),
+        ]);
+        let p = plan(&ws);
+        assert_eq!(p.code, 0, "{name}: {}", p.all());
+        let bad = ws.run(&["import", "-no-color", "restapi_object.a", "items"]);
+        assert!(flatten(&bad.all()).contains("/path/{id}"), "{}", bad.all());
+
+        ws.ok(&["destroy", "-auto-approve", "-no-color"]);
+        assert_eq!(
+            server.db()["items"],
+            json!([]),
+            "{name}: destroy deleted everything"
+        );
+    }
+}
+
+#[test]
+fn an_api_the_operator_did_not_grant_is_refused_with_the_flag_to_add() {
+    let server = JsonServer::start(&json!({ "items": [] }), 0);
+    for client in clients() {
+        let ws = Workspace::new(
+            client,
+            &format!(
+                r#"
+terraform {{
+  required_providers {{
+    restapi = {{ source = "registry.terraform.io/tfwasm/restapi" }}
+  }}
+}}
+provider "restapi" {{
+  uri = "http://localhost:{}"
+}}
+resource "restapi_object" "x" {{
+  path = "/items"
+  data = jsonencode({{ id = "x1", name = "x" }})
+}}
+"#,
+                server.port
+            ),
+        );
+        ws.ok(&["init", "-no-color"]);
+        let apply = ws.run(&["apply", "-auto-approve", "-no-color"]);
+        assert_ne!(apply.code, 0);
+        let text = flatten(&apply.all());
+        assert!(
+            text.contains(&format!("--allow-http http://localhost:{}", server.port)),
+            "{}: {text}",
+            client.name
+        );
+        assert_eq!(server.db()["items"], json!([]));
+    }
+}
