@@ -133,7 +133,7 @@ fn find_on_path(name: &str) -> Option<PathBuf> {
 }
 
 /// Every sample provider, packaged as `registry.terraform.io/tfwasm/<name>`.
-pub const SAMPLES: &[&str] = &["random", "misbehave", "hostile", "http", "restapi"];
+pub const SAMPLES: &[&str] = &["random", "misbehave", "hostile", "http", "restapi", "local"];
 
 /// Files the hostile provider may and may not read: `granted/hello.txt` is inside the
 /// directory granted as `/data`, `secret.txt` is beside it, and `granted/escape` is a
@@ -150,6 +150,13 @@ pub fn fixtures() -> PathBuf {
     if std::fs::symlink_metadata(&link).is_err() {
         std::os::unix::fs::symlink("../secret.txt", &link).expect("create symlink fixture");
     }
+    dir
+}
+
+/// The host directory granted to the local sample as `/out` (read-write).
+pub fn local_dir() -> PathBuf {
+    let dir = target_dir().join("tfwasm-test-fixtures").join("local-out");
+    std::fs::create_dir_all(&dir).expect("create the local sample's directory");
     dir
 }
 
@@ -254,6 +261,10 @@ pub fn package_flags(sample: &str) -> Vec<String> {
         ],
         // Tests start their own servers on loopback ports.
         "http" | "restapi" => vec!["--allow-http".into(), "http://127.0.0.1:*".into()],
+        "local" => vec![
+            "--allow-dir".into(),
+            format!("{}:/out:rw", local_dir().display()),
+        ],
         _ => Vec::new(),
     }
 }

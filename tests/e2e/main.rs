@@ -4,6 +4,7 @@
 mod contracts;
 mod hostile;
 mod http;
+mod local;
 mod plugin_binary;
 mod random;
 mod restapi;

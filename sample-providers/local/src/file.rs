@@ -1,0 +1,218 @@
+//! Resources `local_file` and `local_sensitive_file`: a file with exactly one of `content`,
+//! `sensitive_content` (local_file only, deprecated), `content_base64` or `source`. Every
+//! input forces a new file; reading finds the file gone or changed (its SHA-1 is the `id`)
+//! and Terraform plans to write it again.
+
+use base64::Engine as _;
+use tfwasm_sdk::prelude::*;
+use tfwasm_sdk::validate::{exactly_one_of, regex};
+
+use crate::files::check_granted;
+use crate::hashes::Hashes;
+
+/// `local_file`, or `local_sensitive_file` when `sensitive`.
+pub struct LocalFile {
+    /// Content attributes are sensitive and permissions default to `0700`.
+    pub sensitive: bool,
+}
+
+/// What a permission attribute accepts: three or four octal digits.
+fn permission(name: &str, default: &'static str) -> Attr {
+    Attr::string(name)
+        .default(default)
+        .requires_replace()
+        .validate(regex(r"^0?[0-7]{3}$", "an octal mode such as 0644"))
+        .description(&format!(
+            "Mode in octal (default {default}). Kept in state; WASI cannot set modes, so the file gets the host's default."
+        ))
+}
+
+fn content_sources(sensitive: bool) -> &'static [&'static str] {
+    if sensitive {
+        &["content", "content_base64", "source"]
+    } else {
+        &["content", "sensitive_content", "content_base64", "source"]
+    }
+}
+
+impl LocalFile {
+    fn default_mode(&self) -> &'static str {
+        if self.sensitive { "0700" } else { "0777" }
+    }
+
+    /// The bytes to write, from whichever content attribute is set.
+    fn content(&self, planned: &Value) -> Result<Vec<u8>, Diagnostic> {
+        for name in content_sources(self.sensitive) {
+            let Some(text) = planned.get_string(name)? else {
+                continue;
+            };
+            return match *name {
+                "content_base64" => base64::engine::general_purpose::STANDARD
+                    .decode(text.trim())
+                    .map_err(|e| {
+                        Diagnostic::error(
+                            "Invalid base64",
+                            format!("content_base64 is not valid base64: {e}"),
+                        )
+                        .at(AttributePath::attribute("content_base64"))
+                    }),
+                "source" => {
+                    check_granted("source", &text)?;
+                    std::fs::read(&text).map_err(|e| {
+                        Diagnostic::error("Cannot read source", format!("reading {text:?}: {e}"))
+                            .at(AttributePath::attribute("source"))
+                    })
+                }
+                _ => Ok(text.into_bytes()),
+            };
+        }
+        Err(Diagnostic::error(
+            "No content",
+            format!("Set one of {}.", content_sources(self.sensitive).join(", ")),
+        ))
+    }
+}
+
+impl Resource for LocalFile {
+    fn type_name(&self) -> &'static str {
+        if self.sensitive {
+            "local_sensitive_file"
+        } else {
+            "local_file"
+        }
+    }
+
+    fn schema(&self) -> ResourceSchema {
+        let content = |name: &str, description: &str| {
+            let attr = Attr::string(name)
+                .optional()
+                .requires_replace()
+                .description(description);
+            if self.sensitive {
+                attr.sensitive()
+            } else {
+                attr
+            }
+        };
+        let mut schema = ResourceSchema::new()
+            .description("A file with the given content, inside a directory the operator granted.")
+            .attr(
+                Attr::string("filename")
+                    .required()
+                    .requires_replace()
+                    .description("Absolute guest path of the file, inside a granted directory."),
+            )
+            .attr(content("content", "Content as UTF-8 text."))
+            .attr(content(
+                "content_base64",
+                "Content as base64, for binary files.",
+            ))
+            .attr(
+                Attr::string("source")
+                    .optional()
+                    .requires_replace()
+                    .description("Guest path of a file to copy."),
+            )
+            .attr(permission("file_permission", self.default_mode()))
+            .attr(permission("directory_permission", self.default_mode()))
+            .attr(
+                Attr::string("id")
+                    .computed()
+                    .description("SHA-1 of the content, hex."),
+            )
+            .validate(exactly_one_of(content_sources(self.sensitive)));
+        if !self.sensitive {
+            schema = schema.attr(
+                Attr::string("sensitive_content")
+                    .optional()
+                    .sensitive()
+                    .requires_replace()
+                    .deprecated("Use the local_sensitive_file resource instead.")
+                    .description("Sensitive content (deprecated)."),
+            );
+        }
+        for (name, _) in Hashes::of(b"").attributes().iter().skip(1) {
+            schema = schema.attr(
+                Attr::string(name)
+                    .computed()
+                    .description("Digest of the content."),
+            );
+        }
+        schema
+    }
+
+    fn validate(&self, _ctx: &Context, config: &Value) -> Diagnostics {
+        let mut diagnostics = Vec::new();
+        for name in ["file_permission", "directory_permission"] {
+            if let Some(mode) = config.attr(name).as_str()
+                && mode.trim_start_matches('0') != self.default_mode().trim_start_matches('0')
+            {
+                diagnostics.push(
+                    Diagnostic::warning(
+                        "Permission not applied",
+                        format!(
+                            "{name} = {mode:?} is kept in state, but WASI cannot set file modes: the file gets the host's default mode."
+                        ),
+                    )
+                    .at(AttributePath::attribute(name)),
+                );
+            }
+        }
+        diagnostics
+    }
+
+    fn create(
+        &self,
+        _ctx: &Context,
+        planned: &Value,
+        _config: &Value,
+    ) -> Result<Value, Diagnostic> {
+        let filename = planned.get_string("filename")?.unwrap_or_default();
+        check_granted("filename", &filename)?;
+        let content = self.content(planned)?;
+        let failed = |what: &str, e: std::io::Error| {
+            Diagnostic::error("Cannot write file", format!("{what} {filename:?}: {e}"))
+                .at(AttributePath::attribute("filename"))
+        };
+        if let Some(parent) = std::path::Path::new(&filename).parent() {
+            std::fs::create_dir_all(parent).map_err(|e| failed("creating the directory of", e))?;
+        }
+        std::fs::write(&filename, &content).map_err(|e| failed("writing", e))?;
+        let hashes = Hashes::of(&content);
+        let mut state = planned.clone();
+        for (name, value) in hashes.attributes() {
+            state = state.with(name, value);
+        }
+        Ok(state)
+    }
+
+    /// Gone, or changed behind Terraform's back (its SHA-1 is not the `id`): `None`, so
+    /// Terraform writes it again.
+    fn read(&self, _ctx: &Context, state: &Value) -> Result<Option<Value>, Diagnostic> {
+        let filename = state.get_string("filename")?.unwrap_or_default();
+        check_granted("filename", &filename)?;
+        match std::fs::read(&filename) {
+            Ok(content) if Some(Hashes::of(&content).sha1) == state.get_string("id")? => {
+                Ok(Some(state.clone()))
+            }
+            Ok(_) => Ok(None),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(Diagnostic::error(
+                "Cannot read file",
+                format!("reading {filename:?}: {e}"),
+            )),
+        }
+    }
+
+    fn delete(&self, _ctx: &Context, prior: &Value) -> Result<(), Diagnostic> {
+        let filename = prior.get_string("filename")?.unwrap_or_default();
+        check_granted("filename", &filename)?;
+        match std::fs::remove_file(&filename) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Diagnostic::error(
+                "Cannot delete file",
+                format!("deleting {filename:?}: {e}"),
+            )),
+            _ => Ok(()),
+        }
+    }
+}

@@ -1,0 +1,50 @@
+//! # tfwasm-sample-local
+//!
+//! hashicorp/local on `tfwasm-sdk`: resources and data sources `local_file` and
+//! `local_sensitive_file`, with hashicorp/local's attribute names, defaults, hashes and
+//! replacement rules, so configurations move over.
+//!
+//! What the sandbox changes: `filename` is a path inside a directory the operator granted
+//! (`tfwasm package --allow-dir /srv/out:/out:rw`, then `filename = "/out/config.txt"`); a path
+//! outside every grant is refused with the `--allow-dir` to add ([`files`]). WASI has no
+//! `chmod`, so `file_permission` and `directory_permission` are validated and kept in state but
+//! the file gets the host's default mode; a non-default value says so in a warning.
+
+pub mod data;
+pub mod file;
+mod files;
+mod hashes;
+
+use tfwasm_sdk::prelude::*;
+
+/// The provider: no configuration.
+pub struct LocalProvider;
+
+impl Provider for LocalProvider {
+    fn resources(&self) -> Vec<Box<dyn Resource>> {
+        vec![
+            Box::new(file::LocalFile { sensitive: false }),
+            Box::new(file::LocalFile { sensitive: true }),
+        ]
+    }
+
+    fn data_sources(&self) -> Vec<Box<dyn DataSource>> {
+        vec![
+            Box::new(data::LocalFileData { sensitive: false }),
+            Box::new(data::LocalFileData { sensitive: true }),
+        ]
+    }
+}
+
+tfwasm_sdk::export_provider!(LocalProvider);
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_schema_is_valid() {
+        assert_eq!(
+            tfwasm_sdk::check_schemas(&super::LocalProvider),
+            Vec::<String>::new()
+        );
+    }
+}

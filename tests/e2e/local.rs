@@ -1,0 +1,152 @@
+//! The `local` sample (hashicorp/local) through real Terraform with a granted directory:
+//! files from text, base64, a source file and sensitive content, their hashes, the data
+//! source, drift (a deleted or edited file is written again), the permission warning, a path
+//! outside the grants refused with the `--allow-dir` to add, and destroy.
+
+use tfwasm_tests::{Workspace, clients, flatten, local_dir};
+
+const PROVIDER: &str = r#"
+terraform {
+  required_providers {
+    local = { source = "registry.terraform.io/tfwasm/local" }
+  }
+}
+"#;
+
+fn config(dir: &str) -> String {
+    format!(
+        r#"{PROVIDER}
+resource "local_file" "plain" {{
+  filename = "/out/{dir}/notes/plain.txt"
+  content  = "hello"
+}}
+
+resource "local_file" "binary" {{
+  filename        = "/out/{dir}/binary.dat"
+  content_base64  = base64encode("bytes")
+  file_permission = "0644"
+}}
+
+resource "local_sensitive_file" "secret" {{
+  filename = "/out/{dir}/secret.txt"
+  content  = "s3cret"
+}}
+
+resource "local_file" "copy" {{
+  filename = "/out/{dir}/copy.txt"
+  source   = "/out/{dir}/source.txt"
+}}
+
+data "local_file" "plain" {{
+  filename = local_file.plain.filename
+}}
+
+output "id" {{ value = local_file.plain.id }}
+output "sha256" {{ value = local_file.plain.content_sha256 }}
+output "read_back" {{ value = data.local_file.plain.content }}
+output "copy_md5" {{ value = local_file.copy.content_md5 }}
+"#
+    )
+}
+
+#[test]
+fn local_files_live_in_the_granted_directory() {
+    for (i, client) in clients().iter().enumerate() {
+        let name = &client.name;
+        let sub = format!("client{i}");
+        let host = local_dir().join(&sub);
+        let _ = std::fs::remove_dir_all(&host);
+        std::fs::create_dir_all(&host).unwrap();
+        std::fs::write(host.join("source.txt"), "copied").unwrap();
+
+        let ws = Workspace::new(client, &config(&sub));
+        ws.ok(&["init", "-no-color"]);
+        let apply = ws.ok(&["apply", "-auto-approve", "-no-color"]);
+        assert!(
+            flatten(&apply.all()).contains("Permission not applied"),
+            "{name}: {}",
+            apply.all()
+        );
+        assert_eq!(
+            std::fs::read_to_string(host.join("notes/plain.txt")).unwrap(),
+            "hello"
+        );
+        assert_eq!(std::fs::read(host.join("binary.dat")).unwrap(), b"bytes");
+        assert_eq!(
+            std::fs::read_to_string(host.join("secret.txt")).unwrap(),
+            "s3cret"
+        );
+        assert_eq!(
+            std::fs::read_to_string(host.join("copy.txt")).unwrap(),
+            "copied"
+        );
+        let out: serde_json::Value =
+            serde_json::from_str(&ws.ok(&["output", "-json", "-no-color"]).stdout).unwrap();
+        assert_eq!(
+            out["id"]["value"], "aaf4c61ddcc5e8a2dabede0f3b482cd9aea9434d",
+            "{name}"
+        );
+        assert_eq!(
+            out["sha256"]["value"],
+            "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
+        );
+        assert_eq!(out["read_back"]["value"], "hello");
+        // md5sum of "copied".
+        assert_eq!(out["copy_md5"]["value"], "ac9f7584d3fd6d49faa7bcf5e1ebec1f");
+        let plan = ws.run(&["plan", "-detailed-exitcode", "-no-color"]);
+        assert_eq!(plan.code, 0, "{name}: {}", plan.all());
+
+        // Drift: a deleted file and an edited one are written again.
+        std::fs::remove_file(host.join("notes/plain.txt")).unwrap();
+        std::fs::write(host.join("secret.txt"), "tampered").unwrap();
+        let plan = ws.run(&["plan", "-detailed-exitcode", "-no-color"]);
+        let text = flatten(&plan.stdout);
+        assert_eq!(plan.code, 2, "{name}: {}", plan.all());
+        assert!(text.contains("local_file.plain will be created"), "{text}");
+        assert!(
+            text.contains("local_sensitive_file.secret will be created"),
+            "{text}"
+        );
+        assert!(
+            text.contains("2 to add, 0 to change, 0 to destroy"),
+            "{text}"
+        );
+        ws.ok(&["apply", "-auto-approve", "-no-color"]);
+        assert_eq!(
+            std::fs::read_to_string(host.join("secret.txt")).unwrap(),
+            "s3cret"
+        );
+
+        ws.ok(&["destroy", "-auto-approve", "-no-color"]);
+        for file in ["notes/plain.txt", "binary.dat", "secret.txt", "copy.txt"] {
+            assert!(!host.join(file).exists(), "{name}: {file} deleted");
+        }
+        assert!(
+            host.join("source.txt").exists(),
+            "the source is not Terraform's"
+        );
+    }
+}
+
+#[test]
+fn a_path_outside_the_grants_is_refused_with_the_grant_to_add() {
+    for client in clients() {
+        let ws = Workspace::new(
+            client,
+            &format!(
+                "{PROVIDER}\nresource \"local_file\" \"escape\" {{\n  filename = \"/out/../etc/passwd\"\n  content  = \"x\"\n}}\n"
+            ),
+        );
+        ws.ok(&["init", "-no-color"]);
+        let apply = ws.run(&["apply", "-auto-approve", "-no-color"]);
+        assert_ne!(apply.code, 0);
+        let text = flatten(&apply.all());
+        for needle in [
+            "Path outside the granted directories",
+            "granted: /out",
+            "--allow-dir HOST_DIR:/etc:rw",
+        ] {
+            assert!(text.contains(needle), "{}: {needle}: {text}", client.name);
+        }
+    }
+}
