@@ -4,7 +4,8 @@
 #  2. tfwasm-bench: Terraform apply and refreshing plan against the independent native
 #     baseline (bench/independent, on the tf-provider crate), per-RPC latency (tfwasm vs
 #     the same code natively vs the gRPC floor), start-up with AutoMTLS, I/O-bound
-#     concurrency, sizes.
+#     concurrency, sizes, and a provider that talks to an API (restapi against json-server,
+#     tfwasm vs native-restapi, with connections counted).
 # Terraform clients: v1.0.3 (fetched once) and the newest tofu/terraform on PATH, or only
 # $TFWASM_BENCH_TERRAFORM when set.
 # Quick run for a smoke test: BENCH_ARGS="--resources 50 --runs 1 --iterations 200".
@@ -44,6 +45,8 @@ cargo bench -p tfwasm-runtime --bench call -- "${criterion_args[@]}"
 step "cargo bench: the layers of one RPC (native SDK, checks, Wasm reused/fresh)"
 cargo bench -p tfwasm-bench --bench layers -- "${criterion_args[@]}"
 
+json_server="$(bash "$root/scripts/fetch-json-server.sh")"
+
 step "tfwasm-bench run (terraform: ${clients[*]})"
 tf_args=()
 for c in "${clients[@]}"; do tf_args+=(--terraform "$c"); done
@@ -51,6 +54,8 @@ for c in "${clients[@]}"; do tf_args+=(--terraform "$c"); done
 "$target/release/tfwasm-bench" run \
   --tfwasm "$target/release/tfwasm" \
   --native "$target/release/native-random" \
+  --native-restapi "$target/release/native-restapi" \
+  --json-server "$json_server" \
   --independent "$independent" \
   --components "$target/wasm32-wasip2/release" \
   "${tf_args[@]}" \

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The main job: package the random sample component as a provider, then run a real
-# terraform (or tofu) init / apply / plan / destroy against it, all local (no network).
+# The main job: package sample components as providers and run a real terraform (or tofu)
+# against them, all local: the random sample (init / apply / plan / destroy), then the
+# restapi sample against a local json-server it was granted, and nothing else.
 # Uses tofu or terraform from PATH when present, else Terraform v1.0.3 (fetched once).
 set -euo pipefail
 
@@ -9,7 +10,8 @@ target="${CARGO_TARGET_DIR:-$root/target}"
 case "$target" in /*) ;; *) target="$root/$target" ;; esac
 tfwasm="$target/release/tfwasm"
 component="$target/wasm32-wasip2/release/tfwasm_sample_random.wasm"
-for f in "$tfwasm" "$component"; do
+restapi="$target/wasm32-wasip2/release/tfwasm_sample_restapi.wasm"
+for f in "$tfwasm" "$component" "$restapi"; do
   [ -f "$f" ] || { echo "missing $f: run 'make build' first" >&2; exit 1; }
 done
 
@@ -84,4 +86,46 @@ set -e
 [ "$code" -eq 0 ] || { echo "expected an empty plan, got exit code $code" >&2; exit 1; }
 step "destroy"
 "$tf" destroy -auto-approve -no-color
-step "Demo finished: a Wasm component provider planned, applied and destroyed real resources."
+
+# A provider that talks to an API: restapi against a local json-server, granted exactly it.
+json_server="$(bash "$root/scripts/fetch-json-server.sh")"
+port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+echo '{ "items": [] }' > "$work/db.json"
+"$json_server" "$work/db.json" --host 127.0.0.1 --port "$port" --quiet >"$work/json-server.log" 2>&1 &
+server_pid=$!
+trap 'kill "$server_pid" 2>/dev/null || true' EXIT
+for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+
+step "Packaging the restapi component, granted only http://127.0.0.1:$port (json-server)"
+"$tfwasm" package "$restapi" --source registry.terraform.io/tfwasm/restapi --version 0.1.0 \
+  --out "$work/mirror" --allow-http "http://127.0.0.1:$port"
+mkdir -p "$work/api"
+cat > "$work/api/main.tf" <<TF
+terraform {
+  required_providers {
+    restapi = { source = "registry.terraform.io/tfwasm/restapi" }
+  }
+}
+
+provider "restapi" {
+  uri                   = "http://127.0.0.1:$port"
+  create_returns_object = true
+}
+
+resource "restapi_object" "team" {
+  path = "/items"
+  data = jsonencode({ name = "platform", members = 4 })
+}
+
+output "id" { value = restapi_object.team.id }
+output "api_data" { value = restapi_object.team.api_data }
+TF
+cd "$work/api"
+"$tf" init -no-color >/dev/null
+step "apply (creates the object through the API)"
+"$tf" apply -auto-approve -no-color
+step "what json-server holds now"
+cat "$work/db.json"
+step "destroy"
+"$tf" destroy -auto-approve -no-color
+step "Demo finished: Wasm component providers planned, applied and destroyed real resources, one of them through an API it was granted."

@@ -6,10 +6,13 @@
 //!   between the two is exactly the Wasm layer. `native-random` serves the random sample
 //!   this way.
 //! - [`floor`]: a tfplugin6 server whose handlers do nothing, the cost of gRPC alone.
+//! - [`api`]: json-server behind a connection-counting forwarder, for the API benchmark
+//!   (`native-restapi` serves the restapi sample natively against it).
 //! - `tfwasm-bench`: the driver (per-RPC latency, cold start, I/O-bound concurrency).
 
 #![deny(missing_docs)]
 
+pub mod api;
 pub mod floor;
 pub mod native;
 pub mod plugin;

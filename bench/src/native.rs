@@ -17,6 +17,7 @@ use tfwasm_sdk::glue::{self, wit};
 pub struct NativeProvider {
     inner: glue::Catalog,
     context: RwLock<wit::ProviderContext>,
+    blocking_io: bool,
 }
 
 impl NativeProvider {
@@ -28,6 +29,24 @@ impl NativeProvider {
                 terraform_version: String::new(),
                 config: None,
             }),
+            blocking_io: false,
+        }
+    }
+
+    /// For providers whose calls block on I/O (the SDK's native HTTP client): read, apply,
+    /// import and data-source calls run with `block_in_place`, so a waiting call does not
+    /// hold one of the runtime's few worker threads and Terraform's parallel calls overlap,
+    /// as they do in tfwasm (async host calls) and in Go providers (a goroutine per call).
+    pub fn with_blocking_io(mut self) -> NativeProvider {
+        self.blocking_io = true;
+        self
+    }
+
+    fn io<R>(&self, call: impl FnOnce() -> R) -> R {
+        if self.blocking_io {
+            tokio::task::block_in_place(call)
+        } else {
+            call()
         }
     }
 
@@ -159,16 +178,18 @@ impl Provider for NativeProvider {
     }
 
     async fn read_resource(&self, req: ReadResourceRequest) -> ReadResourceResponse {
-        let resp = glue::read_resource(
-            self.p(),
-            self.ctx(),
-            wit::ReadRequest {
-                type_name: req.type_name,
-                current_state: req.current_state.msgpack,
-                private: req.private,
-                provider_meta: req.provider_meta.msgpack,
-            },
-        );
+        let resp = self.io(|| {
+            glue::read_resource(
+                self.p(),
+                self.ctx(),
+                wit::ReadRequest {
+                    type_name: req.type_name,
+                    current_state: req.current_state.msgpack,
+                    private: req.private,
+                    provider_meta: req.provider_meta.msgpack,
+                },
+            )
+        });
         ReadResourceResponse {
             new_state: dv(resp.new_state),
             diagnostics: diagnostics(resp.diagnostics),
@@ -204,18 +225,20 @@ impl Provider for NativeProvider {
         &self,
         req: ApplyResourceChangeRequest,
     ) -> ApplyResourceChangeResponse {
-        let resp = glue::apply_resource_change(
-            self.p(),
-            self.ctx(),
-            wit::ApplyRequest {
-                type_name: req.type_name,
-                prior_state: req.prior_state.msgpack,
-                planned_state: req.planned_state.msgpack,
-                config: req.config.msgpack,
-                planned_private: req.planned_private,
-                provider_meta: req.provider_meta.msgpack,
-            },
-        );
+        let resp = self.io(|| {
+            glue::apply_resource_change(
+                self.p(),
+                self.ctx(),
+                wit::ApplyRequest {
+                    type_name: req.type_name,
+                    prior_state: req.prior_state.msgpack,
+                    planned_state: req.planned_state.msgpack,
+                    config: req.config.msgpack,
+                    planned_private: req.planned_private,
+                    provider_meta: req.provider_meta.msgpack,
+                },
+            )
+        });
         ApplyResourceChangeResponse {
             new_state: dv(resp.new_state),
             private: resp.private,
@@ -227,14 +250,16 @@ impl Provider for NativeProvider {
         &self,
         req: ImportResourceStateRequest,
     ) -> ImportResourceStateResponse {
-        let resp = glue::import_resource_state(
-            self.p(),
-            self.ctx(),
-            wit::ImportRequest {
-                type_name: req.type_name,
-                id: req.id,
-            },
-        );
+        let resp = self.io(|| {
+            glue::import_resource_state(
+                self.p(),
+                self.ctx(),
+                wit::ImportRequest {
+                    type_name: req.type_name,
+                    id: req.id,
+                },
+            )
+        });
         ImportResourceStateResponse {
             imported_resources: resp
                 .imported
@@ -250,15 +275,17 @@ impl Provider for NativeProvider {
     }
 
     async fn read_data_source(&self, req: ReadDataSourceRequest) -> ReadDataSourceResponse {
-        let resp = glue::read_data_source(
-            self.p(),
-            self.ctx(),
-            wit::ReadDataRequest {
-                type_name: req.type_name,
-                config: req.config.msgpack,
-                provider_meta: req.provider_meta.msgpack,
-            },
-        );
+        let resp = self.io(|| {
+            glue::read_data_source(
+                self.p(),
+                self.ctx(),
+                wit::ReadDataRequest {
+                    type_name: req.type_name,
+                    config: req.config.msgpack,
+                    provider_meta: req.provider_meta.msgpack,
+                },
+            )
+        });
         ReadDataSourceResponse {
             state: dv(resp.state),
             diagnostics: diagnostics(resp.diagnostics),
@@ -269,4 +296,48 @@ impl Provider for NativeProvider {
         // Native calls are short and synchronous; nothing to interrupt.
         Ok(())
     }
+}
+
+/// The `main` of a native baseline binary: serves `provider` (wrapped in the contract
+/// checks) as Terraform launches plugins, with tfwasm's own server.
+pub fn serve_main(name: &str, provider: NativeProvider) -> std::process::ExitCode {
+    use std::process::ExitCode;
+
+    use tfwasm_contract::{Checked, Mode};
+    use tfwasm_wire::handshake::PluginEnv;
+    use tfwasm_wire::{ServeOptions, serve};
+
+    let env = PluginEnv::from_process();
+    if !env.has_magic_cookie() {
+        eprintln!(
+            "This binary is a plugin. These are not meant to be executed directly.\n\
+             Please execute the program that consumes these plugins, which will\n\
+             load any plugins automatically"
+        );
+        return ExitCode::FAILURE;
+    }
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("native-{name}: cannot start a runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let tcp = std::env::args().any(|a| a == "--tcp");
+    runtime.block_on(async move {
+        // Terraform stops providers with StopProvider; a Ctrl-C reaches the whole group.
+        if let Ok(mut signals) =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+        {
+            tokio::spawn(async move { while signals.recv().await.is_some() {} });
+        }
+        let provider = Checked::new(provider, name, Mode::Enforce);
+        match serve(provider, ServeOptions { env, tcp }).await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("native-{name}: {e}");
+                ExitCode::FAILURE
+            }
+        }
+    })
 }

@@ -76,6 +76,46 @@ pub struct Setup {
     pub dir: PathBuf,
     terraform: PathBuf,
     cache_dir: PathBuf,
+    provider_type: &'static str,
+}
+
+/// What a setup's configuration creates, and with which provider.
+pub struct Workload {
+    /// The provider type (`random`, `restapi`), installed as `registry.terraform.io/tfwasm/TYPE`.
+    pub provider_type: &'static str,
+    /// `main.tf` without the `terraform` block.
+    pub config: String,
+    /// Extra `tfwasm package` flags (grants).
+    pub package_flags: Vec<String>,
+}
+
+impl Workload {
+    /// `count` `random_string`s of length 16.
+    pub fn random_strings(count: usize) -> Workload {
+        Workload {
+            provider_type: "random",
+            config: format!(
+                "resource \"random_string\" \"s\" {{\n  count  = {count}\n  length = 16\n}}\n"
+            ),
+            package_flags: Vec::new(),
+        }
+    }
+
+    /// `count` `restapi_object`s under `/items` of the API at `uri` (granted to tfwasm).
+    pub fn restapi_objects(count: usize, uri: &str) -> Workload {
+        Workload {
+            provider_type: "restapi",
+            config: format!(
+                "provider \"restapi\" {{\n  uri                   = \"{uri}\"\n  create_returns_object = true\n}}\n\
+                 resource \"restapi_object\" \"o\" {{\n  count = {count}\n  path  = \"/items\"\n  data  = jsonencode({{ name = \"object-${{count.index}}\", size = count.index }})\n}}\n"
+            ),
+            package_flags: vec!["--allow-http".into(), uri.to_owned()],
+        }
+    }
+
+    fn source(&self) -> String {
+        format!("registry.terraform.io/tfwasm/{}", self.provider_type)
+    }
 }
 
 /// One timed Terraform command (apply or plan).
@@ -91,13 +131,12 @@ pub struct ApplyRun {
     pub provider_processes: usize,
 }
 
-const SOURCE: &str = "registry.terraform.io/tfwasm/random";
 const VERSION: &str = "0.1.0";
 
 impl Setup {
-    /// Lays out `provider_binary` as `terraform-provider-random_v0.1.0` in a mirror under
-    /// `root` (or, with a component, runs `tfwasm package`), writes a configuration of
-    /// `count` `random_string`s and runs `terraform init`.
+    /// Lays out a native provider binary as `terraform-provider-TYPE_v0.1.0` in a mirror
+    /// under `root` (or, with a component, runs `tfwasm package`), writes the workload's
+    /// configuration and runs `terraform init`.
     ///
     /// # Errors
     /// Packaging or init fails.
@@ -106,28 +145,31 @@ impl Setup {
         root: &Path,
         terraform: &Path,
         provider: Provider<'_>,
-        count: usize,
+        workload: &Workload,
         cache_dir: &Path,
     ) -> anyhow::Result<Setup> {
+        let source = workload.source();
+        let provider_type = workload.provider_type;
         let base = root.join(label);
         let mirror = base.join("mirror");
         let dir = base.join("work");
         std::fs::create_dir_all(&dir)?;
         match provider {
             Provider::Native(binary) => {
-                let target = package_dir(&mirror);
+                let target = package_dir(&mirror, provider_type);
                 std::fs::create_dir_all(&target)?;
                 std::fs::copy(
                     binary,
-                    target.join(format!("terraform-provider-random_v{VERSION}")),
+                    target.join(format!("terraform-provider-{provider_type}_v{VERSION}")),
                 )?;
             }
             Provider::Wasm { tfwasm, component } => {
                 let status = Command::new(tfwasm)
                     .arg("package")
                     .arg(component)
-                    .args(["--source", SOURCE, "--version", VERSION, "--out"])
+                    .args(["--source", &source, "--version", VERSION, "--out"])
                     .arg(&mirror)
+                    .args(&workload.package_flags)
                     .env("TFWASM_CACHE_DIR", cache_dir)
                     .stdout(Stdio::null())
                     .status()?;
@@ -146,8 +188,8 @@ impl Setup {
         std::fs::write(
             dir.join("main.tf"),
             format!(
-                "terraform {{\n  required_providers {{\n    random = {{ source = \"{SOURCE}\" }}\n  }}\n}}\n\
-                 resource \"random_string\" \"s\" {{\n  count  = {count}\n  length = 16\n}}\n"
+                "terraform {{\n  required_providers {{\n    {provider_type} = {{ source = \"{source}\" }}\n  }}\n}}\n{}",
+                workload.config
             ),
         )?;
         let setup = Setup {
@@ -155,6 +197,7 @@ impl Setup {
             dir,
             terraform: terraform.to_owned(),
             cache_dir: cache_dir.to_owned(),
+            provider_type,
         };
         let out = setup.command(&["init", "-no-color"]).output()?;
         if !out.status.success() {
@@ -202,6 +245,15 @@ impl Setup {
     /// The plan fails.
     pub fn plan(&self, parallelism: usize) -> anyhow::Result<ApplyRun> {
         self.timed(&["plan", "-refresh=true"], parallelism)
+    }
+
+    /// Runs `terraform destroy` (untimed), e.g. to empty an API between applies.
+    ///
+    /// # Errors
+    /// The destroy fails.
+    pub fn destroy(&self, parallelism: usize) -> anyhow::Result<()> {
+        self.timed(&["destroy", "-auto-approve"], parallelism)
+            .map(drop)
     }
 
     /// Runs one Terraform command, timing it and sampling its provider processes' memory.
@@ -270,13 +322,18 @@ impl Setup {
 
     /// The packaged provider executable (what Terraform starts).
     pub fn provider_executable(&self) -> PathBuf {
-        self.package()
-            .join(format!("terraform-provider-random_v{VERSION}"))
+        self.package().join(format!(
+            "terraform-provider-{}_v{VERSION}",
+            self.provider_type
+        ))
     }
 
     /// The package directory in this setup's mirror.
     fn package(&self) -> PathBuf {
-        package_dir(&self.dir.parent().unwrap_or(&self.dir).join("mirror"))
+        package_dir(
+            &self.dir.parent().unwrap_or(&self.dir).join("mirror"),
+            self.provider_type,
+        )
     }
 
     /// `terraform version`'s first line.
@@ -290,9 +347,11 @@ impl Setup {
     }
 }
 
-/// The package directory of the provider in `mirror`.
-fn package_dir(mirror: &Path) -> PathBuf {
-    mirror.join(format!("{SOURCE}/{VERSION}/linux_amd64"))
+/// The package directory of provider `provider_type` in `mirror`.
+fn package_dir(mirror: &Path, provider_type: &str) -> PathBuf {
+    mirror.join(format!(
+        "registry.terraform.io/tfwasm/{provider_type}/{VERSION}/linux_amd64"
+    ))
 }
 
 /// What goes into the mirror.

@@ -10,7 +10,7 @@ use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
 use tfwasm_bench::plugin::{Launch, Plugin};
 use tfwasm_bench::stats::{median, ms, quantile, ratio, us};
-use tfwasm_bench::terraform::{ApplyRun, Provider as MirrorProvider, Setup};
+use tfwasm_bench::terraform::{ApplyRun, Provider as MirrorProvider, Setup, Workload};
 use tfwasm_model::{Type, Value, codec};
 use tfwasm_sdk::Provider as _;
 use tfwasm_wire::proto::tfplugin6 as pb;
@@ -67,9 +67,21 @@ struct RunArgs {
     /// Timed iterations of each RPC per provider and round.
     #[arg(long, default_value_t = 1000)]
     iterations: usize,
-    /// Run only these sections (for profiling): rpc, cold, concurrency, terraform.
+    /// Run only these sections (for profiling): rpc, cold, concurrency, terraform, api.
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
+    /// The restapi sample served natively (`native-restapi`), for the API benchmark.
+    #[arg(long)]
+    native_restapi: Option<PathBuf>,
+    /// The json-server executable (`scripts/fetch-json-server.sh`), for the API benchmark.
+    #[arg(long)]
+    json_server: Option<PathBuf>,
+    /// `restapi_object`s per apply in the API benchmark.
+    #[arg(long, default_value_t = 200)]
+    api_objects: usize,
+    /// json-server's delay per response in the API benchmark, in milliseconds.
+    #[arg(long, default_value_t = 20)]
+    api_delay_ms: u32,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -171,7 +183,91 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
     if wanted("terraform") {
         report.terraform = terraform_runs(&args, work.path(), &warm_cache, &random)?;
     }
+    if wanted("api")
+        && let (Some(native_restapi), Some(json_server)) = (&args.native_restapi, &args.json_server)
+    {
+        report.api = api_runs(&args, native_restapi, json_server, work.path(), &warm_cache)?;
+    }
     finish(&args, report)
+}
+
+/// The API benchmark on one client: applies of `restapi_object`s per provider, with the
+/// connections each apply opened.
+struct ApiRuns {
+    client: String,
+    objects: usize,
+    delay_ms: u32,
+    /// Per provider: (apply time, connections opened) per run.
+    runs: BTreeMap<&'static str, Vec<(Duration, usize)>>,
+}
+
+const NATIVE_RESTAPI: &str = "native-restapi";
+
+/// `terraform apply` of `api_objects` `restapi_object`s against json-server (with a delay
+/// per response), tfwasm vs the same provider code built natively, interleaved; each apply
+/// starts from an empty API and state (a destroy, untimed, empties both).
+fn api_runs(
+    args: &RunArgs,
+    native_restapi: &Path,
+    json_server: &Path,
+    work: &Path,
+    warm_cache: &Path,
+) -> anyhow::Result<Vec<ApiRuns>> {
+    use tfwasm_bench::api::{CountingForwarder, JsonServer};
+    let component = args.components.join("tfwasm_sample_restapi.wasm");
+    let mut out = Vec::new();
+    for (c, client) in args.terraform.iter().enumerate() {
+        let server = JsonServer::start(json_server, args.api_delay_ms)?;
+        let forwarder = CountingForwarder::start(server.port)?;
+        let uri = format!("http://127.0.0.1:{}", forwarder.port);
+        let workload = Workload::restapi_objects(args.api_objects, &uri);
+        let client_work = work.join(format!("api-client{c}"));
+        let setups = [
+            (
+                TFWASM,
+                MirrorProvider::Wasm {
+                    tfwasm: &args.tfwasm,
+                    component: &component,
+                },
+            ),
+            (NATIVE_RESTAPI, MirrorProvider::Native(native_restapi)),
+        ]
+        .into_iter()
+        .map(|(name, provider)| {
+            Setup::new(name, &client_work, client, provider, &workload, warm_cache)
+                .map(|setup| (name, setup))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+        let version = setups[0].1.version();
+        progress(&format!(
+            "{version}: terraform apply, {} restapi_objects, json-server delay {} ms",
+            args.api_objects, args.api_delay_ms
+        ));
+        let mut runs: BTreeMap<&'static str, Vec<(Duration, usize)>> = BTreeMap::new();
+        for i in 0..args.runs {
+            for (name, setup) in &setups {
+                forwarder.take();
+                let run = setup.apply(args.parallelism)?;
+                let connections = forwarder.take();
+                setup.destroy(args.parallelism)?;
+                progress(&format!(
+                    "  run {}: {name} {} ({connections} connections)",
+                    i + 1,
+                    ms(run.elapsed)
+                ));
+                runs.entry(*name)
+                    .or_default()
+                    .push((run.elapsed, connections));
+            }
+        }
+        out.push(ApiRuns {
+            client: version,
+            objects: args.api_objects,
+            delay_ms: args.api_delay_ms,
+            runs,
+        });
+    }
+    Ok(out)
 }
 
 /// One Terraform command at one size, on one client: runs per provider.
@@ -220,8 +316,15 @@ fn terraform_setups(
     let setups = providers
         .into_iter()
         .map(|(name, provider)| {
-            Setup::new(&tag(name), work, client, provider, count, warm_cache)
-                .map(|setup| (name, setup))
+            Setup::new(
+                &tag(name),
+                work,
+                client,
+                provider,
+                &Workload::random_strings(count),
+                warm_cache,
+            )
+            .map(|setup| (name, setup))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     Ok(setups)
@@ -727,6 +830,7 @@ struct Report {
     rpc: Vec<RpcResult>,
     cold: Option<ColdStart>,
     concurrency: Option<Concurrency>,
+    api: Vec<ApiRuns>,
     sizes: Vec<(String, u64)>,
     binaries: Vec<(String, u64)>,
     criterion: Vec<(String, f64)>,
@@ -986,6 +1090,56 @@ impl Report {
                 format!("{speedup:.1}×"),
                 speedup >= 25.0,
             ));
+        }
+
+        // 6. API provider
+        if !self.api.is_empty() {
+            let _ = writeln!(
+                w,
+                "\n## 6. A provider that talks to an API\n\n`terraform apply` of `restapi_object`s (the restapi sample) against a real json-server that answers each request after a fixed delay, -parallelism={}, from an empty API and state each run (median of {} runs, interleaved). **tfwasm** is the restapi component packaged by `tfwasm package` (requests through `wasi:http` and the host's connection pool); **native-restapi** is the same provider code compiled natively behind tfwasm's server, its requests through the SDK's native client. Connections are counted by a forwarder in front of the server.\n\n| client | objects | server delay | tfwasm | native-restapi | tfwasm / native | connections per apply (tfwasm / native) |\n|---|---|---|---|---|---|---|",
+                self.parallelism,
+                self.api
+                    .first()
+                    .map_or(0, |a| a.runs.values().next().map_or(0, Vec::len))
+            );
+            for a in &self.api {
+                let times = |k: &str| -> Vec<Duration> {
+                    a.runs
+                        .get(k)
+                        .map(|r| r.iter().map(|x| x.0).collect())
+                        .unwrap_or_default()
+                };
+                let conns = |k: &str| -> usize {
+                    let mut c: Vec<usize> = a
+                        .runs
+                        .get(k)
+                        .map(|r| r.iter().map(|x| x.1).collect())
+                        .unwrap_or_default();
+                    c.sort_unstable();
+                    c.get(c.len() / 2).copied().unwrap_or(0)
+                };
+                let (wasm, native) = (median(&times(TFWASM)), median(&times(NATIVE_RESTAPI)));
+                let r = ratio(wasm, native);
+                let _ = writeln!(
+                    w,
+                    "| {} | {} | {} ms | {} | {} | {r:.3}× | {} / {} |",
+                    a.client,
+                    a.objects,
+                    a.delay_ms,
+                    ms(wasm),
+                    ms(native),
+                    conns(TFWASM),
+                    conns(NATIVE_RESTAPI)
+                );
+                targets.push((
+                    format!(
+                        "{}: apply of {} restapi_objects, tfwasm ≤ 1.10× native-restapi",
+                        a.client, a.objects
+                    ),
+                    format!("{r:.3}×"),
+                    r <= 1.10,
+                ));
+            }
         }
 
         if !self.criterion.is_empty() {

@@ -95,10 +95,10 @@ fn classify(error: &hyper_util::client::legacy::Error, problems: &Problems) -> H
     };
     let connect = chain(error).find_map(|e| e.downcast_ref::<ConnectError>());
     match connect {
-        Some(e @ ConnectError::Tls { host, .. }) if e.is_untrusted_certificate() => {
+        Some(e @ ConnectError::Tls { host, source }) if e.is_untrusted_certificate() => {
             record(Problem::Untrusted {
                 host: host.clone(),
-                reason: message(e),
+                reason: source.to_string(),
             });
             HttpError::TlsCertificateError
         }

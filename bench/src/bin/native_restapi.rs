@@ -1,0 +1,12 @@
+//! `native-restapi`: the restapi sample served natively by tfwasm's own server, its HTTP
+//! going through the SDK's native client (ureq) — the "same code without Wasm" baseline for
+//! the API benchmark (`terraform-provider-restapi_vX.Y.Z`).
+
+use tfwasm_bench::native::{NativeProvider, serve_main};
+
+fn main() -> std::process::ExitCode {
+    serve_main(
+        "restapi",
+        NativeProvider::new(tfwasm_sample_restapi::RestApiProvider).with_blocking_io(),
+    )
+}
