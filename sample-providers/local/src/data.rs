@@ -15,21 +15,13 @@ pub struct LocalFileData {
 
 impl DataSource for LocalFileData {
     fn type_name(&self) -> &'static str {
-        if self.sensitive {
-            "local_sensitive_file"
-        } else {
-            "local_file"
-        }
+        crate::type_name(self.sensitive)
     }
 
     fn schema(&self) -> ResourceSchema {
         let content = |name: &str, description: &str| {
             let attr = Attr::string(name).computed().description(description);
-            if self.sensitive {
-                attr.sensitive()
-            } else {
-                attr
-            }
+            crate::sensitive_if(attr, self.sensitive)
         };
         let mut schema = ResourceSchema::new()
             .description("Reads a file inside a directory the operator granted.")

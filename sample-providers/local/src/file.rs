@@ -75,11 +75,7 @@ impl LocalFile {
 
 impl Resource for LocalFile {
     fn type_name(&self) -> &'static str {
-        if self.sensitive {
-            "local_sensitive_file"
-        } else {
-            "local_file"
-        }
+        crate::type_name(self.sensitive)
     }
 
     fn schema(&self) -> ResourceSchema {
@@ -88,11 +84,7 @@ impl Resource for LocalFile {
                 .optional()
                 .requires_replace()
                 .description(description);
-            if self.sensitive {
-                attr.sensitive()
-            } else {
-                attr
-            }
+            crate::sensitive_if(attr, self.sensitive)
         };
         let mut schema = ResourceSchema::new()
             .description("A file with the given content, inside a directory the operator granted.")

@@ -38,6 +38,20 @@ impl Provider for LocalProvider {
 
 tfwasm_sdk::export_provider!(LocalProvider);
 
+/// The type name of the plain or the sensitive variant (resource and data source alike).
+pub(crate) fn type_name(sensitive: bool) -> &'static str {
+    if sensitive {
+        "local_sensitive_file"
+    } else {
+        "local_file"
+    }
+}
+
+/// `attr`, marked sensitive in the sensitive variant.
+pub(crate) fn sensitive_if(attr: Attr, sensitive: bool) -> Attr {
+    if sensitive { attr.sensitive() } else { attr }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
