@@ -341,10 +341,16 @@ impl Run {
 impl Workspace {
     /// A new workspace for `client` with `main.tf` set to `config`.
     pub fn new(client: &Client, config: &str) -> Workspace {
+        Workspace::with_mirror(client, config, mirror())
+    }
+
+    /// A new workspace installing providers from `mirror` (one a test packaged itself, e.g.
+    /// with flags of its own) instead of the shared one.
+    pub fn with_mirror(client: &Client, config: &str, mirror: &Path) -> Workspace {
         let dir = tempfile::tempdir().expect("temp dir");
         let rc = format!(
             "provider_installation {{\n  filesystem_mirror {{\n    path = {:?}\n  }}\n}}\n",
-            mirror().display().to_string()
+            mirror.display().to_string()
         );
         std::fs::write(dir.path().join("cli.tfrc"), rc).expect("write cli.tfrc");
         let ws = Workspace {

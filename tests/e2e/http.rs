@@ -106,3 +106,128 @@ data "http" "elsewhere" { url = "http://localhost:9/secret" }
         }
     }
 }
+
+/// An HTTPS server on loopback with a certificate from a private CA: (CA PEM, port). Each
+/// connection answers one request with `hello over tls`.
+fn private_tls_server() -> (String, u16) {
+    use std::io::{BufRead as _, BufReader, Write as _};
+    use std::sync::Arc;
+
+    let ca_key = rcgen::KeyPair::generate().unwrap();
+    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    ca_params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, "tfwasm e2e CA");
+    let ca = rcgen::CertifiedIssuer::self_signed(ca_params, ca_key).unwrap();
+    let leaf_key = rcgen::KeyPair::generate().unwrap();
+    let leaf = rcgen::CertificateParams::new(vec!["localhost".to_owned()])
+        .unwrap()
+        .signed_by(&leaf_key, &ca)
+        .unwrap();
+    let key = rustls::pki_types::PrivateKeyDer::try_from(leaf_key.serialize_der()).unwrap();
+    let config = Arc::new(
+        rustls::ServerConfig::builder_with_provider(Arc::new(
+            rustls::crypto::aws_lc_rs::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(vec![leaf.der().clone()], key)
+        .unwrap(),
+    );
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for tcp in listener.incoming().flatten() {
+            let config = config.clone();
+            std::thread::spawn(move || {
+                let Ok(conn) = rustls::ServerConnection::new(config) else {
+                    return;
+                };
+                let mut tls = rustls::StreamOwned::new(conn, tcp);
+                let mut reader = BufReader::new(&mut tls);
+                let mut line = String::new();
+                while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                    line.clear();
+                }
+                let body = "hello over tls";
+                let _ = write!(
+                    tls,
+                    "HTTP/1.1 200 OK\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                tls.conn.send_close_notify();
+                let _ = tls.flush();
+            });
+        }
+    });
+    (AsRef::<rcgen::Certificate>::as_ref(&ca).pem(), port)
+}
+
+/// `tfwasm package --ca-file` makes a private CA's server trusted; the same package without
+/// it fails with the diagnostic that names the host and the flag.
+#[test]
+fn a_private_ca_from_the_package_is_trusted() {
+    let (ca_pem, port) = private_tls_server();
+    let dir = tempfile::tempdir().unwrap();
+    let ca = dir.path().join("private-ca.pem");
+    std::fs::write(&ca, ca_pem).unwrap();
+    let package = |mirror: &str, extra: &[&std::ffi::OsStr]| {
+        let out = std::process::Command::new(tfwasm_tests::tfwasm_bin())
+            .arg("package")
+            .arg(tfwasm_tests::component("http"))
+            .args([
+                "--source",
+                "registry.terraform.io/tfwasm/http",
+                "--version",
+                "0.1.0",
+            ])
+            .args(["--allow-http", &format!("https://localhost:{port}")])
+            .arg("--out")
+            .arg(dir.path().join(mirror))
+            .args(extra)
+            .env("TFWASM_CACHE_DIR", tfwasm_tests::cache_dir())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        dir.path().join(mirror)
+    };
+    let trusting = package("trusting", &["--ca-file".as_ref(), ca.as_os_str()]);
+    let plain = package("plain", &[]);
+    let config = format!(
+        r#"
+terraform {{
+  required_providers {{
+    http = {{ source = "registry.terraform.io/tfwasm/http" }}
+  }}
+}}
+data "http" "tls" {{ url = "https://localhost:{port}/" }}
+output "body" {{ value = data.http.tls.response_body }}
+"#
+    );
+    for client in clients() {
+        let ws = Workspace::with_mirror(client, &config, &trusting);
+        ws.ok(&["init", "-no-color"]);
+        ws.ok(&["apply", "-auto-approve", "-no-color"]);
+        let out = ws.ok(&["output", "-raw", "-no-color", "body"]);
+        assert_eq!(out.stdout, "hello over tls", "{}", client.name);
+
+        let ws = Workspace::with_mirror(client, &config, &plain);
+        ws.ok(&["init", "-no-color"]);
+        let plan = ws.run(&["plan", "-no-color"]);
+        assert_ne!(plan.code, 0);
+        let text = flatten(&plan.all());
+        for needle in [
+            "Outgoing HTTPS request to an untrusted server",
+            &format!("certificate of localhost:{port}"),
+            "--ca-file",
+        ] {
+            assert!(text.contains(needle), "{}: {needle}: {text}", client.name);
+        }
+    }
+}
