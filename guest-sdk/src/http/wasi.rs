@@ -18,11 +18,18 @@ pub(crate) fn send(request: &Prepared) -> Result<Response, HttpError> {
     let fail = |kind: ErrorKind| HttpError::new(request.method, &request.url, kind);
     let url =
         url::Url::parse(&request.url).map_err(|e| fail(ErrorKind::InvalidUrl(e.to_string())))?;
-    let entries: Vec<(String, Vec<u8>)> = request
+    let mut entries: Vec<(String, Vec<u8>)> = request
         .headers
         .iter()
         .map(|(n, v)| (n.clone(), v.as_bytes().to_vec()))
         .collect();
+    if !request.body.is_empty() {
+        // A known length rather than chunked encoding, which simple servers may not read.
+        entries.push((
+            "content-length".into(),
+            request.body.len().to_string().into_bytes(),
+        ));
+    }
     let headers = Fields::from_list(&entries)
         .map_err(|e| fail(ErrorKind::Transport(format!("invalid header: {e:?}"))))?;
     let outgoing = OutgoingRequest::new(headers);

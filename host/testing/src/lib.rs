@@ -186,6 +186,18 @@ impl Planned {
     }
 }
 
+/// What a component loaded by [`Harness::load_with`] may reach, written as for
+/// `tfwasm package` (`--allow-http`, `--allow-dir`, `--allow-env`).
+#[derive(Debug, Clone, Default)]
+pub struct Grants {
+    /// `scheme://host[:port]` entries, e.g. `http://127.0.0.1:*`.
+    pub http: Vec<String>,
+    /// `HOST_DIR:GUEST_DIR[:ro|rw]` entries.
+    pub dirs: Vec<String>,
+    /// Environment variable names.
+    pub env: Vec<String>,
+}
+
 /// A loaded provider component and a runtime to call it.
 pub struct Harness {
     runtime: tokio::runtime::Runtime,
@@ -201,11 +213,31 @@ impl Harness {
     /// # Errors
     /// The file is missing or not a tfwasm provider component.
     pub fn load(path: impl AsRef<Path>) -> Result<Harness, HarnessError> {
+        Harness::load_with(path, &Grants::default())
+    }
+
+    /// Loads the component with `grants`, for providers that reach HTTP servers, directories
+    /// or environment variables (as the operator would grant them with `tfwasm package`).
+    ///
+    /// # Errors
+    /// A grant is malformed, or the component cannot be loaded.
+    pub fn load_with(path: impl AsRef<Path>, grants: &Grants) -> Result<Harness, HarnessError> {
         let path = path.as_ref();
         let logs = Arc::new(Captured::default());
+        let invalid = |e: &dyn std::fmt::Display| HarnessError::Load(format!("invalid grant: {e}"));
+        let grants = tfwasm_runtime::Grants {
+            env: grants.env.clone(),
+            dirs: grants
+                .dirs
+                .iter()
+                .map(|d| d.parse::<tfwasm_runtime::DirGrant>())
+                .collect::<Result<_, _>>()
+                .map_err(|e| invalid(&e))?,
+            http: tfwasm_runtime::HttpAllowList::parse(&grants.http).map_err(|e| invalid(&e))?,
+        };
         let options = LoadOptions {
             limits: CallLimits::default(),
-            grants: Default::default(),
+            grants,
             cache_dir: cache::default_dir(),
             log_sink: logs.clone(),
             settings_hint: "the harness (tfwasm_testing::Harness)".to_owned(),

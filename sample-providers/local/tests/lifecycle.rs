@@ -1,0 +1,77 @@
+//! local_file in-process against its built component (`tfwasm-testing`), with a temporary
+//! directory granted as `/out`.
+
+use serde_json::json;
+use tfwasm_testing::{Grants, Harness};
+
+fn harness(dir: &std::path::Path) -> Harness {
+    let grants = Grants {
+        dirs: vec![format!("{}:/out:rw", dir.display())],
+        ..Grants::default()
+    };
+    Harness::load_with(
+        Harness::built_component("tfwasm_sample_local").unwrap(),
+        &grants,
+    )
+    .unwrap()
+}
+
+#[test]
+fn writes_reads_back_notices_drift_and_deletes() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = harness(dir.path());
+    let state = h
+        .create(
+            "local_file",
+            json!({ "filename": "/out/nested/hello.txt", "content": "hello" }),
+        )
+        .unwrap();
+    let on_host = dir.path().join("nested/hello.txt");
+    assert_eq!(std::fs::read_to_string(&on_host).unwrap(), "hello");
+    assert_eq!(
+        state.attr("id").as_str(),
+        Some("aaf4c61ddcc5e8a2dabede0f3b482cd9aea9434d")
+    );
+    assert_eq!(state.attr("file_permission").as_str(), Some("0777"));
+    assert!(
+        h.read(&state).unwrap().is_some(),
+        "unchanged file: still there"
+    );
+
+    let data = h
+        .read_data(
+            "local_sensitive_file",
+            json!({ "filename": "/out/nested/hello.txt" }),
+        )
+        .unwrap();
+    assert_eq!(
+        data.get("content_base64").and_then(|v| v.as_str()),
+        Some("aGVsbG8=")
+    );
+
+    std::fs::write(&on_host, "edited").unwrap();
+    assert!(h.read(&state).unwrap().is_none(), "edited: planned again");
+    h.destroy(&state).unwrap();
+    assert!(!on_host.exists());
+}
+
+#[test]
+fn paths_outside_the_grant_and_two_contents_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = harness(dir.path());
+    let err = h
+        .create(
+            "local_file",
+            json!({ "filename": "/etc/motd", "content": "x" }),
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("--allow-dir HOST_DIR:/etc:rw"), "{err}");
+    let err = h
+        .validate(
+            "local_file",
+            json!({ "filename": "/out/a", "content": "x", "source": "/out/b" }),
+        )
+        .unwrap();
+    assert!(!err.is_empty(), "exactly one content attribute");
+}
