@@ -137,4 +137,24 @@ fn package_carries_its_ca_files_and_refuses_unusable_ones() {
         std::fs::read(platform.join("ca/1-corp-root.pem")).unwrap(),
         std::fs::read(&ca).unwrap()
     );
+    // `tfwasm inspect` on the packaged component reads the package's settings.
+    let out = Command::new(tfwasm_tests::tfwasm_bin())
+        .arg("inspect")
+        .arg(platform.join("component.wasm"))
+        .env("TFWASM_CACHE_DIR", tfwasm_tests::cache_dir())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for needle in [
+        "http:    https://localhost:8443",
+        "ca/1-corp-root.pem",
+        "https http://127.0.0.1:3128",
+    ] {
+        assert!(stdout.contains(needle), "{needle}: {stdout}");
+    }
 }

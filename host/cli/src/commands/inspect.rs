@@ -106,9 +106,43 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 .join(", ")
         }
     );
+    let allowed: Vec<&str> = grants.http.entries().collect();
     outln!(
         out,
-        "  network: none (no sockets; outgoing HTTP is not available yet)"
+        "  http:    {}",
+        if allowed.is_empty() {
+            "none".to_owned()
+        } else {
+            allowed.join(", ")
+        }
+    );
+    outln!(
+        out,
+        "  sockets: none (outgoing HTTP only through wasi:http)"
+    );
+    outln!(out, "http settings:");
+    outln!(
+        out,
+        "  trusted CAs: the system's{}",
+        settings
+            .http
+            .ca_files
+            .iter()
+            .map(|f| format!(", {}", f.display()))
+            .collect::<String>()
+    );
+    outln!(
+        out,
+        "  proxies:     {}",
+        match &settings.http.proxy {
+            None => "from HTTPS_PROXY/HTTP_PROXY/ALL_PROXY/NO_PROXY in the environment".to_owned(),
+            Some(p) => format!(
+                "http {}, https {}, no_proxy {}",
+                p.http.as_deref().unwrap_or("none"),
+                p.https.as_deref().unwrap_or("none"),
+                p.no_proxy.as_deref().unwrap_or("none")
+            ),
+        }
     );
     outln!(out, "imports:");
     for import in provider.imports() {
