@@ -8,7 +8,7 @@ use tfwasm_sdk::prelude::*;
 use tfwasm_sdk::validate::{exactly_one_of, regex};
 
 use crate::files::check_granted;
-use crate::hashes::Hashes;
+use crate::hashes::{Hashes, sha1_hex};
 
 /// `local_file`, or `local_sensitive_file` when `sensitive`.
 pub struct LocalFile {
@@ -184,7 +184,7 @@ impl Resource for LocalFile {
         let filename = state.get_string("filename")?.unwrap_or_default();
         check_granted("filename", &filename)?;
         match std::fs::read(&filename) {
-            Ok(content) if Some(Hashes::of(&content).sha1) == state.get_string("id")? => {
+            Ok(content) if Some(sha1_hex(&content)) == state.get_string("id")? => {
                 Ok(Some(state.clone()))
             }
             Ok(_) => Ok(None),

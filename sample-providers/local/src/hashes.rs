@@ -16,13 +16,18 @@ pub(crate) struct Hashes {
     pub(crate) base64sha512: String,
 }
 
+/// SHA-1 of `content`, hex: the resource's `id`, all Read needs to notice a changed file.
+pub(crate) fn sha1_hex(content: &[u8]) -> String {
+    hex::encode(Sha1::digest(content))
+}
+
 impl Hashes {
     pub(crate) fn of(content: &[u8]) -> Hashes {
         let b64 = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
         let sha256 = Sha256::digest(content);
         let sha512 = Sha512::digest(content);
         Hashes {
-            sha1: hex::encode(Sha1::digest(content)),
+            sha1: sha1_hex(content),
             md5: hex::encode(Md5::digest(content)),
             sha256: hex::encode(sha256),
             base64sha256: b64(&sha256),
