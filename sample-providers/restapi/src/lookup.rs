@@ -121,11 +121,10 @@ fn next_link(response: &Response) -> Option<String> {
     let header = response.header("link")?;
     header.split(',').find_map(|part| {
         let (target, params) = part.split_once(';')?;
+        // `rel="next"`, `rel=next`, any case and spacing.
         let is_next = params.split(';').any(|p| {
-            p.trim()
-                .replace(' ', "")
-                .eq_ignore_ascii_case("rel=\"next\"")
-                || p.trim().eq_ignore_ascii_case("rel=next")
+            let p = p.replace([' ', '"'], "");
+            p.eq_ignore_ascii_case("rel=next")
         });
         is_next.then(|| {
             target
