@@ -7,9 +7,11 @@ SAMPLES := tfwasm-sample-random tfwasm-sample-misbehave tfwasm-sample-hostile tf
 help: ## List targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-10s %s\n", $$1, $$2}'
 
-build: ## Build the host (target/release/tfwasm), the native baseline (target/release/native-random) and every sample component
+build: ## Build the host (target/release/tfwasm and the runner packages carry), the native baselines and every sample component
 	@rustup target list --installed 2>/dev/null | grep -qx wasm32-wasip2 || rustup target add wasm32-wasip2
 	$(CARGO) build --release -p tfwasm -p tfwasm-bench
+	# On its own, so Cargo does not unify the compiler back into it (host/runner/Cargo.toml).
+	$(CARGO) build --release -p tfwasm-runner
 	$(CARGO) build --release --target wasm32-wasip2 $(addprefix -p ,$(SAMPLES))
 
 demo: build ## Package the random sample and run a real terraform/tofu init, apply, plan, destroy
@@ -24,6 +26,7 @@ bench: build ## Benchmarks side by side (Terraform vs an independent native prov
 lint: ## Format check and clippy for host and guest
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) clippy -p tfwasm-runner -- -D warnings
 	$(CARGO) clippy --target wasm32-wasip2 $(addprefix -p ,$(SAMPLES)) -- -D warnings
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps -p tfwasm-sdk -p tfwasm-testing
 

@@ -49,6 +49,12 @@ pub fn tfwasm_bin() -> PathBuf {
     require(target_dir().join("release").join("tfwasm"))
 }
 
+/// The release `tfwasm-runner` (tfwasm without the compiler), which `tfwasm package` ships
+/// when it finds it beside `tfwasm`.
+pub fn runner_bin() -> PathBuf {
+    require(target_dir().join("release").join("tfwasm-runner"))
+}
+
 /// A sample provider component, e.g. `random`.
 pub fn component(sample: &str) -> PathBuf {
     require(

@@ -32,6 +32,7 @@ fn wasm_with(reuse: bool, fuel_metering: bool) -> WasmProvider {
         },
         grants: Grants::default(),
         cache_dir: std::env::temp_dir().join("tfwasm-bench-cache"),
+        precompiled: None,
         log_sink: Arc::new(DiscardLog),
         settings_hint: "bench".into(),
         display_name: None,

@@ -1,6 +1,8 @@
 //! The packaged provider binary behaves like a go-plugin server when run by hand.
 
-use std::process::Command;
+use std::io::{BufRead as _, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 
 #[test]
 fn without_the_magic_cookie_it_explains_itself_and_exits_1() {
@@ -157,4 +159,194 @@ fn package_carries_its_ca_files_and_refuses_unusable_ones() {
     ] {
         assert!(stdout.contains(needle), "{needle}: {stdout}");
     }
+}
+
+/// Packages the random sample into `mirror` with extra flags; returns the package directory.
+fn package_random(mirror: &Path, cache: &Path, flags: &[&std::ffi::OsStr]) -> PathBuf {
+    let out = Command::new(tfwasm_tests::tfwasm_bin())
+        .arg("package")
+        .arg(tfwasm_tests::component("random"))
+        .args([
+            "--source",
+            "registry.terraform.io/example/random",
+            "--version",
+            "1.0.0",
+            "--out",
+        ])
+        .arg(mirror)
+        .args(flags)
+        .env("TFWASM_CACHE_DIR", cache)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let binary = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    binary.parent().unwrap().to_owned()
+}
+
+/// Starts a package's provider executable as Terraform does; returns its handshake line, or
+/// its exit code and stderr when it does not get that far.
+fn start_package(package: &Path, cache: &Path) -> Result<String, (Option<i32>, String)> {
+    let mut child = Command::new(package.join("terraform-provider-random_v1.0.0"))
+        .env(
+            "TF_PLUGIN_MAGIC_COOKIE",
+            tfwasm_wire::handshake::MAGIC_COOKIE_VALUE,
+        )
+        .env("PLUGIN_PROTOCOL_VERSIONS", "6")
+        .env("TFWASM_CACHE_DIR", cache)
+        .env_remove("PLUGIN_CLIENT_CERT")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    if line.is_empty() {
+        let out = child.wait_with_output().unwrap();
+        return Err((
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        ));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    Ok(line)
+}
+
+/// A package ships the compiler-less runner and the component's code precompiled for the
+/// platform's baseline CPU, so it starts on a machine whose compile cache is empty without
+/// compiling. When that code cannot be used, the runner says what to do; a package that ships
+/// the full tfwasm (`--runner`) compiles instead.
+#[test]
+fn a_package_serves_its_precompiled_code_without_a_compiler() {
+    let dir = tempfile::tempdir().unwrap();
+    let package = package_random(&dir.path().join("mirror"), &tfwasm_tests::cache_dir(), &[]);
+    let binary = package.join("terraform-provider-random_v1.0.0");
+    assert_eq!(
+        std::fs::read(&binary).unwrap(),
+        std::fs::read(tfwasm_tests::runner_bin()).unwrap(),
+        "the package's executable is the runner"
+    );
+    let runner_size = std::fs::metadata(&binary).unwrap().len();
+    let tfwasm_size = std::fs::metadata(tfwasm_tests::tfwasm_bin()).unwrap().len();
+    assert!(
+        runner_size < tfwasm_size,
+        "the runner ({runner_size} bytes) leaves the compiler out of tfwasm ({tfwasm_size} bytes)"
+    );
+
+    // A machine that never compiled anything: the package still starts, and compiles nothing.
+    let empty_cache = dir.path().join("empty-cache");
+    let line = start_package(&package, &empty_cache).expect("the package starts");
+    assert!(line.starts_with("1|6|unix|"), "{line}");
+    assert!(
+        !empty_cache.exists() || std::fs::read_dir(&empty_cache).unwrap().next().is_none(),
+        "nothing compiled into the cache"
+    );
+    let out = Command::new(tfwasm_tests::tfwasm_bin())
+        .arg("inspect")
+        .arg(package.join("component.wasm"))
+        .env("TFWASM_CACHE_DIR", &empty_cache)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("loaded:    from the package's precompiled code"),
+        "{stdout}"
+    );
+
+    // Code this runner cannot use (damaged here; another CPU would be refused the same way).
+    std::fs::write(package.join("component.cwasm"), b"not machine code").unwrap();
+    let (code, stderr) = start_package(&package, &empty_cache).expect_err("refuses to start");
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("cannot use the precompiled provider code")
+            && stderr.contains("component.cwasm")
+            && stderr.contains("Run `tfwasm package` again on this machine"),
+        "{stderr}"
+    );
+
+    // The full tfwasm as the package's executable falls back to compiling.
+    let tfwasm = tfwasm_tests::tfwasm_bin();
+    let package = package_random(
+        &dir.path().join("mirror-full"),
+        &tfwasm_tests::cache_dir(),
+        &["--runner".as_ref(), tfwasm.as_os_str()],
+    );
+    std::fs::write(package.join("component.cwasm"), b"not machine code").unwrap();
+    let line = start_package(&package, &empty_cache).expect("compiles instead");
+    assert!(line.starts_with("1|6|unix|"), "{line}");
+    assert!(
+        std::fs::read_dir(&empty_cache).unwrap().next().is_some(),
+        "compiled into the cache"
+    );
+}
+
+#[test]
+fn package_refuses_another_platform_and_a_runner_of_another_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let package = |flags: &[&str]| {
+        Command::new(tfwasm_tests::tfwasm_bin())
+            .arg("package")
+            .arg(tfwasm_tests::component("random"))
+            .args([
+                "--source",
+                "registry.terraform.io/example/random",
+                "--version",
+                "1.0.0",
+                "--out",
+            ])
+            .arg(dir.path().join("mirror"))
+            .args(flags)
+            .env("TFWASM_CACHE_DIR", tfwasm_tests::cache_dir())
+            .output()
+            .unwrap()
+    };
+    let out = package(&["--platform", "windows_sparc"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("windows_sparc") && stderr.contains("run `tfwasm package` on"),
+        "{stderr}"
+    );
+    let impostor = dir.path().join("old-runner");
+    std::fs::write(&impostor, "#!/bin/sh\necho tfwasm-runner 0.0.1\n").unwrap();
+    std::fs::set_permissions(
+        &impostor,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let out = package(&["--runner", impostor.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("is not a tfwasm runner of this version") && stderr.contains("0.0.1"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("mirror").exists(), "nothing written");
+}
+
+#[test]
+fn the_runner_explains_itself() {
+    let out = Command::new(tfwasm_tests::runner_bin())
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("tfwasm serve --component"));
+    let out = Command::new(tfwasm_tests::runner_bin())
+        .env_remove("TF_PLUGIN_MAGIC_COOKIE")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).starts_with("This binary is a plugin."),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -2,5 +2,6 @@
 
 pub mod check;
 pub mod inspect;
+#[cfg(feature = "compiler")]
 pub mod package;
 pub mod serve;

@@ -1,21 +1,18 @@
 //! `tfwasm`: serves a WebAssembly provider component to Terraform/OpenTofu over tfplugin6,
 //! packages components as providers Terraform can install, and inspects them.
 
-mod commands;
-mod config;
-mod hclog;
-
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use tfwasm::commands;
 use tfwasm_wire::handshake::PluginEnv;
 
 /// Run Terraform/OpenTofu providers compiled to WebAssembly components, sandboxed.
 ///
-/// A provider package made by `tfwasm package` is a copy of this binary next to the
-/// component. Terraform starts it with its plugin environment and it serves the component
-/// (what `tfwasm serve` does).
+/// A provider package made by `tfwasm package` holds the runner (`tfwasm-runner`, this
+/// binary without the compiler, or this binary) next to the component and its precompiled
+/// code. Terraform starts it with its plugin environment and it serves the component (what
+/// `tfwasm serve` does).
 #[derive(Debug, Parser)]
 #[command(
     name = "tfwasm",
@@ -62,17 +59,6 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// The component shipped beside this executable in a provider package.
-pub(crate) const PACKAGED_COMPONENT: &str = "component.wasm";
-
-/// `component.wasm` next to the running executable (symlinks resolved), if any.
-pub(crate) fn packaged_component() -> Option<PathBuf> {
-    let exe = std::env::current_exe().ok()?;
-    let exe = std::fs::canonicalize(&exe).unwrap_or(exe);
-    let candidate = exe.parent()?.join(PACKAGED_COMPONENT);
-    candidate.is_file().then_some(candidate)
 }
 
 #[cfg(test)]

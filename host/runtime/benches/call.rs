@@ -43,6 +43,7 @@ fn provider(fuel_metering: bool, pooling: bool, reuse_instances: bool) -> WasmPr
         limits,
         grants: Grants::default(),
         cache_dir: cache,
+        precompiled: None,
         log_sink: Arc::new(DiscardLog),
         settings_hint: "bench".into(),
         display_name: None,

@@ -10,13 +10,25 @@
 //! (path, size, modification time, inode) to its entry, so a warm start reads neither the
 //! component nor its digest (hashing 1 MB took about a third of a warm start). A changed file
 //! changes its identity and is hashed again.
+//!
+//! Everything but [`default_dir`] needs the `compiler` feature: a build without it only runs
+//! the precompiled code of provider packages ([`code`](crate::code)).
 
+#[cfg(feature = "compiler")]
 use std::hash::{DefaultHasher, Hash, Hasher};
-use std::path::{Path, PathBuf};
+#[cfg(feature = "compiler")]
+use std::path::Path;
+use std::path::PathBuf;
 
+#[cfg(feature = "compiler")]
 use sha2::{Digest, Sha256};
+#[cfg(feature = "compiler")]
 use wasmtime::Engine;
+#[cfg(feature = "compiler")]
 use wasmtime::component::Component;
+
+#[cfg(feature = "compiler")]
+pub use crate::code::Origin;
 
 /// Environment variable that overrides the cache directory.
 pub const CACHE_DIR_ENV: &str = "TFWASM_CACHE_DIR";
@@ -36,15 +48,7 @@ pub fn default_dir() -> PathBuf {
     std::env::temp_dir().join("tfwasm-cache")
 }
 
-/// How a component was obtained.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Origin {
-    /// Loaded from the cache.
-    Cached,
-    /// Compiled now (and stored, if the cache was writable).
-    Compiled,
-}
-
+#[cfg(feature = "compiler")]
 /// The cache file for these bytes under this engine.
 pub fn entry_path(dir: &Path, engine: &Engine, wasm: &[u8]) -> PathBuf {
     let digest = hex::encode(Sha256::digest(wasm));
@@ -53,6 +57,7 @@ pub fn entry_path(dir: &Path, engine: &Engine, wasm: &[u8]) -> PathBuf {
     dir.join(format!("{digest}-{:016x}.cwasm", hasher.finish()))
 }
 
+#[cfg(feature = "compiler")]
 /// Loads the compiled component from `dir`, compiling and storing it on a miss. A cache that
 /// cannot be read or written only costs time: the component is compiled in memory.
 ///
@@ -66,6 +71,7 @@ pub fn load_or_compile(
     load_or_compile_at(engine, &entry_path(dir, engine, wasm), wasm)
 }
 
+#[cfg(feature = "compiler")]
 /// [`load_or_compile`] with the entry path already computed.
 fn load_or_compile_at(
     engine: &Engine,
@@ -91,6 +97,26 @@ fn load_or_compile_at(
     Ok((component, Origin::Compiled))
 }
 
+/// The compiled bytes of `wasm` under `engine` (which may target another CPU than this one,
+/// so they are not loaded here), from the cache or compiled and stored.
+#[cfg(feature = "compiler")]
+pub(crate) fn precompiled(
+    engine: &Engine,
+    dir: &Path,
+    wasm: &[u8],
+) -> Result<Vec<u8>, wasmtime::Error> {
+    let path = entry_path(dir, engine, wasm);
+    if let Ok(bytes) = std::fs::read(&path) {
+        return Ok(bytes);
+    }
+    let compiled = engine.precompile_component(wasm)?;
+    if let Err(error) = store(&path, &compiled) {
+        tracing::warn!(path = %path.display(), %error, "cannot write the compile cache; the next package will compile again");
+    }
+    Ok(compiled)
+}
+
+#[cfg(feature = "compiler")]
 /// Why a component file could not be loaded.
 #[derive(Debug)]
 pub enum FileError {
@@ -100,6 +126,7 @@ pub enum FileError {
     Invalid(wasmtime::Error),
 }
 
+#[cfg(feature = "compiler")]
 /// The index key of a component file: its identity on disk and the engine.
 fn identity_key(path: &Path, meta: &std::fs::Metadata, engine: &Engine) -> String {
     use std::os::unix::fs::MetadataExt;
@@ -119,6 +146,7 @@ fn identity_key(path: &Path, meta: &std::fs::Metadata, engine: &Engine) -> Strin
     format!("{:016x}", hasher.finish())
 }
 
+#[cfg(feature = "compiler")]
 /// A cache entry file name as `entry_path` makes them (`<sha256>-<hash>.cwasm`).
 fn is_entry_name(name: &str) -> bool {
     name.len() == 64 + 1 + 16 + 6
@@ -132,6 +160,7 @@ fn is_entry_name(name: &str) -> bool {
         })
 }
 
+#[cfg(feature = "compiler")]
 /// Loads the component in `path`: through the index without reading the file when this exact
 /// file was loaded before, else as [`load_or_compile`] does (and records it in the index).
 ///
@@ -165,6 +194,7 @@ pub fn load_file(
     Ok(loaded)
 }
 
+#[cfg(feature = "compiler")]
 /// Writes atomically: a temp file in the same directory, then rename.
 fn store(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
@@ -180,7 +210,7 @@ fn store(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     })
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "compiler"))]
 mod tests {
     use super::*;
 

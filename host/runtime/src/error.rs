@@ -31,6 +31,25 @@ pub enum LoadError {
         /// wasmtime's explanation.
         message: String,
     },
+    /// The provider package's precompiled code cannot run here, and this build has no
+    /// compiler to fall back on.
+    #[error(
+        "cannot use the precompiled provider code {path}: {reason}. Run `tfwasm package` again on this machine to rebuild the package"
+    )]
+    Precompiled {
+        /// The artifact (`component.cwasm`).
+        path: PathBuf,
+        /// wasmtime's explanation (another CPU, another tfwasm build, a damaged file).
+        reason: String,
+    },
+    /// This build only runs precompiled packages and was given a plain component.
+    #[error(
+        "{path} needs compiling, and this tfwasm runner has no compiler: it serves packages made by `tfwasm package` (with their component.cwasm); use `tfwasm serve --component` to run a plain component"
+    )]
+    NoCompiler {
+        /// The component.
+        path: PathBuf,
+    },
     /// The engine could not be set up.
     #[error("cannot configure the wasm engine: {0}")]
     Engine(String),

@@ -1,7 +1,8 @@
 //! # tfwasm-runtime
 //!
 //! Runs provider components under wasmtime. It owns everything wasm: the engine setup,
-//! the on-disk compile cache ([`cache`]), per-call [`Limits`], the host side of the WIT world
+//! where compiled code comes from ([`code`]: a provider package's precompiled artifact, or
+//! with the `compiler` feature the on-disk compile cache, [`cache`]), per-call [`Limits`], the host side of the WIT world
 //! ([`bindings`]), and [`WasmProvider`], which implements [`tfwasm_model::Provider`] by
 //! calling into the component.
 //!
@@ -16,6 +17,7 @@
 
 pub mod bindings;
 pub mod cache;
+pub mod code;
 mod engine;
 mod error;
 pub mod grants;
@@ -25,6 +27,9 @@ mod provider;
 mod state;
 
 pub use self::http::{HttpSettings, HttpSettingsError, ProxySettings};
+pub use code::Origin;
+#[cfg(feature = "compiler")]
+pub use code::precompile_portable;
 pub use error::{CallError, LoadError};
 pub use grants::{DirGrant, Grants, HttpAllowList};
 pub use limits::{CallLimits, Limits, LimitsOverride};

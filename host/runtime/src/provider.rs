@@ -22,7 +22,7 @@ use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
 use crate::bindings::{self, TfwasmProvider, TfwasmProviderPre, wit};
-use crate::cache::{self, Origin};
+use crate::code::Origin;
 use crate::engine::EPOCH_TICK;
 use crate::state::{MAX_CAPTURED_OUTPUT, StoreState};
 use crate::{CallError, CallLimits, Grants, Limits, LoadError};
@@ -48,6 +48,8 @@ pub struct LoadOptions {
     pub grants: Grants,
     /// The compile cache directory.
     pub cache_dir: std::path::PathBuf,
+    /// Code precompiled by `tfwasm package` (its `component.cwasm`), tried before the cache.
+    pub precompiled: Option<std::path::PathBuf>,
     /// Where guest logs go.
     pub log_sink: Arc<dyn GuestLogSink>,
     /// Where the operator changes limits, named in limit diagnostics (e.g. the tfwasm.toml path).
@@ -61,7 +63,7 @@ pub struct LoadOptions {
 /// How loading went, for the operator's log.
 #[derive(Debug, Clone, Copy)]
 pub struct LoadReport {
-    /// From the cache or freshly compiled.
+    /// From the package, the cache, or freshly compiled.
     pub origin: Origin,
     /// Time to load (and compile, on a miss).
     pub elapsed: Duration,
@@ -130,7 +132,8 @@ impl std::error::Error for Interrupted {}
 type GuestFuture<'a, R> = Pin<Box<dyn Future<Output = wasmtime::Result<R>> + Send + 'a>>;
 
 impl WasmProvider {
-    /// Loads the component at `path`, using (and filling) the compile cache in `cache_dir`.
+    /// Loads the component at `path`: the package's precompiled code when `precompiled` names
+    /// usable code, else through (and filling) the compile cache in `cache_dir`.
     ///
     /// # Errors
     /// When the file cannot be read, is not a component, or does not fit the tfwasm world.
@@ -142,6 +145,7 @@ impl WasmProvider {
             limits,
             grants,
             cache_dir,
+            precompiled,
             log_sink,
             settings_hint,
             display_name,
@@ -164,16 +168,7 @@ impl WasmProvider {
         let outbound = Arc::new(crate::http::outbound::Outbound::new(&http)?);
         let engine = crate::engine::new_engine(&limits)?;
         let (component, origin) =
-            cache::load_file(&engine, &cache_dir, path).map_err(|e| match e {
-                cache::FileError::Read(source) => LoadError::Read {
-                    path: path.to_owned(),
-                    source,
-                },
-                cache::FileError::Invalid(e) => LoadError::Invalid {
-                    path: path.to_owned(),
-                    message: format!("{e:#}"),
-                },
-            })?;
+            crate::code::load(&engine, path, precompiled.as_deref(), &cache_dir)?;
         let mut linker: Linker<StoreState> = Linker::new(&engine);
         let incompatible = |e: wasmtime::Error| LoadError::Incompatible {
             path: path.to_owned(),

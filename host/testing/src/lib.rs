@@ -239,6 +239,7 @@ impl Harness {
             limits: CallLimits::default(),
             grants,
             cache_dir: cache::default_dir(),
+            precompiled: None,
             log_sink: logs.clone(),
             settings_hint: "the harness (tfwasm_testing::Harness)".to_owned(),
             display_name: None,

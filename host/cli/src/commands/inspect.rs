@@ -30,6 +30,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         limits: settings.limits.clone(),
         grants: settings.grants.clone(),
         cache_dir: cache::default_dir(),
+        precompiled: crate::packaged_code(&args.component),
         log_sink: Arc::new(DiscardLog),
         settings_hint: settings.source.clone(),
         display_name: None,
@@ -44,8 +45,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     outln!(out, "component: {}", args.component.display());
     outln!(
         out,
-        "loaded:    {:?} in {} ms",
-        report.origin,
+        "loaded:    {} in {} ms",
+        match report.origin {
+            tfwasm_runtime::Origin::Packaged => "from the package's precompiled code",
+            tfwasm_runtime::Origin::Cached => "from the compile cache",
+            tfwasm_runtime::Origin::Compiled => "compiled now",
+        },
         report.elapsed.as_millis()
     );
     outln!(out, "settings:  {}", settings.source);

@@ -9,10 +9,12 @@ use tfwasm_runtime::{DiscardLog, LoadOptions, WasmProvider, cache};
 
 /// Arguments of `tfwasm package`.
 ///
-/// Writes `OUT/HOST/NAMESPACE/TYPE/VERSION/OS_ARCH/terraform-provider-TYPE_vVERSION` (a copy
-/// of this tfwasm binary) with the component beside it as `component.wasm`. Point Terraform
-/// at it with `provider_installation { filesystem_mirror { path = "OUT" } }` and run
-/// `terraform init`; no network is needed.
+/// Writes `OUT/HOST/NAMESPACE/TYPE/VERSION/OS_ARCH/terraform-provider-TYPE_vVERSION` (the
+/// runner: tfwasm without its compiler) with the component beside it as `component.wasm`,
+/// its code precompiled for the platform's baseline CPU as `component.cwasm`, and the
+/// settings as `tfwasm.toml`. Point Terraform at it with
+/// `provider_installation { filesystem_mirror { path = "OUT" } }` and run `terraform init`;
+/// no network is needed.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The provider component (`wasm32-wasip2`).
@@ -26,9 +28,14 @@ pub struct Args {
     /// Mirror directory to write into (created if missing).
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
-    /// Target platform directory name.
-    #[arg(long, value_name = "OS_ARCH", default_value = "linux_amd64")]
-    platform: String,
+    /// Target platform directory name; only this machine's platform can be packaged here
+    /// [default: this machine's, e.g. linux_amd64].
+    #[arg(long, value_name = "OS_ARCH")]
+    platform: Option<String>,
+    /// The executable to ship as the provider [default: `tfwasm-runner` beside this tfwasm,
+    /// else this tfwasm itself, which is larger (it carries the compiler)].
+    #[arg(long, value_name = "PATH")]
+    runner: Option<PathBuf>,
     /// What a lifecycle-contract violation by this provider becomes: `error` fails the run,
     /// `warn` only reports it (for authors migrating a provider). Written to tfwasm.toml;
     /// TFWASM_CONTRACT_VIOLATIONS overrides it at run time.
@@ -78,13 +85,8 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let (host, namespace, type_name) = parse_source(&args.source)?;
     check_version(&args.provider_version)?;
-    if !args
-        .platform
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || c == '_')
-    {
-        bail!("--platform {:?} must look like linux_amd64", args.platform);
-    }
+    let platform = check_platform(args.platform.as_deref())?;
+    let runner = Runner::find(args.runner.as_deref())?;
     let mut settings = crate::config::ProviderConfig {
         contracts: crate::config::Contracts {
             violations: args.contract_violations,
@@ -115,19 +117,34 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         },
     };
     let resolved = settings.resolve("the tfwasm package flags".into(), Path::new("."))?;
-    // Load (and compile into the cache) now, so a broken component fails here rather than in
-    // the operator's first `terraform plan`.
+    // Compile for the package now, and load the component from that code, so a broken
+    // component (or code this machine cannot run) fails here rather than in the operator's
+    // first `terraform plan`.
+    let wasm = std::fs::read(&args.component)
+        .with_context(|| format!("reading {}", args.component.display()))?;
+    let cache_dir = cache::default_dir();
+    let code =
+        tfwasm_runtime::precompile_portable(&wasm, &resolved.limits, &args.component, &cache_dir)?;
+    let staged = Staged::write(&code)?;
     let options = LoadOptions {
         limits: resolved.limits,
         grants: resolved.grants,
-        cache_dir: cache::default_dir(),
+        cache_dir: cache_dir.clone(),
+        precompiled: Some(staged.0.clone()),
         log_sink: Arc::new(DiscardLog),
         settings_hint: crate::config::FILE_NAME.into(),
         display_name: None,
         http: resolved.http,
     };
-    let (provider, _) = WasmProvider::load(&args.component, options)
+    let (provider, report) = WasmProvider::load(&args.component, options)
         .with_context(|| format!("checking {}", args.component.display()))?;
+    drop(staged);
+    if report.origin != tfwasm_runtime::Origin::Packaged {
+        bail!(
+            "the code compiled for the package does not load on this machine; if this repeats, remove the compile cache {}",
+            cache_dir.display()
+        );
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -153,15 +170,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .join(namespace)
         .join(type_name)
         .join(&args.provider_version)
-        .join(&args.platform);
+        .join(&platform);
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let exe = std::env::current_exe().context("locating the tfwasm executable")?;
     let binary = dir.join(format!(
         "terraform-provider-{type_name}_v{}",
         args.provider_version
     ));
-    copy(&exe, &binary)?;
-    copy(&args.component, &dir.join(crate::PACKAGED_COMPONENT))?;
+    copy(&runner.path, &binary)?;
+    write(&dir.join(crate::PACKAGED_COMPONENT), &wasm)?;
+    write(&dir.join(crate::PACKAGED_CODE), &code)?;
     // The package carries its CA files, so it keeps working when the mirror moves.
     settings.http.ca_files = package_ca_files(&args.ca_files, &dir)?;
     let settings_path = dir.join(crate::config::FILE_NAME);
@@ -169,7 +186,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .with_context(|| format!("writing {}", settings_path.display()))?;
     println!("{}", binary.display());
     eprintln!(
-        "packaged {} ({} resource types, {} data sources) as {}/{}/{} {}",
+        "packaged {} ({} resource types, {} data sources) as {}/{}/{} {} for {platform}",
         args.component.display(),
         schema.resources.len(),
         schema.data_sources.len(),
@@ -178,7 +195,123 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         type_name,
         args.provider_version
     );
+    eprintln!(
+        "  provider executable: {} ({}), precompiled code {}",
+        runner.describe(),
+        megabytes(std::fs::metadata(&binary).map(|m| m.len()).unwrap_or(0)),
+        megabytes(code.len() as u64),
+    );
     Ok(())
+}
+
+/// The package's code in a temporary file while the component is checked with it.
+struct Staged(PathBuf);
+
+impl Staged {
+    fn write(code: &[u8]) -> anyhow::Result<Staged> {
+        let path =
+            std::env::temp_dir().join(format!("tfwasm-package-{}.cwasm", std::process::id()));
+        std::fs::write(&path, code).with_context(|| format!("writing {}", path.display()))?;
+        Ok(Staged(path))
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        // The loaded component maps the file; removing the name keeps the mapping valid.
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// The executable a package ships: the compiler-less runner when there is one.
+struct Runner {
+    path: PathBuf,
+    /// False when this tfwasm ships itself (no runner found).
+    lean: bool,
+}
+
+/// The runner's file name, installed beside `tfwasm`.
+const RUNNER_NAME: &str = "tfwasm-runner";
+
+impl Runner {
+    fn find(explicit: Option<&Path>) -> anyhow::Result<Runner> {
+        let exe = std::env::current_exe().context("locating the tfwasm executable")?;
+        let path = match explicit {
+            Some(path) => path.to_owned(),
+            None => {
+                let beside = exe.with_file_name(RUNNER_NAME);
+                if !beside.is_file() {
+                    return Ok(Runner {
+                        path: exe,
+                        lean: false,
+                    });
+                }
+                beside
+            }
+        };
+        check_runner_version(&path)?;
+        let same = |a: &Path, b: &Path| {
+            std::fs::canonicalize(a)
+                .ok()
+                .is_some_and(|a| std::fs::canonicalize(b).ok() == Some(a))
+        };
+        let lean = !same(&path, &exe);
+        Ok(Runner { path, lean })
+    }
+
+    fn describe(&self) -> String {
+        if self.lean {
+            format!("runner {}", self.path.display())
+        } else {
+            format!(
+                "this tfwasm (no {RUNNER_NAME} beside it; the runner leaves out the compiler and is smaller)"
+            )
+        }
+    }
+}
+
+/// A runner from another tfwasm release could not load the code this one compiles.
+fn check_runner_version(path: &Path) -> anyhow::Result<()> {
+    let output = std::process::Command::new(path)
+        .arg("--version")
+        .output()
+        .with_context(|| format!("running {} --version", path.display()))?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    let version = text.split_whitespace().nth(1).unwrap_or_default();
+    if !output.status.success() || version != env!("CARGO_PKG_VERSION") {
+        bail!(
+            "{} is not a tfwasm runner of this version ({}): it says {:?}",
+            path.display(),
+            env!("CARGO_PKG_VERSION"),
+            text.trim()
+        );
+    }
+    Ok(())
+}
+
+/// This machine's platform as Terraform names it (`linux_amd64`), checked against `--platform`.
+fn check_platform(requested: Option<&str>) -> anyhow::Result<String> {
+    let os = match std::env::consts::OS {
+        "macos" => "darwin",
+        os => os,
+    };
+    let arch = match std::env::consts::ARCH {
+        "x86_64" => "amd64",
+        "aarch64" => "arm64",
+        "x86" => "386",
+        arch => arch,
+    };
+    let host = format!("{os}_{arch}");
+    match requested {
+        Some(platform) if platform != host => bail!(
+            "--platform {platform:?}: a package holds native code for the machine that makes it ({host}); run `tfwasm package` on a {platform} machine"
+        ),
+        _ => Ok(host),
+    }
+}
+
+fn megabytes(bytes: u64) -> String {
+    format!("{:.1} MB", bytes as f64 / 1e6)
 }
 
 /// Copies each CA file to `ca/N-NAME` in the package and returns the paths relative to it.
@@ -205,6 +338,14 @@ fn package_ca_files(files: &[PathBuf], dir: &Path) -> anyhow::Result<Vec<String>
             Ok(relative)
         })
         .collect()
+}
+
+/// Writes `bytes` to `to` the way [`copy`] does: complete or not at all.
+fn write(to: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let tmp = to.with_extension("tmp");
+    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, to).with_context(|| format!("writing {}", to.display()))?;
+    Ok(())
 }
 
 fn copy(from: &Path, to: &Path) -> anyhow::Result<()> {
@@ -265,6 +406,17 @@ mod tests {
         assert!(parse_source("acme/random").is_err());
         assert!(parse_source("a/b/Random").is_err());
         assert!(parse_source("a//c").is_err());
+    }
+
+    #[test]
+    fn only_this_machines_platform_can_be_packaged() {
+        let host = check_platform(None).unwrap();
+        assert!(host.contains('_'), "{host}");
+        assert_eq!(check_platform(Some(&host)).unwrap(), host);
+        let error = check_platform(Some("windows_sparc"))
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains(&host), "{error}");
     }
 
     #[test]

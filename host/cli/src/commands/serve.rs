@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use tfwasm_contract::Checked;
-use tfwasm_runtime::cache::{self, Origin};
+use tfwasm_runtime::cache;
 use tfwasm_runtime::{LoadOptions, WasmProvider};
 use tfwasm_wire::handshake::{NOT_A_PLUGIN_MESSAGE, PluginEnv};
 use tfwasm_wire::{ServeOptions, serve};
@@ -94,6 +94,7 @@ async fn serve_component(args: Args, env: PluginEnv, level: tracing::Level) -> a
         limits: settings.limits,
         grants: settings.grants,
         cache_dir,
+        precompiled: crate::packaged_code(&component),
         log_sink: Arc::new(GuestLog { max_level: level }),
         settings_hint: settings.source,
         display_name: Some(provider_name(&component)),
@@ -103,7 +104,7 @@ async fn serve_component(args: Args, env: PluginEnv, level: tracing::Level) -> a
     let provider = Checked::new(provider, provider_name(&component), settings.mode);
     tracing::debug!(
         component = %component.display(),
-        origin = match report.origin { Origin::Cached => "cache", Origin::Compiled => "compiled" },
+        origin = report.origin.as_str(),
         elapsed_ms = report.elapsed.as_millis() as u64,
         "component loaded"
     );

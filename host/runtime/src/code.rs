@@ -1,0 +1,132 @@
+//! Where a component's machine code comes from.
+//!
+//! A provider package carries its code precompiled by `tfwasm package` (`component.cwasm`,
+//! built for the architecture's baseline CPU by [`precompile_portable`]), so the runner in
+//! the package needs no compiler: Cranelift is about 40 % of a binary that Terraform hashes at
+//! every command. Without a package artifact, a build with the `compiler` feature compiles
+//! through the on-disk [`cache`](crate::cache); a build without it cannot load the component.
+
+use std::path::Path;
+
+use wasmtime::Engine;
+use wasmtime::component::Component;
+
+use crate::LoadError;
+
+/// How a component's code was obtained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// Precompiled code shipped in the provider package.
+    Packaged,
+    /// Loaded from the compile cache.
+    Cached,
+    /// Compiled now (and stored, if the cache was writable).
+    Compiled,
+}
+
+impl Origin {
+    /// A word for logs: `package`, `cache` or `compiled`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Packaged => "package",
+            Origin::Cached => "cache",
+            Origin::Compiled => "compiled",
+        }
+    }
+}
+
+/// Loads the component at `path`: from `precompiled` when given and usable, else through the
+/// compile cache in `cache_dir` (with the `compiler` feature).
+pub(crate) fn load(
+    engine: &Engine,
+    path: &Path,
+    precompiled: Option<&Path>,
+    cache_dir: &Path,
+) -> Result<(Component, Origin), LoadError> {
+    let unusable = match precompiled {
+        Some(artifact) => match load_precompiled(engine, artifact) {
+            Ok(component) => return Ok((component, Origin::Packaged)),
+            Err(reason) => Some((artifact, reason)),
+        },
+        None => None,
+    };
+    compile(engine, path, cache_dir, unusable)
+}
+
+/// Maps the package's artifact without reading it all (the pages are shared by every provider
+/// process of a Terraform run).
+fn load_precompiled(engine: &Engine, artifact: &Path) -> Result<Component, String> {
+    if !artifact.is_file() {
+        return Err("the file is missing".into());
+    }
+    // SAFETY: the artifact was written by `tfwasm package` from `Engine::precompile_component`,
+    // next to the executable it was made for; it is installed and verified (Terraform's
+    // lock-file hashes) as one unit with that executable, so it is trusted as much as the
+    // running code itself. wasmtime checks its version, settings and CPU features before use.
+    unsafe { Component::deserialize_file(engine, artifact) }.map_err(|e| format!("{e:#}"))
+}
+
+#[cfg(feature = "compiler")]
+fn compile(
+    engine: &Engine,
+    path: &Path,
+    cache_dir: &Path,
+    unusable: Option<(&Path, String)>,
+) -> Result<(Component, Origin), LoadError> {
+    if let Some((artifact, reason)) = unusable {
+        tracing::warn!(
+            artifact = %artifact.display(),
+            %reason,
+            "the package's precompiled code cannot be used here; compiling the component instead"
+        );
+    }
+    crate::cache::load_file(engine, cache_dir, path).map_err(|e| match e {
+        crate::cache::FileError::Read(source) => LoadError::Read {
+            path: path.to_owned(),
+            source,
+        },
+        crate::cache::FileError::Invalid(e) => LoadError::Invalid {
+            path: path.to_owned(),
+            message: format!("{e:#}"),
+        },
+    })
+}
+
+#[cfg(not(feature = "compiler"))]
+fn compile(
+    _engine: &Engine,
+    path: &Path,
+    _cache_dir: &Path,
+    unusable: Option<(&Path, String)>,
+) -> Result<(Component, Origin), LoadError> {
+    Err(match unusable {
+        Some((artifact, reason)) => LoadError::Precompiled {
+            path: artifact.to_owned(),
+            reason,
+        },
+        None => LoadError::NoCompiler {
+            path: path.to_owned(),
+        },
+    })
+}
+
+/// Compiles `wasm` for a provider package: code for the baseline CPU of this machine's
+/// architecture, with the settings [`WasmProvider::load`](crate::WasmProvider::load) uses
+/// under `limits`, so any machine of the platform loads it without compiling. The result is
+/// kept in the compile cache in `cache_dir`, so packaging the same component again is quick.
+///
+/// # Errors
+/// When the bytes are not a valid component (`path` names it).
+#[cfg(feature = "compiler")]
+pub fn precompile_portable(
+    wasm: &[u8],
+    limits: &crate::CallLimits,
+    path: &Path,
+    cache_dir: &Path,
+) -> Result<Vec<u8>, LoadError> {
+    let engine = crate::engine::portable_engine(limits)?;
+    crate::cache::precompiled(&engine, cache_dir, wasm).map_err(|e| LoadError::Invalid {
+        path: path.to_owned(),
+        message: format!("{e:#}"),
+    })
+}
