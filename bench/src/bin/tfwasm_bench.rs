@@ -134,19 +134,40 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
 
     let floor = Launch::new("floor (empty handlers)", &[me, "floor"]);
     let native_l = Launch::new("native baseline", &[native]);
+    // What Terraform runs: the package's executable (the runner) and its precompiled code.
+    let package = std::process::Command::new(&args.tfwasm)
+        .arg("package")
+        .arg(&random)
+        .args([
+            "--source",
+            "registry.terraform.io/tfwasm/random",
+            "--version",
+            "0.1.0",
+        ])
+        .arg("--out")
+        .arg(work.path().join("rpc-mirror"))
+        .env("TFWASM_CACHE_DIR", cache_s)
+        .stderr(std::process::Stdio::inherit())
+        .output()?;
+    if !package.status.success() {
+        bail!("tfwasm package failed");
+    }
+    let package_exe = String::from_utf8(package.stdout)?.trim().to_owned();
     let wasm_l = Launch::new(
-        "tfwasm (default: instances reused)",
+        "tfwasm package (default: instances reused)",
+        &[&package_exe],
+    )
+    .env("TFWASM_CACHE_DIR", cache_s);
+    let serve_l = Launch::new(
+        "tfwasm serve --component (code for this CPU)",
         &[tfwasm, "serve", "--component", random_s],
     )
     .env("TFWASM_CACHE_DIR", cache_s);
-    let fresh_l = Launch::new(
-        "tfwasm, a fresh instance per call",
-        &[tfwasm, "serve", "--component", random_s],
-    )
-    .env("TFWASM_CACHE_DIR", cache_s)
-    .env("TFWASM_INSTANCES", "fresh");
+    let fresh_l = Launch::new("tfwasm package, a fresh instance per call", &[&package_exe])
+        .env("TFWASM_CACHE_DIR", cache_s)
+        .env("TFWASM_INSTANCES", "fresh");
     // Fill the compile cache once.
-    drop(Plugin::start(&wasm_l)?);
+    drop(Plugin::start(&serve_l)?);
 
     let mut report = Report::default();
     let rt = tokio::runtime::Runtime::new()?;
@@ -161,6 +182,7 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
                 native_l.clone(),
                 wasm_l.clone(),
                 fresh_l.clone(),
+                serve_l.clone(),
             ],
             3,
             args.iterations,
@@ -1005,6 +1027,13 @@ impl Report {
                 ];
                 if let Some(fresh) = self.rpc.get(3) {
                     rows.push(("tfwasm with fresh instances over floor", fresh, floor));
+                }
+                if let Some(serve) = self.rpc.get(4) {
+                    rows.push((
+                        "tfwasm serve --component (code for this CPU) over floor",
+                        serve,
+                        floor,
+                    ));
                 }
                 rows.push(("tfwasm over native (the Wasm layer)", wasm, native));
                 for (name, x, base) in rows {

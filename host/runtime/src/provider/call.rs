@@ -1,0 +1,272 @@
+//! One guest call under its RPC's limits. Every limit is enforced here, by name: fuel
+//! (`set_fuel`), memory (the store's limiter, set per call), the deadline (epoch callback plus
+//! a timeout around host calls), StopProvider (the stop generation), and the size of returned
+//! values ([`MAX_VALUE_BYTES`]).
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Instant;
+
+use wasmtime::{Store, UpdateDeadline};
+
+use super::WasmProvider;
+use crate::bindings::{TfwasmProvider, wit};
+use crate::engine::EPOCH_TICK;
+use crate::state::StoreState;
+use crate::{CallError, Limits};
+
+/// Why the epoch callback stopped a call.
+#[derive(Debug)]
+pub(super) enum Interrupted {
+    Deadline,
+    Stopped,
+}
+
+impl fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Interrupted::Deadline => "deadline exceeded",
+            Interrupted::Stopped => "stopped by StopProvider",
+        })
+    }
+}
+
+impl std::error::Error for Interrupted {}
+
+pub(super) type GuestFuture<'a, R> = Pin<Box<dyn Future<Output = wasmtime::Result<R>> + Send + 'a>>;
+
+impl WasmProvider {
+    /// Runs one guest call under the RPC's limits: in an idle instance whose previous call
+    /// succeeded (when [`CallLimits::reuse_instances`] is on), else in a fresh one. An
+    /// instance whose call fails in any way is dropped.
+    pub(super) async fn call<R: Send + ReturnedValues>(
+        &self,
+        rpc: &'static str,
+        f: impl for<'a> FnOnce(&'a mut Store<StoreState>, &'a TfwasmProvider) -> GuestFuture<'a, R>
+        + Send,
+    ) -> Result<R, Failed> {
+        let limits = self.limits.for_rpc(rpc);
+        let (mut store, instance, calls) = match self.take_idle() {
+            Some(w) => (w.store, Some(w.instance), w.calls),
+            None => {
+                let store = self.new_store().map_err(|message| Failed {
+                    error: CallError::Instantiate { rpc, message },
+                    reported: None,
+                })?;
+                (store, None, 0)
+            }
+        };
+        // Per-call state, set here for fresh and reused instances alike.
+        let problems = crate::http::Problems::default();
+        let reported = Reported::default();
+        {
+            let state = store.data_mut();
+            state.http_gate.problems = problems.clone();
+            state.http_gate.requests = 0;
+            state.http_gate.timeout = limits.timeout;
+            state.reported = reported.clone();
+            state.limits.limit = limits.memory_bytes;
+        }
+        match self
+            .run(rpc, limits, &mut store, instance, problems, f)
+            .await
+        {
+            Ok((value, instance)) => {
+                self.keep_warm(store, instance, calls + 1);
+                Ok(value)
+            }
+            Err(error) => Err(Failed {
+                error,
+                reported: reported.lock().ok().and_then(|mut slot| slot.take()),
+            }),
+        }
+    }
+
+    async fn run<R: Send + ReturnedValues>(
+        &self,
+        rpc: &'static str,
+        limits: Limits,
+        store: &mut Store<StoreState>,
+        warm: Option<TfwasmProvider>,
+        problems: crate::http::Problems,
+        f: impl for<'a> FnOnce(&'a mut Store<StoreState>, &'a TfwasmProvider) -> GuestFuture<'a, R>
+        + Send,
+    ) -> Result<(R, TfwasmProvider), CallError> {
+        if self.limits.fuel_metering {
+            store
+                .set_fuel(limits.fuel)
+                .map_err(|e| CallError::Instantiate {
+                    rpc,
+                    message: format!("{e:#}"),
+                })?;
+        }
+        let deadline = Instant::now() + limits.timeout;
+        let generation = *self.stop_generation.borrow();
+        let stop = self.stop_generation.clone();
+        store.epoch_deadline_callback(move |_| {
+            if *stop.borrow() != generation {
+                return Err(wasmtime::Error::new(Interrupted::Stopped));
+            }
+            if Instant::now() >= deadline {
+                return Err(wasmtime::Error::new(Interrupted::Deadline));
+            }
+            Ok(UpdateDeadline::Yield(1))
+        });
+        store.set_epoch_deadline(1);
+
+        let instance = match warm {
+            Some(instance) => instance,
+            None => self.pre.instantiate_async(&mut *store).await.map_err(|e| {
+                CallError::Instantiate {
+                    rpc,
+                    message: format!("{e:#}"),
+                }
+            })?,
+        };
+        // The epoch callback stops running wasm at the deadline or on StopProvider; the select
+        // also covers time spent waiting in host calls (sleeps, I/O), with a little grace.
+        let mut stopped = self.stop_generation.subscribe();
+        let outcome = tokio::select! {
+            outcome = tokio::time::timeout(limits.timeout + EPOCH_TICK * 5, f(&mut *store, &instance)) => Some(outcome),
+            // Dropping the call future unwinds the guest; the caller drops the store.
+            _ = stopped.wait_for(|current| *current != generation) => None,
+        };
+        let stderr = self.flush_output(store);
+        match outcome {
+            None => Err(CallError::Cancelled { rpc }),
+            Some(Ok(Ok(value))) if value.largest_value() > MAX_VALUE_BYTES => {
+                Err(CallError::Oversize {
+                    rpc,
+                    bytes: value.largest_value(),
+                    limit: MAX_VALUE_BYTES,
+                })
+            }
+            Some(Ok(Ok(mut value))) => {
+                for problem in problems.lock().map(|p| p.clone()).unwrap_or_default() {
+                    value.add_diagnostic(self.http_problem(&problem));
+                }
+                Ok((value, instance))
+            }
+            Some(Ok(Err(error))) => Err(self.classify(rpc, &limits, &error, &stderr)),
+            Some(Err(_elapsed)) => Err(CallError::Timeout {
+                rpc,
+                limit: limits.timeout,
+            }),
+        }
+    }
+
+    /// Sends the guest output captured during this call to the log and returns this call's
+    /// stderr, for crash reports.
+    fn flush_output(&self, store: &mut Store<StoreState>) -> String {
+        let state = store.data_mut();
+        let stdout_all = state.stdout.contents();
+        let stderr_all = state.stderr.contents();
+        let stdout =
+            String::from_utf8_lossy(stdout_all.get(state.stdout_seen..).unwrap_or_default())
+                .into_owned();
+        let stderr =
+            String::from_utf8_lossy(stderr_all.get(state.stderr_seen..).unwrap_or_default())
+                .into_owned();
+        state.stdout_seen = stdout_all.len();
+        state.stderr_seen = stderr_all.len();
+        for line in stdout.lines().filter(|l| !l.trim().is_empty()) {
+            self.log_sink
+                .log("info", line, &[("stream".into(), "stdout".into())]);
+        }
+        for line in stderr.lines().filter(|l| !l.trim().is_empty()) {
+            self.log_sink
+                .log("warn", line, &[("stream".into(), "stderr".into())]);
+        }
+        stderr
+    }
+}
+
+/// The state a guest reported during a call, shared between the store and the caller.
+pub(crate) type Reported = Arc<std::sync::Mutex<Option<Vec<u8>>>>;
+
+/// A failed call, with any state the guest reported before it failed.
+pub(crate) struct Failed {
+    pub(super) error: CallError,
+    pub(super) reported: Option<Vec<u8>>,
+}
+
+/// Largest value (state, plan, data) a guest may return: 16 MiB. Terraform keeps every state
+/// in memory and rewrites the state file after each resource, so larger values are a bug or
+/// an attack, and the gRPC limit (256 MiB) would otherwise be the only bound.
+pub const MAX_VALUE_BYTES: usize = 16 << 20;
+
+/// What the host needs to know about, and add to, any guest response.
+pub(crate) trait ReturnedValues {
+    /// Bytes of the largest value returned (checked against [`MAX_VALUE_BYTES`]).
+    fn largest_value(&self) -> usize {
+        0
+    }
+    /// Adds a host diagnostic (such as a denied request) to the response.
+    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic);
+}
+
+impl ReturnedValues for Vec<wit::Diagnostic> {
+    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
+        self.push(diagnostic);
+    }
+}
+impl ReturnedValues for wit::ProviderSchema {
+    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+}
+impl ReturnedValues for wit::UpgradeResponse {
+    fn largest_value(&self) -> usize {
+        self.upgraded_state.len()
+    }
+    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+}
+impl ReturnedValues for wit::ReadResponse {
+    fn largest_value(&self) -> usize {
+        self.new_state.len()
+    }
+    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+}
+impl ReturnedValues for wit::PlanResponse {
+    fn largest_value(&self) -> usize {
+        self.planned_state.len()
+    }
+    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+}
+impl ReturnedValues for wit::ApplyResponse {
+    fn largest_value(&self) -> usize {
+        self.new_state.len()
+    }
+    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+}
+impl ReturnedValues for wit::ImportResponse {
+    fn largest_value(&self) -> usize {
+        self.imported
+            .iter()
+            .map(|r| r.state.len())
+            .max()
+            .unwrap_or(0)
+    }
+    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+}
+impl ReturnedValues for wit::ReadDataResponse {
+    fn largest_value(&self) -> usize {
+        self.state.len()
+    }
+    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+}
+

@@ -1,0 +1,157 @@
+//! What a failed call becomes: a trap, limit or cancellation classified into a
+//! [`CallError`], and every error turned into a diagnostic that tells the operator what
+//! happened and which setting to raise.
+
+use tfwasm_model::{Diagnostic, ProviderSchema};
+use wasmtime::Trap;
+
+use super::WasmProvider;
+use super::call::Interrupted;
+use crate::bindings::wit;
+use crate::{CallError, Limits};
+
+impl WasmProvider {
+    pub(super) fn classify(
+        &self,
+        rpc: &'static str,
+        limits: &Limits,
+        error: &wasmtime::Error,
+        stderr: &str,
+    ) -> CallError {
+        if let Some(interrupted) = error.downcast_ref::<Interrupted>() {
+            return match interrupted {
+                Interrupted::Deadline => CallError::Timeout {
+                    rpc,
+                    limit: limits.timeout,
+                },
+                Interrupted::Stopped => CallError::Cancelled { rpc },
+            };
+        }
+        if let Some(Trap::OutOfFuel) = error.downcast_ref::<Trap>() {
+            return CallError::OutOfFuel {
+                rpc,
+                fuel: limits.fuel,
+            };
+        }
+        if error
+            .downcast_ref::<crate::state::MemoryLimitExceeded>()
+            .is_some()
+        {
+            return CallError::OutOfMemory {
+                rpc,
+                limit: limits.memory_bytes,
+            };
+        }
+        let text = format!("{error:#}");
+        let panic = stderr
+            .lines()
+            .skip_while(|l| !l.contains("panicked at"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let message = match error.downcast_ref::<Trap>() {
+            Some(Trap::StackOverflow) => "wasm stack overflow (unbounded recursion?)".to_owned(),
+            // Rust and C guests keep a shadow stack in linear memory; overflowing it runs off
+            // the start of memory.
+            Some(Trap::MemoryOutOfBounds) => {
+                "out of bounds memory access (in Rust or C guests usually a stack overflow from unbounded recursion)".to_owned()
+            }
+            Some(Trap::UnreachableCodeReached) if !panic.is_empty() => {
+                format!("guest panicked: {panic}")
+            }
+            Some(trap) => format!("{trap}"),
+            None => text,
+        };
+        CallError::Trap { rpc, message }
+    }
+
+    pub(super) fn call_diagnostic(&self, error: &CallError, subject: &str) -> Diagnostic {
+        let summary = match error {
+            CallError::OutOfFuel { .. } => "Provider exceeded its fuel budget",
+            CallError::Timeout { .. } => "Provider exceeded its time limit",
+            CallError::Cancelled { .. } => "Provider call cancelled",
+            CallError::OutOfMemory { .. } => "Provider exceeded its memory limit",
+            CallError::Trap { .. } => "Provider crashed",
+            CallError::Instantiate { .. } => "Provider could not start",
+            CallError::Oversize { .. } => "Provider returned a value that is too large",
+        };
+        let subject = if subject.is_empty() {
+            String::new()
+        } else {
+            format!(" for {subject}")
+        };
+        let hint = match error {
+            CallError::OutOfFuel { rpc, .. } => self.raise_hint("fuel", rpc),
+            CallError::Timeout { rpc, .. } => self.raise_hint("timeout", rpc),
+            CallError::OutOfMemory { rpc, .. } => self.raise_hint("memory", rpc),
+            _ => String::new(),
+        };
+        Diagnostic::error(
+            summary,
+            format!(
+                "The Wasm provider {} failed{subject}: {error}.{hint} The failed instance was discarded; later calls run in a fresh one.",
+                self.name
+            ),
+        )
+    }
+
+    /// An outgoing request that failed for a reason the operator can fix, naming the setting.
+    pub(super) fn http_problem(&self, problem: &crate::http::Problem) -> wit::Diagnostic {
+        use crate::http::Problem;
+        let (summary, detail) = match problem {
+            Problem::Denied { entry } => (
+                "Outgoing HTTP request denied",
+                format!(
+                    "The Wasm provider {} tried to reach {entry}, which its allow-list does not include. To allow it, add \"{entry}\" to http under [grants] in {} (or package with --allow-http {entry}).",
+                    self.name, self.settings_hint
+                ),
+            ),
+            Problem::Untrusted { host, reason } => (
+                "Outgoing HTTPS request to an untrusted server",
+                format!(
+                    "The Wasm provider {} could not verify the certificate of {host}: {reason}. If the server's certificate comes from a private CA, add the CA's PEM file to ca_files under [http] in {} (or package with --ca-file PATH).",
+                    self.name, self.settings_hint
+                ),
+            ),
+            Problem::Proxy { message } => (
+                "Outgoing HTTP request failed at the proxy",
+                format!(
+                    "The Wasm provider {} could not send a request {message}. The proxy comes from [http] in {} or, when that sets none, from HTTPS_PROXY/HTTP_PROXY/ALL_PROXY (NO_PROXY exempts hosts) in the environment Terraform runs in.",
+                    self.name, self.settings_hint
+                ),
+            ),
+        };
+        wit::Diagnostic {
+            severity: wit::Severity::Error,
+            summary: summary.into(),
+            detail,
+            attribute: Vec::new(),
+        }
+    }
+
+    /// Terraform's schema rules, checked here so the error says where the problem is.
+    pub(super) fn schema_problems(&self, schema: &ProviderSchema) -> Vec<Diagnostic> {
+        use tfwasm_model::schema_check::check_schema;
+        let mut problems = check_schema("provider", &schema.provider);
+        for (name, s) in schema.resources.iter().chain(&schema.data_sources) {
+            problems.extend(check_schema(name, s));
+        }
+        problems
+            .into_iter()
+            .map(|p| {
+                Diagnostic::error(
+                    "Provider returned an invalid schema",
+                    format!("The Wasm provider {} declares an invalid schema at {}: {}. This is a bug in the provider.", self.name, p.at, p.message),
+                )
+            })
+            .collect()
+    }
+
+    /// Tells the operator which setting to raise, and where.
+    fn raise_hint(&self, key: &str, rpc: &str) -> String {
+        format!(
+            " If the provider needs more, raise `{key}` under [limits] (or [limits.rpc.{rpc}]) in {}.",
+            self.settings_hint
+        )
+    }
+}
+

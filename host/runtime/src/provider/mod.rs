@@ -1,0 +1,212 @@
+//! [`WasmProvider`]: a component behind the [`Provider`] trait; each call runs in an instance
+//! of its own (reused after successful calls, dropped after failed ones).
+//!
+//! By concern: loading and settings here; [`instances`] (stores, the idle pool and when an
+//! instance retires); [`call`] (one guest call under its limits: fuel, memory, deadline,
+//! StopProvider, result size); [`failure`] (what a failed call becomes for the operator);
+//! [`rpcs`] (each RPC mapped onto its guest export).
+
+mod call;
+mod failure;
+mod instances;
+mod rpcs;
+
+use std::path::Path;
+use std::sync::{Arc, OnceLock, RwLock};
+use std::time::{Duration, Instant};
+
+use tfwasm_model::ProviderSchema;
+use wasmtime::Engine;
+use wasmtime::component::{HasSelf, Linker};
+
+use crate::bindings::{TfwasmProvider, TfwasmProviderPre, wit};
+use crate::code::Origin;
+use crate::state::StoreState;
+use crate::{CallLimits, Grants, LoadError};
+
+pub(crate) use call::{MAX_VALUE_BYTES, Reported};
+use instances::Warm;
+
+/// Where guest log lines (the WIT `log` import, and captured stdout/stderr) go.
+pub trait GuestLogSink: Send + Sync + 'static {
+    /// One line at `level` (`trace`, `debug`, `info`, `warn` or `error`).
+    fn log(&self, level: &str, message: &str, fields: &[(String, String)]);
+}
+
+/// A sink that drops guest log lines (for commands that only inspect a component).
+pub struct DiscardLog;
+
+impl GuestLogSink for DiscardLog {
+    fn log(&self, _level: &str, _message: &str, _fields: &[(String, String)]) {}
+}
+
+/// Everything [`WasmProvider::load`] needs besides the component.
+pub struct LoadOptions {
+    /// Limits of every call.
+    pub limits: CallLimits,
+    /// What the guest may reach.
+    pub grants: Grants,
+    /// The compile cache directory.
+    pub cache_dir: std::path::PathBuf,
+    /// Code precompiled by `tfwasm package` (its `component.cwasm`), tried before the cache.
+    pub precompiled: Option<std::path::PathBuf>,
+    /// Where guest logs go.
+    pub log_sink: Arc<dyn GuestLogSink>,
+    /// Where the operator changes limits, named in limit diagnostics (e.g. the tfwasm.toml path).
+    pub settings_hint: String,
+    /// Name used in diagnostics (the provider type); defaults to the component's file name.
+    pub display_name: Option<String>,
+    /// How allowed outgoing HTTP is made (trusted CAs, proxies).
+    pub http: crate::HttpSettings,
+}
+
+/// How loading went, for the operator's log.
+#[derive(Debug, Clone, Copy)]
+pub struct LoadReport {
+    /// From the package, the cache, or freshly compiled.
+    pub origin: Origin,
+    /// Time to load (and compile, on a miss).
+    pub elapsed: Duration,
+}
+
+/// A provider component, ready to serve calls.
+pub struct WasmProvider {
+    engine: Engine,
+    pre: TfwasmProviderPre<StoreState>,
+    limits: CallLimits,
+    grants: Grants,
+    /// The HTTP allow-list, shared by every store.
+    http_allow: Arc<crate::HttpAllowList>,
+    /// The pool of outgoing connections, shared by every store.
+    outbound: Arc<crate::http::outbound::Outbound>,
+    /// Values of the granted environment variables, read once at load.
+    env: Vec<(String, String)>,
+    settings_hint: String,
+    /// What the component imports (WASI interfaces, tfwasm's log), for `tfwasm inspect`.
+    imports: Vec<String>,
+    /// Name used in diagnostics (the component's file name).
+    name: String,
+    /// What ConfigureProvider accepted; handed to every call.
+    context: RwLock<wit::ProviderContext>,
+    schema: OnceLock<ProviderSchema>,
+    /// Bumped by StopProvider; a call started under an older generation is interrupted,
+    /// whether it is running wasm (epoch callback) or waiting in a host call (select below).
+    stop_generation: Arc<tokio::sync::watch::Sender<u64>>,
+    log_sink: Arc<dyn GuestLogSink>,
+    /// Idle instances whose last call succeeded, for [`CallLimits::reuse_instances`].
+    warm: std::sync::Mutex<Vec<Warm>>,
+}
+
+impl WasmProvider {
+    /// Loads the component at `path`: the package's precompiled code when `precompiled` names
+    /// usable code, else through (and filling) the compile cache in `cache_dir`.
+    ///
+    /// # Errors
+    /// When the file cannot be read, is not a component, or does not fit the tfwasm world.
+    pub fn load(
+        path: &Path,
+        options: LoadOptions,
+    ) -> Result<(WasmProvider, LoadReport), LoadError> {
+        let LoadOptions {
+            limits,
+            grants,
+            cache_dir,
+            precompiled,
+            log_sink,
+            settings_hint,
+            display_name,
+            http,
+        } = options;
+        let started = Instant::now();
+        for dir in &grants.dirs {
+            if !dir.host.is_dir() {
+                return Err(LoadError::Grant {
+                    grant: dir.to_string(),
+                    message: "not an existing directory on this host".into(),
+                });
+            }
+        }
+        let env = grants
+            .env
+            .iter()
+            .filter_map(|name| std::env::var(name).ok().map(|value| (name.clone(), value)))
+            .collect();
+        let outbound = Arc::new(crate::http::outbound::Outbound::new(&http)?);
+        let engine = crate::engine::new_engine(&limits)?;
+        let (component, origin) =
+            crate::code::load(&engine, path, precompiled.as_deref(), &cache_dir)?;
+        let mut linker: Linker<StoreState> = Linker::new(&engine);
+        let incompatible = |e: wasmtime::Error| LoadError::Incompatible {
+            path: path.to_owned(),
+            message: format!("{e:#}"),
+        };
+        wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(incompatible)?;
+        wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker).map_err(incompatible)?;
+        TfwasmProvider::add_to_linker::<StoreState, HasSelf<StoreState>>(&mut linker, |state| {
+            state
+        })
+        .map_err(incompatible)?;
+        let instance_pre = linker.instantiate_pre(&component).map_err(incompatible)?;
+        let pre = TfwasmProviderPre::new(instance_pre).map_err(incompatible)?;
+        let imports = component
+            .component_type()
+            .imports(&engine)
+            .map(|(name, _)| name.to_owned())
+            .collect();
+        let name = display_name.unwrap_or_else(|| {
+            path.file_name().map_or_else(
+                || path.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            )
+        });
+        let provider = WasmProvider {
+            engine,
+            pre,
+            limits,
+            http_allow: Arc::new(grants.http.clone()),
+            outbound,
+            grants,
+            env,
+            settings_hint,
+            imports,
+            name,
+            context: RwLock::new(wit::ProviderContext {
+                terraform_version: String::new(),
+                config: None,
+            }),
+            schema: OnceLock::new(),
+            stop_generation: Arc::new(tokio::sync::watch::Sender::new(0)),
+            log_sink,
+            warm: std::sync::Mutex::new(Vec::new()),
+        };
+        Ok((
+            provider,
+            LoadReport {
+                origin,
+                elapsed: started.elapsed(),
+            },
+        ))
+    }
+
+    /// The limits calls run under.
+    pub fn limits(&self) -> &CallLimits {
+        &self.limits
+    }
+
+    /// What the guest may reach.
+    pub fn grants(&self) -> &Grants {
+        &self.grants
+    }
+
+    /// The interfaces the component imports.
+    pub fn imports(&self) -> &[String] {
+        &self.imports
+    }
+
+    fn context(&self) -> wit::ProviderContext {
+        self.context
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+}

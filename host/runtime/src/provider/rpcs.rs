@@ -1,0 +1,393 @@
+//! Each RPC of the [`Provider`] trait mapped onto the component's export: model request to
+//! WIT, one guest call, WIT response to model.
+
+use tfwasm_model::rpc::{
+    ApplyResourceChangeRequest, ApplyResourceChangeResponse, ConfigureProviderRequest,
+    DynamicValue, ImportResourceStateRequest, ImportResourceStateResponse, ImportedResource,
+    PlanResourceChangeRequest, PlanResourceChangeResponse, ReadDataSourceRequest,
+    ReadDataSourceResponse, ReadResourceRequest, ReadResourceResponse, UpgradeResourceStateRequest,
+    UpgradeResourceStateResponse, ValidateConfigRequest,
+};
+use tfwasm_model::{Diagnostic, Diagnostics, Provider, ProviderSchema, has_error};
+
+use super::WasmProvider;
+use crate::bindings::{self, wit};
+
+/// Terraform never sends JSON in these fields; an absent value travels as empty bytes, which
+/// the guest SDK reads as null.
+fn bytes(value: DynamicValue) -> Vec<u8> {
+    value.msgpack
+}
+
+fn diagnostics(list: Vec<wit::Diagnostic>) -> Diagnostics {
+    list.into_iter().map(bindings::diagnostic).collect()
+}
+
+impl Provider for WasmProvider {
+    /// Components plan destroys too (the WIT contract: a null proposal plans null), so
+    /// Terraform >= 1.3 sends them through PlanResourceChange, where the contract checks see
+    /// them.
+    fn server_capabilities(&self) -> tfwasm_model::rpc::ServerCapabilities {
+        tfwasm_model::rpc::ServerCapabilities {
+            plan_destroy: true,
+            ..Default::default()
+        }
+    }
+
+    async fn get_provider_schema(&self) -> ProviderSchema {
+        if let Some(schema) = self.schema.get() {
+            return schema.clone();
+        }
+        let result = self
+            .call("GetProviderSchema", |store, guest| {
+                Box::pin(async move {
+                    guest
+                        .tfwasm_provider_provider()
+                        .call_get_schema(store)
+                        .await
+                })
+            })
+            .await;
+        match result {
+            Ok(raw) => match bindings::provider_schema(raw) {
+                Ok(mut schema) => {
+                    schema.diagnostics.extend(self.schema_problems(&schema));
+                    self.schema.get_or_init(|| schema).clone()
+                }
+                Err(e) => ProviderSchema {
+                    diagnostics: vec![Diagnostic::error(
+                        "Provider returned an invalid schema",
+                        format!(
+                            "The Wasm provider {} returned an invalid schema: {e}. This is a bug in the provider.",
+                            self.name
+                        ),
+                    )],
+                    ..ProviderSchema::default()
+                },
+            },
+            Err(e) => ProviderSchema {
+                diagnostics: vec![self.call_diagnostic(&e.error, "")],
+                ..ProviderSchema::default()
+            },
+        }
+    }
+
+    async fn validate_provider_config(&self, config: DynamicValue) -> Diagnostics {
+        let config = bytes(config);
+        self.call("ValidateProviderConfig", move |store, guest| {
+            Box::pin(async move {
+                guest
+                    .tfwasm_provider_provider()
+                    .call_validate_provider_config(store, &config)
+                    .await
+            })
+        })
+        .await
+        .map_or_else(
+            |e| vec![self.call_diagnostic(&e.error, "the provider configuration")],
+            diagnostics,
+        )
+    }
+
+    async fn configure_provider(&self, req: ConfigureProviderRequest) -> Diagnostics {
+        let ctx = wit::ProviderContext {
+            terraform_version: req.terraform_version,
+            config: Some(bytes(req.config)),
+        };
+        let candidate = ctx.clone();
+        let result = self
+            .call("ConfigureProvider", move |store, guest| {
+                Box::pin(async move {
+                    guest
+                        .tfwasm_provider_provider()
+                        .call_configure_provider(store, &candidate)
+                        .await
+                })
+            })
+            .await
+            .map_or_else(
+                |e| vec![self.call_diagnostic(&e.error, "the provider configuration")],
+                diagnostics,
+            );
+        if !has_error(&result) {
+            *self
+                .context
+                .write()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()) = ctx;
+        }
+        result
+    }
+
+    async fn validate_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
+        let ctx = self.context();
+        let subject = req.type_name.clone();
+        let wreq = wit::ValidateRequest {
+            type_name: req.type_name,
+            config: bytes(req.config),
+        };
+        self.call("ValidateResourceConfig", move |store, guest| {
+            Box::pin(async move {
+                guest
+                    .tfwasm_provider_provider()
+                    .call_validate_resource_config(store, &ctx, &wreq)
+                    .await
+            })
+        })
+        .await
+        .map_or_else(
+            |e| vec![self.call_diagnostic(&e.error, &subject)],
+            diagnostics,
+        )
+    }
+
+    async fn validate_data_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
+        let ctx = self.context();
+        let subject = req.type_name.clone();
+        let wreq = wit::ValidateRequest {
+            type_name: req.type_name,
+            config: bytes(req.config),
+        };
+        self.call("ValidateDataResourceConfig", move |store, guest| {
+            Box::pin(async move {
+                guest
+                    .tfwasm_provider_provider()
+                    .call_validate_data_resource_config(store, &ctx, &wreq)
+                    .await
+            })
+        })
+        .await
+        .map_or_else(
+            |e| vec![self.call_diagnostic(&e.error, &subject)],
+            diagnostics,
+        )
+    }
+
+    async fn upgrade_resource_state(
+        &self,
+        req: UpgradeResourceStateRequest,
+    ) -> UpgradeResourceStateResponse {
+        let ctx = self.context();
+        let subject = req.type_name.clone();
+        let wreq = wit::UpgradeRequest {
+            type_name: req.type_name,
+            version: req.version,
+            raw_state_json: req.raw_state.json,
+        };
+        match self
+            .call("UpgradeResourceState", move |store, guest| {
+                Box::pin(async move {
+                    guest
+                        .tfwasm_provider_provider()
+                        .call_upgrade_resource_state(store, &ctx, &wreq)
+                        .await
+                })
+            })
+            .await
+        {
+            Ok(resp) => UpgradeResourceStateResponse {
+                upgraded_state: DynamicValue::from_msgpack(resp.upgraded_state),
+                diagnostics: diagnostics(resp.diagnostics),
+            },
+            Err(e) => UpgradeResourceStateResponse {
+                upgraded_state: DynamicValue::default(),
+                diagnostics: vec![self.call_diagnostic(&e.error, &subject)],
+            },
+        }
+    }
+
+    async fn read_resource(&self, req: ReadResourceRequest) -> ReadResourceResponse {
+        let ctx = self.context();
+        let subject = req.type_name.clone();
+        let (current_state, private) = (req.current_state.clone(), req.private.clone());
+        let wreq = wit::ReadRequest {
+            type_name: req.type_name,
+            current_state: bytes(req.current_state),
+            private: req.private,
+            provider_meta: bytes(req.provider_meta),
+        };
+        match self
+            .call("ReadResource", move |store, guest| {
+                Box::pin(async move {
+                    guest
+                        .tfwasm_provider_provider()
+                        .call_read_resource(store, &ctx, &wreq)
+                        .await
+                })
+            })
+            .await
+        {
+            Ok(resp) => ReadResourceResponse {
+                new_state: DynamicValue::from_msgpack(resp.new_state),
+                private: resp.private,
+                diagnostics: diagnostics(resp.diagnostics),
+            },
+            // Keep the recorded state: a crash must not make Terraform forget the object.
+            Err(e) => ReadResourceResponse {
+                new_state: current_state,
+                private,
+                diagnostics: vec![self.call_diagnostic(&e.error, &subject)],
+            },
+        }
+    }
+
+    async fn plan_resource_change(
+        &self,
+        req: PlanResourceChangeRequest,
+    ) -> PlanResourceChangeResponse {
+        let ctx = self.context();
+        let subject = req.type_name.clone();
+        let wreq = wit::PlanRequest {
+            type_name: req.type_name,
+            prior_state: bytes(req.prior_state),
+            proposed_new_state: bytes(req.proposed_new_state),
+            config: bytes(req.config),
+            prior_private: req.prior_private,
+            provider_meta: bytes(req.provider_meta),
+        };
+        match self
+            .call("PlanResourceChange", move |store, guest| {
+                Box::pin(async move {
+                    guest
+                        .tfwasm_provider_provider()
+                        .call_plan_resource_change(store, &ctx, &wreq)
+                        .await
+                })
+            })
+            .await
+        {
+            Ok(resp) => PlanResourceChangeResponse {
+                planned_state: DynamicValue::from_msgpack(resp.planned_state),
+                requires_replace: resp
+                    .requires_replace
+                    .into_iter()
+                    .map(bindings::path)
+                    .collect(),
+                planned_private: resp.planned_private,
+                diagnostics: diagnostics(resp.diagnostics),
+            },
+            Err(e) => PlanResourceChangeResponse {
+                diagnostics: vec![self.call_diagnostic(&e.error, &subject)],
+                ..PlanResourceChangeResponse::default()
+            },
+        }
+    }
+
+    async fn apply_resource_change(
+        &self,
+        req: ApplyResourceChangeRequest,
+    ) -> ApplyResourceChangeResponse {
+        let ctx = self.context();
+        let subject = req.type_name.clone();
+        let prior = req.prior_state.clone();
+        let wreq = wit::ApplyRequest {
+            type_name: req.type_name,
+            prior_state: bytes(req.prior_state),
+            planned_state: bytes(req.planned_state),
+            config: bytes(req.config),
+            planned_private: req.planned_private,
+            provider_meta: bytes(req.provider_meta),
+        };
+        match self
+            .call("ApplyResourceChange", move |store, guest| {
+                Box::pin(async move {
+                    guest
+                        .tfwasm_provider_provider()
+                        .call_apply_resource_change(store, &ctx, &wreq)
+                        .await
+                })
+            })
+            .await
+        {
+            Ok(resp) => ApplyResourceChangeResponse {
+                new_state: DynamicValue::from_msgpack(resp.new_state),
+                private: resp.private,
+                diagnostics: diagnostics(resp.diagnostics),
+            },
+            // The call failed: hand back the state the guest reported (the remote object
+            // exists), else the prior one, so Terraform keeps what it knew (null on create).
+            Err(e) => ApplyResourceChangeResponse {
+                new_state: e.reported.map_or(prior, DynamicValue::from_msgpack),
+                private: Vec::new(),
+                diagnostics: vec![self.call_diagnostic(&e.error, &subject)],
+            },
+        }
+    }
+
+    async fn import_resource_state(
+        &self,
+        req: ImportResourceStateRequest,
+    ) -> ImportResourceStateResponse {
+        let ctx = self.context();
+        let subject = req.type_name.clone();
+        let wreq = wit::ImportRequest {
+            type_name: req.type_name,
+            id: req.id,
+        };
+        match self
+            .call("ImportResourceState", move |store, guest| {
+                Box::pin(async move {
+                    guest
+                        .tfwasm_provider_provider()
+                        .call_import_resource_state(store, &ctx, &wreq)
+                        .await
+                })
+            })
+            .await
+        {
+            Ok(resp) => ImportResourceStateResponse {
+                imported_resources: resp
+                    .imported
+                    .into_iter()
+                    .map(|r| ImportedResource {
+                        type_name: r.type_name,
+                        state: DynamicValue::from_msgpack(r.state),
+                        private: r.private,
+                    })
+                    .collect(),
+                diagnostics: diagnostics(resp.diagnostics),
+            },
+            Err(e) => ImportResourceStateResponse {
+                imported_resources: Vec::new(),
+                diagnostics: vec![self.call_diagnostic(&e.error, &subject)],
+            },
+        }
+    }
+
+    async fn read_data_source(&self, req: ReadDataSourceRequest) -> ReadDataSourceResponse {
+        let ctx = self.context();
+        let subject = req.type_name.clone();
+        let wreq = wit::ReadDataRequest {
+            type_name: req.type_name,
+            config: bytes(req.config),
+            provider_meta: bytes(req.provider_meta),
+        };
+        match self
+            .call("ReadDataSource", move |store, guest| {
+                Box::pin(async move {
+                    guest
+                        .tfwasm_provider_provider()
+                        .call_read_data_source(store, &ctx, &wreq)
+                        .await
+                })
+            })
+            .await
+        {
+            Ok(resp) => ReadDataSourceResponse {
+                state: DynamicValue::from_msgpack(resp.state),
+                diagnostics: diagnostics(resp.diagnostics),
+            },
+            Err(e) => ReadDataSourceResponse {
+                state: DynamicValue::default(),
+                diagnostics: vec![self.call_diagnostic(&e.error, &subject)],
+            },
+        }
+    }
+
+    async fn stop_provider(&self) -> Result<(), String> {
+        // In-flight calls stop at once (waiting in the host) or within one epoch tick
+        // (running wasm); calls that start afterwards run normally.
+        self.stop_generation
+            .send_modify(|generation| *generation += 1);
+        Ok(())
+    }
+}
