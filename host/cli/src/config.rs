@@ -38,7 +38,7 @@ use anyhow::{Context as _, bail};
 use serde::{Deserialize, Serialize};
 use tfwasm_contract::Mode;
 use tfwasm_runtime::grants::{DirGrant, check_env_name};
-use tfwasm_runtime::limits::{ByteSize, HumanDuration, RPC_NAMES};
+use tfwasm_runtime::limits::{ByteSize, HumanDuration, Rpc};
 use tfwasm_runtime::{CallLimits, Grants, HttpSettings, LimitsOverride, ProxySettings};
 
 /// File name of the settings file in a provider package.
@@ -274,17 +274,13 @@ impl ProviderConfig {
         if let Some(instances) = self.limits.instances {
             limits.reuse_instances = instances == Instances::Reuse;
         }
-        for (rpc, values) in &self.limits.rpc {
-            if !RPC_NAMES.contains(&rpc.as_str()) {
-                bail!(
-                    "limits.rpc.{rpc}: unknown RPC (expected one of {})",
-                    RPC_NAMES.join(", ")
-                );
-            }
-            limits.per_rpc.insert(
-                rpc.clone(),
-                apply_values(values, &format!("limits.rpc.{rpc}"))?,
-            );
+        for (name, values) in &self.limits.rpc {
+            let rpc = name
+                .parse::<Rpc>()
+                .with_context(|| format!("limits.rpc.{name}"))?;
+            limits
+                .per_rpc
+                .insert(rpc, apply_values(values, &format!("limits.rpc.{name}"))?);
         }
         for name in &self.grants.env {
             check_env_name(name).context("grants.env")?;
@@ -425,7 +421,7 @@ mod tests {
         let resolved = config.resolve("x".into(), Path::new(".")).unwrap();
         assert_eq!(resolved.limits.default.fuel, 5);
         assert_eq!(
-            resolved.limits.for_rpc("ApplyResourceChange").timeout,
+            resolved.limits.for_rpc(Rpc::ApplyResourceChange).timeout,
             std::time::Duration::from_secs(600)
         );
         assert!(resolved.grants.dirs[0].writable);

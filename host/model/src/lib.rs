@@ -16,6 +16,7 @@ mod diagnostic;
 mod number;
 mod path;
 pub mod rpc;
+mod rpc_name;
 mod schema;
 pub mod schema_check;
 pub mod schema_json;
@@ -26,6 +27,7 @@ pub use diagnostic::{Diagnostic, Diagnostics, Severity, has_error};
 pub use number::{Number, ParseNumberError};
 pub use path::{AttributePath, ParsePathError, PathRef, PathStep, ToPath};
 pub use rpc::Provider;
+pub use rpc_name::{Rpc, UnknownRpc};
 pub use schema::{
     Attribute, AttributeType, Block, BlockNesting, NestedBlock, NestedObject, ObjectNesting,
     ProviderSchema, Schema, StringKind,

@@ -74,7 +74,7 @@ pub enum CallError {
     #[error("provider exceeded its fuel budget of {fuel} during {rpc}")]
     OutOfFuel {
         /// The RPC.
-        rpc: &'static str,
+        rpc: tfwasm_model::Rpc,
         /// The budget.
         fuel: u64,
     },
@@ -82,7 +82,7 @@ pub enum CallError {
     #[error("provider exceeded its time limit of {limit:?} during {rpc}")]
     Timeout {
         /// The RPC.
-        rpc: &'static str,
+        rpc: tfwasm_model::Rpc,
         /// The limit.
         limit: Duration,
     },
@@ -90,13 +90,13 @@ pub enum CallError {
     #[error("{rpc} was cancelled by StopProvider")]
     Cancelled {
         /// The RPC.
-        rpc: &'static str,
+        rpc: tfwasm_model::Rpc,
     },
     /// The guest tried to grow memory past its limit and failed with a trap.
     #[error("provider exceeded its memory limit of {limit} bytes during {rpc}")]
     OutOfMemory {
         /// The RPC.
-        rpc: &'static str,
+        rpc: tfwasm_model::Rpc,
         /// The limit.
         limit: usize,
     },
@@ -104,7 +104,7 @@ pub enum CallError {
     #[error("provider crashed during {rpc}: {message}")]
     Trap {
         /// The RPC.
-        rpc: &'static str,
+        rpc: tfwasm_model::Rpc,
         /// What happened, including the guest's panic message when it printed one.
         message: String,
     },
@@ -114,7 +114,7 @@ pub enum CallError {
     )]
     Oversize {
         /// The RPC.
-        rpc: &'static str,
+        rpc: tfwasm_model::Rpc,
         /// Size of the value.
         bytes: usize,
         /// The limit.
@@ -124,7 +124,7 @@ pub enum CallError {
     #[error("cannot start a provider instance for {rpc}: {message}")]
     Instantiate {
         /// The RPC.
-        rpc: &'static str,
+        rpc: tfwasm_model::Rpc,
         /// Why.
         message: String,
     },

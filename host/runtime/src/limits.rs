@@ -5,6 +5,8 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
+pub use tfwasm_model::Rpc;
+
 /// Bounds on one call into the guest. A call that exceeds one traps; its instance is dropped
 /// and the call becomes an error diagnostic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,28 +53,13 @@ pub struct LimitsOverride {
     pub timeout: Option<Duration>,
 }
 
-/// The RPC names limits can be set for (tfplugin6 method names, as operators see them in logs).
-pub const RPC_NAMES: &[&str] = &[
-    "GetProviderSchema",
-    "ValidateProviderConfig",
-    "ConfigureProvider",
-    "ValidateResourceConfig",
-    "ValidateDataResourceConfig",
-    "UpgradeResourceState",
-    "ReadResource",
-    "PlanResourceChange",
-    "ApplyResourceChange",
-    "ImportResourceState",
-    "ReadDataSource",
-];
-
 /// Limits for every call: defaults plus per-RPC overrides.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CallLimits {
     /// Limits of every RPC without an override.
     pub default: Limits,
-    /// Overrides by RPC name (see [`RPC_NAMES`]).
-    pub per_rpc: BTreeMap<String, LimitsOverride>,
+    /// Overrides by RPC.
+    pub per_rpc: BTreeMap<Rpc, LimitsOverride>,
     /// Largest wasm stack in bytes (one value for the engine).
     pub max_wasm_stack: usize,
     /// Meter fuel (default). Off, `fuel` is not enforced and only the deadline bounds CPU;
@@ -111,9 +98,9 @@ impl CallLimits {
     }
 
     /// The limits of one RPC.
-    pub fn for_rpc(&self, rpc: &str) -> Limits {
+    pub fn for_rpc(&self, rpc: Rpc) -> Limits {
         let mut limits = self.default;
-        if let Some(o) = self.per_rpc.get(rpc) {
+        if let Some(o) = self.per_rpc.get(&rpc) {
             limits.fuel = o.fuel.unwrap_or(limits.fuel);
             limits.memory_bytes = o.memory_bytes.unwrap_or(limits.memory_bytes);
             limits.timeout = o.timeout.unwrap_or(limits.timeout);
@@ -271,22 +258,22 @@ mod tests {
     fn overrides_inherit_defaults() {
         let mut limits = CallLimits::new();
         limits.per_rpc.insert(
-            "ApplyResourceChange".into(),
+            Rpc::ApplyResourceChange,
             LimitsOverride {
                 timeout: Some(Duration::from_secs(600)),
                 ..Default::default()
             },
         );
         assert_eq!(
-            limits.for_rpc("ApplyResourceChange").timeout,
+            limits.for_rpc(Rpc::ApplyResourceChange).timeout,
             Duration::from_secs(600)
         );
         assert_eq!(
-            limits.for_rpc("ApplyResourceChange").fuel,
+            limits.for_rpc(Rpc::ApplyResourceChange).fuel,
             Limits::DEFAULT_FUEL
         );
         assert_eq!(
-            limits.for_rpc("PlanResourceChange").timeout,
+            limits.for_rpc(Rpc::PlanResourceChange).timeout,
             Limits::DEFAULT_TIMEOUT
         );
     }

@@ -84,7 +84,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     );
     for rpc in limits.per_rpc.keys() {
-        outln!(out, "           {rpc}: {}", describe(&limits.for_rpc(rpc)));
+        outln!(out, "           {rpc}: {}", describe(&limits.for_rpc(*rpc)));
     }
     let grants = provider.grants();
     outln!(out, "grants:");

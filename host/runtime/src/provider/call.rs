@@ -11,6 +11,8 @@ use std::time::Instant;
 
 use wasmtime::{Store, UpdateDeadline};
 
+use tfwasm_model::Rpc;
+
 use super::WasmProvider;
 use crate::bindings::{TfwasmProvider, wit};
 use crate::engine::EPOCH_TICK;
@@ -43,7 +45,7 @@ impl WasmProvider {
     /// instance whose call fails in any way is dropped.
     pub(super) async fn call<R: Send + ReturnedValues>(
         &self,
-        rpc: &'static str,
+        rpc: Rpc,
         f: impl for<'a> FnOnce(&'a mut Store<StoreState>, &'a TfwasmProvider) -> GuestFuture<'a, R>
         + Send,
     ) -> Result<R, Failed> {
@@ -86,7 +88,7 @@ impl WasmProvider {
 
     async fn run<R: Send + ReturnedValues>(
         &self,
-        rpc: &'static str,
+        rpc: Rpc,
         limits: Limits,
         store: &mut Store<StoreState>,
         warm: Option<TfwasmProvider>,
@@ -269,4 +271,3 @@ impl ReturnedValues for wit::ReadDataResponse {
         self.diagnostics.push(diagnostic);
     }
 }
-

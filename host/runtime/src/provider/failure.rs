@@ -5,6 +5,8 @@
 use tfwasm_model::{Diagnostic, ProviderSchema};
 use wasmtime::Trap;
 
+use tfwasm_model::Rpc;
+
 use super::WasmProvider;
 use super::call::Interrupted;
 use crate::bindings::wit;
@@ -13,7 +15,7 @@ use crate::{CallError, Limits};
 impl WasmProvider {
     pub(super) fn classify(
         &self,
-        rpc: &'static str,
+        rpc: Rpc,
         limits: &Limits,
         error: &wasmtime::Error,
         stderr: &str,
@@ -80,9 +82,9 @@ impl WasmProvider {
             format!(" for {subject}")
         };
         let hint = match error {
-            CallError::OutOfFuel { rpc, .. } => self.raise_hint("fuel", rpc),
-            CallError::Timeout { rpc, .. } => self.raise_hint("timeout", rpc),
-            CallError::OutOfMemory { rpc, .. } => self.raise_hint("memory", rpc),
+            CallError::OutOfFuel { rpc, .. } => self.raise_hint("fuel", *rpc),
+            CallError::Timeout { rpc, .. } => self.raise_hint("timeout", *rpc),
+            CallError::OutOfMemory { rpc, .. } => self.raise_hint("memory", *rpc),
             _ => String::new(),
         };
         Diagnostic::error(
@@ -147,11 +149,10 @@ impl WasmProvider {
     }
 
     /// Tells the operator which setting to raise, and where.
-    fn raise_hint(&self, key: &str, rpc: &str) -> String {
+    fn raise_hint(&self, key: &str, rpc: Rpc) -> String {
         format!(
             " If the provider needs more, raise `{key}` under [limits] (or [limits.rpc.{rpc}]) in {}.",
             self.settings_hint
         )
     }
 }
-

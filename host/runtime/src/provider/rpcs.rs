@@ -10,6 +10,8 @@ use tfwasm_model::rpc::{
 };
 use tfwasm_model::{Diagnostic, Diagnostics, Provider, ProviderSchema, has_error};
 
+use tfwasm_model::Rpc;
+
 use super::WasmProvider;
 use crate::bindings::{self, wit};
 
@@ -39,7 +41,7 @@ impl Provider for WasmProvider {
             return schema.clone();
         }
         let result = self
-            .call("GetProviderSchema", |store, guest| {
+            .call(Rpc::GetProviderSchema, |store, guest| {
                 Box::pin(async move {
                     guest
                         .tfwasm_provider_provider()
@@ -74,7 +76,7 @@ impl Provider for WasmProvider {
 
     async fn validate_provider_config(&self, config: DynamicValue) -> Diagnostics {
         let config = bytes(config);
-        self.call("ValidateProviderConfig", move |store, guest| {
+        self.call(Rpc::ValidateProviderConfig, move |store, guest| {
             Box::pin(async move {
                 guest
                     .tfwasm_provider_provider()
@@ -96,7 +98,7 @@ impl Provider for WasmProvider {
         };
         let candidate = ctx.clone();
         let result = self
-            .call("ConfigureProvider", move |store, guest| {
+            .call(Rpc::ConfigureProvider, move |store, guest| {
                 Box::pin(async move {
                     guest
                         .tfwasm_provider_provider()
@@ -125,7 +127,7 @@ impl Provider for WasmProvider {
             type_name: req.type_name,
             config: bytes(req.config),
         };
-        self.call("ValidateResourceConfig", move |store, guest| {
+        self.call(Rpc::ValidateResourceConfig, move |store, guest| {
             Box::pin(async move {
                 guest
                     .tfwasm_provider_provider()
@@ -147,7 +149,7 @@ impl Provider for WasmProvider {
             type_name: req.type_name,
             config: bytes(req.config),
         };
-        self.call("ValidateDataResourceConfig", move |store, guest| {
+        self.call(Rpc::ValidateDataResourceConfig, move |store, guest| {
             Box::pin(async move {
                 guest
                     .tfwasm_provider_provider()
@@ -174,7 +176,7 @@ impl Provider for WasmProvider {
             raw_state_json: req.raw_state.json,
         };
         match self
-            .call("UpgradeResourceState", move |store, guest| {
+            .call(Rpc::UpgradeResourceState, move |store, guest| {
                 Box::pin(async move {
                     guest
                         .tfwasm_provider_provider()
@@ -206,7 +208,7 @@ impl Provider for WasmProvider {
             provider_meta: bytes(req.provider_meta),
         };
         match self
-            .call("ReadResource", move |store, guest| {
+            .call(Rpc::ReadResource, move |store, guest| {
                 Box::pin(async move {
                     guest
                         .tfwasm_provider_provider()
@@ -245,7 +247,7 @@ impl Provider for WasmProvider {
             provider_meta: bytes(req.provider_meta),
         };
         match self
-            .call("PlanResourceChange", move |store, guest| {
+            .call(Rpc::PlanResourceChange, move |store, guest| {
                 Box::pin(async move {
                     guest
                         .tfwasm_provider_provider()
@@ -288,7 +290,7 @@ impl Provider for WasmProvider {
             provider_meta: bytes(req.provider_meta),
         };
         match self
-            .call("ApplyResourceChange", move |store, guest| {
+            .call(Rpc::ApplyResourceChange, move |store, guest| {
                 Box::pin(async move {
                     guest
                         .tfwasm_provider_provider()
@@ -324,7 +326,7 @@ impl Provider for WasmProvider {
             id: req.id,
         };
         match self
-            .call("ImportResourceState", move |store, guest| {
+            .call(Rpc::ImportResourceState, move |store, guest| {
                 Box::pin(async move {
                     guest
                         .tfwasm_provider_provider()
@@ -362,7 +364,7 @@ impl Provider for WasmProvider {
             provider_meta: bytes(req.provider_meta),
         };
         match self
-            .call("ReadDataSource", move |store, guest| {
+            .call(Rpc::ReadDataSource, move |store, guest| {
                 Box::pin(async move {
                     guest
                         .tfwasm_provider_provider()

@@ -1,0 +1,114 @@
+//! [`Rpc`]: the provider RPCs by name, typed, so that a per-RPC limit, an error or a log line
+//! cannot name an RPC that does not exist, and adding one is a compile error wherever RPCs
+//! are listed exhaustively.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A tfplugin6 RPC that reaches the provider's code (a call into the component), named as in
+/// the protocol and as operators see it in logs and in `[limits.rpc.NAME]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Rpc {
+    /// GetProviderSchema.
+    GetProviderSchema,
+    /// ValidateProviderConfig.
+    ValidateProviderConfig,
+    /// ConfigureProvider.
+    ConfigureProvider,
+    /// ValidateResourceConfig.
+    ValidateResourceConfig,
+    /// ValidateDataResourceConfig.
+    ValidateDataResourceConfig,
+    /// UpgradeResourceState.
+    UpgradeResourceState,
+    /// ReadResource.
+    ReadResource,
+    /// PlanResourceChange.
+    PlanResourceChange,
+    /// ApplyResourceChange.
+    ApplyResourceChange,
+    /// ImportResourceState.
+    ImportResourceState,
+    /// ReadDataSource.
+    ReadDataSource,
+}
+
+impl Rpc {
+    /// Every RPC, in protocol order.
+    pub const ALL: [Rpc; 11] = [
+        Rpc::GetProviderSchema,
+        Rpc::ValidateProviderConfig,
+        Rpc::ConfigureProvider,
+        Rpc::ValidateResourceConfig,
+        Rpc::ValidateDataResourceConfig,
+        Rpc::UpgradeResourceState,
+        Rpc::ReadResource,
+        Rpc::PlanResourceChange,
+        Rpc::ApplyResourceChange,
+        Rpc::ImportResourceState,
+        Rpc::ReadDataSource,
+    ];
+
+    /// The protocol's method name, e.g. `PlanResourceChange`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Rpc::GetProviderSchema => "GetProviderSchema",
+            Rpc::ValidateProviderConfig => "ValidateProviderConfig",
+            Rpc::ConfigureProvider => "ConfigureProvider",
+            Rpc::ValidateResourceConfig => "ValidateResourceConfig",
+            Rpc::ValidateDataResourceConfig => "ValidateDataResourceConfig",
+            Rpc::UpgradeResourceState => "UpgradeResourceState",
+            Rpc::ReadResource => "ReadResource",
+            Rpc::PlanResourceChange => "PlanResourceChange",
+            Rpc::ApplyResourceChange => "ApplyResourceChange",
+            Rpc::ImportResourceState => "ImportResourceState",
+            Rpc::ReadDataSource => "ReadDataSource",
+        }
+    }
+}
+
+impl fmt::Display for Rpc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A name that is not one of [`Rpc::ALL`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown RPC {name:?} (expected one of {})", Rpc::ALL.map(Rpc::name).join(", "))]
+pub struct UnknownRpc {
+    /// The name given.
+    pub name: String,
+}
+
+impl FromStr for Rpc {
+    type Err = UnknownRpc;
+
+    fn from_str(name: &str) -> Result<Rpc, UnknownRpc> {
+        Rpc::ALL
+            .into_iter()
+            .find(|rpc| rpc.name() == name)
+            .ok_or_else(|| UnknownRpc {
+                name: name.to_owned(),
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_unknown_names_list_the_known_ones() {
+        for rpc in Rpc::ALL {
+            assert_eq!(rpc.name().parse::<Rpc>(), Ok(rpc));
+            assert_eq!(rpc.to_string(), rpc.name());
+        }
+        let error = "PlanResource".parse::<Rpc>().unwrap_err().to_string();
+        assert!(
+            error.starts_with("unknown RPC \"PlanResource\" (expected one of GetProviderSchema,"),
+            "{error}"
+        );
+        assert!(error.ends_with("ReadDataSource)"), "{error}");
+    }
+}
