@@ -161,9 +161,9 @@ fn package_carries_its_ca_files_and_refuses_unusable_ones() {
     }
 }
 
-/// Packages the random sample into `mirror` with extra flags; returns the package directory.
-fn package_random(mirror: &Path, cache: &Path, flags: &[&std::ffi::OsStr]) -> PathBuf {
-    let out = Command::new(tfwasm_tests::tfwasm_bin())
+/// Runs `tfwasm package` on the random sample into `mirror` with extra flags.
+fn run_package(mirror: &Path, cache: &Path, flags: &[&std::ffi::OsStr]) -> std::process::Output {
+    Command::new(tfwasm_tests::tfwasm_bin())
         .arg("package")
         .arg(tfwasm_tests::component("random"))
         .args([
@@ -177,7 +177,12 @@ fn package_random(mirror: &Path, cache: &Path, flags: &[&std::ffi::OsStr]) -> Pa
         .args(flags)
         .env("TFWASM_CACHE_DIR", cache)
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+/// Packages the random sample into `mirror` with extra flags; returns the package directory.
+fn package_random(mirror: &Path, cache: &Path, flags: &[&std::ffi::OsStr]) -> PathBuf {
+    let out = run_package(mirror, cache, flags);
     assert!(
         out.status.success(),
         "{}",
@@ -291,21 +296,12 @@ fn a_package_serves_its_precompiled_code_without_a_compiler() {
 fn package_refuses_another_platform_and_a_runner_of_another_version() {
     let dir = tempfile::tempdir().unwrap();
     let package = |flags: &[&str]| {
-        Command::new(tfwasm_tests::tfwasm_bin())
-            .arg("package")
-            .arg(tfwasm_tests::component("random"))
-            .args([
-                "--source",
-                "registry.terraform.io/example/random",
-                "--version",
-                "1.0.0",
-                "--out",
-            ])
-            .arg(dir.path().join("mirror"))
-            .args(flags)
-            .env("TFWASM_CACHE_DIR", tfwasm_tests::cache_dir())
-            .output()
-            .unwrap()
+        let flags: Vec<&std::ffi::OsStr> = flags.iter().map(|f| f.as_ref()).collect();
+        run_package(
+            &dir.path().join("mirror"),
+            &tfwasm_tests::cache_dir(),
+            &flags,
+        )
     };
     let out = package(&["--platform", "windows_sparc"]);
     assert_eq!(out.status.code(), Some(1));
