@@ -28,7 +28,7 @@ use wasmtime::Engine;
 use wasmtime::component::Component;
 
 #[cfg(feature = "compiler")]
-pub use crate::code::Origin;
+use crate::code::Origin;
 
 /// Environment variable that overrides the cache directory.
 pub const CACHE_DIR_ENV: &str = "TFWASM_CACHE_DIR";
