@@ -5,67 +5,47 @@
 use std::fmt;
 use std::str::FromStr;
 
-/// A tfplugin6 RPC that reaches the provider's code (a call into the component), named as in
-/// the protocol and as operators see it in logs and in `[limits.rpc.NAME]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Rpc {
-    /// GetProviderSchema.
-    GetProviderSchema,
-    /// ValidateProviderConfig.
-    ValidateProviderConfig,
-    /// ConfigureProvider.
-    ConfigureProvider,
-    /// ValidateResourceConfig.
-    ValidateResourceConfig,
-    /// ValidateDataResourceConfig.
-    ValidateDataResourceConfig,
-    /// UpgradeResourceState.
-    UpgradeResourceState,
-    /// ReadResource.
-    ReadResource,
-    /// PlanResourceChange.
-    PlanResourceChange,
-    /// ApplyResourceChange.
-    ApplyResourceChange,
-    /// ImportResourceState.
-    ImportResourceState,
-    /// ReadDataSource.
-    ReadDataSource,
-}
-
-impl Rpc {
-    /// Every RPC, in protocol order.
-    pub const ALL: [Rpc; 11] = [
-        Rpc::GetProviderSchema,
-        Rpc::ValidateProviderConfig,
-        Rpc::ConfigureProvider,
-        Rpc::ValidateResourceConfig,
-        Rpc::ValidateDataResourceConfig,
-        Rpc::UpgradeResourceState,
-        Rpc::ReadResource,
-        Rpc::PlanResourceChange,
-        Rpc::ApplyResourceChange,
-        Rpc::ImportResourceState,
-        Rpc::ReadDataSource,
-    ];
-
-    /// The protocol's method name, e.g. `PlanResourceChange`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Rpc::GetProviderSchema => "GetProviderSchema",
-            Rpc::ValidateProviderConfig => "ValidateProviderConfig",
-            Rpc::ConfigureProvider => "ConfigureProvider",
-            Rpc::ValidateResourceConfig => "ValidateResourceConfig",
-            Rpc::ValidateDataResourceConfig => "ValidateDataResourceConfig",
-            Rpc::UpgradeResourceState => "UpgradeResourceState",
-            Rpc::ReadResource => "ReadResource",
-            Rpc::PlanResourceChange => "PlanResourceChange",
-            Rpc::ApplyResourceChange => "ApplyResourceChange",
-            Rpc::ImportResourceState => "ImportResourceState",
-            Rpc::ReadDataSource => "ReadDataSource",
+/// Defines [`Rpc`], [`Rpc::ALL`] and [`Rpc::name`] from one list, so a new RPC cannot be
+/// missing from `ALL` (and so from `FromStr` and the limits settings).
+macro_rules! rpcs {
+    ($($name:ident),+ $(,)?) => {
+        /// A tfplugin6 RPC that reaches the provider's code (a call into the component), named
+        /// as in the protocol and as operators see it in logs and in `[limits.rpc.NAME]`.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Rpc {
+            $(
+                #[doc = stringify!($name)]
+                $name,
+            )+
         }
-    }
+
+        impl Rpc {
+            /// Every RPC, in protocol order.
+            pub const ALL: &'static [Rpc] = &[$(Rpc::$name),+];
+
+            /// The protocol's method name, e.g. `PlanResourceChange`.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(Rpc::$name => stringify!($name),)+
+                }
+            }
+        }
+    };
 }
+
+rpcs!(
+    GetProviderSchema,
+    ValidateProviderConfig,
+    ConfigureProvider,
+    ValidateResourceConfig,
+    ValidateDataResourceConfig,
+    UpgradeResourceState,
+    ReadResource,
+    PlanResourceChange,
+    ApplyResourceChange,
+    ImportResourceState,
+    ReadDataSource,
+);
 
 impl fmt::Display for Rpc {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -75,7 +55,7 @@ impl fmt::Display for Rpc {
 
 /// A name that is not one of [`Rpc::ALL`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown RPC {name:?} (expected one of {})", Rpc::ALL.map(Rpc::name).join(", "))]
+#[error("unknown RPC {name:?} (expected one of {})", Rpc::ALL.iter().map(|r| r.name()).collect::<Vec<_>>().join(", "))]
 pub struct UnknownRpc {
     /// The name given.
     pub name: String,
@@ -86,7 +66,8 @@ impl FromStr for Rpc {
 
     fn from_str(name: &str) -> Result<Rpc, UnknownRpc> {
         Rpc::ALL
-            .into_iter()
+            .iter()
+            .copied()
             .find(|rpc| rpc.name() == name)
             .ok_or_else(|| UnknownRpc {
                 name: name.to_owned(),
@@ -100,7 +81,7 @@ mod tests {
 
     #[test]
     fn names_round_trip_and_unknown_names_list_the_known_ones() {
-        for rpc in Rpc::ALL {
+        for &rpc in Rpc::ALL {
             assert_eq!(rpc.name().parse::<Rpc>(), Ok(rpc));
             assert_eq!(rpc.to_string(), rpc.name());
         }
