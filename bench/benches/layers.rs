@@ -9,6 +9,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use tfwasm_bench::native::NativeProvider;
 use tfwasm_contract::{Checked, Mode};
 use tfwasm_model::Provider;
+use tfwasm_model::rpc::prelude::*;
 use tfwasm_model::rpc::{ApplyResourceChangeRequest, DynamicValue, PlanResourceChangeRequest};
 use tfwasm_runtime::{CallLimits, DiscardLog, Grants, LoadOptions, WasmProvider};
 

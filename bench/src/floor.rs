@@ -5,16 +5,17 @@
 use tfwasm_model::rpc::{
     ApplyResourceChangeRequest, ApplyResourceChangeResponse, ConfigureProviderRequest,
     DynamicValue, ImportResourceStateRequest, ImportResourceStateResponse,
-    PlanResourceChangeRequest, PlanResourceChangeResponse, Provider, ReadDataSourceRequest,
+    PlanResourceChangeRequest, PlanResourceChangeResponse, ReadDataSourceRequest,
     ReadDataSourceResponse, ReadResourceRequest, ReadResourceResponse, UpgradeResourceStateRequest,
     UpgradeResourceStateResponse, ValidateConfigRequest,
 };
+use tfwasm_model::rpc::{DataSourceServer, NoFunctions, ProviderServer, ResourceServer};
 use tfwasm_model::{Diagnostics, ProviderSchema};
 
 /// Answers every call at once: plans echo the proposal, applies echo the plan.
 pub struct Floor;
 
-impl Provider for Floor {
+impl ProviderServer for Floor {
     async fn get_provider_schema(&self) -> ProviderSchema {
         ProviderSchema::default()
     }
@@ -24,10 +25,16 @@ impl Provider for Floor {
     async fn configure_provider(&self, _req: ConfigureProviderRequest) -> Diagnostics {
         Vec::new()
     }
-    async fn validate_resource_config(&self, _req: ValidateConfigRequest) -> Diagnostics {
-        Vec::new()
+    async fn stop_provider(&self) -> Result<(), String> {
+        Ok(())
     }
-    async fn validate_data_resource_config(&self, _req: ValidateConfigRequest) -> Diagnostics {
+    fn plans_destroy(&self) -> bool {
+        true
+    }
+}
+
+impl ResourceServer for Floor {
+    async fn validate_resource_config(&self, _req: ValidateConfigRequest) -> Diagnostics {
         Vec::new()
     }
     async fn upgrade_resource_state(
@@ -66,13 +73,18 @@ impl Provider for Floor {
     ) -> ImportResourceStateResponse {
         ImportResourceStateResponse::default()
     }
+}
+
+impl DataSourceServer for Floor {
+    async fn validate_data_resource_config(&self, _req: ValidateConfigRequest) -> Diagnostics {
+        Vec::new()
+    }
     async fn read_data_source(&self, req: ReadDataSourceRequest) -> ReadDataSourceResponse {
         ReadDataSourceResponse {
             state: req.config,
             ..Default::default()
         }
     }
-    async fn stop_provider(&self) -> Result<(), String> {
-        Ok(())
-    }
 }
+
+impl NoFunctions for Floor {}

@@ -6,10 +6,11 @@ use std::sync::RwLock;
 use tfwasm_model::rpc::{
     ApplyResourceChangeRequest, ApplyResourceChangeResponse, ConfigureProviderRequest,
     DynamicValue, ImportResourceStateRequest, ImportResourceStateResponse, ImportedResource,
-    PlanResourceChangeRequest, PlanResourceChangeResponse, Provider, ReadDataSourceRequest,
-    ReadDataSourceResponse, ReadResourceRequest, ReadResourceResponse, ServerCapabilities,
-    UpgradeResourceStateRequest, UpgradeResourceStateResponse, ValidateConfigRequest,
+    PlanResourceChangeRequest, PlanResourceChangeResponse, ReadDataSourceRequest,
+    ReadDataSourceResponse, ReadResourceRequest, ReadResourceResponse, UpgradeResourceStateRequest,
+    UpgradeResourceStateResponse, ValidateConfigRequest,
 };
+use tfwasm_model::rpc::{DataSourceServer, NoFunctions, ProviderServer, ResourceServer};
 use tfwasm_model::{AttributePath, Diagnostic, Diagnostics, PathStep, ProviderSchema, Severity};
 use tfwasm_sdk::glue::{self, wit};
 
@@ -93,7 +94,7 @@ fn dv(bytes: Vec<u8>) -> DynamicValue {
     DynamicValue::from_msgpack(bytes)
 }
 
-impl Provider for NativeProvider {
+impl ProviderServer for NativeProvider {
     async fn get_provider_schema(&self) -> ProviderSchema {
         let p = self.inner.provider();
         ProviderSchema {
@@ -113,11 +114,8 @@ impl Provider for NativeProvider {
         }
     }
 
-    fn server_capabilities(&self) -> ServerCapabilities {
-        ServerCapabilities {
-            plan_destroy: true,
-            ..Default::default()
-        }
+    fn plans_destroy(&self) -> bool {
+        true
     }
 
     async fn validate_provider_config(&self, config: DynamicValue) -> Diagnostics {
@@ -129,26 +127,25 @@ impl Provider for NativeProvider {
             terraform_version: req.terraform_version,
             config: Some(req.config.msgpack),
         };
-        let diags = glue::configure_provider(self.p(), ctx.clone());
-        if let Ok(mut slot) = self.context.write() {
+        let diags = diagnostics(glue::configure_provider(self.p(), ctx.clone()));
+        // As the runtime does: a configuration the provider rejected is not kept.
+        if !tfwasm_model::has_error(&diags)
+            && let Ok(mut slot) = self.context.write()
+        {
             *slot = ctx;
         }
-        diagnostics(diags)
+        diags
     }
 
+    async fn stop_provider(&self) -> Result<(), String> {
+        // Native calls are short and synchronous; nothing to interrupt.
+        Ok(())
+    }
+}
+
+impl ResourceServer for NativeProvider {
     async fn validate_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
         diagnostics(glue::validate_resource_config(
-            self.p(),
-            self.ctx(),
-            wit::ValidateRequest {
-                type_name: req.type_name,
-                config: req.config.msgpack,
-            },
-        ))
-    }
-
-    async fn validate_data_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
-        diagnostics(glue::validate_data_resource_config(
             self.p(),
             self.ctx(),
             wit::ValidateRequest {
@@ -273,6 +270,19 @@ impl Provider for NativeProvider {
             diagnostics: diagnostics(resp.diagnostics),
         }
     }
+}
+
+impl DataSourceServer for NativeProvider {
+    async fn validate_data_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
+        diagnostics(glue::validate_data_resource_config(
+            self.p(),
+            self.ctx(),
+            wit::ValidateRequest {
+                type_name: req.type_name,
+                config: req.config.msgpack,
+            },
+        ))
+    }
 
     async fn read_data_source(&self, req: ReadDataSourceRequest) -> ReadDataSourceResponse {
         let resp = self.io(|| {
@@ -291,12 +301,9 @@ impl Provider for NativeProvider {
             diagnostics: diagnostics(resp.diagnostics),
         }
     }
-
-    async fn stop_provider(&self) -> Result<(), String> {
-        // Native calls are short and synchronous; nothing to interrupt.
-        Ok(())
-    }
 }
+
+impl NoFunctions for NativeProvider {}
 
 /// The `main` of a native baseline binary: serves `provider` (wrapped in the contract
 /// checks) as Terraform launches plugins, with tfwasm's own server.

@@ -60,6 +60,17 @@ async fn handshake_schema_metadata_and_shutdown_over_a_unix_socket() {
         .unwrap();
     assert_eq!(length.r#type, b"\"number\"");
     assert!(length.required);
+    // Derived from what the provider implements: no MoveResourceState yet; every layer
+    // works its schema out lazily, so a client may skip GetProviderSchema.
+    assert_eq!(
+        schema.server_capabilities,
+        Some(pb::ServerCapabilities {
+            plan_destroy: true,
+            get_provider_schema_optional: true,
+            move_resource_state: false,
+            generate_resource_config: false,
+        })
+    );
 
     let metadata = provider
         .get_metadata(pb::get_metadata::Request {})

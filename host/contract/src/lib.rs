@@ -18,6 +18,7 @@
 mod apply;
 mod at;
 mod checked;
+mod function;
 mod plan;
 mod render;
 mod results;
@@ -26,6 +27,7 @@ use std::fmt;
 
 pub use apply::check_apply;
 pub use checked::{Checked, Mode};
+pub use function::check_function_result;
 pub use plan::{check_plan, check_requires_replace};
 pub use render::render;
 pub use results::{check_data_source, check_import, check_wholly_known};

@@ -14,8 +14,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use tfwasm_model::Value;
+use tfwasm_model::rpc::prelude::*;
 use tfwasm_model::rpc::{DynamicValue, PlanResourceChangeRequest};
-use tfwasm_model::{Provider, Value};
 use tfwasm_runtime::{CallLimits, DiscardLog, Grants, LoadOptions, WasmProvider};
 
 fn component() -> PathBuf {

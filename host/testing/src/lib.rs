@@ -31,9 +31,10 @@ use std::sync::{Arc, Mutex};
 
 use tfwasm_contract::{Checked, Mode};
 use tfwasm_model::codec;
+use tfwasm_model::rpc::prelude::*;
 use tfwasm_model::rpc::{
     ApplyResourceChangeRequest, ConfigureProviderRequest, DynamicValue, ImportResourceStateRequest,
-    PlanResourceChangeRequest, Provider, RawState, ReadDataSourceRequest, ReadResourceRequest,
+    PlanResourceChangeRequest, RawState, ReadDataSourceRequest, ReadResourceRequest,
     UpgradeResourceStateRequest, ValidateConfigRequest,
 };
 use tfwasm_model::{AttributePath, Block, Diagnostic, ProviderSchema, Schema, Type, Value};

@@ -76,7 +76,7 @@ pub(crate) fn server_capabilities(c: ServerCapabilities) -> pb::ServerCapabiliti
     }
 }
 
-fn string_kind(kind: StringKind) -> i32 {
+pub(crate) fn string_kind(kind: StringKind) -> i32 {
     match kind {
         StringKind::Plain => pb::StringKind::Plain as i32,
         StringKind::Markdown => pb::StringKind::Markdown as i32,

@@ -4,7 +4,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use tfwasm_model::{Block, Provider as _, Schema};
+use tfwasm_model::rpc::prelude::*;
+use tfwasm_model::{Block, Schema};
 use tfwasm_runtime::limits::{ByteSize, HumanDuration};
 use tfwasm_runtime::{DiscardLog, LoadOptions, WasmProvider, cache};
 

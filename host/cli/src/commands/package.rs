@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context as _, bail};
-use tfwasm_model::Provider as _;
+use tfwasm_model::rpc::prelude::*;
 use tfwasm_runtime::{DiscardLog, LoadOptions, WasmProvider, cache};
 
 /// Arguments of `tfwasm package`.

@@ -1,125 +1,20 @@
-//! Each RPC of the [`Provider`] trait mapped onto the component's export: model request to
-//! WIT, one guest call, WIT response to model.
+//! The resource family.
 
+use tfwasm_model::Diagnostics;
+use tfwasm_model::Rpc;
 use tfwasm_model::rpc::{
-    ApplyResourceChangeRequest, ApplyResourceChangeResponse, ConfigureProviderRequest,
-    DynamicValue, ImportResourceStateRequest, ImportResourceStateResponse, ImportedResource,
-    PlanResourceChangeRequest, PlanResourceChangeResponse, ReadDataSourceRequest,
-    ReadDataSourceResponse, ReadResourceRequest, ReadResourceResponse, UpgradeResourceStateRequest,
+    ApplyResourceChangeRequest, ApplyResourceChangeResponse, DynamicValue,
+    ImportResourceStateRequest, ImportResourceStateResponse, ImportedResource,
+    PlanResourceChangeRequest, PlanResourceChangeResponse, ReadResourceRequest,
+    ReadResourceResponse, ResourceServer, UpgradeResourceStateRequest,
     UpgradeResourceStateResponse, ValidateConfigRequest,
 };
-use tfwasm_model::{Diagnostic, Diagnostics, Provider, ProviderSchema, has_error};
 
-use tfwasm_model::Rpc;
-
-use super::WasmProvider;
+use super::super::WasmProvider;
+use super::{bytes, diagnostics};
 use crate::bindings::{self, wit};
 
-/// Terraform never sends JSON in these fields; an absent value travels as empty bytes, which
-/// the guest SDK reads as null.
-fn bytes(value: DynamicValue) -> Vec<u8> {
-    value.msgpack
-}
-
-fn diagnostics(list: Vec<wit::Diagnostic>) -> Diagnostics {
-    list.into_iter().map(bindings::diagnostic).collect()
-}
-
-impl Provider for WasmProvider {
-    /// Components plan destroys too (the WIT contract: a null proposal plans null), so
-    /// Terraform >= 1.3 sends them through PlanResourceChange, where the contract checks see
-    /// them.
-    fn server_capabilities(&self) -> tfwasm_model::rpc::ServerCapabilities {
-        tfwasm_model::rpc::ServerCapabilities {
-            plan_destroy: true,
-            ..Default::default()
-        }
-    }
-
-    async fn get_provider_schema(&self) -> ProviderSchema {
-        if let Some(schema) = self.schema.get() {
-            return schema.clone();
-        }
-        let result = self
-            .call(Rpc::GetProviderSchema, |store, guest| {
-                Box::pin(async move {
-                    guest
-                        .tfwasm_provider_provider()
-                        .call_get_schema(store)
-                        .await
-                })
-            })
-            .await;
-        match result {
-            Ok(raw) => match bindings::provider_schema(raw) {
-                Ok(mut schema) => {
-                    schema.diagnostics.extend(self.schema_problems(&schema));
-                    self.schema.get_or_init(|| schema).clone()
-                }
-                Err(e) => ProviderSchema {
-                    diagnostics: vec![Diagnostic::error(
-                        "Provider returned an invalid schema",
-                        format!(
-                            "The Wasm provider {} returned an invalid schema: {e}. This is a bug in the provider.",
-                            self.name
-                        ),
-                    )],
-                    ..ProviderSchema::default()
-                },
-            },
-            Err(e) => ProviderSchema {
-                diagnostics: vec![self.call_diagnostic(&e.error, "")],
-                ..ProviderSchema::default()
-            },
-        }
-    }
-
-    async fn validate_provider_config(&self, config: DynamicValue) -> Diagnostics {
-        let config = bytes(config);
-        self.call(Rpc::ValidateProviderConfig, move |store, guest| {
-            Box::pin(async move {
-                guest
-                    .tfwasm_provider_provider()
-                    .call_validate_provider_config(store, &config)
-                    .await
-            })
-        })
-        .await
-        .map_or_else(
-            |e| vec![self.call_diagnostic(&e.error, "the provider configuration")],
-            diagnostics,
-        )
-    }
-
-    async fn configure_provider(&self, req: ConfigureProviderRequest) -> Diagnostics {
-        let ctx = wit::ProviderContext {
-            terraform_version: req.terraform_version,
-            config: Some(bytes(req.config)),
-        };
-        let candidate = ctx.clone();
-        let result = self
-            .call(Rpc::ConfigureProvider, move |store, guest| {
-                Box::pin(async move {
-                    guest
-                        .tfwasm_provider_provider()
-                        .call_configure_provider(store, &candidate)
-                        .await
-                })
-            })
-            .await
-            .map_or_else(
-                |e| vec![self.call_diagnostic(&e.error, "the provider configuration")],
-                diagnostics,
-            );
-        if !has_error(&result) {
-            *self
-                .context
-                .write()
-                .unwrap_or_else(|poisoned| poisoned.into_inner()) = ctx;
-        }
-        result
-    }
-
+impl ResourceServer for WasmProvider {
     async fn validate_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
         let ctx = self.context();
         let subject = req.type_name.clone();
@@ -132,28 +27,6 @@ impl Provider for WasmProvider {
                 guest
                     .tfwasm_provider_provider()
                     .call_validate_resource_config(store, &ctx, &wreq)
-                    .await
-            })
-        })
-        .await
-        .map_or_else(
-            |e| vec![self.call_diagnostic(&e.error, &subject)],
-            diagnostics,
-        )
-    }
-
-    async fn validate_data_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
-        let ctx = self.context();
-        let subject = req.type_name.clone();
-        let wreq = wit::ValidateRequest {
-            type_name: req.type_name,
-            config: bytes(req.config),
-        };
-        self.call(Rpc::ValidateDataResourceConfig, move |store, guest| {
-            Box::pin(async move {
-                guest
-                    .tfwasm_provider_provider()
-                    .call_validate_data_resource_config(store, &ctx, &wreq)
                     .await
             })
         })
@@ -353,43 +226,5 @@ impl Provider for WasmProvider {
                 diagnostics: vec![self.call_diagnostic(&e.error, &subject)],
             },
         }
-    }
-
-    async fn read_data_source(&self, req: ReadDataSourceRequest) -> ReadDataSourceResponse {
-        let ctx = self.context();
-        let subject = req.type_name.clone();
-        let wreq = wit::ReadDataRequest {
-            type_name: req.type_name,
-            config: bytes(req.config),
-            provider_meta: bytes(req.provider_meta),
-        };
-        match self
-            .call(Rpc::ReadDataSource, move |store, guest| {
-                Box::pin(async move {
-                    guest
-                        .tfwasm_provider_provider()
-                        .call_read_data_source(store, &ctx, &wreq)
-                        .await
-                })
-            })
-            .await
-        {
-            Ok(resp) => ReadDataSourceResponse {
-                state: DynamicValue::from_msgpack(resp.state),
-                diagnostics: diagnostics(resp.diagnostics),
-            },
-            Err(e) => ReadDataSourceResponse {
-                state: DynamicValue::default(),
-                diagnostics: vec![self.call_diagnostic(&e.error, &subject)],
-            },
-        }
-    }
-
-    async fn stop_provider(&self) -> Result<(), String> {
-        // In-flight calls stop at once (waiting in the host) or within one epoch tick
-        // (running wasm); calls that start afterwards run normally.
-        self.stop_generation
-            .send_modify(|generation| *generation += 1);
-        Ok(())
     }
 }

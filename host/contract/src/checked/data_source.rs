@@ -1,0 +1,37 @@
+//! The data source family: read results are checked.
+
+use tfwasm_model::rpc::{
+    DataSourceServer, ReadDataSourceRequest, ReadDataSourceResponse, ValidateConfigRequest,
+};
+use tfwasm_model::{Diagnostics, Provider};
+
+use super::{Checked, decode_result};
+use crate::check_data_source;
+
+impl<P: Provider> DataSourceServer for Checked<P> {
+    async fn validate_data_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
+        self.inner.validate_data_resource_config(req).await
+    }
+
+    async fn read_data_source(&self, req: ReadDataSourceRequest) -> ReadDataSourceResponse {
+        let type_name = req.type_name.clone();
+        let mut resp = self.inner.read_data_source(req).await;
+        if tfwasm_model::has_error(&resp.diagnostics) {
+            return resp;
+        }
+        let schema = self.schema().await.data_sources.get(&type_name).cloned();
+        if let Some(schema) = schema {
+            let violations = match decode_result(&resp.state, &schema.block.implied_type()) {
+                Ok(state) => check_data_source(&state),
+                Err(v) => vec![v],
+            };
+            resp.diagnostics.extend(self.diagnostics(
+                "Provider produced invalid object",
+                "ReadDataSource",
+                &type_name,
+                violations,
+            ));
+        }
+        resp
+    }
+}

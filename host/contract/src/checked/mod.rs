@@ -1,0 +1,127 @@
+//! [`Checked`]: a provider whose every result is checked before it leaves the host.
+//!
+//! One module per RPC family, as the model groups them; each implements its family trait in
+//! full (no defaults), so an RPC added to a family is a compile error here until it is
+//! checked or deliberately forwarded.
+
+mod data_source;
+mod function;
+mod provider;
+mod resource;
+#[cfg(test)]
+mod tests;
+
+use std::sync::OnceLock;
+
+use tfwasm_model::rpc::{DynamicValue, GetFunctionsResponse};
+use tfwasm_model::{
+    Diagnostic, Diagnostics, Provider, ProviderSchema, Schema, Severity, Type, Value,
+};
+
+use crate::Violation;
+
+/// What a violation does.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// An error: Terraform stops (the default).
+    #[default]
+    Enforce,
+    /// A warning: for provider authors migrating a provider; Terraform may still reject the
+    /// result later with its own, vaguer error.
+    Warn,
+}
+
+/// Wraps a provider and checks its results against the lifecycle contracts.
+pub struct Checked<P> {
+    inner: P,
+    provider: String,
+    mode: Mode,
+    schema: OnceLock<Known>,
+    functions: OnceLock<GetFunctionsResponse>,
+}
+
+/// The provider's schema with each resource type's value type worked out once.
+struct Known {
+    schema: ProviderSchema,
+    resource_types: std::collections::HashMap<String, Type>,
+}
+
+impl<P: Provider> Checked<P> {
+    /// Checks `inner`, naming it `provider` in diagnostics.
+    pub fn new(inner: P, provider: impl Into<String>, mode: Mode) -> Checked<P> {
+        Checked {
+            inner,
+            provider: provider.into(),
+            mode,
+            schema: OnceLock::new(),
+            functions: OnceLock::new(),
+        }
+    }
+
+    /// The wrapped provider.
+    pub fn inner(&self) -> &P {
+        &self.inner
+    }
+
+    async fn known(&self) -> &Known {
+        if let Some(known) = self.schema.get() {
+            return known;
+        }
+        let schema = self.inner.get_provider_schema().await;
+        let resource_types = schema
+            .resources
+            .iter()
+            .map(|(name, s)| (name.clone(), s.block.implied_type()))
+            .collect();
+        self.schema.get_or_init(|| Known {
+            schema,
+            resource_types,
+        })
+    }
+
+    async fn schema(&self) -> &ProviderSchema {
+        &self.known().await.schema
+    }
+
+    async fn resource(&self, type_name: &str) -> Option<(&Schema, &Type)> {
+        let known = self.known().await;
+        Some((
+            known.schema.resources.get(type_name)?,
+            known.resource_types.get(type_name)?,
+        ))
+    }
+
+    fn diagnostics(
+        &self,
+        summary: &str,
+        rpc: &str,
+        type_name: &str,
+        violations: Vec<Violation>,
+    ) -> Diagnostics {
+        violations
+            .into_iter()
+            .map(|v| Diagnostic {
+                severity: match self.mode {
+                    Mode::Enforce => Severity::Error,
+                    Mode::Warn => Severity::Warning,
+                },
+                summary: summary.to_owned(),
+                detail: format!(
+                    "tfwasm checked the {rpc} result of provider {:?} for {type_name} and found at {}: {}.\n\nThis is a bug in the provider, which should be reported in the provider's own issue tracker.",
+                    self.provider,
+                    if v.path.is_root() { "the object itself".to_owned() } else { format!("`{}`", v.path) },
+                    v.message
+                ),
+                attribute: (!v.path.is_root()).then_some(v.path),
+            })
+            .collect()
+    }
+}
+
+/// Decodes a provider result; a value that does not fit the schema is itself a violation.
+fn decode_result(value: &DynamicValue, ty: &Type) -> Result<Value, Violation> {
+    value.decode(ty).map_err(|e| Violation {
+        path: e.path.clone(),
+        message: format!("does not conform to the schema: {}", e.message),
+    })
+}

@@ -1,0 +1,28 @@
+//! The provider family: forwarded; the schema is the one the checks use.
+
+use tfwasm_model::rpc::{ConfigureProviderRequest, DynamicValue, ProviderServer};
+use tfwasm_model::{Diagnostics, Provider, ProviderSchema};
+
+use super::Checked;
+
+impl<P: Provider> ProviderServer for Checked<P> {
+    async fn get_provider_schema(&self) -> ProviderSchema {
+        self.schema().await.clone()
+    }
+
+    fn plans_destroy(&self) -> bool {
+        self.inner.plans_destroy()
+    }
+
+    async fn validate_provider_config(&self, config: DynamicValue) -> Diagnostics {
+        self.inner.validate_provider_config(config).await
+    }
+
+    async fn configure_provider(&self, req: ConfigureProviderRequest) -> Diagnostics {
+        self.inner.configure_provider(req).await
+    }
+
+    async fn stop_provider(&self) -> Result<(), String> {
+        self.inner.stop_provider().await
+    }
+}

@@ -1,0 +1,41 @@
+//! The data source family: validation and read.
+
+use std::future::Future;
+
+use super::{DynamicValue, ValidateConfigRequest};
+use crate::Diagnostics;
+
+/// ReadDataSource.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReadDataSourceRequest {
+    /// Data source type.
+    pub type_name: String,
+    /// Its (wholly known) configuration.
+    pub config: DynamicValue,
+    /// `provider_meta` of the calling module.
+    pub provider_meta: DynamicValue,
+}
+
+/// The data source's result.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReadDataSourceResponse {
+    /// Result: wholly known, non-null.
+    pub state: DynamicValue,
+    /// Problems.
+    pub diagnostics: Diagnostics,
+}
+
+/// ValidateDataResourceConfig and ReadDataSource.
+pub trait DataSourceServer: Send + Sync + 'static {
+    /// ValidateDataResourceConfig.
+    fn validate_data_resource_config(
+        &self,
+        req: ValidateConfigRequest,
+    ) -> impl Future<Output = Diagnostics> + Send;
+
+    /// ReadDataSource.
+    fn read_data_source(
+        &self,
+        req: ReadDataSourceRequest,
+    ) -> impl Future<Output = ReadDataSourceResponse> + Send;
+}

@@ -1,0 +1,48 @@
+//! The provider family: schema, the provider block's validation and configuration, and
+//! StopProvider. Every provider implements it.
+
+use std::future::Future;
+
+use super::{ClientCapabilities, DynamicValue};
+use crate::{Diagnostics, ProviderSchema};
+
+/// ConfigureProvider: the provider block's configuration (may contain unknowns during plan).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ConfigureProviderRequest {
+    /// Version of the calling Terraform/OpenTofu.
+    pub terraform_version: String,
+    /// The provider configuration.
+    pub config: DynamicValue,
+    /// What the client supports.
+    pub client_capabilities: ClientCapabilities,
+}
+
+/// GetProviderSchema, ValidateProviderConfig, ConfigureProvider and StopProvider.
+///
+/// Methods never fail as Rust errors: every problem, including a guest trap, becomes a
+/// diagnostic in the response, so Terraform shows it to the user and the server keeps serving.
+pub trait ProviderServer: Send + Sync + 'static {
+    /// GetProviderSchema (resources and data sources; functions come from
+    /// [`FunctionServer::get_functions`](super::FunctionServer::get_functions)). Called first
+    /// by every new provider process unless the client cached the schema.
+    fn get_provider_schema(&self) -> impl Future<Output = ProviderSchema> + Send;
+
+    /// Whether Terraform should send destroys through PlanResourceChange
+    /// (the `plan_destroy` capability).
+    fn plans_destroy(&self) -> bool;
+
+    /// ValidateProviderConfig.
+    fn validate_provider_config(
+        &self,
+        config: DynamicValue,
+    ) -> impl Future<Output = Diagnostics> + Send;
+
+    /// ConfigureProvider. Later calls of this process run with this configuration.
+    fn configure_provider(
+        &self,
+        req: ConfigureProviderRequest,
+    ) -> impl Future<Output = Diagnostics> + Send;
+
+    /// StopProvider: cancel in-flight work promptly. `Err` carries a message for Terraform.
+    fn stop_provider(&self) -> impl Future<Output = Result<(), String>> + Send;
+}

@@ -1,0 +1,178 @@
+//! The managed resource family: validation, state upgrades, read, plan, apply and import.
+
+use std::future::Future;
+
+use super::{DynamicValue, RawState, ValidateConfigRequest};
+use crate::{AttributePath, Diagnostics};
+
+/// UpgradeResourceState: called for every resource read from state, even at the same version.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UpgradeResourceStateRequest {
+    /// Resource type.
+    pub type_name: String,
+    /// Schema version the state was written with.
+    pub version: i64,
+    /// The stored state.
+    pub raw_state: RawState,
+}
+
+/// The state in the current schema.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UpgradeResourceStateResponse {
+    /// Upgraded state; must be wholly known and match the current schema.
+    pub upgraded_state: DynamicValue,
+    /// Problems.
+    pub diagnostics: Diagnostics,
+}
+
+/// ReadResource (refresh).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReadResourceRequest {
+    /// Resource type.
+    pub type_name: String,
+    /// State as last recorded.
+    pub current_state: DynamicValue,
+    /// Provider-private data stored beside the state.
+    pub private: Vec<u8>,
+    /// `provider_meta` block of the calling module, if the provider declares one.
+    pub provider_meta: DynamicValue,
+}
+
+/// The refreshed state; null means the object is gone.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReadResourceResponse {
+    /// Current state, or null when the remote object no longer exists.
+    pub new_state: DynamicValue,
+    /// Problems.
+    pub diagnostics: Diagnostics,
+    /// Updated private data.
+    pub private: Vec<u8>,
+}
+
+/// PlanResourceChange.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PlanResourceChangeRequest {
+    /// Resource type.
+    pub type_name: String,
+    /// Prior state; null on create.
+    pub prior_state: DynamicValue,
+    /// Terraform's proposal: config merged with prior state for computed attributes.
+    pub proposed_new_state: DynamicValue,
+    /// The configuration; null on destroy.
+    pub config: DynamicValue,
+    /// Private data of the prior state.
+    pub prior_private: Vec<u8>,
+    /// `provider_meta` of the calling module.
+    pub provider_meta: DynamicValue,
+}
+
+/// The planned new state.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PlanResourceChangeResponse {
+    /// Planned state; unknown where apply will decide.
+    pub planned_state: DynamicValue,
+    /// Attributes whose change forces replacement.
+    pub requires_replace: Vec<AttributePath>,
+    /// Private data to hand to apply.
+    pub planned_private: Vec<u8>,
+    /// Problems.
+    pub diagnostics: Diagnostics,
+}
+
+/// ApplyResourceChange.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ApplyResourceChangeRequest {
+    /// Resource type.
+    pub type_name: String,
+    /// Prior state; null on create.
+    pub prior_state: DynamicValue,
+    /// Planned state; null on delete.
+    pub planned_state: DynamicValue,
+    /// Configuration; null on delete.
+    pub config: DynamicValue,
+    /// Private data from the plan.
+    pub planned_private: Vec<u8>,
+    /// `provider_meta` of the calling module.
+    pub provider_meta: DynamicValue,
+}
+
+/// The new state after apply.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ApplyResourceChangeResponse {
+    /// New state: wholly known; null after delete. Returned even with errors when the remote
+    /// object exists, so that nothing is lost.
+    pub new_state: DynamicValue,
+    /// Private data to store.
+    pub private: Vec<u8>,
+    /// Problems.
+    pub diagnostics: Diagnostics,
+}
+
+/// ImportResourceState.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ImportResourceStateRequest {
+    /// Resource type.
+    pub type_name: String,
+    /// The import ID the user gave.
+    pub id: String,
+}
+
+/// One imported object.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ImportedResource {
+    /// Its resource type (must be set).
+    pub type_name: String,
+    /// Its state.
+    pub state: DynamicValue,
+    /// Its private data.
+    pub private: Vec<u8>,
+}
+
+/// The imported objects.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ImportResourceStateResponse {
+    /// Imported objects (Terraform accepts exactly one).
+    pub imported_resources: Vec<ImportedResource>,
+    /// Problems.
+    pub diagnostics: Diagnostics,
+}
+
+/// ValidateResourceConfig, UpgradeResourceState, ReadResource, PlanResourceChange,
+/// ApplyResourceChange and ImportResourceState.
+pub trait ResourceServer: Send + Sync + 'static {
+    /// ValidateResourceConfig.
+    fn validate_resource_config(
+        &self,
+        req: ValidateConfigRequest,
+    ) -> impl Future<Output = Diagnostics> + Send;
+
+    /// UpgradeResourceState.
+    fn upgrade_resource_state(
+        &self,
+        req: UpgradeResourceStateRequest,
+    ) -> impl Future<Output = UpgradeResourceStateResponse> + Send;
+
+    /// ReadResource.
+    fn read_resource(
+        &self,
+        req: ReadResourceRequest,
+    ) -> impl Future<Output = ReadResourceResponse> + Send;
+
+    /// PlanResourceChange.
+    fn plan_resource_change(
+        &self,
+        req: PlanResourceChangeRequest,
+    ) -> impl Future<Output = PlanResourceChangeResponse> + Send;
+
+    /// ApplyResourceChange.
+    fn apply_resource_change(
+        &self,
+        req: ApplyResourceChangeRequest,
+    ) -> impl Future<Output = ApplyResourceChangeResponse> + Send;
+
+    /// ImportResourceState.
+    fn import_resource_state(
+        &self,
+        req: ImportResourceStateRequest,
+    ) -> impl Future<Output = ImportResourceStateResponse> + Send;
+}

@@ -1,0 +1,65 @@
+//! The data source family.
+
+use tfwasm_model::rpc::{
+    DataSourceServer, DynamicValue, ReadDataSourceRequest, ReadDataSourceResponse,
+    ValidateConfigRequest,
+};
+use tfwasm_model::{Diagnostics, Rpc};
+
+use super::super::WasmProvider;
+use super::{bytes, diagnostics};
+use crate::bindings::wit;
+
+impl DataSourceServer for WasmProvider {
+    async fn validate_data_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
+        let ctx = self.context();
+        let subject = req.type_name.clone();
+        let wreq = wit::ValidateRequest {
+            type_name: req.type_name,
+            config: bytes(req.config),
+        };
+        self.call(Rpc::ValidateDataResourceConfig, move |store, guest| {
+            Box::pin(async move {
+                guest
+                    .tfwasm_provider_provider()
+                    .call_validate_data_resource_config(store, &ctx, &wreq)
+                    .await
+            })
+        })
+        .await
+        .map_or_else(
+            |e| vec![self.call_diagnostic(&e.error, &subject)],
+            diagnostics,
+        )
+    }
+
+    async fn read_data_source(&self, req: ReadDataSourceRequest) -> ReadDataSourceResponse {
+        let ctx = self.context();
+        let subject = req.type_name.clone();
+        let wreq = wit::ReadDataRequest {
+            type_name: req.type_name,
+            config: bytes(req.config),
+            provider_meta: bytes(req.provider_meta),
+        };
+        match self
+            .call(Rpc::ReadDataSource, move |store, guest| {
+                Box::pin(async move {
+                    guest
+                        .tfwasm_provider_provider()
+                        .call_read_data_source(store, &ctx, &wreq)
+                        .await
+                })
+            })
+            .await
+        {
+            Ok(resp) => ReadDataSourceResponse {
+                state: DynamicValue::from_msgpack(resp.state),
+                diagnostics: diagnostics(resp.diagnostics),
+            },
+            Err(e) => ReadDataSourceResponse {
+                state: DynamicValue::default(),
+                diagnostics: vec![self.call_diagnostic(&e.error, &subject)],
+            },
+        }
+    }
+}

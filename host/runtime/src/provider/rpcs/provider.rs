@@ -1,0 +1,109 @@
+//! The provider family: schema, provider configuration, StopProvider.
+
+use tfwasm_model::rpc::{ConfigureProviderRequest, DynamicValue, ProviderServer};
+use tfwasm_model::{Diagnostic, Diagnostics, ProviderSchema, Rpc, has_error};
+
+use super::super::WasmProvider;
+use super::{bytes, diagnostics};
+use crate::bindings::{self, wit};
+
+impl ProviderServer for WasmProvider {
+    async fn get_provider_schema(&self) -> ProviderSchema {
+        if let Some(schema) = self.schema.get() {
+            return schema.clone();
+        }
+        let result = self
+            .call(Rpc::GetProviderSchema, |store, guest| {
+                Box::pin(async move {
+                    guest
+                        .tfwasm_provider_provider()
+                        .call_get_schema(store)
+                        .await
+                })
+            })
+            .await;
+        match result {
+            Ok(raw) => match bindings::provider_schema(raw) {
+                Ok(mut schema) => {
+                    schema.diagnostics.extend(self.schema_problems(&schema));
+                    self.schema.get_or_init(|| schema).clone()
+                }
+                Err(e) => ProviderSchema {
+                    diagnostics: vec![Diagnostic::error(
+                        "Provider returned an invalid schema",
+                        format!(
+                            "The Wasm provider {} returned an invalid schema: {e}. This is a bug in the provider.",
+                            self.name
+                        ),
+                    )],
+                    ..ProviderSchema::default()
+                },
+            },
+            Err(e) => ProviderSchema {
+                diagnostics: vec![self.call_diagnostic(&e.error, "")],
+                ..ProviderSchema::default()
+            },
+        }
+    }
+
+    /// Components plan destroys too (the WIT contract: a null proposal plans null), so
+    /// Terraform >= 1.3 sends them through PlanResourceChange, where the contract checks see
+    /// them.
+    fn plans_destroy(&self) -> bool {
+        true
+    }
+
+    async fn validate_provider_config(&self, config: DynamicValue) -> Diagnostics {
+        let config = bytes(config);
+        self.call(Rpc::ValidateProviderConfig, move |store, guest| {
+            Box::pin(async move {
+                guest
+                    .tfwasm_provider_provider()
+                    .call_validate_provider_config(store, &config)
+                    .await
+            })
+        })
+        .await
+        .map_or_else(
+            |e| vec![self.call_diagnostic(&e.error, "the provider configuration")],
+            diagnostics,
+        )
+    }
+
+    async fn configure_provider(&self, req: ConfigureProviderRequest) -> Diagnostics {
+        let ctx = wit::ProviderContext {
+            terraform_version: req.terraform_version,
+            config: Some(bytes(req.config)),
+        };
+        let candidate = ctx.clone();
+        let result = self
+            .call(Rpc::ConfigureProvider, move |store, guest| {
+                Box::pin(async move {
+                    guest
+                        .tfwasm_provider_provider()
+                        .call_configure_provider(store, &candidate)
+                        .await
+                })
+            })
+            .await
+            .map_or_else(
+                |e| vec![self.call_diagnostic(&e.error, "the provider configuration")],
+                diagnostics,
+            );
+        if !has_error(&result) {
+            *self
+                .context
+                .write()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()) = ctx;
+        }
+        result
+    }
+
+    async fn stop_provider(&self) -> Result<(), String> {
+        // In-flight calls stop at once (waiting in the host) or within one epoch tick
+        // (running wasm); calls that start afterwards run normally.
+        self.stop_generation
+            .send_modify(|generation| *generation += 1);
+        Ok(())
+    }
+}
