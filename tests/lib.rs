@@ -79,6 +79,29 @@ pub struct Client {
     pub path: PathBuf,
 }
 
+impl Client {
+    /// `(major, minor, patch)` from the version line (`Terraform v1.11.4`, `OpenTofu v1.9.0`).
+    pub fn version(&self) -> (u32, u32, u32) {
+        let v = self.name.rsplit('v').next().unwrap_or_default();
+        let mut parts = v.split(['.', '-']).map(|p| p.parse().unwrap_or(0));
+        (
+            parts.next().unwrap_or(0),
+            parts.next().unwrap_or(0),
+            parts.next().unwrap_or(0),
+        )
+    }
+
+    /// Provider-defined functions: Terraform >= 1.8, OpenTofu >= 1.7.
+    pub fn has_functions(&self) -> bool {
+        let needed = if self.name.starts_with("OpenTofu") {
+            (1, 7, 0)
+        } else {
+            (1, 8, 0)
+        };
+        self.version() >= needed
+    }
+}
+
 fn version_line(path: &Path) -> Option<String> {
     let out = Command::new(path)
         .arg("version")

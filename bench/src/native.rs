@@ -10,7 +10,10 @@ use tfwasm_model::rpc::{
     ReadDataSourceResponse, ReadResourceRequest, ReadResourceResponse, UpgradeResourceStateRequest,
     UpgradeResourceStateResponse, ValidateConfigRequest,
 };
-use tfwasm_model::rpc::{DataSourceServer, NoFunctions, ProviderServer, ResourceServer};
+use tfwasm_model::rpc::{
+    CallFunctionRequest, CallFunctionResponse, DataSourceServer, FunctionServer,
+    GetFunctionsResponse, ProviderServer, ResourceServer,
+};
 use tfwasm_model::{AttributePath, Diagnostic, Diagnostics, PathStep, ProviderSchema, Severity};
 use tfwasm_sdk::glue::{self, wit};
 
@@ -29,6 +32,10 @@ impl NativeProvider {
             context: RwLock::new(wit::ProviderContext {
                 terraform_version: String::new(),
                 config: None,
+                client_capabilities: wit::ClientCapabilities {
+                    deferral_allowed: false,
+                    write_only_attributes_allowed: false,
+                },
             }),
             blocking_io: false,
         }
@@ -126,6 +133,12 @@ impl ProviderServer for NativeProvider {
         let ctx = wit::ProviderContext {
             terraform_version: req.terraform_version,
             config: Some(req.config.msgpack),
+            client_capabilities: wit::ClientCapabilities {
+                deferral_allowed: req.client_capabilities.deferral_allowed,
+                write_only_attributes_allowed: req
+                    .client_capabilities
+                    .write_only_attributes_allowed,
+            },
         };
         let diags = diagnostics(glue::configure_provider(self.p(), ctx.clone()));
         // As the runtime does: a configuration the provider rejected is not kept.
@@ -303,7 +316,31 @@ impl DataSourceServer for NativeProvider {
     }
 }
 
-impl NoFunctions for NativeProvider {}
+impl FunctionServer for NativeProvider {
+    async fn get_functions(&self) -> GetFunctionsResponse {
+        GetFunctionsResponse {
+            functions: self
+                .inner
+                .provider()
+                .functions()
+                .iter()
+                .map(|f| (f.name().to_owned(), f.signature().to_wire()))
+                .collect(),
+            diagnostics: Vec::new(),
+        }
+    }
+
+    async fn call_function(&self, req: CallFunctionRequest) -> CallFunctionResponse {
+        let arguments = req.arguments.into_iter().map(|a| a.msgpack).collect();
+        match glue::call_function(self.p(), self.ctx(), req.name, arguments) {
+            Ok(result) => CallFunctionResponse {
+                result: dv(result),
+                error: None,
+            },
+            Err(e) => CallFunctionResponse::error(e.text, e.argument.map(i64::from)),
+        }
+    }
+}
 
 /// The `main` of a native baseline binary: serves `provider` (wrapped in the contract
 /// checks) as Terraform launches plugins, with tfwasm's own server.

@@ -7,8 +7,9 @@ use tfwasm_model::{
     PathStep, Schema, Severity, StringKind, Type, Value,
 };
 
+use crate::function::{Arguments, Param, Signature};
 use crate::plan::plan_defaults;
-use crate::{Context, DataSource, Provider, Resource};
+use crate::{Context, DataSource, Function, Provider, Resource};
 
 /// A provider with its resources and data sources, built once per instance; each type's
 /// schema is built the first time a call needs it and kept (instances serve many calls, and
@@ -19,6 +20,7 @@ pub struct Catalog {
     provider_type: Type,
     resources: Vec<Entry<Box<dyn Resource>>>,
     data_sources: Vec<Entry<Box<dyn DataSource>>>,
+    functions: Vec<Box<dyn Function>>,
 }
 
 /// What has a schema: resources and data sources.
@@ -84,12 +86,14 @@ impl Catalog {
             .into_iter()
             .map(Entry::new)
             .collect();
+        let functions = provider.functions();
         Catalog {
             provider,
             provider_schema,
             provider_type,
             resources,
             data_sources,
+            functions,
         }
     }
 
@@ -99,8 +103,16 @@ impl Catalog {
     }
 }
 
-/// The WIT types, for the export macro.
+/// The WIT types, for the export macro: the shared ones and each family's records.
 pub mod wit {
+    pub use crate::bindings::exports::tfwasm::provider::data_source::{
+        ReadDataRequest, ReadDataResponse,
+    };
+    pub use crate::bindings::exports::tfwasm::provider::function::FunctionError;
+    pub use crate::bindings::exports::tfwasm::provider::resource::{
+        ApplyRequest, ApplyResponse, ImportRequest, ImportResponse, ImportedResource, PlanRequest,
+        PlanResponse, ReadRequest, ReadResponse, UpgradeRequest, UpgradeResponse,
+    };
     pub use crate::bindings::tfwasm::provider::types::*;
 }
 
@@ -408,8 +420,99 @@ pub fn get_schema(c: &Catalog) -> wit::ProviderSchema {
                 schema: to_wit_schema(&d.schema().to_wire()),
             })
             .collect(),
+        functions: c
+            .functions
+            .iter()
+            .map(|f| wit::NamedFunction {
+                name: f.name().to_owned(),
+                function: to_wit_function(&f.signature()),
+            })
+            .collect(),
         diagnostics: Vec::new(),
     }
+}
+
+fn to_wit_param(p: &Param) -> wit::FunctionParameter {
+    wit::FunctionParameter {
+        name: p.name.clone(),
+        type_json: p.ty.to_json_string(),
+        allow_null: p.allow_null,
+        allow_unknown: p.allow_unknown,
+        description: p.description.clone(),
+        description_kind: kind(p.description_kind),
+    }
+}
+
+/// A function signature in WIT form.
+pub fn to_wit_function(s: &Signature) -> wit::Function {
+    wit::Function {
+        parameters: s.parameters.iter().map(to_wit_param).collect(),
+        variadic_parameter: s.variadic.as_ref().map(to_wit_param),
+        return_type_json: s.return_type.to_json_string(),
+        summary: s.summary.clone(),
+        description: s.description.clone(),
+        description_kind: kind(s.description_kind),
+        deprecation_message: s.deprecation_message.clone(),
+    }
+}
+
+/// `call-function`: decodes each argument with its parameter's type, runs the function and
+/// encodes the result with the return type. Problems the SDK finds name the argument.
+pub fn call_function(
+    c: &Catalog,
+    _ctx: wit::ProviderContext,
+    name: String,
+    arguments: Vec<Vec<u8>>,
+) -> Result<Vec<u8>, wit::FunctionError> {
+    crate::log::reset_masks();
+    let error = |text: String, argument: Option<usize>| wit::FunctionError {
+        text,
+        argument: argument.and_then(|i| u32::try_from(i).ok()),
+    };
+    let function = c
+        .functions
+        .iter()
+        .find(|f| f.name() == name)
+        .ok_or_else(|| {
+            error(
+                format!("this provider has no function named {name:?}"),
+                None,
+            )
+        })?;
+    let signature = function.signature();
+    let positional = signature.parameters.len();
+    let takes = format!(
+        "{}{positional} argument{}",
+        if signature.variadic.is_some() {
+            "at least "
+        } else {
+            ""
+        },
+        if positional == 1 { "" } else { "s" }
+    );
+    if arguments.len() < positional
+        || (signature.variadic.is_none() && arguments.len() > positional)
+    {
+        return Err(error(
+            format!("{name} takes {takes}, got {}", arguments.len()),
+            None,
+        ));
+    }
+    let mut values = Vec::with_capacity(arguments.len());
+    for (index, bytes) in arguments.iter().enumerate() {
+        let param = signature
+            .parameter_at(index)
+            .ok_or_else(|| error(format!("{name} takes {takes}"), Some(index)))?;
+        let value = decode(bytes, &param.ty, &format!("argument {:?}", param.name))
+            .map_err(|d| error(d.detail, Some(index)))?;
+        values.push(value);
+    }
+    let args = Arguments { values, positional };
+    let result = function.call(&args).map_err(|e| wit::FunctionError {
+        text: e.text,
+        argument: e.argument,
+    })?;
+    encode(&result, &signature.return_type, "function result").map_err(|d| error(d.detail, None))
 }
 
 /// `validate-provider-config`.

@@ -41,13 +41,14 @@
 pub mod bindings {
     wit_bindgen::generate!({
         world: "tfwasm-provider",
-        path: "../wit/since_v0.1.0",
+        path: "../wit/since_v0.2.0",
         pub_export_macro: true,
         export_macro_name: "export_tfwasm_provider",
         default_bindings_module: "tfwasm_sdk::bindings",
     });
 }
 
+pub mod function;
 #[doc(hidden)]
 pub mod glue;
 pub mod http;
@@ -61,6 +62,7 @@ pub mod typed;
 pub mod validate;
 mod value_ext;
 
+pub use function::{Arguments, Function, FunctionError, Param, Signature};
 pub use plan::PlanContext;
 pub use provider::{Context, DataSource, PriorState, Provider, Resource, StateUpgrader};
 pub use schema::{Attr, Block, ResourceSchema};
@@ -129,8 +131,9 @@ pub fn random_bytes(buf: &mut [u8]) {
 /// Everything a provider module usually needs.
 pub mod prelude {
     pub use crate::{
-        Attr, AttributePath, Block, Context, DataSource, Diagnostic, Diagnostics, PlanContext,
-        PriorState, Provider, Resource, ResourceSchema, StateUpgrader, Tf, Type, Value, ValueExt,
+        Arguments, Attr, AttributePath, Block, Context, DataSource, Diagnostic, Diagnostics,
+        Function, FunctionError, Param, PlanContext, PriorState, Provider, Resource,
+        ResourceSchema, Signature, StateUpgrader, Tf, Type, Value, ValueExt,
     };
     pub use serde::{Deserialize, Serialize};
 }
@@ -166,17 +169,14 @@ macro_rules! export_provider {
             fn configure_provider(ctx: $crate::glue::wit::ProviderContext) -> ::std::vec::Vec<$crate::glue::wit::Diagnostic> {
                 $crate::glue::configure_provider(__tfwasm_provider(), ctx)
             }
+        }
+
+        impl $crate::bindings::exports::tfwasm::provider::resource::Guest for __TfwasmExport {
             fn validate_resource_config(
                 ctx: $crate::glue::wit::ProviderContext,
                 req: $crate::glue::wit::ValidateRequest,
             ) -> ::std::vec::Vec<$crate::glue::wit::Diagnostic> {
                 $crate::glue::validate_resource_config(__tfwasm_provider(), ctx, req)
-            }
-            fn validate_data_resource_config(
-                ctx: $crate::glue::wit::ProviderContext,
-                req: $crate::glue::wit::ValidateRequest,
-            ) -> ::std::vec::Vec<$crate::glue::wit::Diagnostic> {
-                $crate::glue::validate_data_resource_config(__tfwasm_provider(), ctx, req)
             }
             fn upgrade_resource_state(
                 ctx: $crate::glue::wit::ProviderContext,
@@ -228,11 +228,30 @@ macro_rules! export_provider {
                     <$hook as $crate::glue::RawHook>::ACTIVE,
                 )
             }
+        }
+
+        impl $crate::bindings::exports::tfwasm::provider::data_source::Guest for __TfwasmExport {
+            fn validate_data_resource_config(
+                ctx: $crate::glue::wit::ProviderContext,
+                req: $crate::glue::wit::ValidateRequest,
+            ) -> ::std::vec::Vec<$crate::glue::wit::Diagnostic> {
+                $crate::glue::validate_data_resource_config(__tfwasm_provider(), ctx, req)
+            }
             fn read_data_source(
                 ctx: $crate::glue::wit::ProviderContext,
                 req: $crate::glue::wit::ReadDataRequest,
             ) -> $crate::glue::wit::ReadDataResponse {
                 $crate::glue::read_data_source(__tfwasm_provider(), ctx, req)
+            }
+        }
+
+        impl $crate::bindings::exports::tfwasm::provider::function::Guest for __TfwasmExport {
+            fn call_function(
+                ctx: $crate::glue::wit::ProviderContext,
+                name: ::std::string::String,
+                arguments: ::std::vec::Vec<::std::vec::Vec<u8>>,
+            ) -> ::std::result::Result<::std::vec::Vec<u8>, $crate::glue::wit::FunctionError> {
+                $crate::glue::call_function(__tfwasm_provider(), ctx, name, arguments)
             }
         }
 

@@ -54,6 +54,10 @@ fn ctx() -> wit::ProviderContext {
     wit::ProviderContext {
         terraform_version: "test".into(),
         config: None,
+        client_capabilities: wit::ClientCapabilities {
+            deferral_allowed: false,
+            write_only_attributes_allowed: false,
+        },
     }
 }
 

@@ -150,3 +150,67 @@ fn a_path_outside_the_grants_is_refused_with_the_grant_to_add() {
         }
     }
 }
+
+#[test]
+fn direxists_in_an_output_and_a_resource_argument() {
+    for (i, client) in clients().iter().enumerate() {
+        let name = &client.name;
+        if !client.has_functions() {
+            println!(
+                "skipped for {name}: provider functions need Terraform >= 1.8 or OpenTofu >= 1.7"
+            );
+            continue;
+        }
+        let sub = format!("functions{i}");
+        let host = local_dir().join(&sub);
+        let _ = std::fs::remove_dir_all(&host);
+        std::fs::create_dir_all(host.join("present")).unwrap();
+        let ws = Workspace::new(
+            client,
+            &format!(
+                r#"{PROVIDER}
+output "present" {{ value = provider::local::direxists("/out/{sub}/present") }}
+output "absent" {{ value = provider::local::direxists("/out/{sub}/absent") }}
+
+resource "local_file" "marker" {{
+  filename = "/out/{sub}/marker.txt"
+  content  = provider::local::direxists("/out/{sub}/present") ? "yes" : "no"
+}}
+"#
+            ),
+        );
+        ws.ok(&["init", "-no-color"]);
+        ws.ok(&["apply", "-auto-approve", "-no-color"]);
+        let out: serde_json::Value =
+            serde_json::from_str(&ws.ok(&["output", "-json", "-no-color"]).stdout).unwrap();
+        assert_eq!(out["present"]["value"], true, "{name}");
+        assert_eq!(out["absent"]["value"], false, "{name}");
+        assert_eq!(
+            std::fs::read_to_string(host.join("marker.txt")).unwrap(),
+            "yes"
+        );
+        let plan = ws.run(&["plan", "-detailed-exitcode", "-no-color"]);
+        assert_eq!(plan.code, 0, "{name}: {}", plan.all());
+
+        // A path outside the grants: the error names the grant to add, at the argument.
+        ws.write_config(&format!(
+            "{PROVIDER}\noutput \"x\" {{ value = provider::local::direxists(\"/etc\") }}\n"
+        ));
+        let plan = ws.run(&["plan", "-no-color"]);
+        let text = flatten(&plan.all());
+        assert_ne!(plan.code, 0, "{name}: {text}");
+        assert!(text.contains("--allow-dir"), "{name}: {text}");
+        assert!(text.contains("Invalid function argument"), "{name}: {text}");
+
+        ws.write_config(&format!(
+            r#"{PROVIDER}
+resource "local_file" "marker" {{
+  filename = "/out/{sub}/marker.txt"
+  content  = "yes"
+}}
+"#
+        ));
+        ws.ok(&["destroy", "-auto-approve", "-no-color"]);
+        assert!(!host.join("marker.txt").exists(), "{name}");
+    }
+}

@@ -4,6 +4,7 @@
 mod outgoing;
 mod sandbox;
 mod server;
+mod versions;
 
 use std::time::{Duration, Instant};
 

@@ -57,6 +57,15 @@ impl Server {
 
     /// Starts the server on a sample component with extra environment variables.
     pub fn start_with(sample: &str, env: &[(&str, &str)], tls: Option<&TlsClient>) -> Server {
+        Server::start_component(&tfwasm_tests::component(sample), env, tls)
+    }
+
+    /// Starts the server on the component at `path`.
+    pub fn start_component(
+        path: &std::path::Path,
+        env: &[(&str, &str)],
+        tls: Option<&TlsClient>,
+    ) -> Server {
         let mut cmd = Command::new(tfwasm_tests::tfwasm_bin());
         // Hermetic: a proxy in the developer's environment must not catch loopback requests;
         // tests that want one pass it in `env`.
@@ -65,7 +74,7 @@ impl Server {
         }
         cmd.arg("serve")
             .arg("--component")
-            .arg(tfwasm_tests::component(sample))
+            .arg(path)
             .envs(env.iter().copied())
             .env(
                 "TF_PLUGIN_MAGIC_COOKIE",

@@ -45,6 +45,7 @@ rpcs!(
     ApplyResourceChange,
     ImportResourceState,
     ReadDataSource,
+    CallFunction,
 );
 
 impl fmt::Display for Rpc {

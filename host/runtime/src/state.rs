@@ -7,7 +7,7 @@ use wasmtime::component::ResourceTable;
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
-use crate::bindings::tfwasm::provider::log;
+use crate::bindings::latest::tfwasm::provider::log;
 use crate::provider::GuestLogSink;
 
 /// Most guest stdout/stderr kept per call; the rest is dropped.
@@ -112,7 +112,7 @@ impl wasmtime_wasi_http::WasiHttpView for StoreState {
     }
 }
 
-impl crate::bindings::tfwasm::provider::progress::Host for StoreState {
+impl crate::bindings::latest::tfwasm::provider::progress::Host for StoreState {
     async fn report_state(&mut self, state: Vec<u8>) -> wasmtime::Result<()> {
         // An oversized report is ignored, as an oversized result would be refused.
         if state.len() <= crate::provider::MAX_VALUE_BYTES
@@ -144,4 +144,4 @@ impl log::Host for StoreState {
 }
 
 /// The `types` interface has no functions; this marks that the store provides it.
-impl crate::bindings::tfwasm::provider::types::Host for StoreState {}
+impl crate::bindings::latest::tfwasm::provider::types::Host for StoreState {}

@@ -2,7 +2,7 @@
 //!
 //! hashicorp/local on `tfwasm-sdk`: resources and data sources `local_file` and
 //! `local_sensitive_file`, with hashicorp/local's attribute names, defaults, hashes and
-//! replacement rules, so configurations move over.
+//! replacement rules, so configurations move over; and the function `direxists`.
 //!
 //! What the sandbox changes: `filename` is a path inside a directory the operator granted
 //! (`tfwasm package --allow-dir /srv/out:/out:rw`, then `filename = "/out/config.txt"`); a path
@@ -11,6 +11,7 @@
 //! the file gets the host's default mode; a non-default value says so in a warning.
 
 pub mod data;
+pub mod direxists;
 pub mod file;
 mod files;
 mod hashes;
@@ -33,6 +34,10 @@ impl Provider for LocalProvider {
             Box::new(data::LocalFileData { sensitive: false }),
             Box::new(data::LocalFileData { sensitive: true }),
         ]
+    }
+
+    fn functions(&self) -> Vec<Box<dyn Function>> {
+        vec![Box::new(direxists::DirExists)]
     }
 }
 

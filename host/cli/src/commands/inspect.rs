@@ -43,7 +43,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     let schema = runtime.block_on(provider.get_provider_schema());
+    let functions = runtime.block_on(provider.get_functions());
     outln!(out, "component: {}", args.component.display());
+    outln!(
+        out,
+        "wit:       tfwasm:provider@{}",
+        provider.wit_version().as_str()
+    );
     outln!(
         out,
         "loaded:    {} in {} ms",
@@ -163,6 +169,25 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     for (name, s) in &schema.data_sources {
         print_schema(&mut out, &format!("data source {name}"), s);
+    }
+    for (name, f) in &functions.functions {
+        let params: Vec<String> = f
+            .parameters
+            .iter()
+            .map(|p| format!("{} {}", p.name, p.ty.to_json_string()))
+            .chain(
+                f.variadic_parameter
+                    .iter()
+                    .map(|p| format!("{}... {}", p.name, p.ty.to_json_string())),
+            )
+            .collect();
+        outln!(
+            out,
+            "\nfunction {name}({}) {}\n  {}",
+            params.join(", "),
+            f.return_type.to_json_string(),
+            f.summary
+        );
     }
     use std::io::Write as _;
     match std::io::stdout().lock().write_all(out.as_bytes()) {

@@ -14,7 +14,7 @@ use wasmtime::{Store, UpdateDeadline};
 use tfwasm_model::Rpc;
 
 use super::WasmProvider;
-use crate::bindings::{TfwasmProvider, wit};
+use crate::bindings::{Guest, data_source, function, resource, wit};
 use crate::engine::EPOCH_TICK;
 use crate::state::StoreState;
 use crate::{CallError, Limits};
@@ -46,8 +46,7 @@ impl WasmProvider {
     pub(super) async fn call<R: Send + ReturnedValues>(
         &self,
         rpc: Rpc,
-        f: impl for<'a> FnOnce(&'a mut Store<StoreState>, &'a TfwasmProvider) -> GuestFuture<'a, R>
-        + Send,
+        f: impl for<'a> FnOnce(&'a mut Store<StoreState>, &'a Guest) -> GuestFuture<'a, R> + Send,
     ) -> Result<R, Failed> {
         let limits = self.limits.for_rpc(rpc);
         let (mut store, instance, calls) = match self.take_idle() {
@@ -91,11 +90,10 @@ impl WasmProvider {
         rpc: Rpc,
         limits: Limits,
         store: &mut Store<StoreState>,
-        warm: Option<TfwasmProvider>,
+        warm: Option<Guest>,
         problems: crate::http::Problems,
-        f: impl for<'a> FnOnce(&'a mut Store<StoreState>, &'a TfwasmProvider) -> GuestFuture<'a, R>
-        + Send,
-    ) -> Result<(R, TfwasmProvider), CallError> {
+        f: impl for<'a> FnOnce(&'a mut Store<StoreState>, &'a Guest) -> GuestFuture<'a, R> + Send,
+    ) -> Result<(R, Guest), CallError> {
         if self.limits.fuel_metering {
             store
                 .set_fuel(limits.fuel)
@@ -219,7 +217,7 @@ impl ReturnedValues for wit::ProviderSchema {
         self.diagnostics.push(diagnostic);
     }
 }
-impl ReturnedValues for wit::UpgradeResponse {
+impl ReturnedValues for resource::UpgradeResponse {
     fn largest_value(&self) -> usize {
         self.upgraded_state.len()
     }
@@ -227,7 +225,7 @@ impl ReturnedValues for wit::UpgradeResponse {
         self.diagnostics.push(diagnostic);
     }
 }
-impl ReturnedValues for wit::ReadResponse {
+impl ReturnedValues for resource::ReadResponse {
     fn largest_value(&self) -> usize {
         self.new_state.len()
     }
@@ -235,7 +233,7 @@ impl ReturnedValues for wit::ReadResponse {
         self.diagnostics.push(diagnostic);
     }
 }
-impl ReturnedValues for wit::PlanResponse {
+impl ReturnedValues for resource::PlanResponse {
     fn largest_value(&self) -> usize {
         self.planned_state.len()
     }
@@ -243,7 +241,7 @@ impl ReturnedValues for wit::PlanResponse {
         self.diagnostics.push(diagnostic);
     }
 }
-impl ReturnedValues for wit::ApplyResponse {
+impl ReturnedValues for resource::ApplyResponse {
     fn largest_value(&self) -> usize {
         self.new_state.len()
     }
@@ -251,7 +249,7 @@ impl ReturnedValues for wit::ApplyResponse {
         self.diagnostics.push(diagnostic);
     }
 }
-impl ReturnedValues for wit::ImportResponse {
+impl ReturnedValues for resource::ImportResponse {
     fn largest_value(&self) -> usize {
         self.imported
             .iter()
@@ -263,11 +261,26 @@ impl ReturnedValues for wit::ImportResponse {
         self.diagnostics.push(diagnostic);
     }
 }
-impl ReturnedValues for wit::ReadDataResponse {
+impl ReturnedValues for data_source::ReadDataResponse {
     fn largest_value(&self) -> usize {
         self.state.len()
     }
     fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
         self.diagnostics.push(diagnostic);
+    }
+}
+/// A function has no diagnostics: a host problem (a denied request) joins the error text,
+/// where the user sees it; a successful result stands.
+impl ReturnedValues for Result<Vec<u8>, function::FunctionError> {
+    fn largest_value(&self) -> usize {
+        self.as_ref().map_or(0, Vec::len)
+    }
+    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
+        if let Err(error) = self {
+            error.text = format!(
+                "{} ({}: {})",
+                error.text, diagnostic.summary, diagnostic.detail
+            );
+        }
     }
 }

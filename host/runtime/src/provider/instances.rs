@@ -8,13 +8,13 @@ use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
 use super::WasmProvider;
-use crate::bindings::TfwasmProvider;
+use crate::bindings::Guest;
 use crate::state::{MAX_CAPTURED_OUTPUT, StoreState};
 
 /// An instance kept for the next call.
 pub(super) struct Warm {
     pub(super) store: Store<StoreState>,
-    pub(super) instance: TfwasmProvider,
+    pub(super) instance: Guest,
     /// Calls it has served.
     pub(super) calls: u32,
 }
@@ -81,7 +81,7 @@ impl WasmProvider {
     }
 
     /// Returns an instance to the idle list, unless it should retire.
-    pub(super) fn keep_warm(&self, store: Store<StoreState>, instance: TfwasmProvider, calls: u32) {
+    pub(super) fn keep_warm(&self, store: Store<StoreState>, instance: Guest, calls: u32) {
         let state = store.data();
         if !self.limits.reuse_instances
             || calls >= MAX_CALLS_PER_INSTANCE

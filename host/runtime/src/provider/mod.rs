@@ -11,15 +11,17 @@ mod failure;
 mod instances;
 mod rpcs;
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, OnceLock, RwLock};
 use std::time::{Duration, Instant};
 
 use tfwasm_model::ProviderSchema;
+use tfwasm_model::rpc::Function;
 use wasmtime::Engine;
-use wasmtime::component::{HasSelf, Linker};
+use wasmtime::component::Linker;
 
-use crate::bindings::{TfwasmProvider, TfwasmProviderPre, wit};
+use crate::bindings::{GuestPre, WitVersion, wit};
 use crate::code::Origin;
 use crate::state::StoreState;
 use crate::{CallLimits, Grants, LoadError};
@@ -72,7 +74,7 @@ pub struct LoadReport {
 /// A provider component, ready to serve calls.
 pub struct WasmProvider {
     engine: Engine,
-    pre: TfwasmProviderPre<StoreState>,
+    pre: GuestPre,
     limits: CallLimits,
     grants: Grants,
     /// The HTTP allow-list, shared by every store.
@@ -88,7 +90,8 @@ pub struct WasmProvider {
     name: String,
     /// What ConfigureProvider accepted; handed to every call.
     context: RwLock<wit::ProviderContext>,
-    schema: OnceLock<ProviderSchema>,
+    /// The guest's schema and function signatures, asked for once.
+    schema: OnceLock<(ProviderSchema, BTreeMap<String, Function>)>,
     /// Bumped by StopProvider; a call started under an older generation is interrupted,
     /// whether it is running wasm (epoch callback) or waiting in a host call (select below).
     stop_generation: Arc<tokio::sync::watch::Sender<u64>>,
@@ -142,12 +145,16 @@ impl WasmProvider {
         };
         wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(incompatible)?;
         wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker).map_err(incompatible)?;
-        TfwasmProvider::add_to_linker::<StoreState, HasSelf<StoreState>>(&mut linker, |state| {
-            state
-        })
-        .map_err(incompatible)?;
+        crate::bindings::add_to_linker(&mut linker).map_err(incompatible)?;
+        let version = WitVersion::of(&component, &engine).ok_or_else(|| LoadError::Incompatible {
+            path: path.to_owned(),
+            message: format!(
+                "it exports no tfwasm:provider interface of a version this tfwasm serves ({}); was it built with tfwasm-sdk?",
+                WitVersion::ALL.map(|v| format!("@{}", v.as_str())).join(", ")
+            ),
+        })?;
         let instance_pre = linker.instantiate_pre(&component).map_err(incompatible)?;
-        let pre = TfwasmProviderPre::new(instance_pre).map_err(incompatible)?;
+        let pre = GuestPre::new(version, instance_pre).map_err(incompatible)?;
         let imports = component
             .component_type()
             .imports(&engine)
@@ -173,6 +180,10 @@ impl WasmProvider {
             context: RwLock::new(wit::ProviderContext {
                 terraform_version: String::new(),
                 config: None,
+                client_capabilities: wit::ClientCapabilities {
+                    deferral_allowed: false,
+                    write_only_attributes_allowed: false,
+                },
             }),
             schema: OnceLock::new(),
             stop_generation: Arc::new(tokio::sync::watch::Sender::new(0)),
@@ -196,6 +207,11 @@ impl WasmProvider {
     /// What the guest may reach.
     pub fn grants(&self) -> &Grants {
         &self.grants
+    }
+
+    /// The WIT version the component was built against.
+    pub fn wit_version(&self) -> WitVersion {
+        self.pre.version()
     }
 
     /// The interfaces the component imports.

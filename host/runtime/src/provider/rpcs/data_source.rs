@@ -8,7 +8,7 @@ use tfwasm_model::{Diagnostics, Rpc};
 
 use super::super::WasmProvider;
 use super::{bytes, diagnostics};
-use crate::bindings::wit;
+use crate::bindings::{data_source, wit};
 
 impl DataSourceServer for WasmProvider {
     async fn validate_data_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
@@ -21,8 +21,7 @@ impl DataSourceServer for WasmProvider {
         self.call(Rpc::ValidateDataResourceConfig, move |store, guest| {
             Box::pin(async move {
                 guest
-                    .tfwasm_provider_provider()
-                    .call_validate_data_resource_config(store, &ctx, &wreq)
+                    .validate_data_resource_config(store, &ctx, &wreq)
                     .await
             })
         })
@@ -36,19 +35,14 @@ impl DataSourceServer for WasmProvider {
     async fn read_data_source(&self, req: ReadDataSourceRequest) -> ReadDataSourceResponse {
         let ctx = self.context();
         let subject = req.type_name.clone();
-        let wreq = wit::ReadDataRequest {
+        let wreq = data_source::ReadDataRequest {
             type_name: req.type_name,
             config: bytes(req.config),
             provider_meta: bytes(req.provider_meta),
         };
         match self
             .call(Rpc::ReadDataSource, move |store, guest| {
-                Box::pin(async move {
-                    guest
-                        .tfwasm_provider_provider()
-                        .call_read_data_source(store, &ctx, &wreq)
-                        .await
-                })
+                Box::pin(async move { guest.read_data_source(store, &ctx, &wreq).await })
             })
             .await
         {

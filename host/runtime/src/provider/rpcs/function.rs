@@ -1,20 +1,52 @@
-//! The function family.
+//! The function family: signatures come with the schema (`provider.get-schema`), calls go to
+//! `function.call-function`. Functions may be called before ConfigureProvider; the context
+//! then has no configuration.
 
+use tfwasm_model::Rpc;
 use tfwasm_model::rpc::{
-    CallFunctionRequest, CallFunctionResponse, FunctionServer, GetFunctionsResponse,
+    CallFunctionRequest, CallFunctionResponse, DynamicValue, FunctionServer, GetFunctionsResponse,
 };
 
 use super::super::WasmProvider;
+use super::bytes;
 
 impl FunctionServer for WasmProvider {
     async fn get_functions(&self) -> GetFunctionsResponse {
-        GetFunctionsResponse::default()
+        match self.guest_schema().await {
+            Ok((_, functions)) => GetFunctionsResponse {
+                functions: functions.clone(),
+                diagnostics: Vec::new(),
+            },
+            Err(diagnostics) => GetFunctionsResponse {
+                functions: Default::default(),
+                diagnostics,
+            },
+        }
     }
 
     async fn call_function(&self, req: CallFunctionRequest) -> CallFunctionResponse {
-        CallFunctionResponse::error(
-            format!("this provider has no function named {:?}", req.name),
-            None,
-        )
+        let ctx = self.context();
+        let subject = format!("function {:?}", req.name);
+        let name = req.name;
+        let arguments: Vec<Vec<u8>> = req.arguments.into_iter().map(bytes).collect();
+        match self
+            .call(Rpc::CallFunction, move |store, guest| {
+                Box::pin(async move { guest.call_function(store, &ctx, &name, &arguments).await })
+            })
+            .await
+        {
+            Ok(Ok(result)) => CallFunctionResponse {
+                result: DynamicValue::from_msgpack(result),
+                error: None,
+            },
+            Ok(Err(error)) => {
+                CallFunctionResponse::error(error.text, error.argument.map(i64::from))
+            }
+            // No diagnostics in CallFunction: the failure's diagnostic becomes the error text.
+            Err(e) => {
+                let d = self.call_diagnostic(&e.error, &subject);
+                CallFunctionResponse::error(format!("{}: {}", d.summary, d.detail), None)
+            }
+        }
     }
 }

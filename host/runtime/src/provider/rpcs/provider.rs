@@ -1,46 +1,51 @@
 //! The provider family: schema, provider configuration, StopProvider.
 
-use tfwasm_model::rpc::{ConfigureProviderRequest, DynamicValue, ProviderServer};
+use std::collections::BTreeMap;
+
+use tfwasm_model::rpc::{ConfigureProviderRequest, DynamicValue, Function, ProviderServer};
 use tfwasm_model::{Diagnostic, Diagnostics, ProviderSchema, Rpc, has_error};
 
 use super::super::WasmProvider;
 use super::{bytes, diagnostics};
 use crate::bindings::{self, wit};
 
+impl WasmProvider {
+    /// The guest's schema and function signatures: asked for once and kept. A failure
+    /// (as diagnostics) is not kept, so the next call asks again.
+    pub(super) async fn guest_schema(
+        &self,
+    ) -> Result<&(ProviderSchema, BTreeMap<String, Function>), Diagnostics> {
+        if let Some(known) = self.schema.get() {
+            return Ok(known);
+        }
+        let raw = self
+            .call(Rpc::GetProviderSchema, |store, guest| {
+                Box::pin(async move { guest.get_schema(store).await })
+            })
+            .await
+            .map_err(|e| vec![self.call_diagnostic(&e.error, "")])?;
+        match bindings::provider_schema(raw) {
+            Ok((mut schema, functions)) => {
+                schema.diagnostics.extend(self.schema_problems(&schema));
+                Ok(self.schema.get_or_init(|| (schema, functions)))
+            }
+            Err(e) => Err(vec![Diagnostic::error(
+                "Provider returned an invalid schema",
+                format!(
+                    "The Wasm provider {} returned an invalid schema: {e}. This is a bug in the provider.",
+                    self.name
+                ),
+            )]),
+        }
+    }
+}
+
 impl ProviderServer for WasmProvider {
     async fn get_provider_schema(&self) -> ProviderSchema {
-        if let Some(schema) = self.schema.get() {
-            return schema.clone();
-        }
-        let result = self
-            .call(Rpc::GetProviderSchema, |store, guest| {
-                Box::pin(async move {
-                    guest
-                        .tfwasm_provider_provider()
-                        .call_get_schema(store)
-                        .await
-                })
-            })
-            .await;
-        match result {
-            Ok(raw) => match bindings::provider_schema(raw) {
-                Ok(mut schema) => {
-                    schema.diagnostics.extend(self.schema_problems(&schema));
-                    self.schema.get_or_init(|| schema).clone()
-                }
-                Err(e) => ProviderSchema {
-                    diagnostics: vec![Diagnostic::error(
-                        "Provider returned an invalid schema",
-                        format!(
-                            "The Wasm provider {} returned an invalid schema: {e}. This is a bug in the provider.",
-                            self.name
-                        ),
-                    )],
-                    ..ProviderSchema::default()
-                },
-            },
-            Err(e) => ProviderSchema {
-                diagnostics: vec![self.call_diagnostic(&e.error, "")],
+        match self.guest_schema().await {
+            Ok((schema, _)) => schema.clone(),
+            Err(diagnostics) => ProviderSchema {
+                diagnostics,
                 ..ProviderSchema::default()
             },
         }
@@ -56,12 +61,7 @@ impl ProviderServer for WasmProvider {
     async fn validate_provider_config(&self, config: DynamicValue) -> Diagnostics {
         let config = bytes(config);
         self.call(Rpc::ValidateProviderConfig, move |store, guest| {
-            Box::pin(async move {
-                guest
-                    .tfwasm_provider_provider()
-                    .call_validate_provider_config(store, &config)
-                    .await
-            })
+            Box::pin(async move { guest.validate_provider_config(store, &config).await })
         })
         .await
         .map_or_else(
@@ -74,16 +74,17 @@ impl ProviderServer for WasmProvider {
         let ctx = wit::ProviderContext {
             terraform_version: req.terraform_version,
             config: Some(bytes(req.config)),
+            client_capabilities: wit::ClientCapabilities {
+                deferral_allowed: req.client_capabilities.deferral_allowed,
+                write_only_attributes_allowed: req
+                    .client_capabilities
+                    .write_only_attributes_allowed,
+            },
         };
         let candidate = ctx.clone();
         let result = self
             .call(Rpc::ConfigureProvider, move |store, guest| {
-                Box::pin(async move {
-                    guest
-                        .tfwasm_provider_provider()
-                        .call_configure_provider(store, &candidate)
-                        .await
-                })
+                Box::pin(async move { guest.configure_provider(store, &candidate).await })
             })
             .await
             .map_or_else(

@@ -12,7 +12,7 @@ use tfwasm_model::rpc::{
 
 use super::super::WasmProvider;
 use super::{bytes, diagnostics};
-use crate::bindings::{self, wit};
+use crate::bindings::{self, resource, wit};
 
 impl ResourceServer for WasmProvider {
     async fn validate_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
@@ -23,12 +23,7 @@ impl ResourceServer for WasmProvider {
             config: bytes(req.config),
         };
         self.call(Rpc::ValidateResourceConfig, move |store, guest| {
-            Box::pin(async move {
-                guest
-                    .tfwasm_provider_provider()
-                    .call_validate_resource_config(store, &ctx, &wreq)
-                    .await
-            })
+            Box::pin(async move { guest.validate_resource_config(store, &ctx, &wreq).await })
         })
         .await
         .map_or_else(
@@ -43,19 +38,14 @@ impl ResourceServer for WasmProvider {
     ) -> UpgradeResourceStateResponse {
         let ctx = self.context();
         let subject = req.type_name.clone();
-        let wreq = wit::UpgradeRequest {
+        let wreq = resource::UpgradeRequest {
             type_name: req.type_name,
             version: req.version,
             raw_state_json: req.raw_state.json,
         };
         match self
             .call(Rpc::UpgradeResourceState, move |store, guest| {
-                Box::pin(async move {
-                    guest
-                        .tfwasm_provider_provider()
-                        .call_upgrade_resource_state(store, &ctx, &wreq)
-                        .await
-                })
+                Box::pin(async move { guest.upgrade_resource_state(store, &ctx, &wreq).await })
             })
             .await
         {
@@ -74,7 +64,7 @@ impl ResourceServer for WasmProvider {
         let ctx = self.context();
         let subject = req.type_name.clone();
         let (current_state, private) = (req.current_state.clone(), req.private.clone());
-        let wreq = wit::ReadRequest {
+        let wreq = resource::ReadRequest {
             type_name: req.type_name,
             current_state: bytes(req.current_state),
             private: req.private,
@@ -82,12 +72,7 @@ impl ResourceServer for WasmProvider {
         };
         match self
             .call(Rpc::ReadResource, move |store, guest| {
-                Box::pin(async move {
-                    guest
-                        .tfwasm_provider_provider()
-                        .call_read_resource(store, &ctx, &wreq)
-                        .await
-                })
+                Box::pin(async move { guest.read_resource(store, &ctx, &wreq).await })
             })
             .await
         {
@@ -111,7 +96,7 @@ impl ResourceServer for WasmProvider {
     ) -> PlanResourceChangeResponse {
         let ctx = self.context();
         let subject = req.type_name.clone();
-        let wreq = wit::PlanRequest {
+        let wreq = resource::PlanRequest {
             type_name: req.type_name,
             prior_state: bytes(req.prior_state),
             proposed_new_state: bytes(req.proposed_new_state),
@@ -121,12 +106,7 @@ impl ResourceServer for WasmProvider {
         };
         match self
             .call(Rpc::PlanResourceChange, move |store, guest| {
-                Box::pin(async move {
-                    guest
-                        .tfwasm_provider_provider()
-                        .call_plan_resource_change(store, &ctx, &wreq)
-                        .await
-                })
+                Box::pin(async move { guest.plan_resource_change(store, &ctx, &wreq).await })
             })
             .await
         {
@@ -154,7 +134,7 @@ impl ResourceServer for WasmProvider {
         let ctx = self.context();
         let subject = req.type_name.clone();
         let prior = req.prior_state.clone();
-        let wreq = wit::ApplyRequest {
+        let wreq = resource::ApplyRequest {
             type_name: req.type_name,
             prior_state: bytes(req.prior_state),
             planned_state: bytes(req.planned_state),
@@ -164,12 +144,7 @@ impl ResourceServer for WasmProvider {
         };
         match self
             .call(Rpc::ApplyResourceChange, move |store, guest| {
-                Box::pin(async move {
-                    guest
-                        .tfwasm_provider_provider()
-                        .call_apply_resource_change(store, &ctx, &wreq)
-                        .await
-                })
+                Box::pin(async move { guest.apply_resource_change(store, &ctx, &wreq).await })
             })
             .await
         {
@@ -194,18 +169,13 @@ impl ResourceServer for WasmProvider {
     ) -> ImportResourceStateResponse {
         let ctx = self.context();
         let subject = req.type_name.clone();
-        let wreq = wit::ImportRequest {
+        let wreq = resource::ImportRequest {
             type_name: req.type_name,
             id: req.id,
         };
         match self
             .call(Rpc::ImportResourceState, move |store, guest| {
-                Box::pin(async move {
-                    guest
-                        .tfwasm_provider_provider()
-                        .call_import_resource_state(store, &ctx, &wreq)
-                        .await
-                })
+                Box::pin(async move { guest.import_resource_state(store, &ctx, &wreq).await })
             })
             .await
         {

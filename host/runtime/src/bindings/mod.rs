@@ -1,25 +1,48 @@
-//! The host side of the `tfwasm:provider@0.1.0` world, and conversions between its WIT types
-//! and the model.
+//! The host side of the `tfwasm:provider` worlds: the latest version's bindings, which the
+//! runtime speaks, the older versions' ([`v0_1_0`]), converted to the latest by [`Guest`],
+//! and conversions between the latest WIT types and the model.
 
+use std::collections::BTreeMap;
+
+use tfwasm_model::rpc::{Function, Parameter};
 use tfwasm_model::{
     Attribute, AttributePath, AttributeType, Block, BlockNesting, Diagnostic, NestedBlock,
     NestedObject, ObjectNesting, PathStep, ProviderSchema, Schema, Severity, StringKind, Type,
 };
 
-/// Generated from the WIT; documented there.
+mod guest;
+mod v0_1_0;
+
+pub use guest::WitVersion;
+pub(crate) use guest::{Guest, GuestPre};
+
+/// The latest WIT version, generated from `wit/since_v0.2.0`; documented there.
 #[allow(missing_docs)]
-mod generated {
+pub mod latest {
     wasmtime::component::bindgen!({
         world: "tfwasm-provider",
-        path: "../../wit/since_v0.1.0",
+        path: "../../wit/since_v0.2.0",
         imports: { default: async | trappable },
         exports: { default: async },
     });
 }
-pub use generated::*;
 
-pub use exports::tfwasm::provider::provider as guest;
-pub use tfwasm::provider::types as wit;
+/// Each family's own records.
+pub use latest::exports::tfwasm::provider::{data_source, function, resource};
+/// Types shared by the families.
+pub use latest::tfwasm::provider::types as wit;
+
+/// Adds every supported version's host imports (tfwasm's log and progress) to `linker`.
+///
+/// # Errors
+/// When the linker already defines them.
+pub(crate) fn add_to_linker(
+    linker: &mut wasmtime::component::Linker<crate::state::StoreState>,
+) -> wasmtime::Result<()> {
+    use wasmtime::component::HasSelf;
+    latest::TfwasmProvider::add_to_linker::<_, HasSelf<_>>(linker, |state| state)?;
+    v0_1_0::TfwasmProvider::add_to_linker::<_, HasSelf<_>>(linker, |state| state)
+}
 
 /// Deepest block/object nesting accepted from a guest schema.
 const MAX_SCHEMA_DEPTH: usize = 32;
@@ -34,11 +57,13 @@ pub struct SchemaError {
     pub message: String,
 }
 
-/// Converts the guest's schemas to the model.
+/// Converts the guest's schemas and function signatures to the model.
 ///
 /// # Errors
-/// When any schema is malformed; the error names which one.
-pub fn provider_schema(s: wit::ProviderSchema) -> Result<ProviderSchema, SchemaError> {
+/// When any schema or signature is malformed; the error names which one.
+pub fn provider_schema(
+    s: wit::ProviderSchema,
+) -> Result<(ProviderSchema, BTreeMap<String, Function>), SchemaError> {
     let convert = |owner: &str, schema: &wit::Schema| {
         schema_from_wit(schema).map_err(|message| SchemaError {
             owner: owner.to_owned(),
@@ -67,7 +92,46 @@ pub fn provider_schema(s: wit::ProviderSchema) -> Result<ProviderSchema, SchemaE
             convert(&named.type_name, &named.schema)?,
         );
     }
-    Ok(out)
+    let mut functions = BTreeMap::new();
+    for named in s.functions {
+        let function = function_from_wit(named.function).map_err(|message| SchemaError {
+            owner: format!("function {:?}", named.name),
+            message,
+        })?;
+        functions.insert(named.name, function);
+    }
+    Ok((out, functions))
+}
+
+fn function_from_wit(f: wit::Function) -> Result<Function, String> {
+    Ok(Function {
+        parameters: f
+            .parameters
+            .into_iter()
+            .map(parameter_from_wit)
+            .collect::<Result<_, _>>()?,
+        variadic_parameter: f.variadic_parameter.map(parameter_from_wit).transpose()?,
+        return_type: type_from_json(&f.return_type_json, "the return type")?,
+        summary: f.summary,
+        description: f.description,
+        description_kind: string_kind(f.description_kind),
+        deprecation_message: f.deprecation_message,
+    })
+}
+
+fn parameter_from_wit(p: wit::FunctionParameter) -> Result<Parameter, String> {
+    Ok(Parameter {
+        ty: type_from_json(&p.type_json, &format!("parameter {:?}", p.name))?,
+        name: p.name,
+        allow_null_value: p.allow_null,
+        allow_unknown_values: p.allow_unknown,
+        description: p.description,
+        description_kind: string_kind(p.description_kind),
+    })
+}
+
+fn type_from_json(json: &str, what: &str) -> Result<Type, String> {
+    Type::from_json_bytes(json.as_bytes()).map_err(|e| format!("{what}: {e}"))
 }
 
 fn schema_from_wit(schema: &wit::Schema) -> Result<Schema, String> {
