@@ -91,14 +91,25 @@ impl Client {
         )
     }
 
-    /// Provider-defined functions: Terraform >= 1.8, OpenTofu >= 1.7.
-    pub fn has_functions(&self) -> bool {
+    /// Whether this is Terraform at least `terraform` or OpenTofu at least `tofu`.
+    fn at_least(&self, terraform: (u32, u32, u32), tofu: (u32, u32, u32)) -> bool {
         let needed = if self.name.starts_with("OpenTofu") {
-            (1, 7, 0)
+            tofu
         } else {
-            (1, 8, 0)
+            terraform
         };
         self.version() >= needed
+    }
+
+    /// Provider-defined functions: Terraform >= 1.8, OpenTofu >= 1.7.
+    pub fn has_functions(&self) -> bool {
+        self.at_least((1, 8, 0), (1, 7, 0))
+    }
+
+    /// `moved` blocks across resource types (MoveResourceState): Terraform >= 1.8; OpenTofu
+    /// from 1.8 (not tried here: no OpenTofu on these machines).
+    pub fn has_cross_type_moves(&self) -> bool {
+        self.at_least((1, 8, 0), (1, 8, 0))
     }
 }
 

@@ -12,7 +12,8 @@ use tfwasm_model::rpc::{
 };
 use tfwasm_model::rpc::{
     CallFunctionRequest, CallFunctionResponse, DataSourceServer, FunctionServer,
-    GetFunctionsResponse, ProviderServer, ResourceServer,
+    GetFunctionsResponse, MoveResourceStateRequest, MoveResourceStateResponse, MoveServer,
+    ProviderServer, ResourceServer,
 };
 use tfwasm_model::{AttributePath, Diagnostic, Diagnostics, PathStep, ProviderSchema, Severity};
 use tfwasm_sdk::glue::{self, wit};
@@ -384,4 +385,33 @@ pub fn serve_main(name: &str, provider: NativeProvider) -> std::process::ExitCod
             }
         }
     })
+}
+
+impl MoveServer for NativeProvider {
+    fn moves_state(&self) -> bool {
+        true
+    }
+
+    async fn move_resource_state(
+        &self,
+        req: MoveResourceStateRequest,
+    ) -> MoveResourceStateResponse {
+        let resp = glue::move_resource_state(
+            self.p(),
+            self.ctx(),
+            wit::MoveRequest {
+                source_provider_address: req.source_provider_address,
+                source_type_name: req.source_type_name,
+                source_schema_version: req.source_schema_version,
+                source_state_json: req.source_state.json,
+                target_type_name: req.target_type_name,
+                source_private: req.source_private,
+            },
+        );
+        MoveResourceStateResponse {
+            target_state: dv(resp.target_state),
+            target_private: resp.target_private,
+            diagnostics: diagnostics(resp.diagnostics),
+        }
+    }
 }

@@ -110,8 +110,9 @@ pub mod wit {
     };
     pub use crate::bindings::exports::tfwasm::provider::function::FunctionError;
     pub use crate::bindings::exports::tfwasm::provider::resource::{
-        ApplyRequest, ApplyResponse, ImportRequest, ImportResponse, ImportedResource, PlanRequest,
-        PlanResponse, ReadRequest, ReadResponse, UpgradeRequest, UpgradeResponse,
+        ApplyRequest, ApplyResponse, ImportRequest, ImportResponse, ImportedResource, MoveRequest,
+        MoveResponse, PlanRequest, PlanResponse, ReadRequest, ReadResponse, UpgradeRequest,
+        UpgradeResponse,
     };
     pub use crate::bindings::tfwasm::provider::types::*;
 }
@@ -644,6 +645,90 @@ pub fn upgrade_resource_state(
         },
         Err(d) => wit::UpgradeResponse {
             upgraded_state: Vec::new(),
+            diagnostics: vec![to_wit_diagnostic(&d)],
+        },
+    }
+}
+
+/// `move-resource-state`: the first of the target type's movers that takes the source
+/// returns the target state, which must be wholly known. The target's private data is what
+/// the mover sets (`Context::set_private`); the source's, written by whichever provider
+/// owned it, is not carried over.
+pub fn move_resource_state(
+    c: &Catalog,
+    ctx: wit::ProviderContext,
+    req: wit::MoveRequest,
+) -> wit::MoveResponse {
+    let result = (|| {
+        let entry = find_resource(c, &req.target_type_name)?;
+        let (resource, ty) = (&entry.item, entry.ty());
+        let raw: serde_json::Value =
+            serde_json::from_slice(&req.source_state_json).map_err(|e| {
+                Diagnostic::error(
+                    "Unable to read the moved state",
+                    format!("The stored state of the source is not valid JSON: {e}."),
+                )
+            })?;
+        let ctx = context(c, ctx)?;
+        let mut source = crate::MoveSource {
+            provider_address: req.source_provider_address.clone(),
+            type_name: req.source_type_name.clone(),
+            schema_version: req.source_schema_version,
+            raw,
+            value: Value::Null,
+        };
+        for mover in resource.movers() {
+            source.value = match &mover.source {
+                Some((type_name, schema)) => {
+                    if *type_name != source.type_name || schema.version != source.schema_version {
+                        continue;
+                    }
+                    match codec::json::decode(&source.raw, &schema.value_type()) {
+                        Ok(value) => value,
+                        // Same name, other shape (another provider's type): not this mover's.
+                        Err(_) => continue,
+                    }
+                }
+                None => Value::Null,
+            };
+            let Some(moved) = (mover.mover)(&ctx, &source)? else {
+                continue;
+            };
+            if let Some(path) = tfwasm_contract::check_wholly_known(&moved)
+                .into_iter()
+                .next()
+            {
+                return Err(Diagnostic::error(
+                    "Provider returned an unknown value in moved state",
+                    format!(
+                        "Moving {} to {} left {path}; a moved state must be wholly known.",
+                        source.type_name, req.target_type_name
+                    ),
+                ));
+            }
+            return Ok((encode(&moved, ty, "moved state")?, save_private(&ctx)));
+        }
+        Err(Diagnostic::error(
+            "Unable to Move Resource State",
+            format!(
+                "{} cannot be moved from {} of {} (schema version {}): no state mover of {} accepts it.",
+                req.target_type_name,
+                req.source_type_name,
+                req.source_provider_address,
+                req.source_schema_version,
+                req.target_type_name
+            ),
+        ))
+    })();
+    match result {
+        Ok((state, private)) => wit::MoveResponse {
+            target_state: state,
+            target_private: private,
+            diagnostics: Vec::new(),
+        },
+        Err(d) => wit::MoveResponse {
+            target_state: Vec::new(),
+            target_private: Vec::new(),
             diagnostics: vec![to_wit_diagnostic(&d)],
         },
     }

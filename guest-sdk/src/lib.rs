@@ -54,6 +54,7 @@ pub mod glue;
 pub mod http;
 pub mod invariants;
 pub mod log;
+pub mod moves;
 mod plan;
 mod provider;
 pub mod schema;
@@ -63,6 +64,7 @@ pub mod validate;
 mod value_ext;
 
 pub use function::{Arguments, Function, FunctionError, Param, Signature};
+pub use moves::{MoveSource, StateMover};
 pub use plan::PlanContext;
 pub use provider::{Context, DataSource, PriorState, Provider, Resource, StateUpgrader};
 pub use schema::{Attr, Block, ResourceSchema};
@@ -132,8 +134,8 @@ pub fn random_bytes(buf: &mut [u8]) {
 pub mod prelude {
     pub use crate::{
         Arguments, Attr, AttributePath, Block, Context, DataSource, Diagnostic, Diagnostics,
-        Function, FunctionError, Param, PlanContext, PriorState, Provider, Resource,
-        ResourceSchema, Signature, StateUpgrader, Tf, Type, Value, ValueExt,
+        Function, FunctionError, MoveSource, Param, PlanContext, PriorState, Provider, Resource,
+        ResourceSchema, Signature, StateMover, StateUpgrader, Tf, Type, Value, ValueExt,
     };
     pub use serde::{Deserialize, Serialize};
 }
@@ -216,6 +218,12 @@ macro_rules! export_provider {
                     <$hook as $crate::glue::RawHook>::apply,
                     <$hook as $crate::glue::RawHook>::ACTIVE,
                 )
+            }
+            fn move_resource_state(
+                ctx: $crate::glue::wit::ProviderContext,
+                req: $crate::glue::wit::MoveRequest,
+            ) -> $crate::glue::wit::MoveResponse {
+                $crate::glue::move_resource_state(__tfwasm_provider(), ctx, req)
             }
             fn import_resource_state(
                 ctx: $crate::glue::wit::ProviderContext,

@@ -200,6 +200,13 @@ pub trait Resource: Send + Sync {
     fn upgraders(&self) -> BTreeMap<i64, StateUpgrader> {
         BTreeMap::new()
     }
+
+    /// Movers of state from other resource types (`moved` blocks across types, Terraform
+    /// >= 1.8), tried in order (see [`crate::moves`]). None by default: Terraform then
+    /// reports that the move is not supported.
+    fn movers(&self) -> Vec<crate::StateMover> {
+        Vec::new()
+    }
 }
 
 /// The stored state an upgrader gets.

@@ -2,7 +2,7 @@
 //! import in every hashicorp/random ID format, validation diagnostics, destroy.
 
 use serde_json::Value;
-use tfwasm_tests::{Workspace, clients};
+use tfwasm_tests::{Workspace, clients, flatten};
 
 const PROVIDER: &str = r#"
 terraform {
@@ -282,5 +282,71 @@ fn guest_logs_reach_the_provider_log_with_their_fields() {
             !run.stderr.contains(secret),
             "the generated value never reaches the log"
         );
+    }
+}
+
+#[test]
+fn moved_blocks_turn_a_random_string_into_a_random_password_and_back_keeping_the_value() {
+    for client in clients() {
+        let name = &client.name;
+        if !client.has_cross_type_moves() {
+            println!(
+                "skipped for {name}: moved blocks across resource types need Terraform >= 1.8 or OpenTofu >= 1.8"
+            );
+            continue;
+        }
+        let string = r#"resource "random_string" "s" {
+  length  = 20
+  special = false
+}
+"#;
+        let password = r#"resource "random_password" "s" {
+  length  = 20
+  special = false
+}
+"#;
+        let ws = Workspace::new(client, &format!("{PROVIDER}{string}"));
+        ws.ok(&["init", "-no-color"]);
+        ws.ok(&["apply", "-auto-approve", "-no-color"]);
+        let original = ws.resources()["random_string.s"]["result"].clone();
+        assert_eq!(original.as_str().map(str::len), Some(20), "{name}");
+
+        ws.write_config(&format!(
+            "{PROVIDER}{password}moved {{\n  from = random_string.s\n  to   = random_password.s\n}}\n"
+        ));
+        let apply = ws.ok(&["apply", "-auto-approve", "-no-color"]);
+        let text = flatten(&apply.stdout);
+        assert!(
+            text.contains("has moved to random_password.s"),
+            "{name}: {text}"
+        );
+        assert!(
+            text.contains("0 added, 0 changed, 0 destroyed"),
+            "{name}: {text}"
+        );
+        let moved = &ws.resources()["random_password.s"];
+        assert_eq!(moved["result"], original, "{name}: the value is kept");
+        assert_eq!(moved["id"], "none");
+        let hash = moved["bcrypt_hash"].as_str().unwrap();
+        assert!(hash.starts_with("$2"), "{name}: a bcrypt hash: {hash}");
+        let plan = ws.run(&["plan", "-detailed-exitcode", "-no-color"]);
+        assert_eq!(plan.code, 0, "{name}: {}", plan.all());
+
+        // And back, which hashicorp/random cannot do (terraform-provider-random#770).
+        ws.write_config(&format!(
+            "{PROVIDER}{string}moved {{\n  from = random_password.s\n  to   = random_string.s\n}}\n"
+        ));
+        let apply = ws.ok(&["apply", "-auto-approve", "-no-color"]);
+        let text = flatten(&apply.stdout);
+        assert!(
+            text.contains("0 added, 0 changed, 0 destroyed"),
+            "{name}: {text}"
+        );
+        let back = &ws.resources()["random_string.s"];
+        assert_eq!(back["result"], original, "{name}");
+        assert_eq!(back["id"], original, "{name}");
+        let plan = ws.run(&["plan", "-detailed-exitcode", "-no-color"]);
+        assert_eq!(plan.code, 0, "{name}: {}", plan.all());
+        ws.ok(&["destroy", "-auto-approve", "-no-color"]);
     }
 }

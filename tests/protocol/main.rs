@@ -61,14 +61,14 @@ async fn handshake_schema_metadata_and_shutdown_over_a_unix_socket() {
         .unwrap();
     assert_eq!(length.r#type, b"\"number\"");
     assert!(length.required);
-    // Derived from what the provider implements: no MoveResourceState yet; every layer
-    // works its schema out lazily, so a client may skip GetProviderSchema.
+    // Derived from what the provider implements (a WIT 0.2.0 component moves state); every
+    // layer works its schema out lazily, so a client may skip GetProviderSchema.
     assert_eq!(
         schema.server_capabilities,
         Some(pb::ServerCapabilities {
             plan_destroy: true,
             get_provider_schema_optional: true,
-            move_resource_state: false,
+            move_resource_state: true,
             generate_resource_config: false,
         })
     );
@@ -87,13 +87,30 @@ async fn handshake_schema_metadata_and_shutdown_over_a_unix_socket() {
         .into_inner();
     assert!(functions.functions.is_empty() && functions.diagnostics.is_empty());
 
+    // A move to a type the provider lacks is a diagnostic, not a failed RPC.
+    let moved = provider
+        .move_resource_state(pb::move_resource_state::Request {
+            source_type_name: "random_string".into(),
+            target_type_name: "random_nope".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(moved.diagnostics.len(), 1, "{:?}", moved.diagnostics);
+    assert!(
+        moved.diagnostics[0].detail.contains("random_nope"),
+        "{:?}",
+        moved.diagnostics
+    );
+
     let status = provider
-        .move_resource_state(pb::move_resource_state::Request::default())
+        .open_ephemeral_resource(pb::open_ephemeral_resource::Request::default())
         .await
         .unwrap_err();
     assert_eq!(status.code(), tonic::Code::Unimplemented);
     assert!(
-        status.message().contains("MoveResourceState"),
+        status.message().contains("OpenEphemeralResource"),
         "{}",
         status.message()
     );

@@ -1,6 +1,7 @@
 //! WIT versions and the function family at the protocol level: a component built against the
 //! frozen WIT 0.1.0 (`tests/fixtures/wit-v0.1.0/random.wasm`, the random sample as built at
-//! commit ad77ea2) serves the same lifecycle as today's build of the same sample; functions
+//! commit ad77ea2) serves the same lifecycle as today's build of the same sample (without
+//! announcing the moves it cannot make); functions
 //! are listed, callable before ConfigureProvider, and their errors name the argument.
 
 use tfwasm_model::rpc::DynamicValue;
@@ -83,7 +84,7 @@ async fn a_component_built_against_wit_0_1_0_still_serves() {
     let old = Server::start_component(&fixture, &[], None);
     let new = Server::start(None);
     let mut names = Vec::new();
-    for server in [&old, &new] {
+    for (server, moves) in [(&old, false), (&new, true)] {
         let mut client = pb::provider_client::ProviderClient::new(server.channel(None).await);
         let schema = client
             .get_provider_schema(pb::get_provider_schema::Request {})
@@ -91,6 +92,9 @@ async fn a_component_built_against_wit_0_1_0_still_serves() {
             .unwrap()
             .into_inner();
         assert!(schema.diagnostics.is_empty(), "{:?}", schema.diagnostics);
+        // MoveResourceState is announced only where the component can answer it.
+        let caps = schema.server_capabilities.unwrap();
+        assert_eq!(caps.move_resource_state, moves);
         let mut types: Vec<String> = schema.resource_schemas.keys().cloned().collect();
         types.sort();
         names.push(types);

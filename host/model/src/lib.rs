@@ -26,7 +26,9 @@ mod value;
 pub use diagnostic::{Diagnostic, Diagnostics, Severity, has_error};
 pub use number::{Number, ParseNumberError};
 pub use path::{AttributePath, ParsePathError, PathRef, PathStep, ToPath};
-pub use rpc::{DataSourceServer, FunctionServer, Provider, ProviderServer, ResourceServer};
+pub use rpc::{
+    DataSourceServer, FunctionServer, MoveServer, Provider, ProviderServer, ResourceServer,
+};
 pub use rpc_name::{Rpc, UnknownRpc};
 pub use schema::{
     Attribute, AttributeType, Block, BlockNesting, NestedBlock, NestedObject, ObjectNesting,

@@ -46,6 +46,7 @@ rpcs!(
     ImportResourceState,
     ReadDataSource,
     CallFunction,
+    MoveResourceState,
 );
 
 impl fmt::Display for Rpc {
@@ -91,6 +92,7 @@ mod tests {
             error.starts_with("unknown RPC \"PlanResource\" (expected one of GetProviderSchema,"),
             "{error}"
         );
-        assert!(error.ends_with("ReadDataSource)"), "{error}");
+        let last = Rpc::ALL.last().unwrap().name();
+        assert!(error.ends_with(&format!("{last})")), "{error}");
     }
 }

@@ -24,7 +24,7 @@ pub enum LoadError {
         message: String,
     },
     /// The component does not fit the tfwasm world (wrong exports, or imports we do not offer).
-    #[error("{path} does not implement the tfwasm:provider@0.1.0 world: {message}")]
+    #[error("{path} does not implement a tfwasm:provider world this tfwasm serves: {message}")]
     Incompatible {
         /// The file.
         path: PathBuf,

@@ -11,6 +11,7 @@
 
 mod id;
 mod integer;
+mod moves;
 mod password;
 mod pet;
 mod rng;

@@ -23,7 +23,7 @@ use crate::string::{Params, generation_attrs};
 pub(crate) struct RandomPassword;
 
 /// The bcrypt cost hashicorp/random uses (Go's `bcrypt.DefaultCost`).
-const BCRYPT_COST: u32 = 10;
+pub(crate) const BCRYPT_COST: u32 = 10;
 
 /// The state of a `random_password`, as a model.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -45,7 +45,7 @@ struct State {
     id: String,
 }
 
-fn bcrypt_hash(password: &str) -> Result<String, Diagnostic> {
+pub(crate) fn bcrypt_hash(password: &str) -> Result<String, Diagnostic> {
     bcrypt::hash(password, BCRYPT_COST)
         .map_err(|e| Diagnostic::error("Unable to hash the password", e.to_string()))
 }
@@ -182,6 +182,11 @@ impl Resource for RandomPassword {
             id: "none".to_owned(),
         };
         self.schema().encode(&state)
+    }
+
+    /// A `moved` block from a `random_string` keeps its value (see [`crate::moves`]).
+    fn movers(&self) -> Vec<StateMover> {
+        vec![crate::moves::from_string()]
     }
 
     fn upgraders(&self) -> BTreeMap<i64, StateUpgrader> {

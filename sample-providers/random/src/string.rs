@@ -160,6 +160,11 @@ impl Resource for RandomString {
             .with("id", result))
     }
 
+    /// A `moved` block from a `random_password` keeps its value (see [`crate::moves`]).
+    fn movers(&self) -> Vec<StateMover> {
+        vec![crate::moves::from_password()]
+    }
+
     /// The import ID is the string itself; the other attributes take their defaults.
     fn import(&self, _ctx: &Context, id: &str) -> Result<Value, Diagnostic> {
         if id.is_empty() {

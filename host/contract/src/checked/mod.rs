@@ -6,6 +6,7 @@
 
 mod data_source;
 mod function;
+mod moves;
 mod provider;
 mod resource;
 #[cfg(test)]

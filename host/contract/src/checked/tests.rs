@@ -4,7 +4,8 @@ use super::*;
 use tfwasm_model::rpc::{
     ApplyResourceChangeRequest, ApplyResourceChangeResponse, CallFunctionRequest,
     CallFunctionResponse, ConfigureProviderRequest, DataSourceServer, Function, FunctionServer,
-    ImportResourceStateRequest, ImportResourceStateResponse, ImportedResource, Parameter,
+    ImportResourceStateRequest, ImportResourceStateResponse, ImportedResource,
+    MoveResourceStateRequest, MoveResourceStateResponse, MoveServer, Parameter,
     PlanResourceChangeRequest, PlanResourceChangeResponse, ProviderServer, ReadDataSourceRequest,
     ReadDataSourceResponse, ReadResourceRequest, ReadResourceResponse, ResourceServer,
     UpgradeResourceStateRequest, UpgradeResourceStateResponse, ValidateConfigRequest,
@@ -21,6 +22,7 @@ struct Fake {
     data: ReadDataSourceResponse,
     upgrade: UpgradeResourceStateResponse,
     call: CallFunctionResponse,
+    moved: MoveResourceStateResponse,
 }
 
 fn block() -> Block {
@@ -106,6 +108,15 @@ impl DataSourceServer for Fake {
     }
     async fn read_data_source(&self, _: ReadDataSourceRequest) -> ReadDataSourceResponse {
         self.data.clone()
+    }
+}
+
+impl MoveServer for Fake {
+    fn moves_state(&self) -> bool {
+        true
+    }
+    async fn move_resource_state(&self, _: MoveResourceStateRequest) -> MoveResourceStateResponse {
+        self.moved.clone()
     }
 }
 
@@ -521,4 +532,46 @@ fn function_results_that_conform_and_unknown_functions_pass_untouched() {
     assert_eq!(run(checked.call_function(call("other"))), good);
     let listed = run(checked.get_functions());
     assert_eq!(listed.functions.keys().collect::<Vec<_>>(), ["is_even"]);
+}
+
+#[test]
+fn moved_states_must_fit_the_target_and_be_known() {
+    let moved = |state| Fake {
+        moved: MoveResourceStateResponse {
+            target_state: state,
+            ..Default::default()
+        },
+        ..Fake::default()
+    };
+    let request = MoveResourceStateRequest {
+        source_type_name: "other_thing".into(),
+        target_type_name: "fake_thing".into(),
+        ..Default::default()
+    };
+    let checked = Checked::new(moved(obj("a".into(), "x".into())), "fake", Mode::Enforce);
+    assert!(checked.moves_state());
+    let ok = run(checked.move_resource_state(request.clone()));
+    assert!(ok.diagnostics.is_empty(), "{:?}", ok.diagnostics);
+
+    let checked = Checked::new(
+        moved(obj("a".into(), Value::unknown())),
+        "fake",
+        Mode::Enforce,
+    );
+    let resp = run(checked.move_resource_state(request.clone()));
+    assert_eq!(resp.diagnostics.len(), 1, "{:?}", resp.diagnostics);
+    assert_eq!(
+        resp.diagnostics[0].attribute,
+        Some(AttributePath::attribute("id"))
+    );
+    assert!(resp.diagnostics[0].detail.contains("MoveResourceState"));
+
+    let wrong = DynamicValue::encode(&Value::from("x"), &Type::String).unwrap();
+    let resp = run(Checked::new(moved(wrong), "fake", Mode::Enforce).move_resource_state(request));
+    assert_eq!(resp.diagnostics.len(), 1, "{:?}", resp.diagnostics);
+    assert!(
+        resp.diagnostics[0].detail.contains("does not conform"),
+        "{:?}",
+        resp.diagnostics
+    );
 }

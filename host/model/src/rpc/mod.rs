@@ -1,6 +1,7 @@
 //! The provider lifecycle as Rust types: one request/response pair per tfplugin6 RPC, grouped
 //! in RPC families as terraform-plugin-go's `tfprotov6` groups them, one trait per family:
-//! [`ProviderServer`], [`ResourceServer`], [`DataSourceServer`], [`FunctionServer`].
+//! [`ProviderServer`], [`ResourceServer`], [`DataSourceServer`], [`FunctionServer`],
+//! [`MoveServer`].
 //! [`Provider`] is all of them: what the gRPC layer serves, the Wasm runtime implements and
 //! the contract checks wrap. Optional families have a marker trait (e.g. [`NoFunctions`]) that
 //! answers "not supported" for a provider without them; a wrapper implements the family itself
@@ -13,6 +14,7 @@ use std::collections::BTreeMap;
 
 mod data_source;
 mod function;
+mod moves;
 mod provider;
 mod resource;
 
@@ -21,6 +23,7 @@ pub use function::{
     CallFunctionRequest, CallFunctionResponse, Function, FunctionError, FunctionServer,
     GetFunctionsResponse, NoFunctions, Parameter,
 };
+pub use moves::{MoveResourceStateRequest, MoveResourceStateResponse, MoveServer, NoMoves};
 pub use provider::{ConfigureProviderRequest, ProviderServer};
 pub use resource::{
     ApplyResourceChangeRequest, ApplyResourceChangeResponse, ImportResourceStateRequest,
@@ -33,7 +36,8 @@ pub use resource::{
 /// `use tfwasm_model::rpc::prelude::*;`.
 pub mod prelude {
     pub use super::{
-        DataSourceServer as _, FunctionServer as _, ProviderServer as _, ResourceServer as _,
+        DataSourceServer as _, FunctionServer as _, MoveServer as _, ProviderServer as _,
+        ResourceServer as _,
     };
 }
 
@@ -120,9 +124,15 @@ pub struct ValidateConfigRequest {
 
 /// A whole tfplugin6 provider: every RPC family. Implemented by the Wasm runtime (and by test
 /// fakes and benchmark baselines); the contract layer wraps one to check every response.
-pub trait Provider: ProviderServer + ResourceServer + DataSourceServer + FunctionServer {}
+pub trait Provider:
+    ProviderServer + ResourceServer + DataSourceServer + FunctionServer + MoveServer
+{
+}
 
-impl<T> Provider for T where T: ProviderServer + ResourceServer + DataSourceServer + FunctionServer {}
+impl<T> Provider for T where
+    T: ProviderServer + ResourceServer + DataSourceServer + FunctionServer + MoveServer
+{
+}
 
 /// The capabilities a provider announces, derived from what it implements, so a capability
 /// cannot be announced without the RPCs behind it.
@@ -132,6 +142,6 @@ pub fn server_capabilities<P: Provider>(provider: &P) -> ServerCapabilities {
         // Every layer works its schema out lazily, so a client that cached the schema may
         // start with any RPC.
         get_provider_schema_optional: true,
-        move_resource_state: false,
+        move_resource_state: provider.moves_state(),
     }
 }

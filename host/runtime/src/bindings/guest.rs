@@ -15,7 +15,7 @@ use crate::state::StoreState;
 pub enum WitVersion {
     /// `tfwasm:provider@0.1.0`: resources and data sources.
     V0_1_0,
-    /// `tfwasm:provider@0.2.0`: adds functions (in development).
+    /// `tfwasm:provider@0.2.0`: adds functions and moves (in development).
     V0_2_0,
 }
 
@@ -284,6 +284,36 @@ impl Guest {
                 )
                 .await
                 .map(v0_1_0::import_response),
+        }
+    }
+
+    /// `resource.move-resource-state`. 0.1.0 components have none; the host does not
+    /// announce the capability for them, so Terraform reports the move itself.
+    pub async fn move_resource_state(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+        req: &resource::MoveRequest,
+    ) -> Result<resource::MoveResponse> {
+        match self {
+            Guest::Latest(g) => {
+                g.tfwasm_provider_resource()
+                    .call_move_resource_state(store, ctx, req)
+                    .await
+            }
+            Guest::V0_1_0(_) => Ok(resource::MoveResponse {
+                target_state: Vec::new(),
+                target_private: Vec::new(),
+                diagnostics: vec![wit::Diagnostic {
+                    severity: wit::Severity::Error,
+                    summary: "Move Resource State Not Supported".into(),
+                    detail: format!(
+                        "This provider was built against tfwasm:provider@0.1.0, which cannot move state to {}.",
+                        req.target_type_name
+                    ),
+                    attribute: Vec::new(),
+                }],
+            }),
         }
     }
 

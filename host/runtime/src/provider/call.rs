@@ -261,6 +261,14 @@ impl ReturnedValues for resource::ImportResponse {
         self.diagnostics.push(diagnostic);
     }
 }
+impl ReturnedValues for resource::MoveResponse {
+    fn largest_value(&self) -> usize {
+        self.target_state.len()
+    }
+    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+}
 impl ReturnedValues for data_source::ReadDataResponse {
     fn largest_value(&self) -> usize {
         self.state.len()

@@ -9,6 +9,7 @@
 
 mod data_source;
 mod function;
+mod moves;
 mod provider;
 mod resource;
 
@@ -166,9 +167,11 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
 
     async fn move_resource_state(
         &self,
-        _req: Request<pb::move_resource_state::Request>,
+        req: Request<pb::move_resource_state::Request>,
     ) -> Result<Response<pb::move_resource_state::Response>, Status> {
-        Err(not_yet("MoveResourceState"))
+        Ok(Response::new(
+            moves::move_resource_state(&self.provider, req.into_inner()).await,
+        ))
     }
 
     async fn read_data_source(

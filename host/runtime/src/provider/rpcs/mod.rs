@@ -4,6 +4,7 @@
 
 mod data_source;
 mod function;
+mod moves;
 mod provider;
 mod resource;
 

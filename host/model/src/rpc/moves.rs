@@ -1,0 +1,76 @@
+//! The move family (tfplugin6.5, Terraform 1.8): MoveResourceState, for `moved` blocks whose
+//! source is another resource type (possibly of another provider). Announced with the
+//! `move_resource_state` capability.
+
+use std::future::Future;
+
+use super::{DynamicValue, RawState};
+use crate::Diagnostics;
+
+/// MoveResourceState: the source's stored state, to become a state of the target type.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MoveResourceStateRequest {
+    /// Provider address of the source, e.g. `registry.terraform.io/hashicorp/random`.
+    pub source_provider_address: String,
+    /// Resource type of the source.
+    pub source_type_name: String,
+    /// Schema version the source state was written with.
+    pub source_schema_version: i64,
+    /// The source state, as the state file holds it (JSON).
+    pub source_state: RawState,
+    /// Resource type to move to; one of this provider's.
+    pub target_type_name: String,
+    /// The source's private data.
+    pub source_private: Vec<u8>,
+}
+
+/// The moved state.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MoveResourceStateResponse {
+    /// State of the target type: wholly known, in the target's current schema.
+    pub target_state: DynamicValue,
+    /// Private data of the target.
+    pub target_private: Vec<u8>,
+    /// Problems.
+    pub diagnostics: Diagnostics,
+}
+
+/// MoveResourceState.
+///
+/// A provider that moves nothing implements [`NoMoves`] instead; it then does not announce
+/// the capability, and Terraform reports the unsupported move itself.
+pub trait MoveServer: Send + Sync + 'static {
+    /// Whether to announce `move_resource_state`.
+    fn moves_state(&self) -> bool;
+
+    /// MoveResourceState.
+    fn move_resource_state(
+        &self,
+        req: MoveResourceStateRequest,
+    ) -> impl Future<Output = MoveResourceStateResponse> + Send;
+}
+
+/// Marks a provider that supports no cross-type moves.
+pub trait NoMoves: Send + Sync + 'static {}
+
+impl<T: NoMoves> MoveServer for T {
+    fn moves_state(&self) -> bool {
+        false
+    }
+
+    async fn move_resource_state(
+        &self,
+        req: MoveResourceStateRequest,
+    ) -> MoveResourceStateResponse {
+        MoveResourceStateResponse {
+            diagnostics: vec![crate::Diagnostic::error(
+                "Move Resource State Not Supported",
+                format!(
+                    "This provider cannot move state from {} {:?} to {:?}.",
+                    req.source_provider_address, req.source_type_name, req.target_type_name
+                ),
+            )],
+            ..Default::default()
+        }
+    }
+}
