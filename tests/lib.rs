@@ -106,6 +106,11 @@ impl Client {
         self.at_least((1, 8, 0), (1, 7, 0))
     }
 
+    /// Ephemeral resources and write-only attributes: Terraform >= 1.11, OpenTofu >= 1.11.
+    pub fn has_write_only(&self) -> bool {
+        self.at_least((1, 11, 0), (1, 11, 0))
+    }
+
     /// `moved` blocks across resource types (MoveResourceState): Terraform >= 1.8; OpenTofu
     /// from 1.8 (not tried here: no OpenTofu on these machines).
     pub fn has_cross_type_moves(&self) -> bool {

@@ -9,7 +9,9 @@ use tfwasm_model::rpc::{
     ReadDataSourceResponse, ReadResourceRequest, ReadResourceResponse, UpgradeResourceStateRequest,
     UpgradeResourceStateResponse, ValidateConfigRequest,
 };
-use tfwasm_model::rpc::{DataSourceServer, NoFunctions, NoMoves, ProviderServer, ResourceServer};
+use tfwasm_model::rpc::{
+    DataSourceServer, NoEphemeralResources, NoFunctions, NoMoves, ProviderServer, ResourceServer,
+};
 use tfwasm_model::{Diagnostics, ProviderSchema};
 
 /// Answers every call at once: plans echo the proposal, applies echo the plan.
@@ -90,3 +92,5 @@ impl DataSourceServer for Floor {
 impl NoFunctions for Floor {}
 
 impl NoMoves for Floor {}
+
+impl NoEphemeralResources for Floor {}

@@ -11,9 +11,11 @@ use tfwasm_model::rpc::{
     UpgradeResourceStateResponse, ValidateConfigRequest,
 };
 use tfwasm_model::rpc::{
-    CallFunctionRequest, CallFunctionResponse, DataSourceServer, FunctionServer,
-    GetFunctionsResponse, MoveResourceStateRequest, MoveResourceStateResponse, MoveServer,
-    ProviderServer, ResourceServer,
+    CallFunctionRequest, CallFunctionResponse, CloseEphemeralResourceRequest, DataSourceServer,
+    EphemeralServer, FunctionServer, GetFunctionsResponse, MoveResourceStateRequest,
+    MoveResourceStateResponse, MoveServer, OpenEphemeralResourceRequest,
+    OpenEphemeralResourceResponse, ProviderServer, RenewEphemeralResourceRequest,
+    RenewEphemeralResourceResponse, ResourceServer,
 };
 use tfwasm_model::{AttributePath, Diagnostic, Diagnostics, PathStep, ProviderSchema, Severity};
 use tfwasm_sdk::glue::{self, wit};
@@ -117,6 +119,11 @@ impl ProviderServer for NativeProvider {
                 .data_sources()
                 .iter()
                 .map(|d| (d.type_name().to_owned(), d.schema().to_wire()))
+                .collect(),
+            ephemeral_resources: p
+                .ephemeral_resources()
+                .iter()
+                .map(|e| (e.type_name().to_owned(), e.schema().to_wire()))
                 .collect(),
             diagnostics: Vec::new(),
         }
@@ -413,5 +420,72 @@ impl MoveServer for NativeProvider {
             target_private: resp.target_private,
             diagnostics: diagnostics(resp.diagnostics),
         }
+    }
+}
+
+fn renew_at(unix_ms: Option<u64>) -> Option<std::time::SystemTime> {
+    unix_ms.map(|ms| std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms))
+}
+
+impl EphemeralServer for NativeProvider {
+    async fn validate_ephemeral_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
+        diagnostics(glue::validate_ephemeral_resource_config(
+            self.p(),
+            self.ctx(),
+            wit::ValidateRequest {
+                type_name: req.type_name,
+                config: req.config.msgpack,
+            },
+        ))
+    }
+
+    async fn open_ephemeral_resource(
+        &self,
+        req: OpenEphemeralResourceRequest,
+    ) -> OpenEphemeralResourceResponse {
+        let resp = glue::open_ephemeral_resource(
+            self.p(),
+            self.ctx(),
+            wit::OpenRequest {
+                type_name: req.type_name,
+                config: req.config.msgpack,
+            },
+        );
+        OpenEphemeralResourceResponse {
+            result: dv(resp.result),
+            private: resp.private,
+            renew_at: renew_at(resp.renew_at_unix_ms),
+            diagnostics: diagnostics(resp.diagnostics),
+        }
+    }
+
+    async fn renew_ephemeral_resource(
+        &self,
+        req: RenewEphemeralResourceRequest,
+    ) -> RenewEphemeralResourceResponse {
+        let resp = glue::renew_ephemeral_resource(
+            self.p(),
+            self.ctx(),
+            wit::PrivateRequest {
+                type_name: req.type_name,
+                private: req.private,
+            },
+        );
+        RenewEphemeralResourceResponse {
+            private: resp.private,
+            renew_at: renew_at(resp.renew_at_unix_ms),
+            diagnostics: diagnostics(resp.diagnostics),
+        }
+    }
+
+    async fn close_ephemeral_resource(&self, req: CloseEphemeralResourceRequest) -> Diagnostics {
+        diagnostics(glue::close_ephemeral_resource(
+            self.p(),
+            self.ctx(),
+            wit::PrivateRequest {
+                type_name: req.type_name,
+                private: req.private,
+            },
+        ))
     }
 }

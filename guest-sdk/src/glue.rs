@@ -9,7 +9,7 @@ use tfwasm_model::{
 
 use crate::function::{Arguments, Param, Signature};
 use crate::plan::plan_defaults;
-use crate::{Context, DataSource, Function, Provider, Resource};
+use crate::{Context, DataSource, EphemeralResource, Function, Provider, Resource};
 
 /// A provider with its resources and data sources, built once per instance; each type's
 /// schema is built the first time a call needs it and kept (instances serve many calls, and
@@ -20,6 +20,7 @@ pub struct Catalog {
     provider_type: Type,
     resources: Vec<Entry<Box<dyn Resource>>>,
     data_sources: Vec<Entry<Box<dyn DataSource>>>,
+    ephemeral_resources: Vec<Entry<Box<dyn EphemeralResource>>>,
     functions: Vec<Box<dyn Function>>,
 }
 
@@ -30,6 +31,15 @@ trait HasSchema {
 }
 
 impl HasSchema for Box<dyn Resource> {
+    fn type_name(&self) -> &'static str {
+        self.as_ref().type_name()
+    }
+    fn schema(&self) -> crate::ResourceSchema {
+        self.as_ref().schema()
+    }
+}
+
+impl HasSchema for Box<dyn EphemeralResource> {
     fn type_name(&self) -> &'static str {
         self.as_ref().type_name()
     }
@@ -86,6 +96,11 @@ impl Catalog {
             .into_iter()
             .map(Entry::new)
             .collect();
+        let ephemeral_resources = provider
+            .ephemeral_resources()
+            .into_iter()
+            .map(Entry::new)
+            .collect();
         let functions = provider.functions();
         Catalog {
             provider,
@@ -93,6 +108,7 @@ impl Catalog {
             provider_type,
             resources,
             data_sources,
+            ephemeral_resources,
             functions,
         }
     }
@@ -107,6 +123,9 @@ impl Catalog {
 pub mod wit {
     pub use crate::bindings::exports::tfwasm::provider::data_source::{
         ReadDataRequest, ReadDataResponse,
+    };
+    pub use crate::bindings::exports::tfwasm::provider::ephemeral::{
+        OpenRequest, OpenResponse, PrivateRequest, RenewResponse,
     };
     pub use crate::bindings::exports::tfwasm::provider::function::FunctionError;
     pub use crate::bindings::exports::tfwasm::provider::resource::{
@@ -349,6 +368,21 @@ fn find_data_source<'c>(
         })
 }
 
+fn find_ephemeral<'c>(
+    c: &'c Catalog,
+    type_name: &str,
+) -> Result<&'c Entry<Box<dyn EphemeralResource>>, Diagnostic> {
+    c.ephemeral_resources
+        .iter()
+        .find(|e| HasSchema::type_name(&e.item) == type_name)
+        .ok_or_else(|| {
+            Diagnostic::error(
+                "Unknown ephemeral resource type",
+                format!("This provider has no ephemeral resource type {type_name:?}."),
+            )
+        })
+}
+
 /// Runs `f`, turning an early `Err` into a one-diagnostic list.
 fn run_diags(f: impl FnOnce() -> Result<Vec<Diagnostic>, Diagnostic>) -> Diags {
     match f() {
@@ -419,6 +453,14 @@ pub fn get_schema(c: &Catalog) -> wit::ProviderSchema {
             .map(|d| wit::NamedSchema {
                 type_name: d.item.type_name().to_owned(),
                 schema: to_wit_schema(&d.schema().to_wire()),
+            })
+            .collect(),
+        ephemeral_resources: c
+            .ephemeral_resources
+            .iter()
+            .map(|e| wit::NamedSchema {
+                type_name: e.item.type_name().to_owned(),
+                schema: to_wit_schema(&e.schema().to_wire()),
             })
             .collect(),
         functions: c
@@ -948,4 +990,111 @@ pub fn read_data_source(
             diagnostics: vec![to_wit_diagnostic(&d)],
         },
     }
+}
+
+// ---- ephemeral resources -------------------------------------------------------------
+
+/// `validate-ephemeral-resource-config`.
+pub fn validate_ephemeral_resource_config(
+    c: &Catalog,
+    ctx: wit::ProviderContext,
+    req: wit::ValidateRequest,
+) -> Diags {
+    run_diags(|| {
+        let entry = find_ephemeral(c, &req.type_name)?;
+        let (ephemeral, schema, ty) = (&entry.item, entry.schema(), entry.ty());
+        let config = decode(&req.config, ty, "configuration")?;
+        let mut diagnostics = schema.check_config(&config);
+        diagnostics.extend(ephemeral.validate(&context(c, ctx)?, &config));
+        Ok(diagnostics)
+    })
+}
+
+/// Milliseconds since the Unix epoch (0 for times before it).
+fn unix_ms(at: std::time::SystemTime) -> u64 {
+    at.duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// `open-ephemeral-resource`: the schema's defaults fill null attributes of the
+/// configuration, then the author's `open` runs.
+pub fn open_ephemeral_resource(
+    c: &Catalog,
+    ctx: wit::ProviderContext,
+    req: wit::OpenRequest,
+) -> wit::OpenResponse {
+    let result = (|| {
+        let entry = find_ephemeral(c, &req.type_name)?;
+        let (ephemeral, schema, ty) = (&entry.item, entry.schema(), entry.ty());
+        let mut config = decode(&req.config, ty, "configuration")?;
+        crate::log::mask_sensitive(schema, &config);
+        for (attr, behaviour) in schema.attributes() {
+            if let Some(default) = &behaviour.default
+                && config.get(&attr.name).is_none_or(Value::is_null)
+            {
+                config.set(&attr.name, default.clone());
+            }
+        }
+        let ctx = context(c, ctx)?;
+        let opened = ephemeral.open(&ctx, &config)?;
+        crate::log::mask_sensitive(schema, &opened.result);
+        let result = encode(&opened.result, ty, "ephemeral result")?;
+        Ok((result, save_private(&ctx), opened.renew_at.map(unix_ms)))
+    })();
+    match result {
+        Ok((result, private, renew_at_unix_ms)) => wit::OpenResponse {
+            result,
+            private,
+            renew_at_unix_ms,
+            diagnostics: Vec::new(),
+        },
+        Err(d) => wit::OpenResponse {
+            result: Vec::new(),
+            private: Vec::new(),
+            renew_at_unix_ms: None,
+            diagnostics: vec![to_wit_diagnostic(&d)],
+        },
+    }
+}
+
+/// `renew-ephemeral-resource`.
+pub fn renew_ephemeral_resource(
+    c: &Catalog,
+    ctx: wit::ProviderContext,
+    req: wit::PrivateRequest,
+) -> wit::RenewResponse {
+    let result = (|| {
+        let entry = find_ephemeral(c, &req.type_name)?;
+        let ctx = context(c, ctx)?;
+        load_private(&ctx, &req.private)?;
+        let renew_at = entry.item.renew(&ctx)?;
+        Ok((save_private(&ctx), renew_at.map(unix_ms)))
+    })();
+    match result {
+        Ok((private, renew_at_unix_ms)) => wit::RenewResponse {
+            private,
+            renew_at_unix_ms,
+            diagnostics: Vec::new(),
+        },
+        Err(d) => wit::RenewResponse {
+            private: req.private,
+            renew_at_unix_ms: None,
+            diagnostics: vec![to_wit_diagnostic(&d)],
+        },
+    }
+}
+
+/// `close-ephemeral-resource`.
+pub fn close_ephemeral_resource(
+    c: &Catalog,
+    ctx: wit::ProviderContext,
+    req: wit::PrivateRequest,
+) -> Diags {
+    run_diags(|| {
+        let entry = find_ephemeral(c, &req.type_name)?;
+        let ctx = context(c, ctx)?;
+        load_private(&ctx, &req.private)?;
+        entry.item.close(&ctx)?;
+        Ok(Vec::new())
+    })
 }

@@ -48,6 +48,7 @@ pub mod bindings {
     });
 }
 
+pub mod ephemeral;
 pub mod function;
 #[doc(hidden)]
 pub mod glue;
@@ -63,6 +64,7 @@ pub mod typed;
 pub mod validate;
 mod value_ext;
 
+pub use ephemeral::{EphemeralResource, Opened};
 pub use function::{Arguments, Function, FunctionError, Param, Signature};
 pub use moves::{MoveSource, StateMover};
 pub use plan::PlanContext;
@@ -134,8 +136,9 @@ pub fn random_bytes(buf: &mut [u8]) {
 pub mod prelude {
     pub use crate::{
         Arguments, Attr, AttributePath, Block, Context, DataSource, Diagnostic, Diagnostics,
-        Function, FunctionError, MoveSource, Param, PlanContext, PriorState, Provider, Resource,
-        ResourceSchema, Signature, StateMover, StateUpgrader, Tf, Type, Value, ValueExt,
+        EphemeralResource, Function, FunctionError, MoveSource, Opened, Param, PlanContext,
+        PriorState, Provider, Resource, ResourceSchema, Signature, StateMover, StateUpgrader, Tf,
+        Type, Value, ValueExt,
     };
     pub use serde::{Deserialize, Serialize};
 }
@@ -250,6 +253,33 @@ macro_rules! export_provider {
                 req: $crate::glue::wit::ReadDataRequest,
             ) -> $crate::glue::wit::ReadDataResponse {
                 $crate::glue::read_data_source(__tfwasm_provider(), ctx, req)
+            }
+        }
+
+        impl $crate::bindings::exports::tfwasm::provider::ephemeral::Guest for __TfwasmExport {
+            fn validate_ephemeral_resource_config(
+                ctx: $crate::glue::wit::ProviderContext,
+                req: $crate::glue::wit::ValidateRequest,
+            ) -> ::std::vec::Vec<$crate::glue::wit::Diagnostic> {
+                $crate::glue::validate_ephemeral_resource_config(__tfwasm_provider(), ctx, req)
+            }
+            fn open_ephemeral_resource(
+                ctx: $crate::glue::wit::ProviderContext,
+                req: $crate::glue::wit::OpenRequest,
+            ) -> $crate::glue::wit::OpenResponse {
+                $crate::glue::open_ephemeral_resource(__tfwasm_provider(), ctx, req)
+            }
+            fn renew_ephemeral_resource(
+                ctx: $crate::glue::wit::ProviderContext,
+                req: $crate::glue::wit::PrivateRequest,
+            ) -> $crate::glue::wit::RenewResponse {
+                $crate::glue::renew_ephemeral_resource(__tfwasm_provider(), ctx, req)
+            }
+            fn close_ephemeral_resource(
+                ctx: $crate::glue::wit::ProviderContext,
+                req: $crate::glue::wit::PrivateRequest,
+            ) -> ::std::vec::Vec<$crate::glue::wit::Diagnostic> {
+                $crate::glue::close_ephemeral_resource(__tfwasm_provider(), ctx, req)
             }
         }
 

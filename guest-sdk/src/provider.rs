@@ -129,6 +129,10 @@ pub trait Provider: Send + Sync + 'static {
     fn data_sources(&self) -> Vec<Box<dyn DataSource>> {
         Vec::new()
     }
+    /// The ephemeral resource types (see [`crate::ephemeral`]).
+    fn ephemeral_resources(&self) -> Vec<Box<dyn crate::EphemeralResource>> {
+        Vec::new()
+    }
     /// Provider-defined functions (see [`crate::function`]).
     fn functions(&self) -> Vec<Box<dyn crate::Function>> {
         Vec::new()

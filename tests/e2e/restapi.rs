@@ -287,3 +287,111 @@ resource "restapi_object" "x" {{
         assert_eq!(server.db()["items"], json!([]));
     }
 }
+
+const WRITE_ONLY: &str = r#"
+terraform {
+  required_providers {
+    restapi = { source = "registry.terraform.io/tfwasm/restapi" }
+    random  = { source = "registry.terraform.io/tfwasm/random" }
+  }
+}
+
+provider "restapi" {
+  uri                   = "API"
+  create_returns_object = true
+}
+
+ephemeral "random_password" "db" {
+  length  = 24
+  special = false
+}
+
+resource "restapi_object" "user" {
+  path            = "/items"
+  data            = jsonencode({ name = "app" })
+  data_wo         = jsonencode({ password = ephemeral.random_password.db.result })
+  data_wo_version = VERSION
+}
+"#;
+
+#[test]
+fn an_ephemeral_password_reaches_the_api_through_data_wo_and_is_never_stored() {
+    for client in clients() {
+        let name = &client.name;
+        let server = JsonServer::start(&json!({ "items": [] }), 0);
+        let api = server.url();
+        if !client.has_write_only() {
+            // No ephemeral blocks here, and a write-only value would be stored: refused.
+            let ws = Workspace::new(
+                client,
+                &format!(
+                    "{}\nprovider \"restapi\" {{\n  uri = \"{api}\"\n}}\nresource \"restapi_object\" \"user\" {{\n  path    = \"/items\"\n  data    = jsonencode({{ name = \"app\" }})\n  data_wo = jsonencode({{ password = \"literal\" }})\n}}\n",
+                    "terraform {\n  required_providers {\n    restapi = { source = \"registry.terraform.io/tfwasm/restapi\" }\n  }\n}"
+                ),
+            );
+            ws.ok(&["init", "-no-color"]);
+            let plan = ws.run(&["plan", "-no-color"]);
+            let text = flatten(&plan.all());
+            assert_ne!(plan.code, 0, "{name}: {text}");
+            assert!(
+                text.contains("Write-only attribute not supported by this client"),
+                "{name}: {text}"
+            );
+            assert!(text.contains("data_wo"), "{name}: {text}");
+            println!("{name}: no ephemeral resources; a write-only value is refused");
+            continue;
+        }
+        let config = |version: u32| {
+            WRITE_ONLY
+                .replace("API", &api)
+                .replace("VERSION", &version.to_string())
+        };
+        let ws = Workspace::new(client, &config(1));
+        ws.ok(&["init", "-no-color"]);
+        ws.ok(&["plan", "-out=tfplan", "-no-color"]);
+        ws.ok(&["apply", "-auto-approve", "-no-color", "tfplan"]);
+        let items = server.db()["items"].as_array().unwrap().clone();
+        assert_eq!(items.len(), 1, "{name}: {items:?}");
+        assert_eq!(items[0]["name"], "app");
+        let secret = items[0]["password"].as_str().unwrap().to_owned();
+        assert_eq!(
+            secret.chars().count(),
+            24,
+            "{name}: the API got the password"
+        );
+        let state = std::fs::read_to_string(ws.path().join("terraform.tfstate")).unwrap();
+        assert!(
+            !state.contains(&secret),
+            "{name}: the state holds the secret"
+        );
+        assert!(state.contains("data_wo_version"), "{name}");
+        let plan_json = ws.ok(&["show", "-json", "-no-color", "tfplan"]).stdout;
+        assert!(
+            !plan_json.contains(&secret),
+            "{name}: the plan holds the secret"
+        );
+
+        // The server echoes the secret back; it is not drift and not stored.
+        let p = plan(&ws);
+        assert_eq!(p.code, 0, "{name}: {}", p.all());
+
+        // A new version sends a new password (the ephemeral one of this run).
+        ws.write_config(&config(2));
+        ws.ok(&["apply", "-auto-approve", "-no-color"]);
+        let items = server.db()["items"].as_array().unwrap().clone();
+        let rotated = items[0]["password"].as_str().unwrap().to_owned();
+        assert_eq!(rotated.chars().count(), 24);
+        assert_ne!(rotated, secret, "{name}: rotated");
+        let state = std::fs::read_to_string(ws.path().join("terraform.tfstate")).unwrap();
+        assert!(
+            !state.contains(&rotated) && !state.contains(&secret),
+            "{name}"
+        );
+
+        ws.ok(&["destroy", "-auto-approve", "-no-color"]);
+        assert!(
+            server.db()["items"].as_array().unwrap().is_empty(),
+            "{name}"
+        );
+    }
+}

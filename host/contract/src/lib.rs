@@ -22,6 +22,7 @@ mod function;
 mod plan;
 mod render;
 mod results;
+mod write_only;
 
 use std::fmt;
 
@@ -32,6 +33,7 @@ pub use plan::{check_plan, check_requires_replace};
 pub use render::render;
 pub use results::{check_data_source, check_import, check_wholly_known};
 use tfwasm_model::{AttributePath, Value};
+pub use write_only::check_write_only_null;
 
 /// One broken rule at one place.
 #[derive(Debug, Clone, PartialEq, Eq)]

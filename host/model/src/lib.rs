@@ -27,7 +27,8 @@ pub use diagnostic::{Diagnostic, Diagnostics, Severity, has_error};
 pub use number::{Number, ParseNumberError};
 pub use path::{AttributePath, ParsePathError, PathRef, PathStep, ToPath};
 pub use rpc::{
-    DataSourceServer, FunctionServer, MoveServer, Provider, ProviderServer, ResourceServer,
+    DataSourceServer, EphemeralServer, FunctionServer, MoveServer, Provider, ProviderServer,
+    ResourceServer,
 };
 pub use rpc_name::{Rpc, UnknownRpc};
 pub use schema::{

@@ -47,6 +47,10 @@ rpcs!(
     ReadDataSource,
     CallFunction,
     MoveResourceState,
+    ValidateEphemeralResourceConfig,
+    OpenEphemeralResource,
+    RenewEphemeralResource,
+    CloseEphemeralResource,
 );
 
 impl fmt::Display for Rpc {

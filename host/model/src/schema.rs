@@ -220,6 +220,8 @@ pub struct ProviderSchema {
     pub resources: BTreeMap<String, Schema>,
     /// Data source types by full type name.
     pub data_sources: BTreeMap<String, Schema>,
+    /// Ephemeral resource types by full type name.
+    pub ephemeral_resources: BTreeMap<String, Schema>,
     /// Problems found while producing the schema.
     pub diagnostics: Vec<Diagnostic>,
 }

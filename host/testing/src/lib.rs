@@ -33,7 +33,9 @@ use tfwasm_contract::{Checked, Mode};
 use tfwasm_model::codec;
 use tfwasm_model::rpc::prelude::*;
 use tfwasm_model::rpc::{
-    ApplyResourceChangeRequest, ConfigureProviderRequest, DynamicValue, ImportResourceStateRequest,
+    ApplyResourceChangeRequest, CallFunctionRequest, ClientCapabilities,
+    CloseEphemeralResourceRequest, ConfigureProviderRequest, DynamicValue,
+    ImportResourceStateRequest, MoveResourceStateRequest, OpenEphemeralResourceRequest,
     PlanResourceChangeRequest, RawState, ReadDataSourceRequest, ReadResourceRequest,
     UpgradeResourceStateRequest, ValidateConfigRequest,
 };
@@ -49,7 +51,7 @@ pub enum HarnessError {
     /// The provider has no such resource or data source type.
     #[error("the provider has no {kind} type {name:?}")]
     UnknownType {
-        /// "resource" or "data source".
+        /// "resource", "data source", "ephemeral resource" or "function".
         kind: &'static str,
         /// The type name asked for.
         name: String,
@@ -61,6 +63,16 @@ pub enum HarnessError {
         what: String,
         /// Why.
         message: String,
+    },
+    /// A function call failed.
+    #[error("function {name} failed{}: {text}", .argument.map(|i| format!(" at argument {i}")).unwrap_or_default())]
+    Function {
+        /// The function.
+        name: String,
+        /// Its error.
+        text: String,
+        /// The argument at fault, if any.
+        argument: Option<i64>,
     },
     /// The provider answered with error diagnostics.
     #[error("{rpc} failed:\n{}", render_diagnostics(.diagnostics))]
@@ -378,7 +390,7 @@ impl Harness {
                 .block_on(self.provider.configure_provider(ConfigureProviderRequest {
                     terraform_version: "harness".to_owned(),
                     config,
-                    client_capabilities: Default::default(),
+                    client_capabilities: CLIENT,
                 }));
         Self::check("ConfigureProvider", diagnostics).map(drop)
     }
@@ -399,6 +411,7 @@ impl Harness {
                 .validate_resource_config(ValidateConfigRequest {
                     type_name: type_name.to_owned(),
                     config: Self::encode(&value, &ty)?,
+                    client_capabilities: CLIENT,
                 }),
         ))
     }
@@ -630,6 +643,7 @@ impl Harness {
                     .validate_data_resource_config(ValidateConfigRequest {
                         type_name: type_name.to_owned(),
                         config: Self::encode(&value, &ty)?,
+                        client_capabilities: CLIENT,
                     }),
             );
         Self::check("ValidateDataResourceConfig", diagnostics)?;
@@ -643,7 +657,159 @@ impl Harness {
         Self::check("ReadDataSource", resp.diagnostics)?;
         Self::decode("ReadDataSource", &resp.state, &ty)
     }
+
+    /// CallFunction `name` with arguments given as JSON (each converted to its parameter's
+    /// type), as Terraform calls it: before any ConfigureProvider if the harness has not
+    /// configured the provider.
+    ///
+    /// # Errors
+    /// Unknown function, bad input, or the function's error.
+    pub fn call_function(
+        &self,
+        name: &str,
+        arguments: &[serde_json::Value],
+    ) -> Result<Value, HarnessError> {
+        let functions = self.runtime.block_on(self.provider.get_functions());
+        let function = functions
+            .functions
+            .get(name)
+            .ok_or_else(|| HarnessError::UnknownType {
+                kind: "function",
+                name: name.to_owned(),
+            })?;
+        let mut encoded = Vec::with_capacity(arguments.len());
+        for (i, json) in arguments.iter().enumerate() {
+            let ty = &function
+                .parameter(i)
+                .ok_or_else(|| HarnessError::BadInput {
+                    what: format!("argument {i}"),
+                    message: format!("{name} takes fewer arguments"),
+                })?
+                .ty;
+            let value = self.input(&format!("argument {i}"), json, ty)?;
+            encoded.push(Self::encode(&value, ty)?);
+        }
+        let resp = self
+            .runtime
+            .block_on(self.provider.call_function(CallFunctionRequest {
+                name: name.to_owned(),
+                arguments: encoded,
+            }));
+        if let Some(error) = resp.error {
+            return Err(HarnessError::Function {
+                name: name.to_owned(),
+                text: error.text,
+                argument: error.function_argument,
+            });
+        }
+        Self::decode("CallFunction", &resp.result, &function.return_type)
+    }
+
+    /// Validates and opens the ephemeral resource `type_name`, then closes it, as one
+    /// Terraform run does; returns the opened value.
+    ///
+    /// # Errors
+    /// Unknown type, bad input, or error diagnostics from the provider.
+    pub fn open_ephemeral(
+        &self,
+        type_name: &str,
+        config: serde_json::Value,
+    ) -> Result<Value, HarnessError> {
+        let schema = self
+            .schema
+            .ephemeral_resources
+            .get(type_name)
+            .ok_or_else(|| HarnessError::UnknownType {
+                kind: "ephemeral resource",
+                name: type_name.to_owned(),
+            })?;
+        let ty = schema.block.implied_type();
+        let value = self.input("configuration", &config, &ty)?;
+        let diagnostics =
+            self.runtime
+                .block_on(self.provider.validate_ephemeral_resource_config(
+                    ValidateConfigRequest {
+                        type_name: type_name.to_owned(),
+                        config: Self::encode(&value, &ty)?,
+                        client_capabilities: CLIENT,
+                    },
+                ));
+        Self::check("ValidateEphemeralResourceConfig", diagnostics)?;
+        let opened = self.runtime.block_on(self.provider.open_ephemeral_resource(
+            OpenEphemeralResourceRequest {
+                type_name: type_name.to_owned(),
+                config: Self::encode(&value, &ty)?,
+                client_capabilities: CLIENT,
+            },
+        ));
+        Self::check("OpenEphemeralResource", opened.diagnostics)?;
+        let result = Self::decode("OpenEphemeralResource", &opened.result, &ty)?;
+        let diagnostics = self
+            .runtime
+            .block_on(
+                self.provider
+                    .close_ephemeral_resource(CloseEphemeralResourceRequest {
+                        type_name: type_name.to_owned(),
+                        private: opened.private,
+                    }),
+            );
+        Self::check("CloseEphemeralResource", diagnostics)?;
+        Ok(result)
+    }
+
+    /// `state` as a state file stores it (its `attributes` object), e.g. the source of a
+    /// [`Harness::move_state`].
+    ///
+    /// # Errors
+    /// Unknown type, or a value that does not fit its schema.
+    pub fn stored(&self, state: &State) -> Result<serde_json::Value, HarnessError> {
+        let ty = self.resource(&state.type_name)?.block.implied_type();
+        codec::json::encode(&state.value, &ty).map_err(|e| HarnessError::BadInput {
+            what: "state".to_owned(),
+            message: e.to_string(),
+        })
+    }
+
+    /// MoveResourceState of `source_state` (a state file's `attributes` object) of
+    /// `source_type` at `source_version` into `target_type`, as a `moved` block does.
+    ///
+    /// # Errors
+    /// Unknown type, or error diagnostics from the provider.
+    pub fn move_state(
+        &self,
+        source_type: &str,
+        source_version: i64,
+        source_state: serde_json::Value,
+        target_type: &str,
+    ) -> Result<State, HarnessError> {
+        let ty = self.resource(target_type)?.block.implied_type();
+        let resp =
+            self.runtime
+                .block_on(self.provider.move_resource_state(MoveResourceStateRequest {
+                    source_provider_address: "registry.terraform.io/harness/harness".to_owned(),
+                    source_type_name: source_type.to_owned(),
+                    source_schema_version: source_version,
+                    source_state: RawState {
+                        json: source_state.to_string().into_bytes(),
+                        ..RawState::default()
+                    },
+                    target_type_name: target_type.to_owned(),
+                    source_private: Vec::new(),
+                }));
+        Self::check("MoveResourceState", resp.diagnostics)?;
+        Ok(State {
+            type_name: target_type.to_owned(),
+            value: Self::decode("MoveResourceState", &resp.target_state, &ty)?,
+            private: resp.target_private,
+        })
+    }
 }
+
+/// What the harness announces as a client: write-only attributes, as Terraform >= 1.11.
+const CLIENT: ClientCapabilities = ClientCapabilities {
+    deferral_allowed: false,
+    write_only_attributes_allowed: true,
+};
 
 /// `json` with every attribute the object types name but the JSON leaves out set to null.
 fn fill_nulls(json: &serde_json::Value, ty: &Type) -> serde_json::Value {

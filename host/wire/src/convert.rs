@@ -1,6 +1,6 @@
 //! Conversions between the generated protobuf types and the model.
 
-use tfwasm_model::rpc::{DynamicValue, RawState, ServerCapabilities};
+use tfwasm_model::rpc::{ClientCapabilities, DynamicValue, RawState, ServerCapabilities};
 use tfwasm_model::{
     Attribute, AttributePath, AttributeType, Block, BlockNesting, Diagnostic, NestedBlock,
     NestedObject, ObjectNesting, PathStep, Schema, Severity, StringKind,
@@ -65,6 +65,15 @@ pub(crate) fn diagnostics(list: Vec<Diagnostic>) -> Vec<pb::Diagnostic> {
             attribute: d.attribute.as_ref().map(attribute_path),
         })
         .collect()
+}
+
+/// What the client announced; an absent message (older clients) announces nothing.
+pub(crate) fn client_capabilities(c: Option<pb::ClientCapabilities>) -> ClientCapabilities {
+    let c = c.unwrap_or_default();
+    ClientCapabilities {
+        deferral_allowed: c.deferral_allowed,
+        write_only_attributes_allowed: c.write_only_attributes_allowed,
+    }
 }
 
 pub(crate) fn server_capabilities(c: ServerCapabilities) -> pb::ServerCapabilities {

@@ -75,3 +75,24 @@ fn paths_outside_the_grant_and_two_contents_are_refused() {
         .unwrap();
     assert!(!err.is_empty(), "exactly one content attribute");
 }
+
+#[test]
+fn direxists_answers_inside_the_grant_and_refuses_outside() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    std::fs::write(dir.path().join("file"), "x").unwrap();
+    let h = harness(dir.path());
+    let call = |path: &str| h.call_function("direxists", &[json!(path)]);
+    assert_eq!(call("/out/sub").unwrap(), tfwasm_sdk::Value::Bool(true));
+    assert_eq!(
+        call("/out/missing").unwrap(),
+        tfwasm_sdk::Value::Bool(false)
+    );
+    let error = call("/out/file").unwrap_err().to_string();
+    assert!(
+        error.contains("at argument 0") && error.contains("not a directory"),
+        "{error}"
+    );
+    let error = call("/etc").unwrap_err().to_string();
+    assert!(error.contains("--allow-dir"), "{error}");
+}

@@ -9,6 +9,7 @@
 //! `random_pet` uses its own word lists; seeded `random_shuffle` is likewise repeatable but
 //! not Go's sequence.
 
+mod ephemeral_password;
 mod id;
 mod integer;
 mod moves;
@@ -21,7 +22,7 @@ mod uuid;
 
 use tfwasm_sdk::prelude::*;
 
-/// The provider: no configuration, seven resources.
+/// The provider: no configuration, seven resources, one ephemeral resource.
 pub struct RandomProvider;
 
 impl Provider for RandomProvider {
@@ -35,6 +36,10 @@ impl Provider for RandomProvider {
             Box::new(shuffle::RandomShuffle),
             Box::new(uuid::RandomUuid),
         ]
+    }
+
+    fn ephemeral_resources(&self) -> Vec<Box<dyn EphemeralResource>> {
+        vec![Box::new(ephemeral_password::EphemeralPassword)]
     }
 }
 

@@ -266,3 +266,53 @@ fn string_keeper_change_replaces() {
     assert_eq!(plan.requires_replace, vec!["keepers".parse().unwrap()]);
     assert!(plan.attr("result").is_unknown());
 }
+
+#[test]
+fn ephemeral_password_opens_a_fresh_secret_each_time() {
+    let h = harness();
+    let config = json!({"length": 16, "special": false, "min_numeric": 3});
+    let first = h.open_ephemeral("random_password", config.clone()).unwrap();
+    let second = h.open_ephemeral("random_password", config).unwrap();
+    let result = first.get("result").and_then(|v| v.as_str()).unwrap();
+    assert_eq!(result.chars().count(), 16);
+    assert!(
+        result.chars().filter(char::is_ascii_digit).count() >= 3,
+        "{result}"
+    );
+    let hash = first.get("bcrypt_hash").and_then(|v| v.as_str()).unwrap();
+    assert!(bcrypt::verify(result, hash).unwrap());
+    assert_ne!(first.get("result"), second.get("result"), "never reused");
+    let logs = format!("{:?}", h.logs());
+    assert!(!logs.contains(result), "the secret is never logged: {logs}");
+}
+
+#[test]
+fn a_string_moves_to_a_password_and_back_keeping_its_value() {
+    let h = harness();
+    let string = h
+        .create("random_string", json!({"length": 12, "special": false}))
+        .unwrap();
+    let value = text(&string, "result");
+    let stored = h.stored(&string).unwrap();
+    let password = h
+        .move_state("random_string", 0, stored, "random_password")
+        .unwrap();
+    assert_eq!(text(&password, "result"), value);
+    assert!(bcrypt::verify(&value, &text(&password, "bcrypt_hash")).unwrap());
+    assert_eq!(password.private_json(), json!({"bcrypt_cost": 10}));
+    // A plan of the same settings on the moved state changes nothing.
+    let plan = h
+        .plan(
+            "random_password",
+            Some(&password),
+            json!({"length": 12, "special": false}),
+        )
+        .unwrap();
+    assert!(plan.is_no_op(), "{:?}", plan.planned);
+
+    // A source this provider does not know is refused, naming it.
+    let error = h
+        .move_state("other_thing", 0, json!({}), "random_password")
+        .unwrap_err();
+    assert!(error.to_string().contains("other_thing"), "{error}");
+}

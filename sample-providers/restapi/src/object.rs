@@ -7,6 +7,11 @@
 //!   keys the server added do too, unless `ignore_server_additions`.
 //! - Update sends `data` to `update_path` with `update_method` (PUT); a change of a key named
 //!   in `force_new` replaces the object instead.
+//! - `data_wo` (write-only, Terraform >= 1.11): JSON merged into the body of every create and
+//!   update, never stored: the state holds neither it nor the keys it set as the server
+//!   echoes them (their names, not values, are kept in private state to leave them out).
+//!   Terraform cannot diff a write-only value, so changing `data_wo_version` is how a new
+//!   `data_wo` is sent (the pattern of AWS's `password_wo`/`password_wo_version`).
 //! - Delete accepts 404 and 410: the object is gone either way.
 //! - Import ID: `/path/{id}`.
 
@@ -37,6 +42,8 @@ struct Model {
     update_method: Option<String>,
     destroy_method: Option<String>,
     ignore_server_additions: Option<bool>,
+    data_wo: Option<String>,
+    data_wo_version: Option<i64>,
     id: Tf<String>,
     api_data: Tf<BTreeMap<String, String>>,
     api_response: Tf<String>,
@@ -83,17 +90,61 @@ impl Model {
     }
 }
 
+/// Private-state key of the names of the keys `data_wo` set.
+const WRITE_ONLY_KEYS: &str = "data_wo_keys";
+
+/// `data_wo` from the configuration, as an object (empty when unset).
+fn write_only_data(config: &Value) -> Result<Map<String, Json>, Diagnostic> {
+    match config.get_string("data_wo")? {
+        Some(text) => parse_json_object(&text, "data_wo"),
+        None => Ok(Map::new()),
+    }
+}
+
+/// The body of a create or update: `data` with `data_wo`'s keys merged in; remembers the
+/// names of those keys so reads leave them out of state.
+fn body(
+    ctx: &Context,
+    data: Map<String, Json>,
+    write_only: Map<String, Json>,
+) -> Result<Json, Diagnostic> {
+    let keys: Vec<&String> = write_only.keys().collect();
+    ctx.set_private(
+        WRITE_ONLY_KEYS,
+        (!keys.is_empty()).then(|| serde_json::json!(keys)),
+    )?;
+    let mut body = data;
+    body.extend(write_only);
+    Ok(Json::Object(body))
+}
+
+/// `object` without the keys `data_wo` set (names from private state).
+fn without_write_only(ctx: &Context, mut object: Map<String, Json>) -> Map<String, Json> {
+    if let Some(Json::Array(keys)) = ctx.private(WRITE_ONLY_KEYS) {
+        for key in keys.iter().filter_map(Json::as_str) {
+            object.remove(key);
+        }
+    }
+    object
+}
+
 fn parse_data(text: &str) -> Result<Map<String, Json>, Diagnostic> {
+    parse_json_object(text, "data")
+}
+
+fn parse_json_object(text: &str, attribute: &str) -> Result<Map<String, Json>, Diagnostic> {
     match serde_json::from_str::<Json>(text) {
         Ok(Json::Object(map)) => Ok(map),
-        Ok(_) => Err(
-            Diagnostic::error("Invalid data", "data must be a JSON object.")
-                .at(AttributePath::attribute("data")),
-        ),
-        Err(e) => Err(
-            Diagnostic::error("Invalid data", format!("data is not valid JSON: {e}"))
-                .at(AttributePath::attribute("data")),
-        ),
+        Ok(_) => Err(Diagnostic::error(
+            format!("Invalid {attribute}"),
+            format!("{attribute} must be a JSON object."),
+        )
+        .at(AttributePath::attribute(attribute))),
+        Err(e) => Err(Diagnostic::error(
+            format!("Invalid {attribute}"),
+            format!("{attribute} is not valid JSON: {e}"),
+        )
+        .at(AttributePath::attribute(attribute))),
     }
 }
 
@@ -174,6 +225,17 @@ impl RestApiObject {
                 "Keys the server adds to the object (timestamps, defaults) are not drift.",
             ))
             .attr(
+                Attr::string("data_wo")
+                    .optional()
+                    .write_only()
+                    .description("JSON object merged into the body of every create and update, never stored (Terraform >= 1.11). Change data_wo_version to send a new value."),
+            )
+            .attr(
+                Attr::number("data_wo_version")
+                    .optional()
+                    .description("Change it to update the object with the current data_wo."),
+            )
+            .attr(
                 Attr::string("id")
                     .computed()
                     .use_state_for_unknown()
@@ -233,10 +295,14 @@ impl Resource for RestApiObject {
     }
 
     fn validate(&self, _ctx: &Context, config: &Value) -> Diagnostics {
-        match config.attr("data").as_str() {
+        let mut problems: Diagnostics = match config.attr("data").as_str() {
             Some(text) => parse_data(text).err().into_iter().collect(),
             None => Vec::new(),
+        };
+        if let Some(text) = config.attr("data_wo").as_str() {
+            problems.extend(parse_json_object(text, "data_wo").err());
         }
+        problems
     }
 
     fn modify_plan(&self, _ctx: &Context, plan: &mut PlanContext) -> Result<(), Diagnostic> {
@@ -267,11 +333,12 @@ impl Resource for RestApiObject {
         Ok(())
     }
 
-    fn create(&self, ctx: &Context, planned: &Value, _config: &Value) -> Result<Value, Diagnostic> {
+    fn create(&self, ctx: &Context, planned: &Value, config: &Value) -> Result<Value, Diagnostic> {
         let api = Api::from_context(ctx)?;
         let schema = self.schema();
         let mut model: Model = schema.decode(planned)?;
         let data = Json::Object(model.data_object()?);
+        let body = body(ctx, model.data_object()?, write_only_data(config)?)?;
         let id_key = model.id_attribute(&api).to_owned();
         let known_id = model
             .object_id
@@ -283,7 +350,7 @@ impl Resource for RestApiObject {
             (None, _) => model.path.clone(),
         };
         let method = model.method(&model.create_method, Method::Post, "create_method")?;
-        let response = api.expect(method, &path, Some(&data))?;
+        let response = api.expect(method, &path, Some(&body))?;
         let answer = object_of(&response).ok();
         let id = known_id
             .or_else(|| answer.as_ref().and_then(|a| id_of(a, &id_key)))
@@ -298,7 +365,7 @@ impl Resource for RestApiObject {
             })?;
         let returns = api.create_returns_object || api.write_returns_object;
         let object = Self::after_write(&api, &model, &id, answer.filter(|_| returns))?;
-        model.set_remote(id, &object);
+        model.set_remote(id, &without_write_only(ctx, object));
         schema.encode(&model)
     }
 
@@ -310,6 +377,7 @@ impl Resource for RestApiObject {
         let Some(server) = Self::fetch(&api, &model, &id)? else {
             return Ok(None);
         };
+        let server = without_write_only(ctx, server);
         let data = model.data_object()?;
         let seen = as_on_server(
             &data,
@@ -329,7 +397,7 @@ impl Resource for RestApiObject {
         ctx: &Context,
         prior: &Value,
         planned: &Value,
-        _config: &Value,
+        config: &Value,
     ) -> Result<Value, Diagnostic> {
         let api = Api::from_context(ctx)?;
         let schema = self.schema();
@@ -338,15 +406,15 @@ impl Resource for RestApiObject {
             Some(id) => id,
             None => model.known_id()?.to_owned(),
         };
-        let data = Json::Object(model.data_object()?);
+        let body = body(ctx, model.data_object()?, write_only_data(config)?)?;
         let path = id_path(model.update_path.as_deref(), &model.path, &id);
         let method = model.method(&model.update_method, Method::Put, "update_method")?;
-        let response = api.expect(method, &path, Some(&data))?;
+        let response = api.expect(method, &path, Some(&body))?;
         let answer = object_of(&response)
             .ok()
             .filter(|_| api.write_returns_object);
         let object = Self::after_write(&api, &model, &id, answer)?;
-        model.set_remote(id, &object);
+        model.set_remote(id, &without_write_only(ctx, object));
         schema.encode(&model)
     }
 
@@ -390,6 +458,8 @@ impl Resource for RestApiObject {
             update_method: None,
             destroy_method: None,
             ignore_server_additions: None,
+            data_wo: None,
+            data_wo_version: None,
             id: Tf::Known(id.to_owned()),
             api_data: Tf::Null,
             api_response: Tf::Null,

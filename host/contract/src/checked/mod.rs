@@ -5,6 +5,7 @@
 //! checked or deliberately forwarded.
 
 mod data_source;
+mod ephemeral;
 mod function;
 mod moves;
 mod provider;
@@ -117,6 +118,14 @@ impl<P: Provider> Checked<P> {
             })
             .collect()
     }
+}
+
+/// The rules of every state a provider hands back to be stored (read, upgrade, move): wholly
+/// known, and no write-only value.
+fn stored(block: &tfwasm_model::Block, state: &Value) -> Vec<Violation> {
+    let mut found = crate::check_wholly_known(state);
+    found.extend(crate::check_write_only_null(block, state));
+    found
 }
 
 /// Decodes a provider result; a value that does not fit the schema is itself a violation.

@@ -1,10 +1,11 @@
-//! The move family: a moved state fits the target schema and is wholly known.
+//! The move family: a moved state fits the target schema, is wholly known and holds no
+//! write-only value.
 
 use tfwasm_model::Provider;
 use tfwasm_model::rpc::{MoveResourceStateRequest, MoveResourceStateResponse, MoveServer};
 
+use super::stored;
 use super::{Checked, decode_result};
-use crate::check_wholly_known;
 
 impl<P: Provider> MoveServer for Checked<P> {
     fn moves_state(&self) -> bool {
@@ -20,9 +21,9 @@ impl<P: Provider> MoveServer for Checked<P> {
         if tfwasm_model::has_error(&resp.diagnostics) {
             return resp;
         }
-        if let Some((_, ty)) = self.resource(&target).await {
+        if let Some((schema, ty)) = self.resource(&target).await {
             let violations = match decode_result(&resp.target_state, ty) {
-                Ok(state) => check_wholly_known(&state),
+                Ok(state) => stored(&schema.block, &state),
                 Err(v) => vec![v],
             };
             resp.diagnostics.extend(self.diagnostics(

@@ -6,14 +6,40 @@ use tfwasm_model::rpc::{
     ReadResourceRequest, ReadResourceResponse, ResourceServer, UpgradeResourceStateRequest,
     UpgradeResourceStateResponse, ValidateConfigRequest,
 };
-use tfwasm_model::{Diagnostics, Provider, Value};
+use tfwasm_model::{Diagnostic, Diagnostics, Provider, Value};
 
+use super::stored;
 use super::{Checked, Mode, decode_result};
-use crate::{check_apply, check_import, check_plan, check_requires_replace, check_wholly_known};
+use crate::{check_apply, check_import, check_plan, check_requires_replace, check_write_only_null};
 
 impl<P: Provider> ResourceServer for Checked<P> {
+    /// Also the client's side of write-only attributes: a client that cannot keep them out of
+    /// state (Terraform < 1.11 says so by not announcing `write_only_attributes_allowed`)
+    /// must not be given one, or the secret would be stored.
     async fn validate_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
-        self.inner.validate_resource_config(req).await
+        let allowed = req.client_capabilities.write_only_attributes_allowed;
+        let (type_name, config) = (req.type_name.clone(), req.config.clone());
+        let mut diagnostics = self.inner.validate_resource_config(req).await;
+        if allowed {
+            return diagnostics;
+        }
+        if let Some((schema, ty)) = self.resource(&type_name).await
+            && let Ok(config) = config.decode(ty)
+        {
+            for v in check_write_only_null(&schema.block, &config) {
+                diagnostics.push(
+                    Diagnostic::error(
+                        "Write-only attribute not supported by this client",
+                        format!(
+                            "`{}` of {type_name} is write-only: its value must never be stored, but this Terraform/OpenTofu does not support write-only attributes and would store it in state and plan files. Use Terraform >= 1.11, or leave it unset.",
+                            v.path
+                        ),
+                    )
+                    .at(v.path),
+                );
+            }
+        }
+        diagnostics
     }
 
     async fn upgrade_resource_state(
@@ -25,9 +51,9 @@ impl<P: Provider> ResourceServer for Checked<P> {
         if tfwasm_model::has_error(&resp.diagnostics) {
             return resp;
         }
-        if let Some((_, ty)) = self.resource(&type_name).await {
+        if let Some((schema, ty)) = self.resource(&type_name).await {
             let violations = match decode_result(&resp.upgraded_state, ty) {
-                Ok(state) => check_wholly_known(&state),
+                Ok(state) => stored(&schema.block, &state),
                 Err(v) => vec![v],
             };
             resp.diagnostics.extend(self.diagnostics(
@@ -44,9 +70,9 @@ impl<P: Provider> ResourceServer for Checked<P> {
         let type_name = req.type_name.clone();
         let current = req.current_state.clone();
         let mut resp = self.inner.read_resource(req).await;
-        if let Some((_, ty)) = self.resource(&type_name).await {
+        if let Some((schema, ty)) = self.resource(&type_name).await {
             let violations = match decode_result(&resp.new_state, ty) {
-                Ok(state) => check_wholly_known(&state),
+                Ok(state) => stored(&schema.block, &state),
                 Err(v) => vec![v],
             };
             if !violations.is_empty() {
@@ -113,7 +139,11 @@ impl<P: Provider> ResourceServer for Checked<P> {
             let violations = match decode_result(&resp.new_state, ty) {
                 // With errors the provider may return a partial state: only its shape matters.
                 Ok(_) if tfwasm_model::has_error(&resp.diagnostics) => Vec::new(),
-                Ok(new) => check_apply(&schema.block, &planned, &new),
+                Ok(new) => {
+                    let mut found = check_apply(&schema.block, &planned, &new);
+                    found.extend(check_write_only_null(&schema.block, &new));
+                    found
+                }
                 Err(v) => {
                     // Terraform cannot store what does not decode; keep the prior object.
                     resp.new_state = prior_state;
@@ -144,8 +174,12 @@ impl<P: Provider> ResourceServer for Checked<P> {
         for imported in std::mem::take(&mut resp.imported_resources) {
             let known_type = self.resource(&imported.type_name).await;
             let found = match &known_type {
-                Some((_, ty)) => match decode_result(&imported.state, ty) {
-                    Ok(state) => check_import(&imported.type_name, true, &state),
+                Some((schema, ty)) => match decode_result(&imported.state, ty) {
+                    Ok(state) => {
+                        let mut found = check_import(&imported.type_name, true, &state);
+                        found.extend(check_write_only_null(&schema.block, &state));
+                        found
+                    }
                     Err(v) => vec![v],
                 },
                 None => check_import(&imported.type_name, false, &Value::Null),

@@ -3,12 +3,15 @@
 use super::*;
 use tfwasm_model::rpc::{
     ApplyResourceChangeRequest, ApplyResourceChangeResponse, CallFunctionRequest,
-    CallFunctionResponse, ConfigureProviderRequest, DataSourceServer, Function, FunctionServer,
-    ImportResourceStateRequest, ImportResourceStateResponse, ImportedResource,
-    MoveResourceStateRequest, MoveResourceStateResponse, MoveServer, Parameter,
-    PlanResourceChangeRequest, PlanResourceChangeResponse, ProviderServer, ReadDataSourceRequest,
-    ReadDataSourceResponse, ReadResourceRequest, ReadResourceResponse, ResourceServer,
-    UpgradeResourceStateRequest, UpgradeResourceStateResponse, ValidateConfigRequest,
+    CallFunctionResponse, CloseEphemeralResourceRequest, ConfigureProviderRequest,
+    DataSourceServer, EphemeralServer, Function, FunctionServer, ImportResourceStateRequest,
+    ImportResourceStateResponse, ImportedResource, MoveResourceStateRequest,
+    MoveResourceStateResponse, MoveServer, OpenEphemeralResourceRequest,
+    OpenEphemeralResourceResponse, Parameter, PlanResourceChangeRequest,
+    PlanResourceChangeResponse, ProviderServer, ReadDataSourceRequest, ReadDataSourceResponse,
+    ReadResourceRequest, ReadResourceResponse, RenewEphemeralResourceRequest,
+    RenewEphemeralResourceResponse, ResourceServer, UpgradeResourceStateRequest,
+    UpgradeResourceStateResponse, ValidateConfigRequest,
 };
 use tfwasm_model::{Attribute, AttributePath, Block, StringKind};
 
@@ -23,6 +26,7 @@ struct Fake {
     upgrade: UpgradeResourceStateResponse,
     call: CallFunctionResponse,
     moved: MoveResourceStateResponse,
+    opened: OpenEphemeralResourceResponse,
 }
 
 fn block() -> Block {
@@ -52,7 +56,8 @@ impl ProviderServer for Fake {
         };
         let mut out = ProviderSchema::default();
         out.resources.insert("fake_thing".into(), schema.clone());
-        out.data_sources.insert("fake_data".into(), schema);
+        out.data_sources.insert("fake_data".into(), schema.clone());
+        out.ephemeral_resources.insert("fake_secret".into(), schema);
         out
     }
     async fn validate_provider_config(&self, _: DynamicValue) -> Diagnostics {
@@ -108,6 +113,27 @@ impl DataSourceServer for Fake {
     }
     async fn read_data_source(&self, _: ReadDataSourceRequest) -> ReadDataSourceResponse {
         self.data.clone()
+    }
+}
+
+impl EphemeralServer for Fake {
+    async fn validate_ephemeral_resource_config(&self, _: ValidateConfigRequest) -> Diagnostics {
+        Vec::new()
+    }
+    async fn open_ephemeral_resource(
+        &self,
+        _: OpenEphemeralResourceRequest,
+    ) -> OpenEphemeralResourceResponse {
+        self.opened.clone()
+    }
+    async fn renew_ephemeral_resource(
+        &self,
+        _: RenewEphemeralResourceRequest,
+    ) -> RenewEphemeralResourceResponse {
+        RenewEphemeralResourceResponse::default()
+    }
+    async fn close_ephemeral_resource(&self, _: CloseEphemeralResourceRequest) -> Diagnostics {
+        Vec::new()
     }
 }
 
@@ -573,5 +599,145 @@ fn moved_states_must_fit_the_target_and_be_known() {
         resp.diagnostics[0].detail.contains("does not conform"),
         "{:?}",
         resp.diagnostics
+    );
+}
+
+#[test]
+fn opened_ephemeral_values_fit_their_schema_and_are_not_null() {
+    let opened = |result| Fake {
+        opened: OpenEphemeralResourceResponse {
+            result,
+            ..Default::default()
+        },
+        ..Fake::default()
+    };
+    let open = OpenEphemeralResourceRequest {
+        type_name: "fake_secret".into(),
+        ..Default::default()
+    };
+    let ok = run(
+        Checked::new(opened(obj("a".into(), "s".into())), "fake", Mode::Enforce)
+            .open_ephemeral_resource(open.clone()),
+    );
+    assert!(ok.diagnostics.is_empty(), "{:?}", ok.diagnostics);
+    let null = run(
+        Checked::new(opened(DynamicValue::null()), "fake", Mode::Enforce)
+            .open_ephemeral_resource(open.clone()),
+    );
+    assert_eq!(null.diagnostics.len(), 1, "{:?}", null.diagnostics);
+    assert!(null.diagnostics[0].detail.contains("must not be null"));
+    let wrong = DynamicValue::encode(&Value::from("x"), &Type::String).unwrap();
+    let bad = run(Checked::new(opened(wrong), "fake", Mode::Enforce).open_ephemeral_resource(open));
+    assert_eq!(bad.diagnostics.len(), 1, "{:?}", bad.diagnostics);
+    assert!(bad.diagnostics[0].detail.contains("OpenEphemeralResource"));
+}
+
+#[test]
+fn a_write_only_value_for_a_client_without_write_only_support_is_an_error() {
+    // fake_thing's `name` made write-only for this test.
+    struct WriteOnly(Fake);
+    impl ProviderServer for WriteOnly {
+        async fn get_provider_schema(&self) -> ProviderSchema {
+            let mut schema = self.0.get_provider_schema().await;
+            let thing = schema.resources.get_mut("fake_thing").unwrap();
+            thing.block.attributes[0].write_only = true;
+            schema
+        }
+        async fn validate_provider_config(&self, c: DynamicValue) -> Diagnostics {
+            self.0.validate_provider_config(c).await
+        }
+        async fn configure_provider(&self, r: ConfigureProviderRequest) -> Diagnostics {
+            self.0.configure_provider(r).await
+        }
+        fn plans_destroy(&self) -> bool {
+            true
+        }
+        async fn stop_provider(&self) -> Result<(), String> {
+            Ok(())
+        }
+    }
+    impl ResourceServer for WriteOnly {
+        async fn validate_resource_config(&self, r: ValidateConfigRequest) -> Diagnostics {
+            self.0.validate_resource_config(r).await
+        }
+        async fn upgrade_resource_state(
+            &self,
+            r: UpgradeResourceStateRequest,
+        ) -> UpgradeResourceStateResponse {
+            self.0.upgrade_resource_state(r).await
+        }
+        async fn read_resource(&self, r: ReadResourceRequest) -> ReadResourceResponse {
+            self.0.read_resource(r).await
+        }
+        async fn plan_resource_change(
+            &self,
+            r: PlanResourceChangeRequest,
+        ) -> PlanResourceChangeResponse {
+            self.0.plan_resource_change(r).await
+        }
+        async fn apply_resource_change(
+            &self,
+            r: ApplyResourceChangeRequest,
+        ) -> ApplyResourceChangeResponse {
+            self.0.apply_resource_change(r).await
+        }
+        async fn import_resource_state(
+            &self,
+            r: ImportResourceStateRequest,
+        ) -> ImportResourceStateResponse {
+            self.0.import_resource_state(r).await
+        }
+    }
+    impl tfwasm_model::rpc::NoFunctions for WriteOnly {}
+    impl tfwasm_model::rpc::NoMoves for WriteOnly {}
+    impl tfwasm_model::rpc::NoEphemeralResources for WriteOnly {}
+    impl DataSourceServer for WriteOnly {
+        async fn validate_data_resource_config(&self, r: ValidateConfigRequest) -> Diagnostics {
+            self.0.validate_data_resource_config(r).await
+        }
+        async fn read_data_source(&self, r: ReadDataSourceRequest) -> ReadDataSourceResponse {
+            self.0.read_data_source(r).await
+        }
+    }
+
+    let checked = Checked::new(WriteOnly(Fake::default()), "fake", Mode::Enforce);
+    let validate = |allowed: bool, name: Value| ValidateConfigRequest {
+        type_name: "fake_thing".into(),
+        config: obj(name, Value::Null),
+        client_capabilities: tfwasm_model::rpc::ClientCapabilities {
+            write_only_attributes_allowed: allowed,
+            ..Default::default()
+        },
+    };
+    let refused = run(checked.validate_resource_config(validate(false, "s3cret".into())));
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert_eq!(refused[0].attribute, Some(AttributePath::attribute("name")));
+    assert!(
+        refused[0].detail.contains("Terraform >= 1.11"),
+        "{}",
+        refused[0].detail
+    );
+    assert!(run(checked.validate_resource_config(validate(true, "s3cret".into()))).is_empty());
+    assert!(run(checked.validate_resource_config(validate(false, Value::Null))).is_empty());
+
+    // And a returned state that stores it is a violation.
+    let fake = Fake {
+        read: ReadResourceResponse {
+            new_state: obj("s3cret".into(), "id".into()),
+            ..Default::default()
+        },
+        ..Fake::default()
+    };
+    let checked = Checked::new(WriteOnly(fake), "fake", Mode::Enforce);
+    let read = run(checked.read_resource(ReadResourceRequest {
+        type_name: "fake_thing".into(),
+        current_state: obj(Value::Null, "id".into()),
+        ..Default::default()
+    }));
+    assert_eq!(read.diagnostics.len(), 1, "{:?}", read.diagnostics);
+    assert!(
+        read.diagnostics[0].detail.contains("write-only"),
+        "{}",
+        read.diagnostics[0].detail
     );
 }

@@ -1,7 +1,7 @@
 //! The provider lifecycle as Rust types: one request/response pair per tfplugin6 RPC, grouped
 //! in RPC families as terraform-plugin-go's `tfprotov6` groups them, one trait per family:
 //! [`ProviderServer`], [`ResourceServer`], [`DataSourceServer`], [`FunctionServer`],
-//! [`MoveServer`].
+//! [`MoveServer`], [`EphemeralServer`].
 //! [`Provider`] is all of them: what the gRPC layer serves, the Wasm runtime implements and
 //! the contract checks wrap. Optional families have a marker trait (e.g. [`NoFunctions`]) that
 //! answers "not supported" for a provider without them; a wrapper implements the family itself
@@ -13,12 +13,18 @@
 use std::collections::BTreeMap;
 
 mod data_source;
+mod ephemeral;
 mod function;
 mod moves;
 mod provider;
 mod resource;
 
 pub use data_source::{DataSourceServer, ReadDataSourceRequest, ReadDataSourceResponse};
+pub use ephemeral::{
+    CloseEphemeralResourceRequest, EphemeralServer, NoEphemeralResources,
+    OpenEphemeralResourceRequest, OpenEphemeralResourceResponse, RenewEphemeralResourceRequest,
+    RenewEphemeralResourceResponse,
+};
 pub use function::{
     CallFunctionRequest, CallFunctionResponse, Function, FunctionError, FunctionServer,
     GetFunctionsResponse, NoFunctions, Parameter,
@@ -36,8 +42,8 @@ pub use resource::{
 /// `use tfwasm_model::rpc::prelude::*;`.
 pub mod prelude {
     pub use super::{
-        DataSourceServer as _, FunctionServer as _, MoveServer as _, ProviderServer as _,
-        ResourceServer as _,
+        DataSourceServer as _, EphemeralServer as _, FunctionServer as _, MoveServer as _,
+        ProviderServer as _, ResourceServer as _,
     };
 }
 
@@ -120,17 +126,25 @@ pub struct ValidateConfigRequest {
     pub type_name: String,
     /// Its configuration; may contain unknowns.
     pub config: DynamicValue,
+    /// What the client supports (sent with ValidateResourceConfig by Terraform >= 1.11;
+    /// all false otherwise).
+    pub client_capabilities: ClientCapabilities,
 }
 
 /// A whole tfplugin6 provider: every RPC family. Implemented by the Wasm runtime (and by test
 /// fakes and benchmark baselines); the contract layer wraps one to check every response.
 pub trait Provider:
-    ProviderServer + ResourceServer + DataSourceServer + FunctionServer + MoveServer
+    ProviderServer + ResourceServer + DataSourceServer + FunctionServer + MoveServer + EphemeralServer
 {
 }
 
 impl<T> Provider for T where
-    T: ProviderServer + ResourceServer + DataSourceServer + FunctionServer + MoveServer
+    T: ProviderServer
+        + ResourceServer
+        + DataSourceServer
+        + FunctionServer
+        + MoveServer
+        + EphemeralServer
 {
 }
 

@@ -5,7 +5,7 @@
 use wasmtime::component::{Component, InstancePre};
 use wasmtime::{Engine, Store};
 
-use super::latest::exports::tfwasm::provider::{data_source, function, resource};
+use super::latest::exports::tfwasm::provider::{data_source, ephemeral, function, resource};
 use super::latest::tfwasm::provider::types as wit;
 use super::{latest, v0_1_0};
 use crate::state::StoreState;
@@ -367,6 +367,85 @@ impl Guest {
         }
     }
 
+    /// `ephemeral.validate-ephemeral-resource-config`. A 0.1.0 component lists no ephemeral
+    /// resources, so Terraform never calls these for it; if a client does, the answer names
+    /// the WIT version.
+    pub async fn validate_ephemeral_resource_config(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+        req: &wit::ValidateRequest,
+    ) -> Result<Vec<wit::Diagnostic>> {
+        match self {
+            Guest::Latest(g) => {
+                g.tfwasm_provider_ephemeral()
+                    .call_validate_ephemeral_resource_config(store, ctx, req)
+                    .await
+            }
+            Guest::V0_1_0(_) => Ok(vec![no_ephemeral(&req.type_name)]),
+        }
+    }
+
+    /// `ephemeral.open-ephemeral-resource`.
+    pub async fn open_ephemeral_resource(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+        req: &ephemeral::OpenRequest,
+    ) -> Result<ephemeral::OpenResponse> {
+        match self {
+            Guest::Latest(g) => {
+                g.tfwasm_provider_ephemeral()
+                    .call_open_ephemeral_resource(store, ctx, req)
+                    .await
+            }
+            Guest::V0_1_0(_) => Ok(ephemeral::OpenResponse {
+                result: Vec::new(),
+                private: Vec::new(),
+                renew_at_unix_ms: None,
+                diagnostics: vec![no_ephemeral(&req.type_name)],
+            }),
+        }
+    }
+
+    /// `ephemeral.renew-ephemeral-resource`.
+    pub async fn renew_ephemeral_resource(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+        req: &ephemeral::PrivateRequest,
+    ) -> Result<ephemeral::RenewResponse> {
+        match self {
+            Guest::Latest(g) => {
+                g.tfwasm_provider_ephemeral()
+                    .call_renew_ephemeral_resource(store, ctx, req)
+                    .await
+            }
+            Guest::V0_1_0(_) => Ok(ephemeral::RenewResponse {
+                private: Vec::new(),
+                renew_at_unix_ms: None,
+                diagnostics: vec![no_ephemeral(&req.type_name)],
+            }),
+        }
+    }
+
+    /// `ephemeral.close-ephemeral-resource`.
+    pub async fn close_ephemeral_resource(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+        req: &ephemeral::PrivateRequest,
+    ) -> Result<Vec<wit::Diagnostic>> {
+        match self {
+            Guest::Latest(g) => {
+                g.tfwasm_provider_ephemeral()
+                    .call_close_ephemeral_resource(store, ctx, req)
+                    .await
+            }
+            Guest::V0_1_0(_) => Ok(vec![no_ephemeral(&req.type_name)]),
+        }
+    }
+
     /// `function.call-function`. A 0.1.0 component has no functions: the host never lists
     /// any for it, and a call answers as for an unknown name.
     pub async fn call_function(
@@ -387,5 +466,17 @@ impl Guest {
                 argument: None,
             })),
         }
+    }
+}
+
+/// The answer of a 0.1.0 component to an ephemeral resource call.
+fn no_ephemeral(type_name: &str) -> wit::Diagnostic {
+    wit::Diagnostic {
+        severity: wit::Severity::Error,
+        summary: "Unknown ephemeral resource type".into(),
+        detail: format!(
+            "This provider was built against tfwasm:provider@0.1.0, which has no ephemeral resources (asked for {type_name:?})."
+        ),
+        attribute: Vec::new(),
     }
 }

@@ -28,7 +28,7 @@ pub mod latest {
 }
 
 /// Each family's own records.
-pub use latest::exports::tfwasm::provider::{data_source, function, resource};
+pub use latest::exports::tfwasm::provider::{data_source, ephemeral, function, resource};
 /// Types shared by the families.
 pub use latest::tfwasm::provider::types as wit;
 
@@ -88,6 +88,12 @@ pub fn provider_schema(
     }
     for named in &s.data_sources {
         out.data_sources.insert(
+            named.type_name.clone(),
+            convert(&named.type_name, &named.schema)?,
+        );
+    }
+    for named in &s.ephemeral_resources {
+        out.ephemeral_resources.insert(
             named.type_name.clone(),
             convert(&named.type_name, &named.schema)?,
         );

@@ -213,6 +213,7 @@ pub(super) fn provider_schema(s: old::ProviderSchema) -> new::ProviderSchema {
         resources: named(s.resources),
         data_sources: named(s.data_sources),
         functions: Vec::new(),
+        ephemeral_resources: Vec::new(),
         diagnostics: diagnostics(s.diagnostics),
     }
 }

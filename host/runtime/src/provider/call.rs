@@ -14,7 +14,7 @@ use wasmtime::{Store, UpdateDeadline};
 use tfwasm_model::Rpc;
 
 use super::WasmProvider;
-use crate::bindings::{Guest, data_source, function, resource, wit};
+use crate::bindings::{Guest, data_source, ephemeral, function, resource, wit};
 use crate::engine::EPOCH_TICK;
 use crate::state::StoreState;
 use crate::{CallError, Limits};
@@ -264,6 +264,22 @@ impl ReturnedValues for resource::ImportResponse {
 impl ReturnedValues for resource::MoveResponse {
     fn largest_value(&self) -> usize {
         self.target_state.len()
+    }
+    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+}
+impl ReturnedValues for ephemeral::OpenResponse {
+    fn largest_value(&self) -> usize {
+        self.result.len().max(self.private.len())
+    }
+    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+}
+impl ReturnedValues for ephemeral::RenewResponse {
+    fn largest_value(&self) -> usize {
+        self.private.len()
     }
     fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
         self.diagnostics.push(diagnostic);

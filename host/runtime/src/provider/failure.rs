@@ -134,7 +134,12 @@ impl WasmProvider {
     pub(super) fn schema_problems(&self, schema: &ProviderSchema) -> Vec<Diagnostic> {
         use tfwasm_model::schema_check::check_schema;
         let mut problems = check_schema("provider", &schema.provider);
-        for (name, s) in schema.resources.iter().chain(&schema.data_sources) {
+        for (name, s) in schema
+            .resources
+            .iter()
+            .chain(&schema.data_sources)
+            .chain(&schema.ephemeral_resources)
+        {
             problems.extend(check_schema(name, s));
         }
         problems

@@ -1,7 +1,7 @@
 //! The data source family: validation and read.
 
 use tfwasm_model::Provider;
-use tfwasm_model::rpc::{ReadDataSourceRequest, ValidateConfigRequest};
+use tfwasm_model::rpc::{ClientCapabilities, ReadDataSourceRequest, ValidateConfigRequest};
 
 use crate::convert;
 use crate::proto::tfplugin6 as pb;
@@ -14,6 +14,7 @@ pub(super) async fn validate_data_resource_config<P: Provider>(
         .validate_data_resource_config(ValidateConfigRequest {
             type_name: req.type_name,
             config: convert::dynamic_value(req.config),
+            client_capabilities: ClientCapabilities::default(),
         })
         .await;
     pb::validate_data_resource_config::Response {

@@ -8,6 +8,7 @@
 //! the schema announces the matching feature, which tfwasm does not.
 
 mod data_source;
+mod ephemeral;
 mod function;
 mod moves;
 mod provider;
@@ -192,30 +193,38 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
 
     async fn validate_ephemeral_resource_config(
         &self,
-        _req: Request<pb::validate_ephemeral_resource_config::Request>,
+        req: Request<pb::validate_ephemeral_resource_config::Request>,
     ) -> Result<Response<pb::validate_ephemeral_resource_config::Response>, Status> {
-        Err(not_yet("ValidateEphemeralResourceConfig"))
+        Ok(Response::new(
+            ephemeral::validate_ephemeral_resource_config(&self.provider, req.into_inner()).await,
+        ))
     }
 
     async fn open_ephemeral_resource(
         &self,
-        _req: Request<pb::open_ephemeral_resource::Request>,
+        req: Request<pb::open_ephemeral_resource::Request>,
     ) -> Result<Response<pb::open_ephemeral_resource::Response>, Status> {
-        Err(not_yet("OpenEphemeralResource"))
+        Ok(Response::new(
+            ephemeral::open_ephemeral_resource(&self.provider, req.into_inner()).await,
+        ))
     }
 
     async fn renew_ephemeral_resource(
         &self,
-        _req: Request<pb::renew_ephemeral_resource::Request>,
+        req: Request<pb::renew_ephemeral_resource::Request>,
     ) -> Result<Response<pb::renew_ephemeral_resource::Response>, Status> {
-        Err(not_yet("RenewEphemeralResource"))
+        Ok(Response::new(
+            ephemeral::renew_ephemeral_resource(&self.provider, req.into_inner()).await,
+        ))
     }
 
     async fn close_ephemeral_resource(
         &self,
-        _req: Request<pb::close_ephemeral_resource::Request>,
+        req: Request<pb::close_ephemeral_resource::Request>,
     ) -> Result<Response<pb::close_ephemeral_resource::Response>, Status> {
-        Err(not_yet("CloseEphemeralResource"))
+        Ok(Response::new(
+            ephemeral::close_ephemeral_resource(&self.provider, req.into_inner()).await,
+        ))
     }
 
     type ListResourceStream = BoxStream<pb::list_resource::Event>;

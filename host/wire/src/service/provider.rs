@@ -1,7 +1,7 @@
 //! The provider family: metadata, schema, the provider block, StopProvider.
 
 use tfwasm_model::Provider;
-use tfwasm_model::rpc::{ClientCapabilities, ConfigureProviderRequest, server_capabilities};
+use tfwasm_model::rpc::{ConfigureProviderRequest, server_capabilities};
 
 use super::function::functions;
 use crate::convert;
@@ -30,6 +30,11 @@ pub(super) async fn get_metadata<P: Provider>(p: &P) -> pb::get_metadata::Respon
             .into_keys()
             .map(|name| pb::get_metadata::FunctionMetadata { name })
             .collect(),
+        ephemeral_resources: schema
+            .ephemeral_resources
+            .into_keys()
+            .map(|type_name| pb::get_metadata::EphemeralMetadata { type_name })
+            .collect(),
         ..Default::default()
     }
 }
@@ -49,6 +54,11 @@ pub(super) async fn get_provider_schema<P: Provider>(p: &P) -> pb::get_provider_
             .collect(),
         data_source_schemas: schema
             .data_sources
+            .iter()
+            .map(|(k, v)| (k.clone(), convert::schema(v)))
+            .collect(),
+        ephemeral_resource_schemas: schema
+            .ephemeral_resources
             .iter()
             .map(|(k, v)| (k.clone(), convert::schema(v)))
             .collect(),
@@ -76,15 +86,11 @@ pub(super) async fn configure_provider<P: Provider>(
     p: &P,
     req: pb::configure_provider::Request,
 ) -> pb::configure_provider::Response {
-    let caps = req.client_capabilities.unwrap_or_default();
     let diagnostics = p
         .configure_provider(ConfigureProviderRequest {
             terraform_version: req.terraform_version,
             config: convert::dynamic_value(req.config),
-            client_capabilities: ClientCapabilities {
-                deferral_allowed: caps.deferral_allowed,
-                write_only_attributes_allowed: caps.write_only_attributes_allowed,
-            },
+            client_capabilities: convert::client_capabilities(req.client_capabilities),
         })
         .await;
     pb::configure_provider::Response {

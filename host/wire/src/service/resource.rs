@@ -17,6 +17,7 @@ pub(super) async fn validate_resource_config<P: Provider>(
         .validate_resource_config(ValidateConfigRequest {
             type_name: req.type_name,
             config: convert::dynamic_value(req.config),
+            client_capabilities: convert::client_capabilities(req.client_capabilities),
         })
         .await;
     pb::validate_resource_config::Response {

@@ -3,6 +3,7 @@
 //! service and the contract checks.
 
 mod data_source;
+mod ephemeral;
 mod function;
 mod moves;
 mod provider;

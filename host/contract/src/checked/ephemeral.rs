@@ -1,0 +1,62 @@
+//! The ephemeral resource family: an opened value fits its schema and is not null.
+
+use tfwasm_model::rpc::{
+    CloseEphemeralResourceRequest, EphemeralServer, OpenEphemeralResourceRequest,
+    OpenEphemeralResourceResponse, RenewEphemeralResourceRequest, RenewEphemeralResourceResponse,
+    ValidateConfigRequest,
+};
+use tfwasm_model::{AttributePath, Diagnostics, Provider, Value};
+
+use super::{Checked, decode_result};
+use crate::Violation;
+
+impl<P: Provider> EphemeralServer for Checked<P> {
+    async fn validate_ephemeral_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
+        self.inner.validate_ephemeral_resource_config(req).await
+    }
+
+    async fn open_ephemeral_resource(
+        &self,
+        req: OpenEphemeralResourceRequest,
+    ) -> OpenEphemeralResourceResponse {
+        let type_name = req.type_name.clone();
+        let mut resp = self.inner.open_ephemeral_resource(req).await;
+        if tfwasm_model::has_error(&resp.diagnostics) {
+            return resp;
+        }
+        let schema = self
+            .schema()
+            .await
+            .ephemeral_resources
+            .get(&type_name)
+            .cloned();
+        if let Some(schema) = schema {
+            let violations = match decode_result(&resp.result, &schema.block.implied_type()) {
+                Ok(Value::Null) => vec![Violation {
+                    path: AttributePath::root(),
+                    message: "an opened ephemeral resource must not be null".into(),
+                }],
+                Ok(_) => Vec::new(),
+                Err(v) => vec![v],
+            };
+            resp.diagnostics.extend(self.diagnostics(
+                "Provider produced invalid object",
+                "OpenEphemeralResource",
+                &type_name,
+                violations,
+            ));
+        }
+        resp
+    }
+
+    async fn renew_ephemeral_resource(
+        &self,
+        req: RenewEphemeralResourceRequest,
+    ) -> RenewEphemeralResourceResponse {
+        self.inner.renew_ephemeral_resource(req).await
+    }
+
+    async fn close_ephemeral_resource(&self, req: CloseEphemeralResourceRequest) -> Diagnostics {
+        self.inner.close_ephemeral_resource(req).await
+    }
+}
