@@ -104,13 +104,34 @@ async fn handshake_schema_metadata_and_shutdown_over_a_unix_socket() {
         moved.diagnostics
     );
 
+    // So is opening an ephemeral resource type the provider lacks.
+    let opened = provider
+        .open_ephemeral_resource(pb::open_ephemeral_resource::Request {
+            type_name: "random_nope".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(opened.diagnostics.len(), 1, "{:?}", opened.diagnostics);
+    assert!(
+        opened.diagnostics[0]
+            .detail
+            .contains("no ephemeral resource type \"random_nope\""),
+        "{:?}",
+        opened.diagnostics
+    );
+    let ephemeral: Vec<&String> = schema.ephemeral_resource_schemas.keys().collect();
+    assert_eq!(ephemeral, ["random_password"]);
+
+    // Features tfwasm does not serve yet answer Unimplemented, naming the RPC.
     let status = provider
-        .open_ephemeral_resource(pb::open_ephemeral_resource::Request::default())
+        .validate_list_resource_config(pb::validate_list_resource_config::Request::default())
         .await
         .unwrap_err();
     assert_eq!(status.code(), tonic::Code::Unimplemented);
     assert!(
-        status.message().contains("OpenEphemeralResource"),
+        status.message().contains("ValidateListResourceConfig"),
         "{}",
         status.message()
     );
