@@ -206,8 +206,8 @@ pub trait Resource: Send + Sync {
     }
 
     /// Movers of state from other resource types (`moved` blocks across types, Terraform
-    /// >= 1.8), tried in order (see [`crate::moves`]). None by default: Terraform then
-    /// reports that the move is not supported.
+    /// 1.8 and later), tried in order (see [`crate::moves`]). None by default: Terraform
+    /// then reports that the move is not supported.
     fn movers(&self) -> Vec<crate::StateMover> {
         Vec::new()
     }

@@ -50,7 +50,7 @@ impl Function {
     pub fn parameter(&self, index: usize) -> Option<&Parameter> {
         self.parameters
             .get(index)
-            .or_else(|| self.variadic_parameter.as_ref())
+            .or(self.variadic_parameter.as_ref())
     }
 
     /// Whether any parameter lets an unknown argument through, in which case the result may

@@ -40,7 +40,7 @@ impl WitVersion {
             .collect();
         WitVersion::ALL.into_iter().find(|v| {
             let wanted = format!("tfwasm:provider/provider@{}", v.as_str());
-            exports.iter().any(|e| *e == wanted)
+            exports.contains(&wanted)
         })
     }
 }
