@@ -4,7 +4,7 @@
 
 use tfwasm_sdk::prelude::*;
 
-use crate::password::bcrypt_hash;
+use crate::password::{bcrypt_hash, bcrypt_hash_attr, result};
 use crate::rng::Rng;
 use crate::string::{Params, class, generation_attrs};
 
@@ -20,18 +20,8 @@ impl EphemeralResource for EphemeralPassword {
             "Generates a password on every run without storing it in state or plan: use it for write-only attributes and provider configuration.",
         ))
         .attr(class("numeric", "digits"))
-        .attr(
-            Attr::string("result")
-                .computed()
-                .sensitive()
-                .description("The generated password."),
-        )
-        .attr(
-            Attr::string("bcrypt_hash")
-                .computed()
-                .sensitive()
-                .description("A bcrypt hash of the generated password."),
-        )
+        .attr(result())
+        .attr(bcrypt_hash_attr())
     }
 
     fn open(&self, _ctx: &Context, config: &Value) -> Result<Opened, Diagnostic> {

@@ -45,6 +45,22 @@ struct State {
     id: String,
 }
 
+/// The generated password, as the resource and the ephemeral resource return it.
+pub(crate) fn result() -> Attr {
+    Attr::string("result")
+        .computed()
+        .sensitive()
+        .description("The generated password.")
+}
+
+/// Its bcrypt hash.
+pub(crate) fn bcrypt_hash_attr() -> Attr {
+    Attr::string("bcrypt_hash")
+        .computed()
+        .sensitive()
+        .description("A bcrypt hash of the generated password.")
+}
+
 pub(crate) fn bcrypt_hash(password: &str) -> Result<String, Diagnostic> {
     bcrypt::hash(password, BCRYPT_COST)
         .map_err(|e| Diagnostic::error("Unable to hash the password", e.to_string()))
@@ -79,18 +95,8 @@ impl Resource for RandomPassword {
                 .deprecated("Use numeric instead; number will be removed in a later version.")
                 .description("Include digits in the result. Default true."),
         )
-        .attr(
-            Attr::string("result")
-                .computed()
-                .sensitive()
-                .description("The generated password."),
-        )
-        .attr(
-            Attr::string("bcrypt_hash")
-                .computed()
-                .sensitive()
-                .description("A bcrypt hash of the generated password."),
-        )
+        .attr(result())
+        .attr(bcrypt_hash_attr())
         .attr(
             Attr::string("id")
                 .computed()
