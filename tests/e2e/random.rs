@@ -350,3 +350,50 @@ fn moved_blocks_turn_a_random_string_into_a_random_password_and_back_keeping_the
         ws.ok(&["destroy", "-auto-approve", "-no-color"]);
     }
 }
+
+#[test]
+fn random_bytes_lifecycle_create_keep_replace_import_destroy() {
+    for client in clients() {
+        let name = &client.name;
+        let config = |keeper: &str| {
+            format!(
+                "{PROVIDER}resource \"random_bytes\" \"key\" {{\n  length  = 32\n  keepers = {{ k = \"{keeper}\" }}\n}}\noutput \"hex\" {{\n  value     = random_bytes.key.hex\n  sensitive = true\n}}\n"
+            )
+        };
+        let ws = Workspace::new(client, &config("a"));
+        ws.ok(&["init", "-no-color"]);
+        let apply = ws.ok(&["apply", "-auto-approve", "-no-color"]);
+        assert!(
+            flatten(&apply.stdout).contains("1 added"),
+            "{name}: {}",
+            apply.stdout
+        );
+        let first = ws.resources()["random_bytes.key"].clone();
+        let hex = first["hex"].as_str().unwrap().to_owned();
+        assert_eq!(hex.len(), 64, "{name}: 32 bytes as hex");
+        assert_eq!(first["base64"].as_str().unwrap().len(), 44, "{name}");
+        let shown = ws.ok(&["plan", "-no-color"]).stdout;
+        assert!(
+            !shown.contains(&hex),
+            "{name}: sensitive values stay hidden"
+        );
+        let plan = ws.run(&["plan", "-detailed-exitcode", "-no-color"]);
+        assert_eq!(plan.code, 0, "{name}: {}", plan.all());
+
+        ws.write_config(&config("b"));
+        ws.ok(&["apply", "-auto-approve", "-no-color"]);
+        let second = ws.resources()["random_bytes.key"]["hex"].clone();
+        assert_ne!(
+            second,
+            Value::from(hex.clone()),
+            "{name}: a new keeper, new bytes"
+        );
+
+        ws.ok(&["state", "rm", "-no-color", "random_bytes.key"]);
+        ws.ok(&["import", "-no-color", "random_bytes.key", "hv8J6g=="]);
+        let imported = ws.resources()["random_bytes.key"].clone();
+        assert_eq!(imported["hex"], "86ff09ea", "{name}");
+        assert_eq!(imported["length"], 4, "{name}");
+        ws.ok(&["destroy", "-auto-approve", "-no-color"]);
+    }
+}

@@ -42,6 +42,7 @@ async fn handshake_schema_metadata_and_shutdown_over_a_unix_socket() {
     assert_eq!(
         names,
         [
+            "random_bytes",
             "random_id",
             "random_integer",
             "random_password",
@@ -78,7 +79,7 @@ async fn handshake_schema_metadata_and_shutdown_over_a_unix_socket() {
         .await
         .unwrap()
         .into_inner();
-    assert_eq!(metadata.resources.len(), 7);
+    assert_eq!(metadata.resources.len(), 8);
 
     let functions = provider
         .get_functions(pb::get_functions::Request {})
@@ -218,7 +219,7 @@ async fn a_call_with_a_bad_type_name_is_a_diagnostic_not_a_crash() {
         .await
         .unwrap()
         .into_inner();
-    assert_eq!(schema.resource_schemas.len(), 7);
+    assert_eq!(schema.resource_schemas.len(), 8);
 }
 
 #[tokio::test]
@@ -240,7 +241,7 @@ async fn automtls_accepts_exactly_the_announced_p521_client_certificate() {
         .await
         .unwrap()
         .into_inner();
-    assert_eq!(schema.resource_schemas.len(), 7);
+    assert_eq!(schema.resource_schemas.len(), 8);
 
     // Another certificate (same shape, different key) must be refused.
     let stranger = TlsClient::generate();

@@ -8,10 +8,11 @@ use crate::keepers;
 
 pub(crate) struct RandomId;
 
-const B64_STD: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+pub(crate) const B64_STD: &[u8] =
+    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 const B64_URL: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
-fn base64(bytes: &[u8], alphabet: &[u8], pad: bool) -> String {
+pub(crate) fn base64(bytes: &[u8], alphabet: &[u8], pad: bool) -> String {
     let mut out = String::new();
     for chunk in bytes.chunks(3) {
         let b = [
@@ -33,11 +34,16 @@ fn base64(bytes: &[u8], alphabet: &[u8], pad: bool) -> String {
 }
 
 fn decode_base64_url(text: &str) -> Option<Vec<u8>> {
+    decode_base64(text, B64_URL)
+}
+
+/// `text` in `alphabet`'s base64 without padding; `None` if it is not.
+pub(crate) fn decode_base64(text: &str, alphabet: &[u8]) -> Option<Vec<u8>> {
     let mut bits = 0u32;
     let mut nbits = 0;
     let mut out = Vec::new();
     for c in text.bytes() {
-        let v = B64_URL.iter().position(|&a| a == c)? as u32;
+        let v = alphabet.iter().position(|&a| a == c)? as u32;
         bits = (bits << 6) | v;
         nbits += 6;
         if nbits >= 8 {

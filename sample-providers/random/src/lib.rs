@@ -9,6 +9,7 @@
 //! `random_pet` uses its own word lists; seeded `random_shuffle` is likewise repeatable but
 //! not Go's sequence.
 
+mod bytes;
 mod ephemeral_password;
 mod id;
 mod integer;
@@ -22,7 +23,7 @@ mod uuid;
 
 use tfwasm_sdk::prelude::*;
 
-/// The provider: no configuration, seven resources, one ephemeral resource.
+/// The provider: no configuration, eight resources, one ephemeral resource.
 pub struct RandomProvider;
 
 impl Provider for RandomProvider {
@@ -35,6 +36,7 @@ impl Provider for RandomProvider {
             Box::new(pet::RandomPet),
             Box::new(shuffle::RandomShuffle),
             Box::new(uuid::RandomUuid),
+            Box::new(bytes::RandomBytes),
         ]
     }
 
