@@ -65,6 +65,17 @@ impl NativeProvider {
         &self.inner
     }
 
+    /// The context of a call that carries its own client capabilities.
+    fn ctx_for(&self, client: tfwasm_model::rpc::ClientCapabilities) -> wit::ProviderContext {
+        wit::ProviderContext {
+            client_capabilities: wit::ClientCapabilities {
+                deferral_allowed: client.deferral_allowed,
+                write_only_attributes_allowed: client.write_only_attributes_allowed,
+            },
+            ..self.ctx()
+        }
+    }
+
     fn ctx(&self) -> wit::ProviderContext {
         self.context
             .read()
@@ -98,6 +109,16 @@ fn path(steps: Vec<wit::PathStep>) -> AttributePath {
             })
             .collect(),
     )
+}
+
+fn deferred(reason: Option<wit::DeferredReason>) -> Option<tfwasm_model::rpc::DeferredReason> {
+    use tfwasm_model::rpc::DeferredReason as D;
+    reason.map(|r| match r {
+        wit::DeferredReason::Unknown => D::Unknown,
+        wit::DeferredReason::ResourceConfigUnknown => D::ResourceConfigUnknown,
+        wit::DeferredReason::ProviderConfigUnknown => D::ProviderConfigUnknown,
+        wit::DeferredReason::AbsentPrereq => D::AbsentPrereq,
+    })
 }
 
 fn dv(bytes: Vec<u8>) -> DynamicValue {
@@ -199,7 +220,7 @@ impl ResourceServer for NativeProvider {
         let resp = self.io(|| {
             glue::read_resource(
                 self.p(),
-                self.ctx(),
+                self.ctx_for(req.client_capabilities),
                 wit::ReadRequest {
                     type_name: req.type_name,
                     current_state: req.current_state.msgpack,
@@ -209,6 +230,7 @@ impl ResourceServer for NativeProvider {
             )
         });
         ReadResourceResponse {
+            deferred: deferred(resp.deferred),
             new_state: dv(resp.new_state),
             diagnostics: diagnostics(resp.diagnostics),
             private: resp.private,
@@ -221,7 +243,7 @@ impl ResourceServer for NativeProvider {
     ) -> PlanResourceChangeResponse {
         let resp = glue::plan_resource_change(
             self.p(),
-            self.ctx(),
+            self.ctx_for(req.client_capabilities),
             wit::PlanRequest {
                 type_name: req.type_name,
                 prior_state: req.prior_state.msgpack,
@@ -232,6 +254,7 @@ impl ResourceServer for NativeProvider {
             },
         );
         PlanResourceChangeResponse {
+            deferred: deferred(resp.deferred),
             planned_state: dv(resp.planned_state),
             requires_replace: resp.requires_replace.into_iter().map(path).collect(),
             planned_private: resp.planned_private,
@@ -271,7 +294,7 @@ impl ResourceServer for NativeProvider {
         let resp = self.io(|| {
             glue::import_resource_state(
                 self.p(),
-                self.ctx(),
+                self.ctx_for(req.client_capabilities),
                 wit::ImportRequest {
                     type_name: req.type_name,
                     id: req.id,
@@ -279,6 +302,7 @@ impl ResourceServer for NativeProvider {
             )
         });
         ImportResourceStateResponse {
+            deferred: deferred(resp.deferred),
             imported_resources: resp
                 .imported
                 .into_iter()
@@ -309,7 +333,7 @@ impl DataSourceServer for NativeProvider {
         let resp = self.io(|| {
             glue::read_data_source(
                 self.p(),
-                self.ctx(),
+                self.ctx_for(req.client_capabilities),
                 wit::ReadDataRequest {
                     type_name: req.type_name,
                     config: req.config.msgpack,
@@ -318,6 +342,7 @@ impl DataSourceServer for NativeProvider {
             )
         });
         ReadDataSourceResponse {
+            deferred: deferred(resp.deferred),
             state: dv(resp.state),
             diagnostics: diagnostics(resp.diagnostics),
         }
@@ -445,13 +470,14 @@ impl EphemeralServer for NativeProvider {
     ) -> OpenEphemeralResourceResponse {
         let resp = glue::open_ephemeral_resource(
             self.p(),
-            self.ctx(),
+            self.ctx_for(req.client_capabilities),
             wit::OpenRequest {
                 type_name: req.type_name,
                 config: req.config.msgpack,
             },
         );
         OpenEphemeralResourceResponse {
+            deferred: deferred(resp.deferred),
             result: dv(resp.result),
             private: resp.private,
             renew_at: renew_at(resp.renew_at_unix_ms),

@@ -297,10 +297,26 @@ fn context(c: &Catalog, ctx: wit::ProviderContext) -> Result<Context, Diagnostic
         None => Value::Null,
     };
     crate::log::mask_sensitive(&c.provider_schema, &provider_config);
+    crate::provider::take_deferred();
     Ok(Context {
         terraform_version: ctx.terraform_version,
         provider_config,
+        client: tfwasm_model::rpc::ClientCapabilities {
+            deferral_allowed: ctx.client_capabilities.deferral_allowed,
+            write_only_attributes_allowed: ctx.client_capabilities.write_only_attributes_allowed,
+        },
         ..Context::default()
+    })
+}
+
+/// The deferral the call requested, in WIT form.
+fn deferred() -> Option<wit::DeferredReason> {
+    use tfwasm_model::rpc::DeferredReason as D;
+    crate::provider::take_deferred().map(|r| match r {
+        D::Unknown => wit::DeferredReason::Unknown,
+        D::ResourceConfigUnknown => wit::DeferredReason::ResourceConfigUnknown,
+        D::ProviderConfigUnknown => wit::DeferredReason::ProviderConfigUnknown,
+        D::AbsentPrereq => wit::DeferredReason::AbsentPrereq,
     })
 }
 
@@ -814,12 +830,14 @@ pub fn read_resource(
             new_state,
             private,
             diagnostics: Vec::new(),
+            deferred: deferred(),
         },
         // Keep the current state on error so Terraform does not forget the object.
         Err(d) => wit::ReadResponse {
             new_state: req.current_state,
             private: req.private,
             diagnostics: vec![to_wit_diagnostic(&d)],
+            deferred: None,
         },
     }
 }
@@ -861,12 +879,14 @@ pub fn plan_resource_change(
             requires_replace: requires_replace.iter().map(to_wit_path).collect(),
             planned_private,
             diagnostics: Vec::new(),
+            deferred: deferred(),
         },
         Err(d) => wit::PlanResponse {
             planned_state: req.proposed_new_state,
             requires_replace: Vec::new(),
             planned_private: Vec::new(),
             diagnostics: vec![to_wit_diagnostic(&d)],
+            deferred: None,
         },
     }
 }
@@ -959,10 +979,12 @@ pub fn import_resource_state(
                 private,
             }],
             diagnostics: Vec::new(),
+            deferred: deferred(),
         },
         Err(d) => wit::ImportResponse {
             imported: Vec::new(),
             diagnostics: vec![to_wit_diagnostic(&d)],
+            deferred: None,
         },
     }
 }
@@ -984,10 +1006,12 @@ pub fn read_data_source(
         Ok(state) => wit::ReadDataResponse {
             state,
             diagnostics: Vec::new(),
+            deferred: deferred(),
         },
         Err(d) => wit::ReadDataResponse {
             state: Vec::new(),
             diagnostics: vec![to_wit_diagnostic(&d)],
+            deferred: None,
         },
     }
 }
@@ -1047,12 +1071,14 @@ pub fn open_ephemeral_resource(
             private,
             renew_at_unix_ms,
             diagnostics: Vec::new(),
+            deferred: deferred(),
         },
         Err(d) => wit::OpenResponse {
             result: Vec::new(),
             private: Vec::new(),
             renew_at_unix_ms: None,
             diagnostics: vec![to_wit_diagnostic(&d)],
+            deferred: None,
         },
     }
 }

@@ -70,6 +70,7 @@ pub use moves::{MoveSource, StateMover};
 pub use plan::PlanContext;
 pub use provider::{Context, DataSource, PriorState, Provider, Resource, StateUpgrader};
 pub use schema::{Attr, Block, ResourceSchema};
+pub use tfwasm_model::rpc::{ClientCapabilities, DeferredReason};
 pub use tfwasm_model::{
     AttributePath, Diagnostic, Diagnostics, Number, Refinement, Severity, Type, Value,
 };
@@ -135,10 +136,10 @@ pub fn random_bytes(buf: &mut [u8]) {
 /// Everything a provider module usually needs.
 pub mod prelude {
     pub use crate::{
-        Arguments, Attr, AttributePath, Block, Context, DataSource, Diagnostic, Diagnostics,
-        EphemeralResource, Function, FunctionError, MoveSource, Opened, Param, PlanContext,
-        PriorState, Provider, Resource, ResourceSchema, Signature, StateMover, StateUpgrader, Tf,
-        Type, Value, ValueExt,
+        Arguments, Attr, AttributePath, Block, Context, DataSource, DeferredReason, Diagnostic,
+        Diagnostics, EphemeralResource, Function, FunctionError, MoveSource, Opened, Param,
+        PlanContext, PriorState, Provider, Resource, ResourceSchema, Signature, StateMover,
+        StateUpgrader, Tf, Type, Value, ValueExt,
     };
     pub use serde::{Deserialize, Serialize};
 }

@@ -3,6 +3,7 @@
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
+use tfwasm_model::rpc::{ClientCapabilities, DeferredReason};
 use tfwasm_model::{Diagnostic, Diagnostics, Type, Value};
 
 use crate::{PlanContext, ResourceSchema};
@@ -20,6 +21,9 @@ pub struct Context {
     pub(crate) state_type: Option<Type>,
     /// The resource's private state, during read, plan and apply.
     pub(crate) private: RefCell<BTreeMap<String, serde_json::Value>>,
+    /// What the client supports for this call (ConfigureProvider's announcement, or the
+    /// call's own for read, plan, import, data source reads and ephemeral opens).
+    pub client: ClientCapabilities,
 }
 
 /// Why private state could not be set.
@@ -101,7 +105,36 @@ impl Context {
     }
 }
 
+impl Context {
+    /// Defers this read, plan, import, data source read or ephemeral open to a later
+    /// Terraform run (for example while the provider configuration is still unknown).
+    /// Only clients that announced it accept a deferral ([`Context::client`]); check
+    /// `ctx.client.deferral_allowed` first and plan unknowns otherwise.
+    ///
+    /// # Errors
+    /// When the client does not allow deferral.
+    pub fn defer(&self, reason: DeferredReason) -> Result<(), Diagnostic> {
+        if !self.client.deferral_allowed {
+            return Err(Diagnostic::error(
+                "Deferral not allowed",
+                format!(
+                    "The provider tried to defer ({reason:?}), but this Terraform/OpenTofu run does not allow deferred changes; this is a bug in the provider, which should check Context::client.deferral_allowed."
+                ),
+            ));
+        }
+        DEFERRED.with(|slot| slot.set(Some(reason)));
+        Ok(())
+    }
+}
+
+/// The deferral requested in this call, taken (so the next call starts without one).
+pub(crate) fn take_deferred() -> Option<DeferredReason> {
+    DEFERRED.with(std::cell::Cell::take)
+}
+
 thread_local! {
+    /// The deferral requested in this call.
+    static DEFERRED: std::cell::Cell<Option<DeferredReason>> = const { std::cell::Cell::new(None) };
     /// The last state reported in this call, for the SDK's own error path.
     pub(crate) static LAST_REPORTED: std::cell::RefCell<Option<Vec<u8>>> = const { std::cell::RefCell::new(None) };
 }

@@ -13,7 +13,7 @@ use crate::server::Server;
 type Client = pb::provider_client::ProviderClient<tonic::transport::Channel>;
 
 /// The value type of a block without nested blocks (enough for `random_string`).
-fn implied_type(block: &pb::schema::Block) -> Type {
+pub(crate) fn implied_type(block: &pb::schema::Block) -> Type {
     assert!(block.block_types.is_empty(), "only flat blocks");
     Type::object(block.attributes.iter().map(|a| {
         (
@@ -23,7 +23,7 @@ fn implied_type(block: &pb::schema::Block) -> Type {
     }))
 }
 
-fn dv(value: &Value, ty: &Type) -> Option<pb::DynamicValue> {
+pub(crate) fn dv(value: &Value, ty: &Type) -> Option<pb::DynamicValue> {
     Some(pb::DynamicValue {
         msgpack: DynamicValue::encode(value, ty).unwrap().msgpack,
         json: vec![],

@@ -435,6 +435,7 @@ impl Harness {
         let proposed = proposed_new(&schema.block, &prior_value, &config_value);
         let resp = self.runtime.block_on(self.provider.plan_resource_change(
             PlanResourceChangeRequest {
+                client_capabilities: CLIENT,
                 type_name: type_name.to_owned(),
                 prior_state: Self::encode(&prior_value, &ty)?,
                 proposed_new_state: Self::encode(&proposed, &ty)?,
@@ -507,6 +508,7 @@ impl Harness {
         let ty = self.resource(&state.type_name)?.block.implied_type();
         let resp = self.runtime.block_on(self.provider.plan_resource_change(
             PlanResourceChangeRequest {
+                client_capabilities: CLIENT,
                 type_name: state.type_name.clone(),
                 prior_state: Self::encode(&state.value, &ty)?,
                 proposed_new_state: DynamicValue::null(),
@@ -537,6 +539,7 @@ impl Harness {
         let resp = self
             .runtime
             .block_on(self.provider.read_resource(ReadResourceRequest {
+                client_capabilities: CLIENT,
                 type_name: state.type_name.clone(),
                 current_state: Self::encode(&state.value, &ty)?,
                 private: state.private.clone(),
@@ -559,6 +562,7 @@ impl Harness {
         let ty = self.resource(type_name)?.block.implied_type();
         let resp = self.runtime.block_on(self.provider.import_resource_state(
             ImportResourceStateRequest {
+                client_capabilities: CLIENT,
                 type_name: type_name.to_owned(),
                 id: id.to_owned(),
             },
@@ -650,6 +654,7 @@ impl Harness {
         let resp = self
             .runtime
             .block_on(self.provider.read_data_source(ReadDataSourceRequest {
+                client_capabilities: CLIENT,
                 type_name: type_name.to_owned(),
                 config: Self::encode(&value, &ty)?,
                 provider_meta: DynamicValue::null(),

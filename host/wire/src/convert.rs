@@ -1,6 +1,8 @@
 //! Conversions between the generated protobuf types and the model.
 
-use tfwasm_model::rpc::{ClientCapabilities, DynamicValue, RawState, ServerCapabilities};
+use tfwasm_model::rpc::{
+    ClientCapabilities, DeferredReason, DynamicValue, RawState, ServerCapabilities,
+};
 use tfwasm_model::{
     Attribute, AttributePath, AttributeType, Block, BlockNesting, Diagnostic, NestedBlock,
     NestedObject, ObjectNesting, PathStep, Schema, Severity, StringKind,
@@ -74,6 +76,19 @@ pub(crate) fn client_capabilities(c: Option<pb::ClientCapabilities>) -> ClientCa
         deferral_allowed: c.deferral_allowed,
         write_only_attributes_allowed: c.write_only_attributes_allowed,
     }
+}
+
+/// A deferral in protocol form.
+pub(crate) fn deferred(reason: Option<DeferredReason>) -> Option<pb::Deferred> {
+    use pb::deferred::Reason;
+    reason.map(|r| pb::Deferred {
+        reason: match r {
+            DeferredReason::Unknown => Reason::Unknown,
+            DeferredReason::ResourceConfigUnknown => Reason::ResourceConfigUnknown,
+            DeferredReason::ProviderConfigUnknown => Reason::ProviderConfigUnknown,
+            DeferredReason::AbsentPrereq => Reason::AbsentPrereq,
+        } as i32,
+    })
 }
 
 pub(crate) fn server_capabilities(c: ServerCapabilities) -> pb::ServerCapabilities {

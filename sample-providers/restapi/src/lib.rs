@@ -78,6 +78,11 @@ impl Provider for RestApiProvider {
     }
 
     fn configure(&self, ctx: &Context) -> Diagnostics {
+        // During plan the provider block may still hold unknowns (a uri from a resource not
+        // created yet); they are checked once known. Resources defer meanwhile.
+        if !ctx.provider_config.is_wholly_known() {
+            return Vec::new();
+        }
         match api::Api::from_context(ctx) {
             Ok(_) => Vec::new(),
             Err(diagnostic) => vec![diagnostic],

@@ -12,6 +12,8 @@
 //!   echoes them (their names, not values, are kept in private state to leave them out).
 //!   Terraform cannot diff a write-only value, so changing `data_wo_version` is how a new
 //!   `data_wo` is sent (the pattern of AWS's `password_wo`/`password_wo_version`).
+//! - Plans defer (Terraform 1.9+ with deferral allowed) while the provider block still holds
+//!   unknown values.
 //! - Delete accepts 404 and 410: the object is gone either way.
 //! - Import ID: `/path/{id}`.
 
@@ -305,7 +307,15 @@ impl Resource for RestApiObject {
         problems
     }
 
-    fn modify_plan(&self, _ctx: &Context, plan: &mut PlanContext) -> Result<(), Diagnostic> {
+    fn modify_plan(&self, ctx: &Context, plan: &mut PlanContext) -> Result<(), Diagnostic> {
+        // The API is not known yet (the provider block holds unknowns): where the client
+        // allows it, ask Terraform to plan this object again once it is.
+        if !plan.is_destroy()
+            && !ctx.provider_config.is_wholly_known()
+            && ctx.client.deferral_allowed
+        {
+            ctx.defer(DeferredReason::ProviderConfigUnknown)?;
+        }
         if plan.is_create() || plan.is_destroy() {
             return Ok(());
         }

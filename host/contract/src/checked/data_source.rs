@@ -15,7 +15,15 @@ impl<P: Provider> DataSourceServer for Checked<P> {
 
     async fn read_data_source(&self, req: ReadDataSourceRequest) -> ReadDataSourceResponse {
         let type_name = req.type_name.clone();
+        let allowed = req.client_capabilities.deferral_allowed;
         let mut resp = self.inner.read_data_source(req).await;
+        self.refuse_deferral(
+            allowed,
+            &mut resp.deferred,
+            &mut resp.diagnostics,
+            "ReadDataSource",
+            &type_name,
+        );
         if tfwasm_model::has_error(&resp.diagnostics) {
             return resp;
         }

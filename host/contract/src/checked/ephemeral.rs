@@ -20,7 +20,15 @@ impl<P: Provider> EphemeralServer for Checked<P> {
         req: OpenEphemeralResourceRequest,
     ) -> OpenEphemeralResourceResponse {
         let type_name = req.type_name.clone();
+        let allowed = req.client_capabilities.deferral_allowed;
         let mut resp = self.inner.open_ephemeral_resource(req).await;
+        self.refuse_deferral(
+            allowed,
+            &mut resp.deferred,
+            &mut resp.diagnostics,
+            "OpenEphemeralResource",
+            &type_name,
+        );
         if tfwasm_model::has_error(&resp.diagnostics) {
             return resp;
         }

@@ -120,6 +120,36 @@ impl<P: Provider> Checked<P> {
     }
 }
 
+impl<P: Provider> Checked<P> {
+    /// A deferral the client did not allow (`deferral_allowed`) is never sent: the provider
+    /// is told so in a diagnostic instead.
+    fn refuse_deferral(
+        &self,
+        allowed: bool,
+        deferred: &mut Option<tfwasm_model::rpc::DeferredReason>,
+        diagnostics: &mut Diagnostics,
+        rpc: &str,
+        type_name: &str,
+    ) {
+        if allowed {
+            return;
+        }
+        if let Some(reason) = deferred.take() {
+            diagnostics.extend(self.diagnostics(
+                "Provider deferred a change the client cannot defer",
+                rpc,
+                type_name,
+                vec![Violation {
+                    path: tfwasm_model::AttributePath::root(),
+                    message: format!(
+                        "the provider deferred ({reason:?}), but the client did not announce deferral_allowed"
+                    ),
+                }],
+            ));
+        }
+    }
+}
+
 /// The rules of every state a provider hands back to be stored (read, upgrade, move): wholly
 /// known, and no write-only value.
 fn stored(block: &tfwasm_model::Block, state: &Value) -> Vec<Violation> {

@@ -69,7 +69,15 @@ impl<P: Provider> ResourceServer for Checked<P> {
     async fn read_resource(&self, req: ReadResourceRequest) -> ReadResourceResponse {
         let type_name = req.type_name.clone();
         let current = req.current_state.clone();
+        let allowed = req.client_capabilities.deferral_allowed;
         let mut resp = self.inner.read_resource(req).await;
+        self.refuse_deferral(
+            allowed,
+            &mut resp.deferred,
+            &mut resp.diagnostics,
+            "ReadResource",
+            &type_name,
+        );
         if let Some((schema, ty)) = self.resource(&type_name).await {
             let violations = match decode_result(&resp.new_state, ty) {
                 Ok(state) => stored(&schema.block, &state),
@@ -99,7 +107,15 @@ impl<P: Provider> ResourceServer for Checked<P> {
             let config = req.config.decode(ty).ok()?;
             Some((schema, ty, prior, config))
         });
+        let allowed = req.client_capabilities.deferral_allowed;
         let mut resp = self.inner.plan_resource_change(req).await;
+        self.refuse_deferral(
+            allowed,
+            &mut resp.deferred,
+            &mut resp.diagnostics,
+            "PlanResourceChange",
+            &type_name,
+        );
         if tfwasm_model::has_error(&resp.diagnostics) {
             return resp;
         }
@@ -165,7 +181,15 @@ impl<P: Provider> ResourceServer for Checked<P> {
         req: ImportResourceStateRequest,
     ) -> ImportResourceStateResponse {
         let requested = req.type_name.clone();
+        let allowed = req.client_capabilities.deferral_allowed;
         let mut resp = self.inner.import_resource_state(req).await;
+        self.refuse_deferral(
+            allowed,
+            &mut resp.deferred,
+            &mut resp.diagnostics,
+            "ImportResourceState",
+            &requested,
+        );
         if tfwasm_model::has_error(&resp.diagnostics) {
             return resp;
         }

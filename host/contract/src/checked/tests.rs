@@ -429,12 +429,14 @@ fn imports_need_a_known_type_and_a_known_state() {
                     private: Vec::new(),
                 }],
                 diagnostics: Vec::new(),
+                deferred: None,
             },
             ..Fake::default()
         };
         let req = ImportResourceStateRequest {
             type_name: "fake_thing".into(),
             id: "x".into(),
+            ..Default::default()
         };
         let resp = run(Checked::new(fake, "fake", Mode::Enforce).import_resource_state(req));
         assert!(
@@ -460,6 +462,7 @@ fn data_sources_must_be_non_null_and_known() {
             data: ReadDataSourceResponse {
                 state,
                 diagnostics: Vec::new(),
+                deferred: None,
             },
             ..Fake::default()
         };
@@ -740,4 +743,34 @@ fn a_write_only_value_for_a_client_without_write_only_support_is_an_error() {
         "{}",
         read.diagnostics[0].detail
     );
+}
+
+#[test]
+fn a_deferral_the_client_did_not_allow_is_an_error_and_never_sent() {
+    let deferring = || Fake {
+        plan: PlanResourceChangeResponse {
+            planned_state: obj("a".into(), Value::unknown()),
+            deferred: Some(tfwasm_model::rpc::DeferredReason::ProviderConfigUnknown),
+            ..Default::default()
+        },
+        ..Fake::default()
+    };
+    let refused =
+        run(Checked::new(deferring(), "fake", Mode::Enforce).plan_resource_change(plan_request()));
+    assert_eq!(refused.deferred, None, "never sent");
+    assert_eq!(refused.diagnostics.len(), 1, "{:?}", refused.diagnostics);
+    assert!(
+        refused.diagnostics[0].detail.contains("deferral_allowed"),
+        "{}",
+        refused.diagnostics[0].detail
+    );
+
+    let mut allowed = plan_request();
+    allowed.client_capabilities.deferral_allowed = true;
+    let sent = run(Checked::new(deferring(), "fake", Mode::Enforce).plan_resource_change(allowed));
+    assert_eq!(
+        sent.deferred,
+        Some(tfwasm_model::rpc::DeferredReason::ProviderConfigUnknown)
+    );
+    assert!(sent.diagnostics.is_empty(), "{:?}", sent.diagnostics);
 }

@@ -2,7 +2,7 @@
 
 use std::future::Future;
 
-use super::{DynamicValue, ValidateConfigRequest};
+use super::{ClientCapabilities, DeferredReason, DynamicValue, ValidateConfigRequest};
 use crate::Diagnostics;
 
 /// ReadDataSource.
@@ -14,6 +14,8 @@ pub struct ReadDataSourceRequest {
     pub config: DynamicValue,
     /// `provider_meta` of the calling module.
     pub provider_meta: DynamicValue,
+    /// What the client supports (Terraform >= 1.9 sends it with this call).
+    pub client_capabilities: ClientCapabilities,
 }
 
 /// The data source's result.
@@ -23,6 +25,8 @@ pub struct ReadDataSourceResponse {
     pub state: DynamicValue,
     /// Problems.
     pub diagnostics: Diagnostics,
+    /// Set when the provider defers this change to a later run (only if the client allows it).
+    pub deferred: Option<DeferredReason>,
 }
 
 /// ValidateDataResourceConfig and ReadDataSource.

@@ -5,7 +5,7 @@
 use std::future::Future;
 use std::time::SystemTime;
 
-use super::{ClientCapabilities, DynamicValue, ValidateConfigRequest};
+use super::{ClientCapabilities, DeferredReason, DynamicValue, ValidateConfigRequest};
 use crate::Diagnostics;
 
 /// OpenEphemeralResource.
@@ -30,6 +30,8 @@ pub struct OpenEphemeralResourceResponse {
     pub renew_at: Option<SystemTime>,
     /// Problems.
     pub diagnostics: Diagnostics,
+    /// Set when the provider defers this change to a later run (only if the client allows it).
+    pub deferred: Option<DeferredReason>,
 }
 
 /// RenewEphemeralResource.

@@ -110,6 +110,19 @@ pub struct ServerCapabilities {
     pub move_resource_state: bool,
 }
 
+/// Why a provider deferred a change to a later run (Terraform 1.9, behind `deferral_allowed`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeferredReason {
+    /// No reason given.
+    Unknown,
+    /// The resource's configuration has unknown values the provider needs.
+    ResourceConfigUnknown,
+    /// The provider's configuration has unknown values it needs.
+    ProviderConfigUnknown,
+    /// Something the change needs does not exist yet.
+    AbsentPrereq,
+}
+
 /// Features the client (Terraform/OpenTofu) announced.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ClientCapabilities {

@@ -2,7 +2,7 @@
 
 use std::future::Future;
 
-use super::{DynamicValue, RawState, ValidateConfigRequest};
+use super::{ClientCapabilities, DeferredReason, DynamicValue, RawState, ValidateConfigRequest};
 use crate::{AttributePath, Diagnostics};
 
 /// UpgradeResourceState: called for every resource read from state, even at the same version.
@@ -36,6 +36,8 @@ pub struct ReadResourceRequest {
     pub private: Vec<u8>,
     /// `provider_meta` block of the calling module, if the provider declares one.
     pub provider_meta: DynamicValue,
+    /// What the client supports (Terraform >= 1.9 sends it with this call).
+    pub client_capabilities: ClientCapabilities,
 }
 
 /// The refreshed state; null means the object is gone.
@@ -47,6 +49,8 @@ pub struct ReadResourceResponse {
     pub diagnostics: Diagnostics,
     /// Updated private data.
     pub private: Vec<u8>,
+    /// Set when the provider defers this change to a later run (only if the client allows it).
+    pub deferred: Option<DeferredReason>,
 }
 
 /// PlanResourceChange.
@@ -64,6 +68,8 @@ pub struct PlanResourceChangeRequest {
     pub prior_private: Vec<u8>,
     /// `provider_meta` of the calling module.
     pub provider_meta: DynamicValue,
+    /// What the client supports (Terraform >= 1.9 sends it with this call).
+    pub client_capabilities: ClientCapabilities,
 }
 
 /// The planned new state.
@@ -77,6 +83,8 @@ pub struct PlanResourceChangeResponse {
     pub planned_private: Vec<u8>,
     /// Problems.
     pub diagnostics: Diagnostics,
+    /// Set when the provider defers this change to a later run (only if the client allows it).
+    pub deferred: Option<DeferredReason>,
 }
 
 /// ApplyResourceChange.
@@ -115,6 +123,8 @@ pub struct ImportResourceStateRequest {
     pub type_name: String,
     /// The import ID the user gave.
     pub id: String,
+    /// What the client supports (Terraform >= 1.9 sends it with this call).
+    pub client_capabilities: ClientCapabilities,
 }
 
 /// One imported object.
@@ -135,6 +145,8 @@ pub struct ImportResourceStateResponse {
     pub imported_resources: Vec<ImportedResource>,
     /// Problems.
     pub diagnostics: Diagnostics,
+    /// Set when the provider defers this change to a later run (only if the client allows it).
+    pub deferred: Option<DeferredReason>,
 }
 
 /// ValidateResourceConfig, UpgradeResourceState, ReadResource, PlanResourceChange,

@@ -404,6 +404,7 @@ impl Guest {
                 private: Vec::new(),
                 renew_at_unix_ms: None,
                 diagnostics: vec![no_ephemeral(&req.type_name)],
+                deferred: None,
             }),
         }
     }

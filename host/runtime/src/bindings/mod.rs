@@ -263,6 +263,25 @@ pub fn diagnostic(d: wit::Diagnostic) -> Diagnostic {
     }
 }
 
+/// A guest deferral in model form.
+pub fn deferred(reason: Option<wit::DeferredReason>) -> Option<tfwasm_model::rpc::DeferredReason> {
+    use tfwasm_model::rpc::DeferredReason as D;
+    reason.map(|r| match r {
+        wit::DeferredReason::Unknown => D::Unknown,
+        wit::DeferredReason::ResourceConfigUnknown => D::ResourceConfigUnknown,
+        wit::DeferredReason::ProviderConfigUnknown => D::ProviderConfigUnknown,
+        wit::DeferredReason::AbsentPrereq => D::AbsentPrereq,
+    })
+}
+
+/// What the client announced, in WIT form.
+pub fn client_capabilities(c: tfwasm_model::rpc::ClientCapabilities) -> wit::ClientCapabilities {
+    wit::ClientCapabilities {
+        deferral_allowed: c.deferral_allowed,
+        write_only_attributes_allowed: c.write_only_attributes_allowed,
+    }
+}
+
 /// A guest attribute path in model form.
 pub fn path(steps: Vec<wit::PathStep>) -> AttributePath {
     AttributePath(

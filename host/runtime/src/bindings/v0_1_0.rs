@@ -155,6 +155,7 @@ pub(super) fn read_response(r: old::ReadResponse) -> resource::ReadResponse {
         new_state: r.new_state,
         private: r.private,
         diagnostics: diagnostics(r.diagnostics),
+        deferred: None,
     }
 }
 
@@ -164,6 +165,7 @@ pub(super) fn plan_response(r: old::PlanResponse) -> resource::PlanResponse {
         requires_replace: r.requires_replace.into_iter().map(path).collect(),
         planned_private: r.planned_private,
         diagnostics: diagnostics(r.diagnostics),
+        deferred: None,
     }
 }
 
@@ -187,6 +189,7 @@ pub(super) fn import_response(r: old::ImportResponse) -> resource::ImportRespons
             })
             .collect(),
         diagnostics: diagnostics(r.diagnostics),
+        deferred: None,
     }
 }
 
@@ -194,6 +197,7 @@ pub(super) fn read_data_response(r: old::ReadDataResponse) -> data_source::ReadD
     data_source::ReadDataResponse {
         state: r.state,
         diagnostics: diagnostics(r.diagnostics),
+        deferred: None,
     }
 }
 

@@ -219,6 +219,15 @@ impl WasmProvider {
         &self.imports
     }
 
+    /// The context of a call that carries its own client capabilities (read, plan, import,
+    /// data source read, ephemeral open): they replace ConfigureProvider's.
+    fn context_for(&self, client: tfwasm_model::rpc::ClientCapabilities) -> wit::ProviderContext {
+        wit::ProviderContext {
+            client_capabilities: crate::bindings::client_capabilities(client),
+            ..self.context()
+        }
+    }
+
     fn context(&self) -> wit::ProviderContext {
         self.context
             .read()

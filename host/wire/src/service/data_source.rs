@@ -31,11 +31,12 @@ pub(super) async fn read_data_source<P: Provider>(
             type_name: req.type_name,
             config: convert::dynamic_value(req.config),
             provider_meta: convert::dynamic_value(req.provider_meta),
+            client_capabilities: convert::client_capabilities(req.client_capabilities),
         })
         .await;
     pb::read_data_source::Response {
         state: convert::to_dynamic_value(resp.state),
         diagnostics: convert::diagnostics(resp.diagnostics),
-        deferred: None,
+        deferred: convert::deferred(resp.deferred),
     }
 }

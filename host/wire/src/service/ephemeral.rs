@@ -44,7 +44,7 @@ pub(super) async fn open_ephemeral_resource<P: Provider>(
         renew_at: resp.renew_at.map(timestamp),
         result: convert::to_dynamic_value(resp.result),
         private: Some(resp.private),
-        deferred: None,
+        deferred: convert::deferred(resp.deferred),
     }
 }
 

@@ -52,12 +52,14 @@ pub(super) async fn read_resource<P: Provider>(
             current_state: convert::dynamic_value(req.current_state),
             private: req.private,
             provider_meta: convert::dynamic_value(req.provider_meta),
+            client_capabilities: convert::client_capabilities(req.client_capabilities),
         })
         .await;
     pb::read_resource::Response {
         new_state: convert::to_dynamic_value(resp.new_state),
         diagnostics: convert::diagnostics(resp.diagnostics),
         private: resp.private,
+        deferred: convert::deferred(resp.deferred),
         ..Default::default()
     }
 }
@@ -74,6 +76,7 @@ pub(super) async fn plan_resource_change<P: Provider>(
             config: convert::dynamic_value(req.config),
             prior_private: req.prior_private,
             provider_meta: convert::dynamic_value(req.provider_meta),
+            client_capabilities: convert::client_capabilities(req.client_capabilities),
         })
         .await;
     pb::plan_resource_change::Response {
@@ -85,6 +88,7 @@ pub(super) async fn plan_resource_change<P: Provider>(
             .collect(),
         planned_private: resp.planned_private,
         diagnostics: convert::diagnostics(resp.diagnostics),
+        deferred: convert::deferred(resp.deferred),
         ..Default::default()
     }
 }
@@ -119,6 +123,7 @@ pub(super) async fn import_resource_state<P: Provider>(
         .import_resource_state(ImportResourceStateRequest {
             type_name: req.type_name,
             id: req.id,
+            client_capabilities: convert::client_capabilities(req.client_capabilities),
         })
         .await;
     pb::import_resource_state::Response {
@@ -133,6 +138,6 @@ pub(super) async fn import_resource_state<P: Provider>(
             })
             .collect(),
         diagnostics: convert::diagnostics(resp.diagnostics),
-        deferred: None,
+        deferred: convert::deferred(resp.deferred),
     }
 }

@@ -33,7 +33,7 @@ impl DataSourceServer for WasmProvider {
     }
 
     async fn read_data_source(&self, req: ReadDataSourceRequest) -> ReadDataSourceResponse {
-        let ctx = self.context();
+        let ctx = self.context_for(req.client_capabilities);
         let subject = req.type_name.clone();
         let wreq = data_source::ReadDataRequest {
             type_name: req.type_name,
@@ -49,10 +49,12 @@ impl DataSourceServer for WasmProvider {
             Ok(resp) => ReadDataSourceResponse {
                 state: DynamicValue::from_msgpack(resp.state),
                 diagnostics: diagnostics(resp.diagnostics),
+                deferred: crate::bindings::deferred(resp.deferred),
             },
             Err(e) => ReadDataSourceResponse {
                 state: DynamicValue::default(),
                 diagnostics: vec![self.call_diagnostic(&e.error, &subject)],
+                deferred: None,
             },
         }
     }

@@ -43,7 +43,7 @@ impl EphemeralServer for WasmProvider {
         &self,
         req: OpenEphemeralResourceRequest,
     ) -> OpenEphemeralResourceResponse {
-        let ctx = self.context();
+        let ctx = self.context_for(req.client_capabilities);
         let subject = req.type_name.clone();
         let wreq = ephemeral::OpenRequest {
             type_name: req.type_name,
@@ -60,6 +60,7 @@ impl EphemeralServer for WasmProvider {
                 private: resp.private,
                 renew_at: renew_at(resp.renew_at_unix_ms),
                 diagnostics: diagnostics(resp.diagnostics),
+                deferred: crate::bindings::deferred(resp.deferred),
             },
             Err(e) => OpenEphemeralResourceResponse {
                 diagnostics: vec![self.call_diagnostic(&e.error, &subject)],

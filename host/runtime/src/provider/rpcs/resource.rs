@@ -61,7 +61,7 @@ impl ResourceServer for WasmProvider {
     }
 
     async fn read_resource(&self, req: ReadResourceRequest) -> ReadResourceResponse {
-        let ctx = self.context();
+        let ctx = self.context_for(req.client_capabilities);
         let subject = req.type_name.clone();
         let (current_state, private) = (req.current_state.clone(), req.private.clone());
         let wreq = resource::ReadRequest {
@@ -80,12 +80,14 @@ impl ResourceServer for WasmProvider {
                 new_state: DynamicValue::from_msgpack(resp.new_state),
                 private: resp.private,
                 diagnostics: diagnostics(resp.diagnostics),
+                deferred: bindings::deferred(resp.deferred),
             },
             // Keep the recorded state: a crash must not make Terraform forget the object.
             Err(e) => ReadResourceResponse {
                 new_state: current_state,
                 private,
                 diagnostics: vec![self.call_diagnostic(&e.error, &subject)],
+                deferred: None,
             },
         }
     }
@@ -94,7 +96,7 @@ impl ResourceServer for WasmProvider {
         &self,
         req: PlanResourceChangeRequest,
     ) -> PlanResourceChangeResponse {
-        let ctx = self.context();
+        let ctx = self.context_for(req.client_capabilities);
         let subject = req.type_name.clone();
         let wreq = resource::PlanRequest {
             type_name: req.type_name,
@@ -119,6 +121,7 @@ impl ResourceServer for WasmProvider {
                     .collect(),
                 planned_private: resp.planned_private,
                 diagnostics: diagnostics(resp.diagnostics),
+                deferred: bindings::deferred(resp.deferred),
             },
             Err(e) => PlanResourceChangeResponse {
                 diagnostics: vec![self.call_diagnostic(&e.error, &subject)],
@@ -167,7 +170,7 @@ impl ResourceServer for WasmProvider {
         &self,
         req: ImportResourceStateRequest,
     ) -> ImportResourceStateResponse {
-        let ctx = self.context();
+        let ctx = self.context_for(req.client_capabilities);
         let subject = req.type_name.clone();
         let wreq = resource::ImportRequest {
             type_name: req.type_name,
@@ -190,10 +193,12 @@ impl ResourceServer for WasmProvider {
                     })
                     .collect(),
                 diagnostics: diagnostics(resp.diagnostics),
+                deferred: bindings::deferred(resp.deferred),
             },
             Err(e) => ImportResourceStateResponse {
                 imported_resources: Vec::new(),
                 diagnostics: vec![self.call_diagnostic(&e.error, &subject)],
+                deferred: None,
             },
         }
     }
