@@ -242,6 +242,7 @@ fn attribute(out: &mut wit::Schema, a: &tfwasm_model::Attribute) -> wit::Attribu
         description: a.description.clone(),
         description_kind: kind(a.description_kind),
         flags,
+        deprecation_message: a.deprecation_message.clone(),
     }
 }
 

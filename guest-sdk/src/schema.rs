@@ -205,6 +205,7 @@ impl Attr {
     /// Deprecated: Terraform marks it so, and validation warns with `message` when it is set.
     pub fn deprecated(mut self, message: &str) -> Attr {
         self.wire.deprecated = true;
+        self.wire.deprecation_message = message.to_owned();
         self.plan.deprecation = Some(message.to_owned());
         self
     }

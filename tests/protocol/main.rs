@@ -63,6 +63,23 @@ async fn handshake_schema_metadata_and_shutdown_over_a_unix_socket() {
         .unwrap();
     assert_eq!(length.r#type, b"\"number\"");
     assert!(length.required);
+    // A deprecated attribute says what to use instead (shown by Terraform >= 1.15).
+    let number = schema.resource_schemas["random_password"]
+        .block
+        .as_ref()
+        .unwrap()
+        .attributes
+        .iter()
+        .find(|a| a.name == "number")
+        .unwrap();
+    assert!(number.deprecated);
+    assert!(
+        number
+            .deprecation_message
+            .starts_with("Use numeric instead"),
+        "{:?}",
+        number.deprecation_message
+    );
     // Derived from what the provider implements (a WIT 0.2.0 component moves state); every
     // layer works its schema out lazily, so a client may skip GetProviderSchema.
     assert_eq!(

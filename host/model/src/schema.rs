@@ -68,6 +68,8 @@ pub struct Attribute {
     pub sensitive: bool,
     /// Deprecated; Terraform warns when it is set.
     pub deprecated: bool,
+    /// What to use instead, shown by Terraform >= 1.15 (tfplugin6.10); may be empty.
+    pub deprecation_message: String,
     /// Never stored in state or plan (protocol 6.8).
     pub write_only: bool,
 }
@@ -85,6 +87,7 @@ impl Attribute {
             computed: false,
             sensitive: false,
             deprecated: false,
+            deprecation_message: String::new(),
             write_only: false,
         }
     }

@@ -171,6 +171,7 @@ fn attribute(name: &str, json: &Json, location: &str) -> Result<Attribute, Schem
         computed: flag(obj, "computed", location)?,
         sensitive: flag(obj, "sensitive", location)?,
         deprecated: flag(obj, "deprecated", location)?,
+        deprecation_message: text(obj, "deprecation_message"),
         write_only: flag(obj, "write_only", location)?,
     })
 }

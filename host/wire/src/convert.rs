@@ -160,8 +160,8 @@ fn attribute(a: &Attribute) -> pb::schema::Attribute {
         sensitive: a.sensitive,
         description_kind: string_kind(a.description_kind),
         deprecated: a.deprecated,
+        deprecation_message: a.deprecation_message.clone(),
         write_only: a.write_only,
-        deprecation_message: String::new(),
     }
 }
 

@@ -239,6 +239,7 @@ fn attribute_from_wit(
         computed: flags.contains(wit::AttributeFlags::COMPUTED),
         sensitive: flags.contains(wit::AttributeFlags::SENSITIVE),
         deprecated: flags.contains(wit::AttributeFlags::DEPRECATED),
+        deprecation_message: a.deprecation_message.clone(),
         write_only: flags.contains(wit::AttributeFlags::WRITE_ONLY),
     })
 }

@@ -300,6 +300,7 @@ fn attribute(a: old::Attribute) -> new::Attribute {
         description: a.description,
         description_kind: string_kind(a.description_kind),
         flags,
+        deprecation_message: String::new(),
     }
 }
 
