@@ -3,11 +3,11 @@
 //! restapi sample defers plans while its provider block still holds unknowns. Terraform
 //! 1.11 does not allow deferral outside experiments, so this is a protocol-level test.
 
-use tfwasm_model::{Type, Value};
+use tfwasm_model::Value;
 use tfwasm_wire::proto::tfplugin6 as pb;
 
 use crate::server::Server;
-use crate::versions::{dv, implied_type};
+use crate::versions::{dv, implied_type, nulls};
 
 #[tokio::test]
 async fn a_plan_defers_while_the_provider_block_is_unknown_if_the_client_allows_it() {
@@ -19,12 +19,8 @@ async fn a_plan_defers_while_the_provider_block_is_unknown_if_the_client_allows_
         .unwrap()
         .into_inner();
     let provider_ty = implied_type(schema.provider.as_ref().unwrap().block.as_ref().unwrap());
-    let Type::Object(provider_attrs) = &provider_ty else {
-        unreachable!()
-    };
     // `uri` comes from something not created yet.
-    let mut provider_config =
-        Value::object(provider_attrs.keys().map(|k| (k.as_str(), Value::Null)));
+    let mut provider_config = nulls(&provider_ty);
     provider_config.set("uri", Value::unknown());
     let configured = client
         .configure_provider(pb::configure_provider::Request {
@@ -49,10 +45,7 @@ async fn a_plan_defers_while_the_provider_block_is_unknown_if_the_client_allows_
         .clone()
         .unwrap();
     let ty = implied_type(&block);
-    let Type::Object(attrs) = &ty else {
-        unreachable!()
-    };
-    let mut config = Value::object(attrs.keys().map(|k| (k.as_str(), Value::Null)));
+    let mut config = nulls(&ty);
     config.set("path", Value::from("/items"));
     config.set("data", Value::from("{\"name\":\"a\"}"));
     let plan = |allowed: bool| pb::plan_resource_change::Request {

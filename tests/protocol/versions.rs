@@ -23,6 +23,14 @@ pub(crate) fn implied_type(block: &pb::schema::Block) -> Type {
     }))
 }
 
+/// The object of `ty` (an object type) with every attribute null.
+pub(crate) fn nulls(ty: &Type) -> Value {
+    let Type::Object(attrs) = ty else {
+        panic!("not an object type: {ty:?}")
+    };
+    Value::object(attrs.keys().map(|name| (name.as_str(), Value::Null)))
+}
+
 pub(crate) fn dv(value: &Value, ty: &Type) -> Option<pb::DynamicValue> {
     Some(pb::DynamicValue {
         msgpack: DynamicValue::encode(value, ty).unwrap().msgpack,
@@ -42,10 +50,7 @@ async fn create_random_string(client: &mut Client) -> String {
         .clone()
         .unwrap();
     let ty = implied_type(&block);
-    let Type::Object(attrs) = &ty else {
-        unreachable!()
-    };
-    let mut config = Value::object(attrs.keys().map(|name| (name.as_str(), Value::Null)));
+    let mut config = nulls(&ty);
     config.set("length", Value::from(12));
     let plan = client
         .plan_resource_change(pb::plan_resource_change::Request {
