@@ -18,6 +18,8 @@ pub struct Catalog {
     provider: Box<dyn Provider>,
     provider_schema: crate::ResourceSchema,
     provider_type: Type,
+    /// The `provider_meta` schema and its value type, if the provider declares one.
+    meta: Option<(crate::ResourceSchema, Type)>,
     resources: Vec<Entry<Box<dyn Resource>>>,
     data_sources: Vec<Entry<Box<dyn DataSource>>>,
     ephemeral_resources: Vec<Entry<Box<dyn EphemeralResource>>>,
@@ -90,6 +92,10 @@ impl Catalog {
     pub fn new(provider: Box<dyn Provider>) -> Catalog {
         let provider_schema = provider.schema();
         let provider_type = provider_schema.value_type();
+        let meta = provider.meta_schema().map(|schema| {
+            let ty = schema.value_type();
+            (schema, ty)
+        });
         let resources = provider.resources().into_iter().map(Entry::new).collect();
         let data_sources = provider
             .data_sources()
@@ -106,6 +112,7 @@ impl Catalog {
             provider,
             provider_schema,
             provider_type,
+            meta,
             resources,
             data_sources,
             ephemeral_resources,
@@ -321,6 +328,16 @@ fn deferred() -> Option<wit::DeferredReason> {
     })
 }
 
+/// Decodes the calling module's `provider_meta` into `ctx` (empty bytes: none set).
+fn with_meta(c: &Catalog, ctx: &mut Context, bytes: &[u8]) -> Result<(), Diagnostic> {
+    if let Some((_, ty)) = &c.meta
+        && !bytes.is_empty()
+    {
+        ctx.provider_meta = decode(bytes, ty, "provider_meta")?;
+    }
+    Ok(())
+}
+
 /// Reads private state bytes (a JSON object; empty means none).
 fn load_private(ctx: &Context, bytes: &[u8]) -> Result<(), Diagnostic> {
     if bytes.is_empty() {
@@ -455,7 +472,7 @@ pub fn hooked<Req: Clone, Resp>(
 pub fn get_schema(c: &Catalog) -> wit::ProviderSchema {
     wit::ProviderSchema {
         provider: to_wit_schema(&c.provider_schema.to_wire()),
-        provider_meta: None,
+        provider_meta: c.meta.as_ref().map(|(s, _)| to_wit_schema(&s.to_wire())),
         resources: c
             .resources
             .iter()
@@ -806,7 +823,8 @@ pub fn read_resource(
         if state.is_null() {
             return Ok((codec::msgpack::NULL.to_vec(), req.private.clone()));
         }
-        let ctx = context(c, ctx)?;
+        let mut ctx = context(c, ctx)?;
+        with_meta(c, &mut ctx, &req.provider_meta)?;
         crate::log::mask_sensitive(schema, &state);
         load_private(&ctx, &req.private)?;
         match resource.read(&ctx, &state)? {
@@ -855,7 +873,8 @@ pub fn plan_resource_change(
         let prior = decode(&req.prior_state, ty, "prior state")?;
         let proposed = decode(&req.proposed_new_state, ty, "proposed new state")?;
         let config = decode(&req.config, ty, "configuration")?;
-        let ctx = context(c, ctx)?;
+        let mut ctx = context(c, ctx)?;
+        with_meta(c, &mut ctx, &req.provider_meta)?;
         crate::log::mask_sensitive(schema, &config);
         crate::log::mask_sensitive(schema, &prior);
         load_private(&ctx, &req.prior_private)?;
@@ -905,6 +924,7 @@ pub fn apply_resource_change(
         let planned = decode(&req.planned_state, ty, "planned state")?;
         let config = decode(&req.config, ty, "configuration")?;
         let mut ctx = context(c, ctx)?;
+        with_meta(c, &mut ctx, &req.provider_meta)?;
         crate::log::mask_sensitive(schema, &config);
         crate::log::mask_sensitive(schema, &prior);
         ctx.state_type = Some(ty.clone());
@@ -1000,7 +1020,9 @@ pub fn read_data_source(
         let entry = find_data_source(c, &req.type_name)?;
         let (source, ty) = (&entry.item, entry.ty());
         let config = decode(&req.config, ty, "configuration")?;
-        let state = source.read(&context(c, ctx)?, &config)?;
+        let mut ctx = context(c, ctx)?;
+        with_meta(c, &mut ctx, &req.provider_meta)?;
+        let state = source.read(&ctx, &config)?;
         encode(&state, ty, "data source result")
     })();
     match result {

@@ -21,6 +21,10 @@ pub struct Context {
     pub(crate) state_type: Option<Type>,
     /// The resource's private state, during read, plan and apply.
     pub(crate) private: RefCell<BTreeMap<String, serde_json::Value>>,
+    /// The calling module's `provider_meta` block (decoded against
+    /// [`Provider::meta_schema`]) during read, plan, apply and data source reads; null when
+    /// the provider declares no meta schema or the module sets none.
+    pub provider_meta: Value,
     /// What the client supports for this call (ConfigureProvider's announcement, or the
     /// call's own for read, plan, import, data source reads and ephemeral opens).
     pub client: ClientCapabilities,
@@ -153,6 +157,12 @@ pub trait Provider: Send + Sync + 'static {
     /// fails ConfigureProvider.
     fn configure(&self, _ctx: &Context) -> Diagnostics {
         Vec::new()
+    }
+    /// Schema of the `provider_meta "NAME" { ... }` block modules may set in their
+    /// `terraform` block (e.g. to tell the API which module calls it); none by default. Its
+    /// value reaches [`Context::provider_meta`].
+    fn meta_schema(&self) -> Option<ResourceSchema> {
+        None
     }
     /// The managed resource types (none by default: a provider may offer only data sources).
     fn resources(&self) -> Vec<Box<dyn Resource>> {
