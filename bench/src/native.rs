@@ -35,10 +35,7 @@ impl NativeProvider {
             context: RwLock::new(wit::ProviderContext {
                 terraform_version: String::new(),
                 config: None,
-                client_capabilities: wit::ClientCapabilities {
-                    deferral_allowed: false,
-                    write_only_attributes_allowed: false,
-                },
+                client_capabilities: wit_capabilities(Default::default()),
             }),
             blocking_io: false,
         }
@@ -68,10 +65,7 @@ impl NativeProvider {
     /// The context of a call that carries its own client capabilities.
     fn ctx_for(&self, client: tfwasm_model::rpc::ClientCapabilities) -> wit::ProviderContext {
         wit::ProviderContext {
-            client_capabilities: wit::ClientCapabilities {
-                deferral_allowed: client.deferral_allowed,
-                write_only_attributes_allowed: client.write_only_attributes_allowed,
-            },
+            client_capabilities: wit_capabilities(client),
             ..self.ctx()
         }
     }
@@ -121,6 +115,13 @@ fn deferred(reason: Option<wit::DeferredReason>) -> Option<tfwasm_model::rpc::De
     })
 }
 
+fn wit_capabilities(c: tfwasm_model::rpc::ClientCapabilities) -> wit::ClientCapabilities {
+    wit::ClientCapabilities {
+        deferral_allowed: c.deferral_allowed,
+        write_only_attributes_allowed: c.write_only_attributes_allowed,
+    }
+}
+
 fn dv(bytes: Vec<u8>) -> DynamicValue {
     DynamicValue::from_msgpack(bytes)
 }
@@ -162,12 +163,7 @@ impl ProviderServer for NativeProvider {
         let ctx = wit::ProviderContext {
             terraform_version: req.terraform_version,
             config: Some(req.config.msgpack),
-            client_capabilities: wit::ClientCapabilities {
-                deferral_allowed: req.client_capabilities.deferral_allowed,
-                write_only_attributes_allowed: req
-                    .client_capabilities
-                    .write_only_attributes_allowed,
-            },
+            client_capabilities: wit_capabilities(req.client_capabilities),
         };
         let diags = diagnostics(glue::configure_provider(self.p(), ctx.clone()));
         // As the runtime does: a configuration the provider rejected is not kept.

@@ -117,11 +117,6 @@ impl Signature {
             deprecation_message: self.deprecation_message.clone(),
         }
     }
-
-    /// The parameter argument `index` binds to, if the function takes that many.
-    pub(crate) fn parameter_at(&self, index: usize) -> Option<&Param> {
-        self.parameters.get(index).or(self.variadic.as_ref())
-    }
 }
 
 /// A function parameter.

@@ -550,12 +550,7 @@ pub fn call_function(
         .functions
         .iter()
         .find(|f| f.name() == name)
-        .ok_or_else(|| {
-            error(
-                format!("this provider has no function named {name:?}"),
-                None,
-            )
-        })?;
+        .ok_or_else(|| error(tfwasm_model::rpc::no_such_function(&name), None))?;
     let signature = function.signature();
     let positional = signature.parameters.len();
     let takes = format!(
@@ -575,11 +570,14 @@ pub fn call_function(
             None,
         ));
     }
+    // The count is right, so every argument has its parameter: positional ones in order,
+    // then the variadic one for the rest.
+    let params = signature
+        .parameters
+        .iter()
+        .chain(signature.variadic.iter().cycle());
     let mut values = Vec::with_capacity(arguments.len());
-    for (index, bytes) in arguments.iter().enumerate() {
-        let param = signature
-            .parameter_at(index)
-            .ok_or_else(|| error(format!("{name} takes {takes}"), Some(index)))?;
+    for (index, (bytes, param)) in arguments.iter().zip(params).enumerate() {
         let value = decode(bytes, &param.ty, &format!("argument {:?}", param.name))
             .map_err(|d| error(d.detail, Some(index)))?;
         values.push(value);

@@ -33,7 +33,7 @@ pub use plan::{check_plan, check_requires_replace};
 pub use render::render;
 pub use results::{check_data_source, check_import, check_wholly_known};
 use tfwasm_model::{AttributePath, Value};
-pub use write_only::check_write_only_null;
+pub use write_only::{check_write_only_null, has_write_only};
 
 /// One broken rule at one place.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -2,35 +2,52 @@
 //! only and are never stored, so every state a provider returns (apply, read, upgrade,
 //! import, move) holds null there, at any depth. Plans are checked in `plan.rs`.
 
-use tfwasm_model::{AttributeType, Block, NestedObject, Value};
+use tfwasm_model::{Attribute, AttributeType, Block, NestedBlock, Value};
 
 use crate::Violation;
 use crate::at::At;
 
-/// Paths of write-only attributes that are not null in `value`, an object of `block`.
+/// Paths of write-only attributes that are not null in `value`, an object of `block`. Costs
+/// only a look at the schema when `block` has no write-only attribute.
 pub fn check_write_only_null(block: &Block, value: &Value) -> Vec<Violation> {
     let mut out = Vec::new();
-    walk_block(block, value, &At::Root, &mut out);
+    if has_write_only(block) {
+        walk(
+            &block.attributes,
+            &block.block_types,
+            value,
+            &At::Root,
+            &mut out,
+        );
+    }
     out
 }
 
-fn entries(value: &Value) -> Vec<(Option<&str>, i64, &Value)> {
-    match value {
-        Value::List(items) | Value::Set(items) | Value::Tuple(items) => items
-            .iter()
-            .enumerate()
-            .map(|(i, v)| (None, i as i64, v))
-            .collect(),
-        Value::Map(map) => map.iter().map(|(k, v)| (Some(k.as_str()), 0, v)).collect(),
-        _ => Vec::new(),
-    }
+/// Whether `block` has a write-only attribute at any depth.
+pub fn has_write_only(block: &Block) -> bool {
+    any_write_only(&block.attributes) || block.block_types.iter().any(|n| has_write_only(&n.block))
 }
 
-fn walk_block(block: &Block, value: &Value, path: &At<'_>, out: &mut Vec<Violation>) {
+fn any_write_only(attributes: &[Attribute]) -> bool {
+    attributes.iter().any(|a| {
+        a.write_only
+            || matches!(&a.ty, AttributeType::Nested(object) if any_write_only(&object.attributes))
+    })
+}
+
+/// Walks an object of these attributes and blocks, going only where a write-only attribute
+/// can be.
+fn walk(
+    attributes: &[Attribute],
+    block_types: &[NestedBlock],
+    value: &Value,
+    path: &At<'_>,
+    out: &mut Vec<Violation>,
+) {
     let Value::Object(fields) = value else {
         return;
     };
-    for a in &block.attributes {
+    for a in attributes {
         let Some(v) = fields.get(&a.name) else {
             continue;
         };
@@ -42,49 +59,53 @@ fn walk_block(block: &Block, value: &Value, path: &At<'_>, out: &mut Vec<Violati
                     "a write-only attribute must be null in every returned state; its value belongs in configuration only",
                 ));
             }
-            continue;
-        }
-        if let AttributeType::Nested(object) = &a.ty {
-            walk_nested(object, v, &here, out);
+        } else if let AttributeType::Nested(object) = &a.ty
+            && any_write_only(&object.attributes)
+        {
+            each_object(v, &here, &mut |element, at| {
+                walk(&object.attributes, &[], element, at, out)
+            });
         }
     }
-    for nested in &block.block_types {
+    for nested in block_types.iter().filter(|n| has_write_only(&n.block)) {
         let Some(v) = fields.get(&nested.type_name) else {
             continue;
         };
-        let here = path.attr(&nested.type_name);
-        if matches!(v, Value::Object(_)) {
-            walk_block(&nested.block, v, &here, out);
-        }
-        for (key, index, element) in entries(v) {
-            match key {
-                Some(k) => walk_block(&nested.block, element, &here.key(k), out),
-                None => walk_block(&nested.block, element, &here.index(index), out),
-            }
-        }
+        each_object(v, &path.attr(&nested.type_name), &mut |element, at| {
+            walk(
+                &nested.block.attributes,
+                &nested.block.block_types,
+                element,
+                at,
+                out,
+            )
+        });
     }
 }
 
-fn walk_nested(object: &NestedObject, value: &Value, path: &At<'_>, out: &mut Vec<Violation>) {
-    let block = Block {
-        attributes: object.attributes.clone(),
-        ..Block::default()
-    };
-    if matches!(value, Value::Object(_)) {
-        walk_block(&block, value, path, out);
-    }
-    for (key, index, element) in entries(value) {
-        match key {
-            Some(k) => walk_block(&block, element, &path.key(k), out),
-            None => walk_block(&block, element, &path.index(index), out),
+/// Calls `f` on `value` if it is one object (single nesting), else on each element of a
+/// list, set or map of them, with its path.
+fn each_object(value: &Value, path: &At<'_>, f: &mut dyn FnMut(&Value, &At<'_>)) {
+    match value {
+        Value::Object(_) => f(value, path),
+        Value::List(items) | Value::Set(items) | Value::Tuple(items) => {
+            for (i, item) in items.iter().enumerate() {
+                f(item, &path.index(i as i64));
+            }
         }
+        Value::Map(map) => {
+            for (key, item) in map {
+                f(item, &path.key(key));
+            }
+        }
+        _ => {}
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tfwasm_model::{Attribute, AttributePath, BlockNesting, NestedBlock, ObjectNesting, Type};
+    use tfwasm_model::{AttributePath, BlockNesting, NestedObject, ObjectNesting, Type};
 
     fn block() -> Block {
         let mut secret = Attribute::new("secret_wo", Type::String);

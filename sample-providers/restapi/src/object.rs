@@ -347,13 +347,10 @@ impl Resource for RestApiObject {
         let api = Api::from_context(ctx)?;
         let schema = self.schema();
         let mut model: Model = schema.decode(planned)?;
-        let data = Json::Object(model.data_object()?);
-        let body = body(ctx, model.data_object()?, write_only_data(config)?)?;
+        let data = model.data_object()?;
         let id_key = model.id_attribute(&api).to_owned();
-        let known_id = model
-            .object_id
-            .clone()
-            .or_else(|| data.as_object().and_then(|d| id_of(d, &id_key)));
+        let known_id = model.object_id.clone().or_else(|| id_of(&data, &id_key));
+        let body = body(ctx, data, write_only_data(config)?)?;
         let path = match (&model.create_path, &known_id) {
             (Some(template), Some(id)) => template.replace("{id}", id),
             (Some(template), None) => template.clone(),

@@ -10,7 +10,10 @@ use tfwasm_model::{Diagnostic, Diagnostics, Provider, Value};
 
 use super::stored;
 use super::{Checked, Mode, decode_result};
-use crate::{check_apply, check_import, check_plan, check_requires_replace, check_write_only_null};
+use crate::{
+    check_apply, check_import, check_plan, check_requires_replace, check_write_only_null,
+    has_write_only,
+};
 
 impl<P: Provider> ResourceServer for Checked<P> {
     /// Also the client's side of write-only attributes: a client that cannot keep them out of
@@ -24,6 +27,7 @@ impl<P: Provider> ResourceServer for Checked<P> {
             return diagnostics;
         }
         if let Some((schema, ty)) = self.resource(&type_name).await
+            && has_write_only(&schema.block)
             && let Ok(config) = config.decode(ty)
         {
             for v in check_write_only_null(&schema.block, &config) {

@@ -113,6 +113,11 @@ pub struct FunctionError {
     pub function_argument: Option<i64>,
 }
 
+/// The error text of a call to a function the provider does not have.
+pub fn no_such_function(name: &str) -> String {
+    format!("this provider has no function named {name:?}")
+}
+
 /// GetFunctions and CallFunction.
 ///
 /// A provider without functions implements [`NoFunctions`] instead, which answers for it;
@@ -139,9 +144,6 @@ impl<T: NoFunctions> FunctionServer for T {
     }
 
     async fn call_function(&self, req: CallFunctionRequest) -> CallFunctionResponse {
-        CallFunctionResponse::error(
-            format!("this provider has no function named {:?}", req.name),
-            None,
-        )
+        CallFunctionResponse::error(no_such_function(&req.name), None)
     }
 }

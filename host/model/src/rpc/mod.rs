@@ -27,7 +27,7 @@ pub use ephemeral::{
 };
 pub use function::{
     CallFunctionRequest, CallFunctionResponse, Function, FunctionError, FunctionServer,
-    GetFunctionsResponse, NoFunctions, Parameter,
+    GetFunctionsResponse, NoFunctions, Parameter, no_such_function,
 };
 pub use moves::{MoveResourceStateRequest, MoveResourceStateResponse, MoveServer, NoMoves};
 pub use provider::{ConfigureProviderRequest, ProviderServer};

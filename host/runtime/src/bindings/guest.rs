@@ -463,7 +463,7 @@ impl Guest {
                     .await
             }
             Guest::V0_1_0(_) => Ok(Err(function::FunctionError {
-                text: format!("this provider has no function named {name:?}"),
+                text: tfwasm_model::rpc::no_such_function(name),
                 argument: None,
             })),
         }

@@ -180,10 +180,7 @@ impl WasmProvider {
             context: RwLock::new(wit::ProviderContext {
                 terraform_version: String::new(),
                 config: None,
-                client_capabilities: wit::ClientCapabilities {
-                    deferral_allowed: false,
-                    write_only_attributes_allowed: false,
-                },
+                client_capabilities: crate::bindings::client_capabilities(Default::default()),
             }),
             schema: OnceLock::new(),
             stop_generation: Arc::new(tokio::sync::watch::Sender::new(0)),

@@ -74,12 +74,7 @@ impl ProviderServer for WasmProvider {
         let ctx = wit::ProviderContext {
             terraform_version: req.terraform_version,
             config: Some(bytes(req.config)),
-            client_capabilities: wit::ClientCapabilities {
-                deferral_allowed: req.client_capabilities.deferral_allowed,
-                write_only_attributes_allowed: req
-                    .client_capabilities
-                    .write_only_attributes_allowed,
-            },
+            client_capabilities: bindings::client_capabilities(req.client_capabilities),
         };
         let candidate = ctx.clone();
         let result = self
