@@ -47,6 +47,7 @@ rpcs!(
     ReadDataSource,
     CallFunction,
     MoveResourceState,
+    UpgradeResourceIdentity,
     ValidateEphemeralResourceConfig,
     OpenEphemeralResource,
     RenewEphemeralResource,

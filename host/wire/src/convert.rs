@@ -1,7 +1,7 @@
 //! Conversions between the generated protobuf types and the model.
 
 use tfwasm_model::rpc::{
-    ClientCapabilities, DeferredReason, DynamicValue, RawState, ServerCapabilities,
+    ClientCapabilities, DeferredReason, DynamicValue, IdentitySchema, RawState, ServerCapabilities,
 };
 use tfwasm_model::{
     Attribute, AttributePath, AttributeType, Block, BlockNesting, Diagnostic, NestedBlock,
@@ -26,6 +26,18 @@ pub(crate) fn raw_state(value: Option<pb::RawState>) -> RawState {
             flatmap: v.flatmap.into_iter().collect(),
         })
         .unwrap_or_default()
+}
+
+/// Identity data as a request carries it: absent stays `None`.
+pub(crate) fn identity(value: Option<pb::ResourceIdentityData>) -> Option<DynamicValue> {
+    value.map(|v| dynamic_value(v.identity_data))
+}
+
+/// Identity data for a response.
+pub(crate) fn to_identity(value: Option<DynamicValue>) -> Option<pb::ResourceIdentityData> {
+    value.map(|v| pb::ResourceIdentityData {
+        identity_data: to_dynamic_value(v),
+    })
 }
 
 pub(crate) fn to_dynamic_value(value: DynamicValue) -> Option<pb::DynamicValue> {
@@ -104,6 +116,23 @@ pub(crate) fn string_kind(kind: StringKind) -> i32 {
     match kind {
         StringKind::Plain => pb::StringKind::Plain as i32,
         StringKind::Markdown => pb::StringKind::Markdown as i32,
+    }
+}
+
+pub(crate) fn identity_schema(s: &IdentitySchema) -> pb::ResourceIdentitySchema {
+    pb::ResourceIdentitySchema {
+        version: s.version,
+        identity_attributes: s
+            .attributes
+            .iter()
+            .map(|a| pb::resource_identity_schema::IdentityAttribute {
+                name: a.name.clone(),
+                r#type: a.ty.to_json_string().into_bytes(),
+                required_for_import: a.required_for_import,
+                optional_for_import: a.optional_for_import,
+                description: a.description.clone(),
+            })
+            .collect(),
     }
 }
 

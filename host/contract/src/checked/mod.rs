@@ -7,6 +7,7 @@
 mod data_source;
 mod ephemeral;
 mod function;
+mod identity;
 mod moves;
 mod provider;
 mod resource;
@@ -46,6 +47,8 @@ pub struct Checked<P> {
 struct Known {
     schema: ProviderSchema,
     resource_types: std::collections::HashMap<String, Type>,
+    /// Identity value types of the resource types that declare an identity.
+    identity_types: std::collections::HashMap<String, Type>,
 }
 
 impl<P: Provider> Checked<P> {
@@ -75,10 +78,61 @@ impl<P: Provider> Checked<P> {
             .iter()
             .map(|(name, s)| (name.clone(), s.block.implied_type()))
             .collect();
+        let identity_types = self
+            .inner
+            .get_resource_identity_schemas()
+            .await
+            .identity_schemas
+            .iter()
+            .map(|(name, s)| (name.clone(), s.implied_type()))
+            .collect();
         self.schema.get_or_init(|| Known {
             schema,
             resource_types,
+            identity_types,
         })
+    }
+
+    /// The identity type of `type_name`, if it declares an identity.
+    async fn identity_type(&self, type_name: &str) -> Option<&Type> {
+        self.known().await.identity_types.get(type_name)
+    }
+
+    /// The identity checks of one result: it decodes against the identity schema, is
+    /// present (and, for `Final`, wholly known) when `exists`, and keeps the known parts of
+    /// `before`. A non-conforming identity is dropped, so Terraform still stores the state.
+    async fn check_identity(
+        &self,
+        type_name: &str,
+        exists: bool,
+        identity: &mut Option<DynamicValue>,
+        role: crate::IdentityRole,
+        before: Option<(&Option<DynamicValue>, &str)>,
+    ) -> Vec<Violation> {
+        let ty = self.identity_type(type_name).await;
+        if !exists {
+            return Vec::new();
+        }
+        let decoded = match (ty, identity.as_ref()) {
+            (Some(ty), Some(value)) => match decode_result(value, ty) {
+                Ok(v) => Some(v),
+                Err(mut v) => {
+                    *identity = None;
+                    v.message = format!("the identity {}", v.message);
+                    return vec![v];
+                }
+            },
+            _ => None,
+        };
+        let returned = identity.is_some().then(|| decoded.as_ref().unwrap_or(&Value::Null));
+        let mut found = crate::check_identity(ty.is_some(), returned, role);
+        if let (Some(ty), Some(after), Some((Some(before), step))) = (ty, &decoded, before)
+            && let Ok(before) = before.decode(ty)
+            && !crate::is_empty_identity(&before)
+        {
+            found.extend(crate::check_identity_kept(&before, after, step));
+        }
+        found
     }
 
     async fn schema(&self) -> &ProviderSchema {

@@ -6,6 +6,7 @@ use tfwasm_model::rpc::{MoveResourceStateRequest, MoveResourceStateResponse, Mov
 
 use super::stored;
 use super::{Checked, decode_result};
+use crate::IdentityRole;
 
 impl<P: Provider> MoveServer for Checked<P> {
     fn moves_state(&self) -> bool {
@@ -22,10 +23,22 @@ impl<P: Provider> MoveServer for Checked<P> {
             return resp;
         }
         if let Some((schema, ty)) = self.resource(&target).await {
-            let violations = match decode_result(&resp.target_state, ty) {
+            let mut violations = match decode_result(&resp.target_state, ty) {
                 Ok(state) => stored(&schema.block, &state),
                 Err(v) => vec![v],
             };
+            if violations.is_empty() {
+                violations.extend(
+                    self.check_identity(
+                        &target,
+                        true,
+                        &mut resp.target_identity,
+                        IdentityRole::Final,
+                        None,
+                    )
+                    .await,
+                );
+            }
             resp.diagnostics.extend(self.diagnostics(
                 "Provider produced invalid object",
                 "MoveResourceState",

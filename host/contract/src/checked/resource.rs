@@ -11,9 +11,16 @@ use tfwasm_model::{Diagnostic, Diagnostics, Provider, Value};
 use super::stored;
 use super::{Checked, Mode, decode_result};
 use crate::{
-    check_apply, check_import, check_plan, check_requires_replace, check_write_only_null,
-    has_write_only,
+    IdentityRole, check_apply, check_import, check_plan, check_requires_replace,
+    check_write_only_null, has_write_only,
 };
+
+/// Whether an encoded state is null (the object is gone or planned away). Undecodable
+/// states are reported by the state checks, not here.
+fn is_null_state(value: &tfwasm_model::rpc::DynamicValue) -> bool {
+    value.msgpack == tfwasm_model::codec::msgpack::NULL
+        || (value.msgpack.is_empty() && value.json.is_empty())
+}
 
 impl<P: Provider> ResourceServer for Checked<P> {
     /// Also the client's side of write-only attributes: a client that cannot keep them out of
@@ -73,6 +80,7 @@ impl<P: Provider> ResourceServer for Checked<P> {
     async fn read_resource(&self, req: ReadResourceRequest) -> ReadResourceResponse {
         let type_name = req.type_name.clone();
         let current = req.current_state.clone();
+        let current_identity = req.current_identity.clone();
         let allowed = req.client_capabilities.deferral_allowed;
         let mut resp = self.inner.read_resource(req).await;
         self.refuse_deferral(
@@ -83,13 +91,26 @@ impl<P: Provider> ResourceServer for Checked<P> {
             &type_name,
         );
         if let Some((schema, ty)) = self.resource(&type_name).await {
-            let violations = match decode_result(&resp.new_state, ty) {
+            let mut violations = match decode_result(&resp.new_state, ty) {
                 Ok(state) => stored(&schema.block, &state),
                 Err(v) => vec![v],
             };
             if !violations.is_empty() {
                 // Keep what Terraform knew rather than a state it cannot store.
                 resp.new_state = current;
+                resp.new_identity = current_identity;
+            } else if !tfwasm_model::has_error(&resp.diagnostics) {
+                let exists = !is_null_state(&resp.new_state);
+                violations.extend(
+                    self.check_identity(
+                        &type_name,
+                        exists,
+                        &mut resp.new_identity,
+                        IdentityRole::Final,
+                        Some((&current_identity, "during refresh")),
+                    )
+                    .await,
+                );
             }
             resp.diagnostics.extend(self.diagnostics(
                 "Provider produced invalid object",
@@ -112,6 +133,7 @@ impl<P: Provider> ResourceServer for Checked<P> {
             Some((schema, ty, prior, config))
         });
         let allowed = req.client_capabilities.deferral_allowed;
+        let prior_identity = req.prior_identity.clone();
         let mut resp = self.inner.plan_resource_change(req).await;
         self.refuse_deferral(
             allowed,
@@ -134,6 +156,20 @@ impl<P: Provider> ResourceServer for Checked<P> {
                 &prior,
                 &resp.requires_replace,
             ));
+            // An update keeps the object, so it keeps its identity; a replacement or a
+            // create names a new one.
+            let update = !prior.is_null() && resp.requires_replace.is_empty();
+            let exists = !is_null_state(&resp.planned_state);
+            violations.extend(
+                self.check_identity(
+                    &type_name,
+                    exists && resp.deferred.is_none(),
+                    &mut resp.planned_identity,
+                    IdentityRole::Planned,
+                    update.then_some((&prior_identity, "in the plan of an update")),
+                )
+                .await,
+            );
             resp.diagnostics.extend(self.diagnostics(
                 "Provider produced invalid plan",
                 "PlanResourceChange",
@@ -150,6 +186,7 @@ impl<P: Provider> ResourceServer for Checked<P> {
     ) -> ApplyResourceChangeResponse {
         let type_name = req.type_name.clone();
         let prior_state = req.prior_state.clone();
+        let planned_identity = req.planned_identity.clone();
         let inputs = self.resource(&type_name).await.and_then(|(schema, ty)| {
             let planned = req.planned_state.decode(ty).ok()?;
             Some((schema, ty, planned))
@@ -162,6 +199,16 @@ impl<P: Provider> ResourceServer for Checked<P> {
                 Ok(new) => {
                     let mut found = check_apply(&schema.block, &planned, &new);
                     found.extend(check_write_only_null(&schema.block, &new));
+                    found.extend(
+                        self.check_identity(
+                            &type_name,
+                            !new.is_null(),
+                            &mut resp.new_identity,
+                            IdentityRole::Final,
+                            Some((&planned_identity, "between plan and apply")),
+                        )
+                        .await,
+                    );
                     found
                 }
                 Err(v) => {
@@ -199,13 +246,23 @@ impl<P: Provider> ResourceServer for Checked<P> {
         }
         let mut violations = Vec::new();
         let mut kept = Vec::new();
-        for imported in std::mem::take(&mut resp.imported_resources) {
+        for mut imported in std::mem::take(&mut resp.imported_resources) {
             let known_type = self.resource(&imported.type_name).await;
             let found = match &known_type {
                 Some((schema, ty)) => match decode_result(&imported.state, ty) {
                     Ok(state) => {
                         let mut found = check_import(&imported.type_name, true, &state);
                         found.extend(check_write_only_null(&schema.block, &state));
+                        found.extend(
+                            self.check_identity(
+                                &imported.type_name,
+                                !state.is_null(),
+                                &mut imported.identity,
+                                IdentityRole::Final,
+                                None,
+                            )
+                            .await,
+                        );
                         found
                     }
                     Err(v) => vec![v],

@@ -13,6 +13,10 @@ use tfwasm_model::rpc::{
     RenewEphemeralResourceResponse, ResourceServer, UpgradeResourceStateRequest,
     UpgradeResourceStateResponse, ValidateConfigRequest,
 };
+use tfwasm_model::rpc::{
+    GetResourceIdentitySchemasResponse, IdentityAttribute, IdentitySchema, IdentityServer,
+    UpgradeResourceIdentityRequest, UpgradeResourceIdentityResponse,
+};
 use tfwasm_model::{Attribute, AttributePath, Block, StringKind};
 
 /// A provider that answers every call with canned responses.
@@ -27,6 +31,9 @@ struct Fake {
     call: CallFunctionResponse,
     moved: MoveResourceStateResponse,
     opened: OpenEphemeralResourceResponse,
+    /// Declare the identity `{ id: string }` for fake_thing.
+    identity: bool,
+    upgraded_identity: UpgradeResourceIdentityResponse,
 }
 
 fn block() -> Block {
@@ -134,6 +141,34 @@ impl EphemeralServer for Fake {
     }
     async fn close_ephemeral_resource(&self, _: CloseEphemeralResourceRequest) -> Diagnostics {
         Vec::new()
+    }
+}
+
+impl IdentityServer for Fake {
+    async fn get_resource_identity_schemas(&self) -> GetResourceIdentitySchemasResponse {
+        let mut out = GetResourceIdentitySchemasResponse::default();
+        if self.identity {
+            out.identity_schemas.insert(
+                "fake_thing".into(),
+                IdentitySchema {
+                    version: 0,
+                    attributes: vec![IdentityAttribute {
+                        name: "id".into(),
+                        ty: Type::String,
+                        required_for_import: true,
+                        optional_for_import: false,
+                        description: String::new(),
+                    }],
+                },
+            );
+        }
+        out
+    }
+    async fn upgrade_resource_identity(
+        &self,
+        _: UpgradeResourceIdentityRequest,
+    ) -> UpgradeResourceIdentityResponse {
+        self.upgraded_identity.clone()
     }
 }
 
@@ -427,6 +462,7 @@ fn imports_need_a_known_type_and_a_known_state() {
                     type_name: type_name.into(),
                     state,
                     private: Vec::new(),
+                    identity: None,
                 }],
                 diagnostics: Vec::new(),
                 deferred: None,
@@ -693,6 +729,7 @@ fn a_write_only_value_for_a_client_without_write_only_support_is_an_error() {
     }
     impl tfwasm_model::rpc::NoFunctions for WriteOnly {}
     impl tfwasm_model::rpc::NoMoves for WriteOnly {}
+    impl tfwasm_model::rpc::NoIdentity for WriteOnly {}
     impl tfwasm_model::rpc::NoEphemeralResources for WriteOnly {}
     impl DataSourceServer for WriteOnly {
         async fn validate_data_resource_config(&self, r: ValidateConfigRequest) -> Diagnostics {
@@ -773,4 +810,183 @@ fn a_deferral_the_client_did_not_allow_is_an_error_and_never_sent() {
         Some(tfwasm_model::rpc::DeferredReason::ProviderConfigUnknown)
     );
     assert!(sent.diagnostics.is_empty(), "{:?}", sent.diagnostics);
+}
+
+fn identity(id: Value) -> Option<DynamicValue> {
+    Some(DynamicValue::encode(&Value::object([("id", id)]), &Type::object([("id", Type::String)])).unwrap())
+}
+
+fn identity_errors(diagnostics: &Diagnostics) -> Vec<&str> {
+    diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| d.detail.as_str())
+        .collect()
+}
+
+#[test]
+fn a_read_that_changes_the_identity_is_an_error() {
+    let fake = Fake {
+        identity: true,
+        read: ReadResourceResponse {
+            new_state: obj("a".into(), "1".into()),
+            new_identity: identity("2".into()),
+            ..Default::default()
+        },
+        ..Fake::default()
+    };
+    let resp = run(Checked::new(fake, "fake", Mode::Enforce).read_resource(ReadResourceRequest {
+        type_name: "fake_thing".into(),
+        current_state: obj("a".into(), "1".into()),
+        current_identity: identity("1".into()),
+        ..Default::default()
+    }));
+    let errors = identity_errors(&resp.diagnostics);
+    assert_eq!(errors.len(), 1, "{:?}", resp.diagnostics);
+    assert!(
+        errors[0].contains("identity attribute `id` changed during refresh from \"1\" to \"2\""),
+        "{}",
+        errors[0]
+    );
+}
+
+#[test]
+fn a_read_may_set_an_identity_state_from_before_identities_lacked() {
+    let fake = Fake {
+        identity: true,
+        read: ReadResourceResponse {
+            new_state: obj("a".into(), "1".into()),
+            new_identity: identity("1".into()),
+            ..Default::default()
+        },
+        ..Fake::default()
+    };
+    let resp = run(Checked::new(fake, "fake", Mode::Enforce).read_resource(ReadResourceRequest {
+        type_name: "fake_thing".into(),
+        current_state: obj("a".into(), "1".into()),
+        current_identity: identity(Value::Null),
+        ..Default::default()
+    }));
+    assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+    assert_eq!(resp.new_identity, identity("1".into()));
+}
+
+#[test]
+fn a_declared_identity_must_come_back_known_after_apply() {
+    for (returned, wanted) in [
+        (None, "returned no identity"),
+        (identity(Value::unknown()), "`id` is unknown"),
+    ] {
+        let fake = Fake {
+            identity: true,
+            apply: ApplyResourceChangeResponse {
+                new_state: obj("a".into(), "1".into()),
+                new_identity: returned,
+                ..Default::default()
+            },
+            ..Fake::default()
+        };
+        let resp = run(Checked::new(fake, "fake", Mode::Enforce).apply_resource_change(
+            ApplyResourceChangeRequest {
+                type_name: "fake_thing".into(),
+                prior_state: DynamicValue::null(),
+                planned_state: obj("a".into(), Value::unknown()),
+                config: obj("a".into(), Value::Null),
+                planned_identity: identity(Value::unknown()),
+                ..Default::default()
+            },
+        ));
+        let errors = identity_errors(&resp.diagnostics);
+        assert_eq!(errors.len(), 1, "{:?}", resp.diagnostics);
+        assert!(errors[0].contains(wanted), "{wanted} in {}", errors[0]);
+        // The state is kept whatever the identity: nothing is lost.
+        assert_eq!(resp.new_state, obj("a".into(), "1".into()));
+    }
+}
+
+#[test]
+fn an_update_plan_keeps_the_prior_identity_a_replacement_need_not() {
+    let prior = obj("a".into(), "1".into());
+    let plan = |requires_replace: Vec<AttributePath>| Fake {
+        identity: true,
+        plan: PlanResourceChangeResponse {
+            planned_state: if requires_replace.is_empty() {
+                obj("b".into(), "1".into())
+            } else {
+                obj("b".into(), Value::unknown())
+            },
+            planned_identity: identity(Value::unknown()),
+            requires_replace,
+            ..Default::default()
+        },
+        ..Fake::default()
+    };
+    let request = || PlanResourceChangeRequest {
+        type_name: "fake_thing".into(),
+        prior_state: prior.clone(),
+        proposed_new_state: obj("b".into(), "1".into()),
+        config: obj("b".into(), Value::Null),
+        prior_identity: identity("1".into()),
+        ..Default::default()
+    };
+    let resp = run(Checked::new(plan(Vec::new()), "fake", Mode::Enforce).plan_resource_change(request()));
+    let errors = identity_errors(&resp.diagnostics);
+    assert_eq!(errors.len(), 1, "{:?}", resp.diagnostics);
+    assert!(errors[0].contains("in the plan of an update"), "{}", errors[0]);
+
+    let resp = run(
+        Checked::new(plan(vec![AttributePath::attribute("name")]), "fake", Mode::Enforce)
+            .plan_resource_change(request()),
+    );
+    assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+}
+
+#[test]
+fn an_identity_for_a_type_without_one_or_of_the_wrong_type_is_an_error() {
+    let fake = Fake {
+        import: ImportResourceStateResponse {
+            imported_resources: vec![ImportedResource {
+                type_name: "fake_thing".into(),
+                state: obj("a".into(), "1".into()),
+                private: Vec::new(),
+                identity: identity("1".into()),
+            }],
+            ..Default::default()
+        },
+        ..Fake::default()
+    };
+    let resp = run(Checked::new(fake, "fake", Mode::Enforce).import_resource_state(
+        ImportResourceStateRequest {
+            type_name: "fake_thing".into(),
+            id: "1".into(),
+            ..Default::default()
+        },
+    ));
+    let errors = identity_errors(&resp.diagnostics);
+    assert!(errors[0].contains("declares no identity"), "{errors:?}");
+
+    let wrong = DynamicValue::encode(
+        &Value::object([("id", Value::Bool(true))]),
+        &Type::object([("id", Type::Bool)]),
+    )
+    .unwrap();
+    let fake = Fake {
+        identity: true,
+        upgraded_identity: UpgradeResourceIdentityResponse {
+            upgraded_identity: Some(wrong),
+            diagnostics: Vec::new(),
+        },
+        ..Fake::default()
+    };
+    let resp = run(Checked::new(fake, "fake", Mode::Enforce).upgrade_resource_identity(
+        UpgradeResourceIdentityRequest {
+            type_name: "fake_thing".into(),
+            version: 0,
+            raw_identity: Default::default(),
+        },
+    ));
+    let errors = identity_errors(&resp.diagnostics);
+    assert_eq!(errors.len(), 1, "{:?}", resp.diagnostics);
+    assert!(errors[0].contains("the identity does not conform"), "{}", errors[0]);
+    assert_eq!(resp.upgraded_identity, None);
 }

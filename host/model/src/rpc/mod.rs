@@ -1,7 +1,7 @@
 //! The provider lifecycle as Rust types: one request/response pair per tfplugin6 RPC, grouped
 //! in RPC families as terraform-plugin-go's `tfprotov6` groups them, one trait per family:
 //! [`ProviderServer`], [`ResourceServer`], [`DataSourceServer`], [`FunctionServer`],
-//! [`MoveServer`], [`EphemeralServer`].
+//! [`MoveServer`], [`IdentityServer`], [`EphemeralServer`].
 //! [`Provider`] is all of them: what the gRPC layer serves, the Wasm runtime implements and
 //! the contract checks wrap. Optional families have a marker trait (e.g. [`NoFunctions`]) that
 //! answers "not supported" for a provider without them; a wrapper implements the family itself
@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 mod data_source;
 mod ephemeral;
 mod function;
+mod identity;
 mod moves;
 mod provider;
 mod resource;
@@ -29,6 +30,10 @@ pub use function::{
     CallFunctionRequest, CallFunctionResponse, Function, FunctionError, FunctionServer,
     GetFunctionsResponse, NoFunctions, Parameter, no_such_function,
 };
+pub use identity::{
+    GetResourceIdentitySchemasResponse, IdentityAttribute, IdentitySchema, IdentityServer,
+    NoIdentity, UpgradeResourceIdentityRequest, UpgradeResourceIdentityResponse,
+};
 pub use moves::{MoveResourceStateRequest, MoveResourceStateResponse, MoveServer, NoMoves};
 pub use provider::{ConfigureProviderRequest, ProviderServer};
 pub use resource::{
@@ -42,8 +47,8 @@ pub use resource::{
 /// `use tfwasm_model::rpc::prelude::*;`.
 pub mod prelude {
     pub use super::{
-        DataSourceServer as _, EphemeralServer as _, FunctionServer as _, MoveServer as _,
-        ProviderServer as _, ResourceServer as _,
+        DataSourceServer as _, EphemeralServer as _, FunctionServer as _, IdentityServer as _,
+        MoveServer as _, ProviderServer as _, ResourceServer as _,
     };
 }
 
@@ -147,7 +152,13 @@ pub struct ValidateConfigRequest {
 /// A whole tfplugin6 provider: every RPC family. Implemented by the Wasm runtime (and by test
 /// fakes and benchmark baselines); the contract layer wraps one to check every response.
 pub trait Provider:
-    ProviderServer + ResourceServer + DataSourceServer + FunctionServer + MoveServer + EphemeralServer
+    ProviderServer
+    + ResourceServer
+    + DataSourceServer
+    + FunctionServer
+    + MoveServer
+    + IdentityServer
+    + EphemeralServer
 {
 }
 
@@ -157,6 +168,7 @@ impl<T> Provider for T where
         + DataSourceServer
         + FunctionServer
         + MoveServer
+        + IdentityServer
         + EphemeralServer
 {
 }

@@ -22,6 +22,10 @@ pub struct MoveResourceStateRequest {
     pub target_type_name: String,
     /// The source's private data.
     pub source_private: Vec<u8>,
+    /// The source's stored identity (JSON), if it has one (Terraform >= 1.12).
+    pub source_identity: Option<RawState>,
+    /// Identity schema version the source identity was written with.
+    pub source_identity_schema_version: i64,
 }
 
 /// The moved state.
@@ -33,6 +37,8 @@ pub struct MoveResourceStateResponse {
     pub target_private: Vec<u8>,
     /// Problems.
     pub diagnostics: Diagnostics,
+    /// Identity of the target, wholly known (target types with an identity).
+    pub target_identity: Option<DynamicValue>,
 }
 
 /// MoveResourceState.

@@ -38,6 +38,9 @@ pub struct ReadResourceRequest {
     pub provider_meta: DynamicValue,
     /// What the client supports (Terraform >= 1.9 sends it with this call).
     pub client_capabilities: ClientCapabilities,
+    /// The identity stored with the state (Terraform >= 1.12, resource types with an
+    /// identity); `None` when the client sent none.
+    pub current_identity: Option<DynamicValue>,
 }
 
 /// The refreshed state; null means the object is gone.
@@ -51,6 +54,8 @@ pub struct ReadResourceResponse {
     pub private: Vec<u8>,
     /// Set when the provider defers this change to a later run (only if the client allows it).
     pub deferred: Option<DeferredReason>,
+    /// The object's identity; the same as the current one for the same object.
+    pub new_identity: Option<DynamicValue>,
 }
 
 /// PlanResourceChange.
@@ -70,6 +75,8 @@ pub struct PlanResourceChangeRequest {
     pub provider_meta: DynamicValue,
     /// What the client supports (Terraform >= 1.9 sends it with this call).
     pub client_capabilities: ClientCapabilities,
+    /// The identity stored with the prior state.
+    pub prior_identity: Option<DynamicValue>,
 }
 
 /// The planned new state.
@@ -85,6 +92,8 @@ pub struct PlanResourceChangeResponse {
     pub diagnostics: Diagnostics,
     /// Set when the provider defers this change to a later run (only if the client allows it).
     pub deferred: Option<DeferredReason>,
+    /// The planned identity: the prior one on update; may hold unknowns on create.
+    pub planned_identity: Option<DynamicValue>,
 }
 
 /// ApplyResourceChange.
@@ -102,6 +111,8 @@ pub struct ApplyResourceChangeRequest {
     pub planned_private: Vec<u8>,
     /// `provider_meta` of the calling module.
     pub provider_meta: DynamicValue,
+    /// The identity from the plan.
+    pub planned_identity: Option<DynamicValue>,
 }
 
 /// The new state after apply.
@@ -114,6 +125,8 @@ pub struct ApplyResourceChangeResponse {
     pub private: Vec<u8>,
     /// Problems.
     pub diagnostics: Diagnostics,
+    /// The object's identity, wholly known.
+    pub new_identity: Option<DynamicValue>,
 }
 
 /// ImportResourceState.
@@ -121,10 +134,13 @@ pub struct ApplyResourceChangeResponse {
 pub struct ImportResourceStateRequest {
     /// Resource type.
     pub type_name: String,
-    /// The import ID the user gave.
+    /// The import ID the user gave; empty when importing by identity.
     pub id: String,
     /// What the client supports (Terraform >= 1.9 sends it with this call).
     pub client_capabilities: ClientCapabilities,
+    /// The identity to import by (an `import` block's `identity`, Terraform >= 1.12); the
+    /// attributes not given are null.
+    pub identity: Option<DynamicValue>,
 }
 
 /// One imported object.
@@ -136,6 +152,8 @@ pub struct ImportedResource {
     pub state: DynamicValue,
     /// Its private data.
     pub private: Vec<u8>,
+    /// Its identity, wholly known.
+    pub identity: Option<DynamicValue>,
 }
 
 /// The imported objects.

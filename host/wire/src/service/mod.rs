@@ -10,6 +10,7 @@
 mod data_source;
 mod ephemeral;
 mod function;
+mod identity;
 mod moves;
 mod provider;
 mod resource;
@@ -110,15 +111,18 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         &self,
         _req: Request<pb::get_resource_identity_schemas::Request>,
     ) -> Result<Response<pb::get_resource_identity_schemas::Response>, Status> {
-        // Terraform and OpenTofu read Unimplemented as "no resource identity".
-        Err(not_yet("GetResourceIdentitySchemas"))
+        Ok(Response::new(
+            identity::get_resource_identity_schemas(&self.provider).await,
+        ))
     }
 
     async fn upgrade_resource_identity(
         &self,
-        _req: Request<pb::upgrade_resource_identity::Request>,
+        req: Request<pb::upgrade_resource_identity::Request>,
     ) -> Result<Response<pb::upgrade_resource_identity::Response>, Status> {
-        Err(not_yet("UpgradeResourceIdentity"))
+        Ok(Response::new(
+            identity::upgrade_resource_identity(&self.provider, req.into_inner()).await,
+        ))
     }
 
     async fn configure_provider(

@@ -18,12 +18,14 @@ pub(super) async fn move_resource_state<P: Provider>(
             source_state: convert::raw_state(req.source_state),
             target_type_name: req.target_type_name,
             source_private: req.source_private,
+            source_identity: req.source_identity.map(|raw| convert::raw_state(Some(raw))),
+            source_identity_schema_version: req.source_identity_schema_version,
         })
         .await;
     pb::move_resource_state::Response {
         target_state: convert::to_dynamic_value(resp.target_state),
         diagnostics: convert::diagnostics(resp.diagnostics),
         target_private: resp.target_private,
-        target_identity: None,
+        target_identity: convert::to_identity(resp.target_identity),
     }
 }

@@ -53,6 +53,7 @@ pub(super) async fn read_resource<P: Provider>(
             private: req.private,
             provider_meta: convert::dynamic_value(req.provider_meta),
             client_capabilities: convert::client_capabilities(req.client_capabilities),
+            current_identity: convert::identity(req.current_identity),
         })
         .await;
     pb::read_resource::Response {
@@ -60,7 +61,7 @@ pub(super) async fn read_resource<P: Provider>(
         diagnostics: convert::diagnostics(resp.diagnostics),
         private: resp.private,
         deferred: convert::deferred(resp.deferred),
-        ..Default::default()
+        new_identity: convert::to_identity(resp.new_identity),
     }
 }
 
@@ -77,6 +78,7 @@ pub(super) async fn plan_resource_change<P: Provider>(
             prior_private: req.prior_private,
             provider_meta: convert::dynamic_value(req.provider_meta),
             client_capabilities: convert::client_capabilities(req.client_capabilities),
+            prior_identity: convert::identity(req.prior_identity),
         })
         .await;
     pb::plan_resource_change::Response {
@@ -89,6 +91,7 @@ pub(super) async fn plan_resource_change<P: Provider>(
         planned_private: resp.planned_private,
         diagnostics: convert::diagnostics(resp.diagnostics),
         deferred: convert::deferred(resp.deferred),
+        planned_identity: convert::to_identity(resp.planned_identity),
         ..Default::default()
     }
 }
@@ -105,12 +108,14 @@ pub(super) async fn apply_resource_change<P: Provider>(
             config: convert::dynamic_value(req.config),
             planned_private: req.planned_private,
             provider_meta: convert::dynamic_value(req.provider_meta),
+            planned_identity: convert::identity(req.planned_identity),
         })
         .await;
     pb::apply_resource_change::Response {
         new_state: convert::to_dynamic_value(resp.new_state),
         private: resp.private,
         diagnostics: convert::diagnostics(resp.diagnostics),
+        new_identity: convert::to_identity(resp.new_identity),
         ..Default::default()
     }
 }
@@ -124,6 +129,7 @@ pub(super) async fn import_resource_state<P: Provider>(
             type_name: req.type_name,
             id: req.id,
             client_capabilities: convert::client_capabilities(req.client_capabilities),
+            identity: convert::identity(req.identity),
         })
         .await;
     pb::import_resource_state::Response {
@@ -134,7 +140,7 @@ pub(super) async fn import_resource_state<P: Provider>(
                 type_name: r.type_name,
                 state: convert::to_dynamic_value(r.state),
                 private: r.private,
-                identity: None,
+                identity: convert::to_identity(r.identity),
             })
             .collect(),
         diagnostics: convert::diagnostics(resp.diagnostics),
