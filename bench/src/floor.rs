@@ -93,4 +93,6 @@ impl NoFunctions for Floor {}
 
 impl NoMoves for Floor {}
 
+impl tfwasm_model::rpc::NoIdentity for Floor {}
+
 impl NoEphemeralResources for Floor {}

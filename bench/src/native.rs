@@ -12,10 +12,11 @@ use tfwasm_model::rpc::{
 };
 use tfwasm_model::rpc::{
     CallFunctionRequest, CallFunctionResponse, CloseEphemeralResourceRequest, DataSourceServer,
-    EphemeralServer, FunctionServer, GetFunctionsResponse, MoveResourceStateRequest,
-    MoveResourceStateResponse, MoveServer, OpenEphemeralResourceRequest,
-    OpenEphemeralResourceResponse, ProviderServer, RenewEphemeralResourceRequest,
-    RenewEphemeralResourceResponse, ResourceServer,
+    EphemeralServer, FunctionServer, GetFunctionsResponse, GetResourceIdentitySchemasResponse,
+    IdentityServer, MoveResourceStateRequest, MoveResourceStateResponse, MoveServer,
+    OpenEphemeralResourceRequest, OpenEphemeralResourceResponse, ProviderServer,
+    RenewEphemeralResourceRequest, RenewEphemeralResourceResponse, ResourceServer,
+    UpgradeResourceIdentityRequest, UpgradeResourceIdentityResponse,
 };
 use tfwasm_model::{AttributePath, Diagnostic, Diagnostics, PathStep, ProviderSchema, Severity};
 use tfwasm_sdk::glue::{self, wit};
@@ -119,7 +120,13 @@ fn wit_capabilities(c: tfwasm_model::rpc::ClientCapabilities) -> wit::ClientCapa
     wit::ClientCapabilities {
         deferral_allowed: c.deferral_allowed,
         write_only_attributes_allowed: c.write_only_attributes_allowed,
+        store_planned_private: c.store_planned_private,
+        computed_blocks_allowed: c.computed_blocks_allowed,
     }
+}
+
+fn identity(value: Option<DynamicValue>) -> Option<Vec<u8>> {
+    value.map(|v| v.msgpack)
 }
 
 fn dv(bytes: Vec<u8>) -> DynamicValue {
@@ -222,6 +229,7 @@ impl ResourceServer for NativeProvider {
                     current_state: req.current_state.msgpack,
                     private: req.private,
                     provider_meta: req.provider_meta.msgpack,
+                    current_identity: identity(req.current_identity),
                 },
             )
         });
@@ -230,6 +238,7 @@ impl ResourceServer for NativeProvider {
             new_state: dv(resp.new_state),
             diagnostics: diagnostics(resp.diagnostics),
             private: resp.private,
+            new_identity: resp.new_identity.map(dv),
         }
     }
 
@@ -247,6 +256,8 @@ impl ResourceServer for NativeProvider {
                 config: req.config.msgpack,
                 prior_private: req.prior_private,
                 provider_meta: req.provider_meta.msgpack,
+                prior_identity: identity(req.prior_identity),
+                planned_private: req.planned_private,
             },
         );
         PlanResourceChangeResponse {
@@ -255,6 +266,7 @@ impl ResourceServer for NativeProvider {
             requires_replace: resp.requires_replace.into_iter().map(path).collect(),
             planned_private: resp.planned_private,
             diagnostics: diagnostics(resp.diagnostics),
+            planned_identity: resp.planned_identity.map(dv),
         }
     }
 
@@ -273,6 +285,7 @@ impl ResourceServer for NativeProvider {
                     config: req.config.msgpack,
                     planned_private: req.planned_private,
                     provider_meta: req.provider_meta.msgpack,
+                    planned_identity: identity(req.planned_identity),
                 },
             )
         });
@@ -280,6 +293,7 @@ impl ResourceServer for NativeProvider {
             new_state: dv(resp.new_state),
             private: resp.private,
             diagnostics: diagnostics(resp.diagnostics),
+            new_identity: resp.new_identity.map(dv),
         }
     }
 
@@ -294,6 +308,7 @@ impl ResourceServer for NativeProvider {
                 wit::ImportRequest {
                     type_name: req.type_name,
                     id: req.id,
+                    identity: identity(req.identity),
                 },
             )
         });
@@ -306,6 +321,7 @@ impl ResourceServer for NativeProvider {
                     type_name: i.type_name,
                     state: dv(i.state),
                     private: i.private,
+                    identity: i.identity.map(dv),
                 })
                 .collect(),
             diagnostics: diagnostics(resp.diagnostics),
@@ -434,11 +450,48 @@ impl MoveServer for NativeProvider {
                 source_state_json: req.source_state.json,
                 target_type_name: req.target_type_name,
                 source_private: req.source_private,
+                source_identity_json: req.source_identity.map(|raw| raw.json),
+                source_identity_version: req.source_identity_schema_version,
             },
         );
         MoveResourceStateResponse {
             target_state: dv(resp.target_state),
             target_private: resp.target_private,
+            diagnostics: diagnostics(resp.diagnostics),
+            target_identity: resp.target_identity.map(dv),
+        }
+    }
+}
+
+impl IdentityServer for NativeProvider {
+    async fn get_resource_identity_schemas(&self) -> GetResourceIdentitySchemasResponse {
+        GetResourceIdentitySchemasResponse {
+            identity_schemas: self
+                .p()
+                .provider()
+                .resources()
+                .iter()
+                .filter_map(|r| Some((r.type_name().to_owned(), r.identity()?.to_wire())))
+                .collect(),
+            diagnostics: Vec::new(),
+        }
+    }
+
+    async fn upgrade_resource_identity(
+        &self,
+        req: UpgradeResourceIdentityRequest,
+    ) -> UpgradeResourceIdentityResponse {
+        let resp = glue::upgrade_resource_identity(
+            self.p(),
+            self.ctx(),
+            wit::UpgradeIdentityRequest {
+                type_name: req.type_name,
+                version: req.version,
+                raw_identity_json: req.raw_identity.json,
+            },
+        );
+        UpgradeResourceIdentityResponse {
+            upgraded_identity: resp.upgraded_identity.map(dv),
             diagnostics: diagnostics(resp.diagnostics),
         }
     }

@@ -137,8 +137,8 @@ pub mod wit {
     pub use crate::bindings::exports::tfwasm::provider::function::FunctionError;
     pub use crate::bindings::exports::tfwasm::provider::resource::{
         ApplyRequest, ApplyResponse, ImportRequest, ImportResponse, ImportedResource, MoveRequest,
-        MoveResponse, PlanRequest, PlanResponse, ReadRequest, ReadResponse, UpgradeRequest,
-        UpgradeResponse,
+        MoveResponse, PlanRequest, PlanResponse, ReadRequest, ReadResponse, UpgradeIdentityRequest,
+        UpgradeIdentityResponse, UpgradeRequest, UpgradeResponse,
     };
     pub use crate::bindings::tfwasm::provider::types::*;
 }
@@ -201,6 +201,8 @@ fn push_block(out: &mut wit::Schema, block: &Block) -> u32 {
         description: block.description.clone(),
         description_kind: kind(block.description_kind),
         deprecated: block.deprecated,
+        deprecation_message: block.deprecation_message.clone(),
+        computed: block.computed,
     });
     let attributes = block.attributes.iter().map(|a| attribute(out, a)).collect();
     let block_types = block
@@ -312,9 +314,40 @@ fn context(c: &Catalog, ctx: wit::ProviderContext) -> Result<Context, Diagnostic
         client: tfwasm_model::rpc::ClientCapabilities {
             deferral_allowed: ctx.client_capabilities.deferral_allowed,
             write_only_attributes_allowed: ctx.client_capabilities.write_only_attributes_allowed,
+            store_planned_private: ctx.client_capabilities.store_planned_private,
+            computed_blocks_allowed: ctx.client_capabilities.computed_blocks_allowed,
         },
         ..Context::default()
     })
+}
+
+/// A resource's identity schema and its value type, if it declares one.
+fn identity_schema(resource: &dyn Resource) -> Option<(crate::Identity, Type)> {
+    resource.identity().map(|identity| {
+        let ty = identity.value_type();
+        (identity, ty)
+    })
+}
+
+/// The identity of the object with `state`, encoded; none for a type without identity or
+/// an object that does not exist.
+fn identity_for(resource: &dyn Resource, state: &Value) -> Result<Option<Vec<u8>>, Diagnostic> {
+    let Some((identity, ty)) = identity_schema(resource) else {
+        return Ok(None);
+    };
+    if state.is_null() {
+        return Ok(None);
+    }
+    let value = resource.identity_of(&identity, state);
+    encode(&value, &ty, "identity").map(Some)
+}
+
+/// Whether an encoded identity names something: Terraform sends an all-null identity for
+/// state stored before the type had one.
+fn has_identity(bytes: &Option<Vec<u8>>, resource: &dyn Resource) -> Option<Value> {
+    let (_, ty) = identity_schema(resource)?;
+    let value = decode(bytes.as_ref()?, &ty, "identity").ok()?;
+    (!tfwasm_contract::is_empty_identity(&value)).then_some(value)
 }
 
 /// The deferral the call requested, in WIT form.
@@ -505,7 +538,35 @@ pub fn get_schema(c: &Catalog) -> wit::ProviderSchema {
                 function: to_wit_function(&f.signature()),
             })
             .collect(),
+        resource_identities: c
+            .resources
+            .iter()
+            .filter_map(|r| {
+                let identity = r.item.identity()?;
+                Some(wit::NamedIdentitySchema {
+                    type_name: r.item.type_name().to_owned(),
+                    schema: to_wit_identity(&identity.to_wire()),
+                })
+            })
+            .collect(),
         diagnostics: Vec::new(),
+    }
+}
+
+fn to_wit_identity(s: &tfwasm_model::rpc::IdentitySchema) -> wit::IdentitySchema {
+    wit::IdentitySchema {
+        version: s.version,
+        attributes: s
+            .attributes
+            .iter()
+            .map(|a| wit::IdentityAttribute {
+                name: a.name.clone(),
+                type_json: a.ty.to_json_string(),
+                required_for_import: a.required_for_import,
+                optional_for_import: a.optional_for_import,
+                description: a.description.clone(),
+            })
+            .collect(),
     }
 }
 
@@ -780,7 +841,12 @@ pub fn move_resource_state(
                     ),
                 ));
             }
-            return Ok((encode(&moved, ty, "moved state")?, save_private(&ctx)));
+            let identity = identity_for(resource.as_ref(), &moved)?;
+            return Ok((
+                encode(&moved, ty, "moved state")?,
+                save_private(&ctx),
+                identity,
+            ));
         }
         Err(Diagnostic::error(
             "Unable to Move Resource State",
@@ -795,15 +861,17 @@ pub fn move_resource_state(
         ))
     })();
     match result {
-        Ok((state, private)) => wit::MoveResponse {
+        Ok((state, private, identity)) => wit::MoveResponse {
             target_state: state,
             target_private: private,
             diagnostics: Vec::new(),
+            target_identity: identity,
         },
         Err(d) => wit::MoveResponse {
             target_state: Vec::new(),
             target_private: Vec::new(),
             diagnostics: vec![to_wit_diagnostic(&d)],
+            target_identity: None,
         },
     }
 }
@@ -819,7 +887,7 @@ pub fn read_resource(
         let (resource, schema, ty) = (&entry.item, entry.schema(), entry.ty());
         let state = decode(&req.current_state, ty, "current state")?;
         if state.is_null() {
-            return Ok((codec::msgpack::NULL.to_vec(), req.private.clone()));
+            return Ok((codec::msgpack::NULL.to_vec(), req.private.clone(), None));
         }
         let mut ctx = context(c, ctx)?;
         with_meta(c, &mut ctx, &req.provider_meta)?;
@@ -837,17 +905,19 @@ pub fn read_resource(
                 Ok((
                     encode(&new_state, ty, "state after read")?,
                     save_private(&ctx),
+                    identity_for(resource.as_ref(), &new_state)?,
                 ))
             }
-            None => Ok((codec::msgpack::NULL.to_vec(), Vec::new())),
+            None => Ok((codec::msgpack::NULL.to_vec(), Vec::new(), None)),
         }
     })();
     match result {
-        Ok((new_state, private)) => wit::ReadResponse {
+        Ok((new_state, private, new_identity)) => wit::ReadResponse {
             new_state,
             private,
             diagnostics: Vec::new(),
             deferred: deferred(),
+            new_identity,
         },
         // Keep the current state on error so Terraform does not forget the object.
         Err(d) => wit::ReadResponse {
@@ -855,6 +925,7 @@ pub fn read_resource(
             private: req.private,
             diagnostics: vec![to_wit_diagnostic(&d)],
             deferred: None,
+            new_identity: req.current_identity,
         },
     }
 }
@@ -889,22 +960,33 @@ pub fn plan_resource_change(
             ))?;
         }
         let planned = encode(&plan.planned, ty, "plan")?;
-        Ok((planned, plan.requires_replace, save_private(&ctx)))
+        // An update keeps the object and so its identity; a create or replacement names a
+        // new object, known where the plan is.
+        let keeps_object = !plan.prior.is_null() && plan.requires_replace.is_empty();
+        let identity = match has_identity(&req.prior_identity, resource.as_ref()) {
+            Some(_) if keeps_object && !plan.planned.is_null() => req.prior_identity.clone(),
+            _ => identity_for(resource.as_ref(), &plan.planned)?,
+        };
+        Ok((planned, plan.requires_replace, save_private(&ctx), identity))
     })();
     match result {
-        Ok((planned_state, requires_replace, planned_private)) => wit::PlanResponse {
-            planned_state,
-            requires_replace: requires_replace.iter().map(to_wit_path).collect(),
-            planned_private,
-            diagnostics: Vec::new(),
-            deferred: deferred(),
-        },
+        Ok((planned_state, requires_replace, planned_private, planned_identity)) => {
+            wit::PlanResponse {
+                planned_state,
+                requires_replace: requires_replace.iter().map(to_wit_path).collect(),
+                planned_private,
+                diagnostics: Vec::new(),
+                deferred: deferred(),
+                planned_identity,
+            }
+        }
         Err(d) => wit::PlanResponse {
             planned_state: req.proposed_new_state,
             requires_replace: Vec::new(),
             planned_private: Vec::new(),
             diagnostics: vec![to_wit_diagnostic(&d)],
             deferred: None,
+            planned_identity: None,
         },
     }
 }
@@ -950,13 +1032,15 @@ pub fn apply_resource_change(
         } else {
             save_private(&ctx)
         };
-        Ok((bytes, private, diagnostics))
+        let identity = identity_for(resource.as_ref(), &new_state)?;
+        Ok((bytes, private, diagnostics, identity))
     })();
     match result {
-        Ok((new_state, private, diagnostics)) => wit::ApplyResponse {
+        Ok((new_state, private, diagnostics, new_identity)) => wit::ApplyResponse {
             new_state,
             private,
             diagnostics: diags(&diagnostics),
+            new_identity,
         },
         // On failure hand back the state the resource reported (the remote object exists),
         // else the prior state: the object is as it was before this apply.
@@ -966,6 +1050,7 @@ pub fn apply_resource_change(
                 .unwrap_or(req.prior_state),
             private: Vec::new(),
             diagnostics: vec![to_wit_diagnostic(&d)],
+            new_identity: None,
         },
     }
 }
@@ -980,7 +1065,19 @@ pub fn import_resource_state(
         let entry = find_resource(c, &req.type_name)?;
         let (resource, ty) = (&entry.item, entry.ty());
         let ctx = context(c, ctx)?;
-        let state = resource.import(&ctx, &req.id)?;
+        let state = match has_identity(&req.identity, resource.as_ref()) {
+            Some(identity) if req.id.is_empty() => resource.import_identity(&ctx, &identity)?,
+            _ if req.id.is_empty() && req.identity.is_some() => {
+                return Err(Diagnostic::error(
+                    "Import by identity not supported",
+                    format!(
+                        "{} declares no identity, so it can only be imported by ID.",
+                        req.type_name
+                    ),
+                ));
+            }
+            _ => resource.import(&ctx, &req.id)?,
+        };
         if crate::invariants::ENABLED {
             invariant(crate::invariants::check_known(
                 &req.type_name,
@@ -988,14 +1085,20 @@ pub fn import_resource_state(
                 &state,
             ))?;
         }
-        Ok((encode(&state, ty, "imported state")?, save_private(&ctx)))
+        let identity = identity_for(resource.as_ref(), &state)?;
+        Ok((
+            encode(&state, ty, "imported state")?,
+            save_private(&ctx),
+            identity,
+        ))
     })();
     match result {
-        Ok((state, private)) => wit::ImportResponse {
+        Ok((state, private, identity)) => wit::ImportResponse {
             imported: vec![wit::ImportedResource {
                 type_name: req.type_name,
                 state,
                 private,
+                identity,
             }],
             diagnostics: Vec::new(),
             deferred: deferred(),
@@ -1004,6 +1107,64 @@ pub fn import_resource_state(
             imported: Vec::new(),
             diagnostics: vec![to_wit_diagnostic(&d)],
             deferred: None,
+        },
+    }
+}
+
+/// `upgrade-resource-identity`: an identity at the current version is decoded as it is;
+/// older ones go through the identity's upgrader for their version.
+pub fn upgrade_resource_identity(
+    c: &Catalog,
+    _ctx: wit::ProviderContext,
+    req: wit::UpgradeIdentityRequest,
+) -> wit::UpgradeIdentityResponse {
+    let result = (|| {
+        let entry = find_resource(c, &req.type_name)?;
+        let (identity, ty) = identity_schema(entry.item.as_ref()).ok_or_else(|| {
+            Diagnostic::error(
+                "Resource identity not supported",
+                format!(
+                    "{} declares no identity, so it has none to upgrade.",
+                    req.type_name
+                ),
+            )
+        })?;
+        let value = if req.version == identity.current_version() {
+            codec::json::decode_bytes(&req.raw_identity_json, &ty).map_err(|e| {
+                Diagnostic::error(
+                    "Invalid stored identity",
+                    format!(
+                        "The stored identity of {} does not match its identity schema: {e}.",
+                        req.type_name
+                    ),
+                )
+            })?
+        } else {
+            let upgrader = identity.upgrader(req.version).ok_or_else(|| {
+                Diagnostic::error(
+                    "Unable to upgrade resource identity",
+                    format!(
+                        "{} has no identity upgrader from version {} to {}; this is a bug in the provider.",
+                        req.type_name,
+                        req.version,
+                        identity.current_version()
+                    ),
+                )
+            })?;
+            let raw: serde_json::Value = serde_json::from_slice(&req.raw_identity_json)
+                .map_err(|e| Diagnostic::error("Invalid stored identity", e.to_string()))?;
+            upgrader(&raw)?
+        };
+        encode(&value, &ty, "upgraded identity")
+    })();
+    match result {
+        Ok(identity) => wit::UpgradeIdentityResponse {
+            upgraded_identity: Some(identity),
+            diagnostics: Vec::new(),
+        },
+        Err(d) => wit::UpgradeIdentityResponse {
+            upgraded_identity: None,
+            diagnostics: vec![to_wit_diagnostic(&d)],
         },
     }
 }

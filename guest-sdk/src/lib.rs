@@ -53,6 +53,7 @@ pub mod function;
 #[doc(hidden)]
 pub mod glue;
 pub mod http;
+pub mod identity;
 pub mod invariants;
 pub mod log;
 pub mod moves;
@@ -66,6 +67,7 @@ mod value_ext;
 
 pub use ephemeral::{EphemeralResource, Opened};
 pub use function::{Arguments, Function, FunctionError, Param, Signature};
+pub use identity::{Identity, IdentityAttr};
 pub use moves::{MoveSource, StateMover};
 pub use plan::PlanContext;
 pub use provider::{Context, DataSource, PriorState, Provider, Resource, StateUpgrader};
@@ -137,9 +139,9 @@ pub fn random_bytes(buf: &mut [u8]) {
 pub mod prelude {
     pub use crate::{
         Arguments, Attr, AttributePath, Block, Context, DataSource, DeferredReason, Diagnostic,
-        Diagnostics, EphemeralResource, Function, FunctionError, MoveSource, Opened, Param,
-        PlanContext, PriorState, Provider, Resource, ResourceSchema, Signature, StateMover,
-        StateUpgrader, Tf, Type, Value, ValueExt,
+        Diagnostics, EphemeralResource, Function, FunctionError, Identity, IdentityAttr,
+        MoveSource, Opened, Param, PlanContext, PriorState, Provider, Resource, ResourceSchema,
+        Signature, StateMover, StateUpgrader, Tf, Type, Value, ValueExt,
     };
     pub use serde::{Deserialize, Serialize};
 }
@@ -228,6 +230,12 @@ macro_rules! export_provider {
                 req: $crate::glue::wit::MoveRequest,
             ) -> $crate::glue::wit::MoveResponse {
                 $crate::glue::move_resource_state(__tfwasm_provider(), ctx, req)
+            }
+            fn upgrade_resource_identity(
+                ctx: $crate::glue::wit::ProviderContext,
+                req: $crate::glue::wit::UpgradeIdentityRequest,
+            ) -> $crate::glue::wit::UpgradeIdentityResponse {
+                $crate::glue::upgrade_resource_identity(__tfwasm_provider(), ctx, req)
             }
             fn import_resource_state(
                 ctx: $crate::glue::wit::ProviderContext,

@@ -254,6 +254,39 @@ pub trait Resource: Send + Sync {
     fn movers(&self) -> Vec<crate::StateMover> {
         Vec::new()
     }
+
+    /// The identity of this resource type (Terraform >= 1.12; see [`crate::identity`]):
+    /// declared here, derived by the SDK from every new state. None by default.
+    fn identity(&self) -> Option<crate::Identity> {
+        None
+    }
+
+    /// The identity of the object with `state` (every attribute known after apply, read,
+    /// import and move; in a plan, unknown where the state is). The default takes each
+    /// identity attribute from the state attribute of the same name.
+    fn identity_of(&self, identity: &crate::Identity, state: &Value) -> Value {
+        identity.from_state(state)
+    }
+
+    /// The state to import from an identity (an `import` block with `identity`; attributes
+    /// the user left out are null). The default copies each identity attribute to the state
+    /// attribute of the same name and leaves the rest null; Terraform then calls `read`,
+    /// which fills in the rest (the framework's `ImportStatePassthroughWithIdentity`).
+    /// Override it when `read` needs more than that.
+    ///
+    /// # Errors
+    /// The identity does not name an object.
+    fn import_identity(&self, _ctx: &Context, identity: &Value) -> Result<Value, Diagnostic> {
+        let mut state = self.schema().null_object();
+        if let Value::Object(attrs) = identity {
+            for (name, value) in attrs {
+                if state.get(name).is_some() {
+                    state.set(name, value.clone());
+                }
+            }
+        }
+        Ok(state)
+    }
 }
 
 /// The stored state an upgrader gets.

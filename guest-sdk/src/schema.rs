@@ -344,9 +344,19 @@ impl Block {
         self.wire.max_items = n;
         self
     }
-    /// Marks the block deprecated.
-    pub fn deprecated(mut self) -> Block {
+    /// Marks the block deprecated; `message` says what to use instead (Terraform >= 1.15
+    /// shows it).
+    pub fn deprecated(mut self, message: &str) -> Block {
         self.wire.block.deprecated = true;
+        self.wire.block.deprecation_message = message.to_owned();
+        self
+    }
+    /// Lets the provider set the block when the configuration leaves it out, as a computed
+    /// attribute (tfplugin6.11). Only clients announcing `computed_blocks_allowed`
+    /// ([`crate::Context::client`]) accept a plan that does; older ones reject it, so plan
+    /// it only for them.
+    pub fn computed(mut self) -> Block {
+        self.wire.block.computed = true;
         self
     }
 }
@@ -474,7 +484,7 @@ impl ResourceSchema {
                 block_types: self.blocks.clone(),
                 description: self.description.clone(),
                 description_kind: self.description_kind,
-                deprecated: false,
+                ..WireBlock::default()
             },
         }
     }

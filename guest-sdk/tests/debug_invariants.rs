@@ -57,6 +57,8 @@ fn ctx() -> wit::ProviderContext {
         client_capabilities: wit::ClientCapabilities {
             deferral_allowed: false,
             write_only_attributes_allowed: false,
+            store_planned_private: false,
+            computed_blocks_allowed: false,
         },
     }
 }
@@ -79,6 +81,8 @@ fn broken_plan_and_apply_are_reported_by_the_sdk_naming_the_attribute() {
             config: bytes.clone(),
             prior_private: Vec::new(),
             provider_meta: Vec::new(),
+            prior_identity: None,
+            planned_private: Vec::new(),
         },
     );
     let d = &plan.diagnostics[0];
@@ -96,6 +100,7 @@ fn broken_plan_and_apply_are_reported_by_the_sdk_naming_the_attribute() {
             config: bytes,
             planned_private: Vec::new(),
             provider_meta: Vec::new(),
+            planned_identity: None,
         },
     );
     let d = &apply.diagnostics[0];

@@ -59,6 +59,8 @@ fn ctx() -> wit::ProviderContext {
         client_capabilities: wit::ClientCapabilities {
             deferral_allowed: false,
             write_only_attributes_allowed: true,
+            store_planned_private: false,
+            computed_blocks_allowed: false,
         },
     }
 }
@@ -77,6 +79,8 @@ fn plan(c: &Catalog, provider_meta: Vec<u8>) -> Value {
             config: encoded,
             prior_private: Vec::new(),
             provider_meta,
+            prior_identity: None,
+            planned_private: Vec::new(),
         },
     );
     assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);

@@ -23,7 +23,11 @@ pub enum IdentityRole {
 /// An identity a provider returned with a non-null state, decoded against the identity
 /// schema's type (`None`: the provider returned none). `declared` says whether the type has
 /// an identity schema at all.
-pub fn check_identity(declared: bool, identity: Option<&Value>, role: IdentityRole) -> Vec<Violation> {
+pub fn check_identity(
+    declared: bool,
+    identity: Option<&Value>,
+    role: IdentityRole,
+) -> Vec<Violation> {
     let root = AttributePath::root();
     match (declared, identity) {
         (false, None) => Vec::new(),
@@ -116,7 +120,10 @@ mod tests {
     fn declared_identity_must_be_returned_and_not_null() {
         assert!(check_identity(false, None, IdentityRole::Final).is_empty());
         assert_eq!(check_identity(true, None, IdentityRole::Final).len(), 1);
-        assert_eq!(check_identity(true, Some(&Value::Null), IdentityRole::Planned).len(), 1);
+        assert_eq!(
+            check_identity(true, Some(&Value::Null), IdentityRole::Planned).len(),
+            1
+        );
         let v = check_identity(false, Some(&id(&[("id", s("a"))])), IdentityRole::Final);
         assert!(v[0].message.contains("declares no identity"), "{v:?}");
     }
@@ -128,7 +135,10 @@ mod tests {
         let v = check_identity(true, Some(&partly), IdentityRole::Final);
         assert_eq!(v.len(), 1);
         assert!(v[0].message.contains("`id` is unknown"), "{v:?}");
-        assert_eq!(check_identity(true, Some(&unknown()), IdentityRole::Final).len(), 1);
+        assert_eq!(
+            check_identity(true, Some(&unknown()), IdentityRole::Final).len(),
+            1
+        );
         assert!(check_identity(true, Some(&id(&[("id", s("a"))])), IdentityRole::Final).is_empty());
     }
 
@@ -140,7 +150,8 @@ mod tests {
         let v = check_identity_kept(&before, &moved, "during refresh");
         assert_eq!(v.len(), 1);
         assert!(
-            v[0].message.contains("`id` changed during refresh from \"a\" to \"b\""),
+            v[0].message
+                .contains("`id` changed during refresh from \"a\" to \"b\""),
             "{v:?}"
         );
     }
@@ -151,7 +162,10 @@ mod tests {
         let actual = id(&[("id", s("42")), ("region", s("eu"))]);
         assert!(check_identity_kept(&planned, &actual, "during apply").is_empty());
         let wrong = id(&[("id", s("42")), ("region", s("us"))]);
-        assert_eq!(check_identity_kept(&planned, &wrong, "during apply").len(), 1);
+        assert_eq!(
+            check_identity_kept(&planned, &wrong, "during apply").len(),
+            1
+        );
     }
 
     #[test]

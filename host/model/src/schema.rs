@@ -36,6 +36,11 @@ pub struct Block {
     pub description_kind: StringKind,
     /// The whole block is deprecated.
     pub deprecated: bool,
+    /// With `deprecated`: what to use instead (Terraform >= 1.15 shows it).
+    pub deprecation_message: String,
+    /// As a nested block: the provider may set it when the configuration leaves it out
+    /// (tfplugin6.11, behind the client's `computed_blocks_allowed`).
+    pub computed: bool,
 }
 
 /// What an attribute holds: a plain type or nested attributes.

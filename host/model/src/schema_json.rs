@@ -68,6 +68,8 @@ fn block(json: &Json, location: &str) -> Result<Block, SchemaJsonError> {
         "description",
         "description_kind",
         "deprecated",
+        "deprecation_message",
+        "computed",
     ];
     if let Some(extra) = obj.keys().find(|k| !KNOWN.contains(&k.as_str())) {
         return Err(err(
@@ -79,6 +81,8 @@ fn block(json: &Json, location: &str) -> Result<Block, SchemaJsonError> {
         description: text(obj, "description"),
         description_kind: kind(obj),
         deprecated: flag(obj, "deprecated", location)?,
+        deprecation_message: text(obj, "deprecation_message"),
+        computed: flag(obj, "computed", location)?,
         ..Block::default()
     };
     if let Some(attrs) = obj.get("attributes") {

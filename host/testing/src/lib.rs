@@ -154,6 +154,8 @@ pub struct State {
     pub value: Value,
     /// The private state bytes.
     pub private: Vec<u8>,
+    /// The object's identity (resource types with an identity), as Terraform stores it.
+    pub identity: Option<Value>,
 }
 
 impl State {
@@ -183,6 +185,8 @@ pub struct Planned {
     pub requires_replace: Vec<AttributePath>,
     /// Planned private state.
     pub private: Vec<u8>,
+    /// The planned identity (resource types with an identity).
+    pub identity: Option<Value>,
     /// Warnings of the plan.
     pub warnings: Vec<Diagnostic>,
 }
@@ -216,6 +220,8 @@ pub struct Harness {
     runtime: tokio::runtime::Runtime,
     provider: Checked<WasmProvider>,
     schema: ProviderSchema,
+    /// Identity types by resource type.
+    identities: std::collections::BTreeMap<String, Type>,
     logs: Arc<Captured>,
 }
 
@@ -277,10 +283,17 @@ impl Harness {
                 d.summary, d.detail
             )));
         }
+        let identities = runtime
+            .block_on(provider.get_resource_identity_schemas())
+            .identity_schemas
+            .iter()
+            .map(|(name, s)| (name.clone(), s.implied_type()))
+            .collect();
         Ok(Harness {
             runtime,
             provider,
             schema,
+            identities,
             logs,
         })
     }
@@ -323,6 +336,31 @@ impl Harness {
     /// Every line the provider logged so far.
     pub fn logs(&self) -> Vec<LogLine> {
         self.logs.0.lock().map(|l| l.clone()).unwrap_or_default()
+    }
+
+    /// An identity for a request, encoded against `type_name`'s identity type.
+    fn encode_identity(
+        &self,
+        type_name: &str,
+        identity: Option<&Value>,
+    ) -> Result<Option<DynamicValue>, HarnessError> {
+        match (self.identities.get(type_name), identity) {
+            (Some(ty), Some(value)) => Self::encode(value, ty).map(Some),
+            _ => Ok(None),
+        }
+    }
+
+    /// An identity from a response.
+    fn decode_identity(
+        &self,
+        rpc: &'static str,
+        type_name: &str,
+        identity: Option<&DynamicValue>,
+    ) -> Result<Option<Value>, HarnessError> {
+        match (self.identities.get(type_name), identity) {
+            (Some(ty), Some(value)) => Self::decode(rpc, value, ty).map(Some),
+            _ => Ok(None),
+        }
     }
 
     fn resource(&self, type_name: &str) -> Result<&Schema, HarnessError> {
@@ -442,6 +480,9 @@ impl Harness {
                 config: Self::encode(&config_value, &ty)?,
                 prior_private: prior.map(|s| s.private.clone()).unwrap_or_default(),
                 provider_meta: DynamicValue::null(),
+                prior_identity:
+                    self.encode_identity(type_name, prior.and_then(|s| s.identity.as_ref()))?,
+                planned_private: Vec::new(),
             },
         ));
         warnings.extend(Self::check("PlanResourceChange", resp.diagnostics)?);
@@ -452,6 +493,11 @@ impl Harness {
             config: config_value,
             requires_replace: resp.requires_replace,
             private: resp.planned_private,
+            identity: self.decode_identity(
+                "PlanResourceChange",
+                type_name,
+                resp.planned_identity.as_ref(),
+            )?,
             warnings,
         })
     }
@@ -470,14 +516,21 @@ impl Harness {
                 config: Self::encode(&plan.config, &ty)?,
                 planned_private: plan.private.clone(),
                 provider_meta: DynamicValue::null(),
+                planned_identity: self.encode_identity(&plan.type_name, plan.identity.as_ref())?,
             },
         ));
         Self::check("ApplyResourceChange", resp.diagnostics)?;
         let value = Self::decode("ApplyResourceChange", &resp.new_state, &ty)?;
+        let identity = self.decode_identity(
+            "ApplyResourceChange",
+            &plan.type_name,
+            resp.new_identity.as_ref(),
+        )?;
         Ok((!value.is_null()).then(|| State {
             type_name: plan.type_name.clone(),
             value,
             private: resp.private,
+            identity,
         }))
     }
 
@@ -515,6 +568,8 @@ impl Harness {
                 config: DynamicValue::null(),
                 prior_private: state.private.clone(),
                 provider_meta: DynamicValue::null(),
+                prior_identity: self.encode_identity(&state.type_name, state.identity.as_ref())?,
+                planned_private: Vec::new(),
             },
         ));
         Self::check("PlanResourceChange (destroy)", resp.diagnostics)?;
@@ -525,6 +580,7 @@ impl Harness {
             planned: Value::Null,
             requires_replace: Vec::new(),
             private: resp.planned_private,
+            identity: None,
             warnings: Vec::new(),
         };
         self.apply(&plan).map(drop)
@@ -544,13 +600,18 @@ impl Harness {
                 current_state: Self::encode(&state.value, &ty)?,
                 private: state.private.clone(),
                 provider_meta: DynamicValue::null(),
+                current_identity:
+                    self.encode_identity(&state.type_name, state.identity.as_ref())?,
             }));
         Self::check("ReadResource", resp.diagnostics)?;
         let value = Self::decode("ReadResource", &resp.new_state, &ty)?;
+        let identity =
+            self.decode_identity("ReadResource", &state.type_name, resp.new_identity.as_ref())?;
         Ok((!value.is_null()).then(|| State {
             type_name: state.type_name.clone(),
             value,
             private: resp.private,
+            identity,
         }))
     }
 
@@ -559,12 +620,43 @@ impl Harness {
     /// # Errors
     /// Error diagnostics from the provider, or an import that returns nothing.
     pub fn import(&self, type_name: &str, id: &str) -> Result<State, HarnessError> {
+        self.import_with(type_name, id, None)
+    }
+
+    /// Imports by identity (an `import` block with `identity`, Terraform >= 1.12), then
+    /// reads. Identity attributes `identity` leaves out are null.
+    ///
+    /// # Errors
+    /// The type has no identity, the identity does not fit it, or as [`Harness::import`].
+    pub fn import_by_identity(
+        &self,
+        type_name: &str,
+        identity: serde_json::Value,
+    ) -> Result<State, HarnessError> {
+        let ty = self
+            .identities
+            .get(type_name)
+            .ok_or_else(|| HarnessError::UnknownType {
+                kind: "resource identity",
+                name: type_name.to_owned(),
+            })?;
+        let value = self.input("identity", &identity, ty)?;
+        self.import_with(type_name, "", Some(&value))
+    }
+
+    fn import_with(
+        &self,
+        type_name: &str,
+        id: &str,
+        identity: Option<&Value>,
+    ) -> Result<State, HarnessError> {
         let ty = self.resource(type_name)?.block.implied_type();
         let resp = self.runtime.block_on(self.provider.import_resource_state(
             ImportResourceStateRequest {
                 client_capabilities: CLIENT,
                 type_name: type_name.to_owned(),
                 id: id.to_owned(),
+                identity: self.encode_identity(type_name, identity)?,
             },
         ));
         Self::check("ImportResourceState", resp.diagnostics)?;
@@ -578,6 +670,11 @@ impl Harness {
             }
         })?;
         let state = State {
+            identity: self.decode_identity(
+                "ImportResourceState",
+                &imported.type_name,
+                imported.identity.as_ref(),
+            )?,
             type_name: imported.type_name,
             value: Self::decode("ImportResourceState", &imported.state, &ty)?,
             private: imported.private,
@@ -618,6 +715,7 @@ impl Harness {
             type_name: type_name.to_owned(),
             value: Self::decode("UpgradeResourceState", &resp.upgraded_state, &ty)?,
             private: Vec::new(),
+            identity: None,
         })
     }
 
@@ -800,12 +898,19 @@ impl Harness {
                     },
                     target_type_name: target_type.to_owned(),
                     source_private: Vec::new(),
+                    source_identity: None,
+                    source_identity_schema_version: 0,
                 }));
         Self::check("MoveResourceState", resp.diagnostics)?;
         Ok(State {
             type_name: target_type.to_owned(),
             value: Self::decode("MoveResourceState", &resp.target_state, &ty)?,
             private: resp.target_private,
+            identity: self.decode_identity(
+                "MoveResourceState",
+                target_type,
+                resp.target_identity.as_ref(),
+            )?,
         })
     }
 }
@@ -814,6 +919,8 @@ impl Harness {
 const CLIENT: ClientCapabilities = ClientCapabilities {
     deferral_allowed: false,
     write_only_attributes_allowed: true,
+    store_planned_private: false,
+    computed_blocks_allowed: false,
 };
 
 /// `json` with every attribute the object types name but the JSON leaves out set to null.

@@ -87,6 +87,8 @@ pub(crate) fn client_capabilities(c: Option<pb::ClientCapabilities>) -> ClientCa
     ClientCapabilities {
         deferral_allowed: c.deferral_allowed,
         write_only_attributes_allowed: c.write_only_attributes_allowed,
+        store_planned_private: c.store_planned_private,
+        computed_blocks_allowed: c.computed_blocks_allowed,
     }
 }
 
@@ -151,8 +153,8 @@ fn block(b: &Block, version: i64) -> pb::schema::Block {
         description: b.description.clone(),
         description_kind: string_kind(b.description_kind),
         deprecated: b.deprecated,
-        deprecation_message: String::new(),
-        computed: false,
+        deprecation_message: b.deprecation_message.clone(),
+        computed: b.computed,
     }
 }
 

@@ -15,7 +15,8 @@
 //! - Plans defer (Terraform 1.9+ with deferral allowed) while the provider block still holds
 //!   unknown values.
 //! - Delete accepts 404 and 410: the object is gone either way.
-//! - Import ID: `/path/{id}`.
+//! - Import ID: `/path/{id}`; identity (Terraform >= 1.12): `path` and `id`, so an `import`
+//!   block may say `identity = { path = "/items", id = "42" }`.
 
 use std::collections::BTreeMap;
 
@@ -441,7 +442,6 @@ impl Resource for RestApiObject {
 
     /// `/path/{id}`: the object's collection path and its ID.
     fn import(&self, ctx: &Context, import_id: &str) -> Result<Value, Diagnostic> {
-        let api = Api::from_context(ctx)?;
         let (path, id) = import_id
             .rsplit_once('/')
             .filter(|(path, id)| path.starts_with('/') && !id.is_empty())
@@ -451,6 +451,39 @@ impl Resource for RestApiObject {
                     format!("The import ID of restapi_object is /path/{{id}}, e.g. /items/42; got {import_id:?}."),
                 )
             })?;
+        self.import_object(ctx, path, id)
+    }
+
+    /// An object is named by its collection and its ID: `import { identity = { path =
+    /// "/items", id = "42" } }` (Terraform >= 1.12) imports the same object as the ID
+    /// `/items/42`.
+    fn identity(&self) -> Option<Identity> {
+        Some(
+            Identity::new()
+                .attr(
+                    IdentityAttr::string("path")
+                        .required_for_import()
+                        .description("Path of the collection, e.g. /items."),
+                )
+                .attr(
+                    IdentityAttr::string("id")
+                        .required_for_import()
+                        .description("The object's ID in its collection."),
+                ),
+        )
+    }
+
+    fn import_identity(&self, ctx: &Context, identity: &Value) -> Result<Value, Diagnostic> {
+        let path = identity.get_string("path")?.unwrap_or_default();
+        let id = identity.get_string("id")?.unwrap_or_default();
+        self.import_object(ctx, &path, &id)
+    }
+}
+
+impl RestApiObject {
+    /// The state of the object `id` of the collection at `path`, as the server has it.
+    fn import_object(&self, ctx: &Context, path: &str, id: &str) -> Result<Value, Diagnostic> {
+        let api = Api::from_context(ctx)?;
         let mut model = Model {
             path: path.to_owned(),
             data: String::new(),
@@ -474,7 +507,7 @@ impl Resource for RestApiObject {
         let server = Self::fetch(&api, &model, id)?.ok_or_else(|| {
             Diagnostic::error(
                 "Cannot import a missing object",
-                format!("{import_id} answered 404: there is no such object."),
+                format!("{path}/{id} answered 404: there is no such object."),
             )
         })?;
         let mut data = server.clone();

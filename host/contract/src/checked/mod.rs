@@ -124,7 +124,9 @@ impl<P: Provider> Checked<P> {
             },
             _ => None,
         };
-        let returned = identity.is_some().then(|| decoded.as_ref().unwrap_or(&Value::Null));
+        let returned = identity
+            .is_some()
+            .then(|| decoded.as_ref().unwrap_or(&Value::Null));
         let mut found = crate::check_identity(ty.is_some(), returned, role);
         if let (Some(ty), Some(after), Some((Some(before), step))) = (ty, &decoded, before)
             && let Ok(before) = before.decode(ty)

@@ -813,7 +813,13 @@ fn a_deferral_the_client_did_not_allow_is_an_error_and_never_sent() {
 }
 
 fn identity(id: Value) -> Option<DynamicValue> {
-    Some(DynamicValue::encode(&Value::object([("id", id)]), &Type::object([("id", Type::String)])).unwrap())
+    Some(
+        DynamicValue::encode(
+            &Value::object([("id", id)]),
+            &Type::object([("id", Type::String)]),
+        )
+        .unwrap(),
+    )
 }
 
 fn identity_errors(diagnostics: &Diagnostics) -> Vec<&str> {
@@ -835,12 +841,14 @@ fn a_read_that_changes_the_identity_is_an_error() {
         },
         ..Fake::default()
     };
-    let resp = run(Checked::new(fake, "fake", Mode::Enforce).read_resource(ReadResourceRequest {
-        type_name: "fake_thing".into(),
-        current_state: obj("a".into(), "1".into()),
-        current_identity: identity("1".into()),
-        ..Default::default()
-    }));
+    let resp = run(
+        Checked::new(fake, "fake", Mode::Enforce).read_resource(ReadResourceRequest {
+            type_name: "fake_thing".into(),
+            current_state: obj("a".into(), "1".into()),
+            current_identity: identity("1".into()),
+            ..Default::default()
+        }),
+    );
     let errors = identity_errors(&resp.diagnostics);
     assert_eq!(errors.len(), 1, "{:?}", resp.diagnostics);
     assert!(
@@ -861,12 +869,14 @@ fn a_read_may_set_an_identity_state_from_before_identities_lacked() {
         },
         ..Fake::default()
     };
-    let resp = run(Checked::new(fake, "fake", Mode::Enforce).read_resource(ReadResourceRequest {
-        type_name: "fake_thing".into(),
-        current_state: obj("a".into(), "1".into()),
-        current_identity: identity(Value::Null),
-        ..Default::default()
-    }));
+    let resp = run(
+        Checked::new(fake, "fake", Mode::Enforce).read_resource(ReadResourceRequest {
+            type_name: "fake_thing".into(),
+            current_state: obj("a".into(), "1".into()),
+            current_identity: identity(Value::Null),
+            ..Default::default()
+        }),
+    );
     assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
     assert_eq!(resp.new_identity, identity("1".into()));
 }
@@ -886,16 +896,18 @@ fn a_declared_identity_must_come_back_known_after_apply() {
             },
             ..Fake::default()
         };
-        let resp = run(Checked::new(fake, "fake", Mode::Enforce).apply_resource_change(
-            ApplyResourceChangeRequest {
-                type_name: "fake_thing".into(),
-                prior_state: DynamicValue::null(),
-                planned_state: obj("a".into(), Value::unknown()),
-                config: obj("a".into(), Value::Null),
-                planned_identity: identity(Value::unknown()),
-                ..Default::default()
-            },
-        ));
+        let resp = run(
+            Checked::new(fake, "fake", Mode::Enforce).apply_resource_change(
+                ApplyResourceChangeRequest {
+                    type_name: "fake_thing".into(),
+                    prior_state: DynamicValue::null(),
+                    planned_state: obj("a".into(), Value::unknown()),
+                    config: obj("a".into(), Value::Null),
+                    planned_identity: identity(Value::unknown()),
+                    ..Default::default()
+                },
+            ),
+        );
         let errors = identity_errors(&resp.diagnostics);
         assert_eq!(errors.len(), 1, "{:?}", resp.diagnostics);
         assert!(errors[0].contains(wanted), "{wanted} in {}", errors[0]);
@@ -929,15 +941,22 @@ fn an_update_plan_keeps_the_prior_identity_a_replacement_need_not() {
         prior_identity: identity("1".into()),
         ..Default::default()
     };
-    let resp = run(Checked::new(plan(Vec::new()), "fake", Mode::Enforce).plan_resource_change(request()));
+    let resp =
+        run(Checked::new(plan(Vec::new()), "fake", Mode::Enforce).plan_resource_change(request()));
     let errors = identity_errors(&resp.diagnostics);
     assert_eq!(errors.len(), 1, "{:?}", resp.diagnostics);
-    assert!(errors[0].contains("in the plan of an update"), "{}", errors[0]);
-
-    let resp = run(
-        Checked::new(plan(vec![AttributePath::attribute("name")]), "fake", Mode::Enforce)
-            .plan_resource_change(request()),
+    assert!(
+        errors[0].contains("in the plan of an update"),
+        "{}",
+        errors[0]
     );
+
+    let resp = run(Checked::new(
+        plan(vec![AttributePath::attribute("name")]),
+        "fake",
+        Mode::Enforce,
+    )
+    .plan_resource_change(request()));
     assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
 }
 
@@ -955,13 +974,15 @@ fn an_identity_for_a_type_without_one_or_of_the_wrong_type_is_an_error() {
         },
         ..Fake::default()
     };
-    let resp = run(Checked::new(fake, "fake", Mode::Enforce).import_resource_state(
-        ImportResourceStateRequest {
-            type_name: "fake_thing".into(),
-            id: "1".into(),
-            ..Default::default()
-        },
-    ));
+    let resp = run(
+        Checked::new(fake, "fake", Mode::Enforce).import_resource_state(
+            ImportResourceStateRequest {
+                type_name: "fake_thing".into(),
+                id: "1".into(),
+                ..Default::default()
+            },
+        ),
+    );
     let errors = identity_errors(&resp.diagnostics);
     assert!(errors[0].contains("declares no identity"), "{errors:?}");
 
@@ -978,15 +999,21 @@ fn an_identity_for_a_type_without_one_or_of_the_wrong_type_is_an_error() {
         },
         ..Fake::default()
     };
-    let resp = run(Checked::new(fake, "fake", Mode::Enforce).upgrade_resource_identity(
-        UpgradeResourceIdentityRequest {
-            type_name: "fake_thing".into(),
-            version: 0,
-            raw_identity: Default::default(),
-        },
-    ));
+    let resp = run(
+        Checked::new(fake, "fake", Mode::Enforce).upgrade_resource_identity(
+            UpgradeResourceIdentityRequest {
+                type_name: "fake_thing".into(),
+                version: 0,
+                raw_identity: Default::default(),
+            },
+        ),
+    );
     let errors = identity_errors(&resp.diagnostics);
     assert_eq!(errors.len(), 1, "{:?}", resp.diagnostics);
-    assert!(errors[0].contains("the identity does not conform"), "{}", errors[0]);
+    assert!(
+        errors[0].contains("the identity does not conform"),
+        "{}",
+        errors[0]
+    );
     assert_eq!(resp.upgraded_identity, None);
 }

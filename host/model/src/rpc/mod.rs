@@ -135,6 +135,12 @@ pub struct ClientCapabilities {
     pub deferral_allowed: bool,
     /// The client handles write-only attributes.
     pub write_only_attributes_allowed: bool,
+    /// The client keeps a plan's private data and sends it back when it plans again during
+    /// apply ([`PlanResourceChangeRequest::planned_private`]; tfplugin6.11).
+    pub store_planned_private: bool,
+    /// The client accepts plans that set [`Block::computed`](crate::Block::computed)
+    /// blocks the configuration leaves out (tfplugin6.11).
+    pub computed_blocks_allowed: bool,
 }
 
 /// ValidateResourceConfig / ValidateDataResourceConfig.

@@ -77,6 +77,9 @@ pub struct PlanResourceChangeRequest {
     pub client_capabilities: ClientCapabilities,
     /// The identity stored with the prior state.
     pub prior_identity: Option<DynamicValue>,
+    /// When Terraform plans again during apply, the private data of the saved plan (clients
+    /// with `store_planned_private`, tfplugin6.11); empty otherwise.
+    pub planned_private: Vec<u8>,
 }
 
 /// The planned new state.

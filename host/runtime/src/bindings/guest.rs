@@ -15,7 +15,8 @@ use crate::state::StoreState;
 pub enum WitVersion {
     /// `tfwasm:provider@0.1.0`: resources and data sources.
     V0_1_0,
-    /// `tfwasm:provider@0.2.0`: adds functions and moves (in development).
+    /// `tfwasm:provider@0.2.0`: adds functions, moves, ephemeral resources, write-only
+    /// attributes, deferral and resource identity (in development).
     V0_2_0,
 }
 
@@ -304,12 +305,42 @@ impl Guest {
             Guest::V0_1_0(_) => Ok(resource::MoveResponse {
                 target_state: Vec::new(),
                 target_private: Vec::new(),
+                target_identity: None,
                 diagnostics: vec![wit::Diagnostic {
                     severity: wit::Severity::Error,
                     summary: "Move Resource State Not Supported".into(),
                     detail: format!(
                         "This provider was built against tfwasm:provider@0.1.0, which cannot move state to {}.",
                         req.target_type_name
+                    ),
+                    attribute: Vec::new(),
+                }],
+            }),
+        }
+    }
+
+    /// `resource.upgrade-resource-identity`. A 0.1.0 component declares no identity, so
+    /// Terraform has none to upgrade; a client that asks anyway is told so.
+    pub async fn upgrade_resource_identity(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+        req: &resource::UpgradeIdentityRequest,
+    ) -> Result<resource::UpgradeIdentityResponse> {
+        match self {
+            Guest::Latest(g) => {
+                g.tfwasm_provider_resource()
+                    .call_upgrade_resource_identity(store, ctx, req)
+                    .await
+            }
+            Guest::V0_1_0(_) => Ok(resource::UpgradeIdentityResponse {
+                upgraded_identity: None,
+                diagnostics: vec![wit::Diagnostic {
+                    severity: wit::Severity::Error,
+                    summary: "Resource identity not supported".into(),
+                    detail: format!(
+                        "This provider was built against tfwasm:provider@0.1.0, which has no resource identities (asked for {:?}).",
+                        req.type_name
                     ),
                     attribute: Vec::new(),
                 }],

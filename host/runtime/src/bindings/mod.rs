@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use tfwasm_model::rpc::{Function, Parameter};
+use tfwasm_model::rpc::{Function, IdentityAttribute, IdentitySchema, Parameter};
 use tfwasm_model::{
     Attribute, AttributePath, AttributeType, Block, BlockNesting, Diagnostic, NestedBlock,
     NestedObject, ObjectNesting, PathStep, ProviderSchema, Schema, Severity, StringKind, Type,
@@ -57,13 +57,22 @@ pub struct SchemaError {
     pub message: String,
 }
 
-/// Converts the guest's schemas and function signatures to the model.
+/// Everything a guest declares, in model form: answered from one `get-schema` call.
+#[derive(Debug, Clone, Default)]
+pub struct GuestSchema {
+    /// Provider, resource, data source and ephemeral resource schemas.
+    pub schema: ProviderSchema,
+    /// Function signatures by name.
+    pub functions: BTreeMap<String, Function>,
+    /// Identity schemas by resource type.
+    pub identities: BTreeMap<String, IdentitySchema>,
+}
+
+/// Converts the guest's schemas, function signatures and identity schemas to the model.
 ///
 /// # Errors
 /// When any schema or signature is malformed; the error names which one.
-pub fn provider_schema(
-    s: wit::ProviderSchema,
-) -> Result<(ProviderSchema, BTreeMap<String, Function>), SchemaError> {
+pub fn provider_schema(s: wit::ProviderSchema) -> Result<GuestSchema, SchemaError> {
     let convert = |owner: &str, schema: &wit::Schema| {
         schema_from_wit(schema).map_err(|message| SchemaError {
             owner: owner.to_owned(),
@@ -106,7 +115,51 @@ pub fn provider_schema(
         })?;
         functions.insert(named.name, function);
     }
-    Ok((out, functions))
+    let mut identities = BTreeMap::new();
+    for named in s.resource_identities {
+        let owner = format!("the identity of {:?}", named.type_name);
+        if !out.resources.contains_key(&named.type_name) {
+            return Err(SchemaError {
+                owner,
+                message: "no resource type of this name".into(),
+            });
+        }
+        let identity =
+            identity_from_wit(named.schema).map_err(|message| SchemaError { owner, message })?;
+        identities.insert(named.type_name, identity);
+    }
+    Ok(GuestSchema {
+        schema: out,
+        functions,
+        identities,
+    })
+}
+
+fn identity_from_wit(s: wit::IdentitySchema) -> Result<IdentitySchema, String> {
+    let mut seen = std::collections::BTreeSet::new();
+    let attributes = s
+        .attributes
+        .into_iter()
+        .map(|a| {
+            if !seen.insert(a.name.clone()) {
+                return Err(format!("attribute {:?} declared twice", a.name));
+            }
+            Ok(IdentityAttribute {
+                ty: type_from_json(&a.type_json, &format!("attribute {:?}", a.name))?,
+                name: a.name,
+                required_for_import: a.required_for_import,
+                optional_for_import: a.optional_for_import,
+                description: a.description,
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    if attributes.is_empty() {
+        return Err("an identity needs at least one attribute".into());
+    }
+    Ok(IdentitySchema {
+        version: s.version,
+        attributes,
+    })
 }
 
 fn function_from_wit(f: wit::Function) -> Result<Function, String> {
@@ -188,6 +241,8 @@ fn block_from_wit(schema: &wit::Schema, index: u32, depth: usize) -> Result<Bloc
         description: block.description.clone(),
         description_kind: string_kind(block.description_kind),
         deprecated: block.deprecated,
+        deprecation_message: block.deprecation_message.clone(),
+        computed: block.computed,
     })
 }
 
@@ -280,6 +335,8 @@ pub fn client_capabilities(c: tfwasm_model::rpc::ClientCapabilities) -> wit::Cli
     wit::ClientCapabilities {
         deferral_allowed: c.deferral_allowed,
         write_only_attributes_allowed: c.write_only_attributes_allowed,
+        store_planned_private: c.store_planned_private,
+        computed_blocks_allowed: c.computed_blocks_allowed,
     }
 }
 

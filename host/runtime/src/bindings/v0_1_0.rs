@@ -46,7 +46,8 @@ impl log::Host for StoreState {
 
 impl old::Host for StoreState {}
 
-// Requests: latest → 0.1.0 (fields 0.1.0 does not have are dropped).
+// Requests: latest → 0.1.0 (fields 0.1.0 does not have are dropped: a 0.1.0 component
+// declares no identity, so the identities Terraform sends are all absent or null).
 
 pub(super) fn context(ctx: &new::ProviderContext) -> old::ProviderContext {
     old::ProviderContext {
@@ -156,6 +157,7 @@ pub(super) fn read_response(r: old::ReadResponse) -> resource::ReadResponse {
         private: r.private,
         diagnostics: diagnostics(r.diagnostics),
         deferred: None,
+        new_identity: None,
     }
 }
 
@@ -166,6 +168,7 @@ pub(super) fn plan_response(r: old::PlanResponse) -> resource::PlanResponse {
         planned_private: r.planned_private,
         diagnostics: diagnostics(r.diagnostics),
         deferred: None,
+        planned_identity: None,
     }
 }
 
@@ -174,6 +177,7 @@ pub(super) fn apply_response(r: old::ApplyResponse) -> resource::ApplyResponse {
         new_state: r.new_state,
         private: r.private,
         diagnostics: diagnostics(r.diagnostics),
+        new_identity: None,
     }
 }
 
@@ -186,6 +190,7 @@ pub(super) fn import_response(r: old::ImportResponse) -> resource::ImportRespons
                 type_name: i.type_name,
                 state: i.state,
                 private: i.private,
+                identity: None,
             })
             .collect(),
         diagnostics: diagnostics(r.diagnostics),
@@ -218,6 +223,7 @@ pub(super) fn provider_schema(s: old::ProviderSchema) -> new::ProviderSchema {
         data_sources: named(s.data_sources),
         functions: Vec::new(),
         ephemeral_resources: Vec::new(),
+        resource_identities: Vec::new(),
         diagnostics: diagnostics(s.diagnostics),
     }
 }
@@ -250,6 +256,8 @@ fn schema(s: old::Schema) -> new::Schema {
                 description: b.description,
                 description_kind: string_kind(b.description_kind),
                 deprecated: b.deprecated,
+                deprecation_message: String::new(),
+                computed: false,
             })
             .collect(),
         objects: s

@@ -269,6 +269,14 @@ impl ReturnedValues for resource::MoveResponse {
         self.diagnostics.push(diagnostic);
     }
 }
+impl ReturnedValues for resource::UpgradeIdentityResponse {
+    fn largest_value(&self) -> usize {
+        self.upgraded_identity.as_ref().map_or(0, Vec::len)
+    }
+    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+}
 impl ReturnedValues for ephemeral::OpenResponse {
     fn largest_value(&self) -> usize {
         self.result.len().max(self.private.len())

@@ -11,13 +11,10 @@ mod failure;
 mod instances;
 mod rpcs;
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, OnceLock, RwLock};
 use std::time::{Duration, Instant};
 
-use tfwasm_model::ProviderSchema;
-use tfwasm_model::rpc::Function;
 use wasmtime::Engine;
 use wasmtime::component::Linker;
 
@@ -91,7 +88,7 @@ pub struct WasmProvider {
     /// What ConfigureProvider accepted; handed to every call.
     context: RwLock<wit::ProviderContext>,
     /// The guest's schema and function signatures, asked for once.
-    schema: OnceLock<(ProviderSchema, BTreeMap<String, Function>)>,
+    schema: OnceLock<crate::bindings::GuestSchema>,
     /// Bumped by StopProvider; a call started under an older generation is interrupted,
     /// whether it is running wasm (epoch callback) or waiting in a host call (select below).
     stop_generation: Arc<tokio::sync::watch::Sender<u64>>,

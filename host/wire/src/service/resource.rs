@@ -79,6 +79,7 @@ pub(super) async fn plan_resource_change<P: Provider>(
             provider_meta: convert::dynamic_value(req.provider_meta),
             client_capabilities: convert::client_capabilities(req.client_capabilities),
             prior_identity: convert::identity(req.prior_identity),
+            planned_private: req.planned_private,
         })
         .await;
     pb::plan_resource_change::Response {

@@ -13,8 +13,8 @@ use super::bytes;
 impl FunctionServer for WasmProvider {
     async fn get_functions(&self) -> GetFunctionsResponse {
         match self.guest_schema().await {
-            Ok((_, functions)) => GetFunctionsResponse {
-                functions: functions.clone(),
+            Ok(known) => GetFunctionsResponse {
+                functions: known.functions.clone(),
                 diagnostics: Vec::new(),
             },
             Err(diagnostics) => GetFunctionsResponse {

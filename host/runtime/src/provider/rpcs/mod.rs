@@ -5,6 +5,7 @@
 mod data_source;
 mod ephemeral;
 mod function;
+mod identity;
 mod moves;
 mod provider;
 mod resource;

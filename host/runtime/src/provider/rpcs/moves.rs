@@ -27,6 +27,8 @@ impl MoveServer for WasmProvider {
             source_state_json: req.source_state.json,
             target_type_name: req.target_type_name,
             source_private: req.source_private,
+            source_identity_json: req.source_identity.map(|raw| raw.json),
+            source_identity_version: req.source_identity_schema_version,
         };
         match self
             .call(Rpc::MoveResourceState, move |store, guest| {
@@ -38,6 +40,7 @@ impl MoveServer for WasmProvider {
                 target_state: DynamicValue::from_msgpack(resp.target_state),
                 target_private: resp.target_private,
                 diagnostics: diagnostics(resp.diagnostics),
+                target_identity: resp.target_identity.map(DynamicValue::from_msgpack),
             },
             Err(e) => MoveResourceStateResponse {
                 diagnostics: vec![self.call_diagnostic(&e.error, &subject)],

@@ -1,8 +1,6 @@
 //! The provider family: schema, provider configuration, StopProvider.
 
-use std::collections::BTreeMap;
-
-use tfwasm_model::rpc::{ConfigureProviderRequest, DynamicValue, Function, ProviderServer};
+use tfwasm_model::rpc::{ConfigureProviderRequest, DynamicValue, ProviderServer};
 use tfwasm_model::{Diagnostic, Diagnostics, ProviderSchema, Rpc, has_error};
 
 use super::super::WasmProvider;
@@ -12,9 +10,7 @@ use crate::bindings::{self, wit};
 impl WasmProvider {
     /// The guest's schema and function signatures: asked for once and kept. A failure
     /// (as diagnostics) is not kept, so the next call asks again.
-    pub(super) async fn guest_schema(
-        &self,
-    ) -> Result<&(ProviderSchema, BTreeMap<String, Function>), Diagnostics> {
+    pub(super) async fn guest_schema(&self) -> Result<&bindings::GuestSchema, Diagnostics> {
         if let Some(known) = self.schema.get() {
             return Ok(known);
         }
@@ -25,9 +21,10 @@ impl WasmProvider {
             .await
             .map_err(|e| vec![self.call_diagnostic(&e.error, "")])?;
         match bindings::provider_schema(raw) {
-            Ok((mut schema, functions)) => {
-                schema.diagnostics.extend(self.schema_problems(&schema));
-                Ok(self.schema.get_or_init(|| (schema, functions)))
+            Ok(mut known) => {
+                let problems = self.schema_problems(&known.schema);
+                known.schema.diagnostics.extend(problems);
+                Ok(self.schema.get_or_init(|| known))
             }
             Err(e) => Err(vec![Diagnostic::error(
                 "Provider returned an invalid schema",
@@ -43,7 +40,7 @@ impl WasmProvider {
 impl ProviderServer for WasmProvider {
     async fn get_provider_schema(&self) -> ProviderSchema {
         match self.guest_schema().await {
-            Ok((schema, _)) => schema.clone(),
+            Ok(known) => known.schema.clone(),
             Err(diagnostics) => ProviderSchema {
                 diagnostics,
                 ..ProviderSchema::default()

@@ -69,7 +69,9 @@ impl ResourceServer for WasmProvider {
             current_state: bytes(req.current_state),
             private: req.private,
             provider_meta: bytes(req.provider_meta),
+            current_identity: req.current_identity.clone().map(bytes),
         };
+        let current_identity = req.current_identity;
         match self
             .call(Rpc::ReadResource, move |store, guest| {
                 Box::pin(async move { guest.read_resource(store, &ctx, &wreq).await })
@@ -81,6 +83,7 @@ impl ResourceServer for WasmProvider {
                 private: resp.private,
                 diagnostics: diagnostics(resp.diagnostics),
                 deferred: bindings::deferred(resp.deferred),
+                new_identity: resp.new_identity.map(DynamicValue::from_msgpack),
             },
             // Keep the recorded state: a crash must not make Terraform forget the object.
             Err(e) => ReadResourceResponse {
@@ -88,6 +91,7 @@ impl ResourceServer for WasmProvider {
                 private,
                 diagnostics: vec![self.call_diagnostic(&e.error, &subject)],
                 deferred: None,
+                new_identity: current_identity,
             },
         }
     }
@@ -105,6 +109,8 @@ impl ResourceServer for WasmProvider {
             config: bytes(req.config),
             prior_private: req.prior_private,
             provider_meta: bytes(req.provider_meta),
+            prior_identity: req.prior_identity.map(bytes),
+            planned_private: req.planned_private,
         };
         match self
             .call(Rpc::PlanResourceChange, move |store, guest| {
@@ -122,6 +128,7 @@ impl ResourceServer for WasmProvider {
                 planned_private: resp.planned_private,
                 diagnostics: diagnostics(resp.diagnostics),
                 deferred: bindings::deferred(resp.deferred),
+                planned_identity: resp.planned_identity.map(DynamicValue::from_msgpack),
             },
             Err(e) => PlanResourceChangeResponse {
                 diagnostics: vec![self.call_diagnostic(&e.error, &subject)],
@@ -144,6 +151,7 @@ impl ResourceServer for WasmProvider {
             config: bytes(req.config),
             planned_private: req.planned_private,
             provider_meta: bytes(req.provider_meta),
+            planned_identity: req.planned_identity.map(bytes),
         };
         match self
             .call(Rpc::ApplyResourceChange, move |store, guest| {
@@ -155,6 +163,7 @@ impl ResourceServer for WasmProvider {
                 new_state: DynamicValue::from_msgpack(resp.new_state),
                 private: resp.private,
                 diagnostics: diagnostics(resp.diagnostics),
+                new_identity: resp.new_identity.map(DynamicValue::from_msgpack),
             },
             // The call failed: hand back the state the guest reported (the remote object
             // exists), else the prior one, so Terraform keeps what it knew (null on create).
@@ -162,6 +171,7 @@ impl ResourceServer for WasmProvider {
                 new_state: e.reported.map_or(prior, DynamicValue::from_msgpack),
                 private: Vec::new(),
                 diagnostics: vec![self.call_diagnostic(&e.error, &subject)],
+                new_identity: None,
             },
         }
     }
@@ -175,6 +185,7 @@ impl ResourceServer for WasmProvider {
         let wreq = resource::ImportRequest {
             type_name: req.type_name,
             id: req.id,
+            identity: req.identity.map(bytes),
         };
         match self
             .call(Rpc::ImportResourceState, move |store, guest| {
@@ -190,6 +201,7 @@ impl ResourceServer for WasmProvider {
                         type_name: r.type_name,
                         state: DynamicValue::from_msgpack(r.state),
                         private: r.private,
+                        identity: r.identity.map(DynamicValue::from_msgpack),
                     })
                     .collect(),
                 diagnostics: diagnostics(resp.diagnostics),
