@@ -373,18 +373,22 @@ fn with_meta(c: &Catalog, ctx: &mut Context, bytes: &[u8]) -> Result<(), Diagnos
 
 /// Reads private state bytes (a JSON object; empty means none).
 fn load_private(ctx: &Context, bytes: &[u8]) -> Result<(), Diagnostic> {
-    if bytes.is_empty() {
-        return Ok(());
-    }
-    let map: std::collections::BTreeMap<String, serde_json::Value> = serde_json::from_slice(bytes)
-        .map_err(|e| {
-            Diagnostic::error(
-                "Unable to read private state",
-                format!("The resource's private state is not a JSON object: {e}."),
-            )
-        })?;
-    *ctx.private.borrow_mut() = map;
+    *ctx.private.borrow_mut() = parse_private(bytes)?;
     Ok(())
+}
+
+fn parse_private(
+    bytes: &[u8],
+) -> Result<std::collections::BTreeMap<String, serde_json::Value>, Diagnostic> {
+    if bytes.is_empty() {
+        return Ok(Default::default());
+    }
+    serde_json::from_slice(bytes).map_err(|e| {
+        Diagnostic::error(
+            "Unable to read private state",
+            format!("The resource's private state is not a JSON object: {e}."),
+        )
+    })
 }
 
 /// Private state as bytes: empty when there is none.
@@ -811,6 +815,11 @@ pub fn move_resource_state(
             schema_version: req.source_schema_version,
             raw,
             value: Value::Null,
+            identity: req
+                .source_identity_json
+                .as_deref()
+                .and_then(|json| serde_json::from_slice(json).ok())
+                .map(|json| (json, req.source_identity_version)),
         };
         for mover in resource.movers() {
             source.value = match &mover.source {
@@ -947,6 +956,7 @@ pub fn plan_resource_change(
         crate::log::mask_sensitive(schema, &config);
         crate::log::mask_sensitive(schema, &prior);
         load_private(&ctx, &req.prior_private)?;
+        ctx.saved_plan_private = parse_private(&req.planned_private)?;
         let mut plan = plan_defaults(schema, prior, proposed, config);
         resource.modify_plan(&ctx, &mut plan)?;
         if crate::invariants::ENABLED {

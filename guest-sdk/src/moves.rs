@@ -36,6 +36,10 @@ pub struct MoveSource {
     pub raw: serde_json::Value,
     /// Its state decoded with the mover's source schema; null for raw movers.
     pub value: Value,
+    /// Its stored identity (JSON) and that identity's schema version, if the source type
+    /// has an identity (Terraform >= 1.12). The target's identity is derived from the moved
+    /// state, as after any apply.
+    pub identity: Option<(serde_json::Value, i64)>,
 }
 
 type MoveFn = dyn Fn(&Context, &MoveSource) -> Result<Option<Value>, Diagnostic> + Send + Sync;

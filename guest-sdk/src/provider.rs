@@ -28,6 +28,9 @@ pub struct Context {
     /// What the client supports for this call (ConfigureProvider's announcement, or the
     /// call's own for read, plan, import, data source reads and ephemeral opens).
     pub client: ClientCapabilities,
+    /// During the plan Terraform makes again at apply time: the private state the first
+    /// plan produced (clients announcing `store_planned_private`, tfplugin6.11).
+    pub(crate) saved_plan_private: BTreeMap<String, serde_json::Value>,
 }
 
 /// Why private state could not be set.
@@ -56,6 +59,14 @@ impl Context {
     /// (from the prior state) and apply (from the plan).
     pub fn private(&self, key: &str) -> Option<serde_json::Value> {
         self.private.borrow().get(key).cloned()
+    }
+
+    /// When Terraform plans again during apply, an entry of the private state the saved plan
+    /// produced, so a choice made at plan time (a generated name, a chosen zone) can be
+    /// planned the same way again. Only clients with `store_planned_private`
+    /// ([`Context::client`], tfplugin6.11) send it; `None` otherwise and on a first plan.
+    pub fn saved_plan_private(&self, key: &str) -> Option<serde_json::Value> {
+        self.saved_plan_private.get(key).cloned()
     }
 
     /// Stores (or with `None`, removes) a private state entry; it travels with the plan and

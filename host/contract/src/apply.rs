@@ -262,6 +262,10 @@ fn block_value(
     path: &At<'_>,
     out: &mut Vec<Violation>,
 ) {
+    // tfplugin6.11: a computed block planned unknown must come back as a value.
+    if block.computed && planned.is_unknown() && actual.is_null() {
+        return out.push(Violation::new(path, "null block value after apply"));
+    }
     match nesting {
         BlockNesting::Single | BlockNesting::Group => {
             if planned.is_unknown() {

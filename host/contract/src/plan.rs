@@ -16,8 +16,23 @@ use tfwasm_model::{
 use crate::at::At;
 use crate::{Violation, attr, render, same, unwrap_dynamic};
 
-/// Checks a plan. `prior` is null on create; `config` is null on destroy.
+/// Checks a plan. `prior` is null on create; `config` is null on destroy. Blocks marked
+/// `computed` (tfplugin6.11) may be planned freely where the configuration leaves them out.
 pub fn check_plan(block: &Block, prior: &Value, config: &Value, planned: &Value) -> Vec<Violation> {
+    check_plan_for(block, prior, config, planned, true)
+}
+
+/// [`check_plan`] for a client that does or does not handle computed blocks
+/// (`computed_blocks_allowed`): one that does not checks them as ordinary blocks, as an older
+/// Terraform does.
+pub fn check_plan_for(
+    block: &Block,
+    prior: &Value,
+    config: &Value,
+    planned: &Value,
+    computed_blocks: bool,
+) -> Vec<Violation> {
+    let rules = Rules { computed_blocks };
     let mut out = Vec::new();
     let root = At::Root;
     if config.is_null() {
@@ -36,8 +51,15 @@ pub fn check_plan(block: &Block, prior: &Value, config: &Value, planned: &Value)
         ));
         return out;
     }
-    object(block, prior, config, planned, &root, &mut out);
+    object(rules, block, prior, config, planned, &root, &mut out);
     out
+}
+
+/// What the client accepts beyond the oldest protocol's rules.
+#[derive(Debug, Clone, Copy)]
+struct Rules {
+    /// Blocks marked `computed` may be set when the configuration leaves them out.
+    computed_blocks: bool,
 }
 
 /// Checks that every requires-replace path names an attribute of the schema. Paths are
@@ -90,6 +112,7 @@ fn path_exists(ty: &Type, path: &AttributePath) -> bool {
 }
 
 fn object(
+    rules: Rules,
     block: &Block,
     prior: &Value,
     config: &Value,
@@ -113,6 +136,7 @@ fn object(
     for nested in &block.block_types {
         let name = &nested.type_name;
         nested_block(
+            rules,
             nested,
             attr(prior, name),
             attr(config, name),
@@ -187,6 +211,11 @@ fn attribute(
     out.push(Violation::new(path, message));
 }
 
+/// Nested attribute objects hold no blocks, so block rules do not matter inside them.
+const FLAT: Rules = Rules {
+    computed_blocks: false,
+};
+
 fn nested_attribute(
     object: &NestedObject,
     prior: &Value,
@@ -215,7 +244,9 @@ fn nested_attribute(
         ..Block::default()
     };
     match object.nesting {
-        ObjectNesting::Single => self::object(&attrs_block, prior, config, planned, path, out),
+        ObjectNesting::Single => {
+            self::object(FLAT, &attrs_block, prior, config, planned, path, out)
+        }
         ObjectNesting::List => {
             let (planned_items, config_items) = (elements(planned), elements(config));
             if planned_items.len() != config_items.len() {
@@ -231,7 +262,7 @@ fn nested_attribute(
             let prior_items = elements(prior);
             for (i, (p, c)) in planned_items.iter().zip(config_items).enumerate() {
                 let before = prior_items.get(i).unwrap_or(&Value::Null);
-                self::object(&attrs_block, before, c, p, &path.index(i as i64), out);
+                self::object(FLAT, &attrs_block, before, c, p, &path.index(i as i64), out);
             }
         }
         ObjectNesting::Map => {
@@ -240,7 +271,7 @@ fn nested_attribute(
             for (key, p) in planned_map {
                 if let Some(c) = config_map.get(key) {
                     let before = entries(prior).get(key).unwrap_or(&Value::Null);
-                    self::object(&attrs_block, before, c, p, &path.key(key), out);
+                    self::object(FLAT, &attrs_block, before, c, p, &path.key(key), out);
                 }
             }
         }
@@ -261,6 +292,7 @@ fn nested_attribute(
 }
 
 fn nested_block(
+    rules: Rules,
     nested: &NestedBlock,
     prior: &Value,
     config: &Value,
@@ -283,6 +315,10 @@ fn nested_block(
     if same(planned, config) {
         return;
     }
+    // tfplugin6.11: the provider fills a computed block the configuration leaves out.
+    if rules.computed_blocks && nested.block.computed && config.is_null() {
+        return;
+    }
     if config.is_unknown() {
         return out.push(Violation::new(
             path,
@@ -300,7 +336,7 @@ fn nested_block(
     }
     match nested.nesting {
         BlockNesting::Single | BlockNesting::Group => {
-            object(&nested.block, prior, config, planned, path, out)
+            object(rules, &nested.block, prior, config, planned, path, out)
         }
         BlockNesting::List => {
             let (planned_items, config_items) = (elements(planned), elements(config));
@@ -322,6 +358,7 @@ fn nested_block(
                     continue;
                 }
                 object(
+                    rules,
                     &nested.block,
                     prior_items.get(i).unwrap_or(&Value::Null),
                     c,
@@ -342,7 +379,7 @@ fn nested_block(
                 }
                 if let Some(c) = config_map.get(key) {
                     let before = entries(prior).get(key).unwrap_or(&Value::Null);
-                    object(&nested.block, before, c, p, &here, out);
+                    object(rules, &nested.block, before, c, p, &here, out);
                 }
             }
         }

@@ -3,11 +3,13 @@
 //! object value, and cases. A case runs `plan` (prior, config, planned, requires_replace) or
 //! `apply` (planned, new) and lists the violations expected, each as a prefix of the
 //! violation's text (`.path: message`), in any order. Unknowns are `{"$unknown": true}`.
+//! A plan case may say `"computed_blocks_allowed": false` to check as for a client without
+//! computed blocks (tfplugin6.11).
 
 use std::path::Path;
 
 use serde_json::Value as Json;
-use tfwasm_contract::{Violation, check_apply, check_plan, check_requires_replace};
+use tfwasm_contract::{Violation, check_apply, check_plan_for, check_requires_replace};
 use tfwasm_model::codec::json::decode_with_unknowns;
 use tfwasm_model::schema_json::block_from_json;
 use tfwasm_model::{AttributePath, Block, Type, Value};
@@ -48,7 +50,11 @@ fn run_case(block: &Block, defaults: &Json, case: &Json) -> Result<(), String> {
                         .collect()
                 })
                 .unwrap_or_default();
-            let mut v = check_plan(block, &prior, &config, &planned);
+            let computed_blocks = case
+                .get("computed_blocks_allowed")
+                .and_then(Json::as_bool)
+                .unwrap_or(true);
+            let mut v = check_plan_for(block, &prior, &config, &planned, computed_blocks);
             v.extend(check_requires_replace(block, &prior, &paths));
             v
         }

@@ -60,6 +60,7 @@ mod tests {
             schema_version: 0,
             raw: serde_json::Value::Null,
             value,
+            identity: None,
         }
     }
 

@@ -44,6 +44,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .build()?;
     let schema = runtime.block_on(provider.get_provider_schema());
     let functions = runtime.block_on(provider.get_functions());
+    let identities = runtime.block_on(provider.get_resource_identity_schemas());
     outln!(out, "component: {}", args.component.display());
     outln!(
         out,
@@ -166,6 +167,28 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     print_schema(&mut out, "provider", &schema.provider);
     for (name, s) in &schema.resources {
         print_schema(&mut out, &format!("resource {name}"), s);
+        if let Some(identity) = identities.identity_schemas.get(name) {
+            let attrs: Vec<String> = identity
+                .attributes
+                .iter()
+                .map(|a| {
+                    let import = if a.required_for_import {
+                        ", required for import"
+                    } else if a.optional_for_import {
+                        ", optional for import"
+                    } else {
+                        ""
+                    };
+                    format!("{} {}{import}", a.name, a.ty.to_json_string())
+                })
+                .collect();
+            outln!(
+                out,
+                "  identity (version {}): {}",
+                identity.version,
+                attrs.join("; ")
+            );
+        }
     }
     for (name, s) in &schema.data_sources {
         print_schema(&mut out, &format!("data source {name}"), s);

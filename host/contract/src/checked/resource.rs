@@ -11,7 +11,7 @@ use tfwasm_model::{Diagnostic, Diagnostics, Provider, Value};
 use super::stored;
 use super::{Checked, Mode, decode_result};
 use crate::{
-    IdentityRole, check_apply, check_import, check_plan, check_requires_replace,
+    IdentityRole, check_apply, check_import, check_plan_for, check_requires_replace,
     check_write_only_null, has_write_only,
 };
 
@@ -133,6 +133,7 @@ impl<P: Provider> ResourceServer for Checked<P> {
             Some((schema, ty, prior, config))
         });
         let allowed = req.client_capabilities.deferral_allowed;
+        let computed_blocks = req.client_capabilities.computed_blocks_allowed;
         let prior_identity = req.prior_identity.clone();
         let mut resp = self.inner.plan_resource_change(req).await;
         self.refuse_deferral(
@@ -148,7 +149,9 @@ impl<P: Provider> ResourceServer for Checked<P> {
         // Inputs Terraform sent that do not decode are not the provider's fault: no check.
         if let Some((schema, ty, prior, config)) = inputs {
             let mut violations = match decode_result(&resp.planned_state, ty) {
-                Ok(planned) => check_plan(&schema.block, &prior, &config, &planned),
+                Ok(planned) => {
+                    check_plan_for(&schema.block, &prior, &config, &planned, computed_blocks)
+                }
                 Err(v) => vec![v],
             };
             violations.extend(check_requires_replace(

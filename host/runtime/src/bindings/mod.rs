@@ -144,8 +144,17 @@ fn identity_from_wit(s: wit::IdentitySchema) -> Result<IdentitySchema, String> {
             if !seen.insert(a.name.clone()) {
                 return Err(format!("attribute {:?} declared twice", a.name));
             }
+            let ty = type_from_json(&a.type_json, &format!("attribute {:?}", a.name))?;
+            let flat = |t: &Type| matches!(t, Type::String | Type::Number | Type::Bool);
+            if !(flat(&ty) || matches!(&ty, Type::List(inner) if flat(inner))) {
+                return Err(format!(
+                    "attribute {:?} has type {}; identity attributes are strings, numbers, bools or lists of them",
+                    a.name,
+                    ty.to_json_string()
+                ));
+            }
             Ok(IdentityAttribute {
-                ty: type_from_json(&a.type_json, &format!("attribute {:?}", a.name))?,
+                ty,
                 name: a.name,
                 required_for_import: a.required_for_import,
                 optional_for_import: a.optional_for_import,
@@ -352,4 +361,74 @@ pub fn path(steps: Vec<wit::PathStep>) -> AttributePath {
             })
             .collect(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn schema_with_block() -> wit::Schema {
+        wit::Schema {
+            version: 0,
+            blocks: vec![wit::Block {
+                attributes: Vec::new(),
+                block_types: Vec::new(),
+                description: String::new(),
+                description_kind: wit::StringKind::Plain,
+                deprecated: false,
+                deprecation_message: String::new(),
+                computed: false,
+            }],
+            objects: Vec::new(),
+        }
+    }
+
+    fn with_identity(type_name: &str, type_json: &str) -> wit::ProviderSchema {
+        wit::ProviderSchema {
+            provider: schema_with_block(),
+            provider_meta: None,
+            resources: vec![wit::NamedSchema {
+                type_name: "x_thing".into(),
+                schema: schema_with_block(),
+            }],
+            data_sources: Vec::new(),
+            functions: Vec::new(),
+            ephemeral_resources: Vec::new(),
+            resource_identities: vec![wit::NamedIdentitySchema {
+                type_name: type_name.into(),
+                schema: wit::IdentitySchema {
+                    version: 1,
+                    attributes: vec![wit::IdentityAttribute {
+                        name: "id".into(),
+                        type_json: type_json.into(),
+                        required_for_import: true,
+                        optional_for_import: false,
+                        description: String::new(),
+                    }],
+                },
+            }],
+            diagnostics: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn identity_schemas_convert_and_bad_ones_name_their_fault() {
+        let known = provider_schema(with_identity("x_thing", r#"["list","string"]"#)).unwrap();
+        let identity = &known.identities["x_thing"];
+        assert_eq!(identity.version, 1);
+        assert_eq!(
+            identity.attributes[0].ty,
+            Type::List(Box::new(Type::String))
+        );
+
+        let err = provider_schema(with_identity("x_other", r#""string""#)).unwrap_err();
+        assert!(err.to_string().contains("x_other"), "{err}");
+        assert!(err.message.contains("no resource type"), "{err}");
+
+        let err = provider_schema(with_identity("x_thing", r#"["map","string"]"#)).unwrap_err();
+        assert!(
+            err.message.contains("identity attributes are strings"),
+            "{err}"
+        );
+    }
 }
