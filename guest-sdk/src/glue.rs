@@ -553,6 +553,8 @@ pub fn get_schema(c: &Catalog) -> wit::ProviderSchema {
                 })
             })
             .collect(),
+        // What `upgrade_resource_state` does at the current version is exactly this decode.
+        host_decodes_current_state: true,
         diagnostics: Vec::new(),
     }
 }

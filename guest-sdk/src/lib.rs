@@ -169,7 +169,10 @@ macro_rules! export_provider {
 
         impl $crate::bindings::exports::tfwasm::provider::provider::Guest for __TfwasmExport {
             fn get_schema() -> $crate::glue::wit::ProviderSchema {
-                $crate::glue::get_schema(__tfwasm_provider())
+                let mut schema = $crate::glue::get_schema(__tfwasm_provider());
+                // A hook may rewrite upgrades, so the host must ask the guest for every one.
+                schema.host_decodes_current_state = !<$hook as $crate::glue::RawHook>::ACTIVE;
+                schema
             }
             fn validate_provider_config(config: ::std::vec::Vec<u8>) -> ::std::vec::Vec<$crate::glue::wit::Diagnostic> {
                 $crate::glue::validate_provider_config(__tfwasm_provider(), config)

@@ -206,3 +206,63 @@ async fn functions_are_listed_and_callable_before_configure_and_errors_name_the_
     .unwrap();
     assert_eq!(garbage.function_argument, Some(0), "{}", garbage.text);
 }
+
+/// UpgradeResourceState of state at the current schema version: an SDK component declares
+/// that its answer is the plain decode, so the host answers without a guest call (shown with
+/// a fuel budget of 1 for the RPC, which any guest call exhausts); a 0.1.0 component is
+/// asked as before.
+#[tokio::test]
+async fn current_version_state_is_decoded_by_the_host_when_the_guest_allows_it() {
+    let settings = crate::sandbox::settings("[limits.rpc.UpgradeResourceState]\nfuel = 1\n");
+    let env = [("TFWASM_CONFIG", settings.path().to_str().unwrap())];
+    let fixture = tfwasm_tests::workspace_root().join("tests/fixtures/wit-v0.1.0/random.wasm");
+    for (component, host_decodes) in [(tfwasm_tests::component("random"), true), (fixture, false)] {
+        let server = Server::start_component(&component, &env, None);
+        let mut client = pb::provider_client::ProviderClient::new(server.channel(None).await);
+        let schema = client
+            .get_provider_schema(pb::get_provider_schema::Request {})
+            .await
+            .unwrap()
+            .into_inner();
+        let resource = &schema.resource_schemas["random_string"];
+        let ty = implied_type(resource.block.as_ref().unwrap());
+        let mut state = nulls(&ty);
+        state.set("length", Value::from(12));
+        state.set("result", Value::from("abcdefghijkl"));
+        let json = tfwasm_model::codec::json::encode(&state, &ty).unwrap();
+        let upgrade = |json: Vec<u8>| pb::upgrade_resource_state::Request {
+            type_name: "random_string".into(),
+            version: resource.version,
+            raw_state: Some(pb::RawState {
+                json,
+                flatmap: Default::default(),
+            }),
+        };
+        let resp = client
+            .upgrade_resource_state(upgrade(json.to_string().into_bytes()))
+            .await
+            .unwrap()
+            .into_inner();
+        if host_decodes {
+            assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+            let upgraded = DynamicValue::from_msgpack(resp.upgraded_state.unwrap().msgpack);
+            assert_eq!(upgraded.decode(&ty).unwrap(), state);
+
+            // Stored state that does not fit the schema is an error naming the attribute.
+            let mut bad = json.clone();
+            bad["length"] = serde_json::json!("twelve");
+            let resp = client
+                .upgrade_resource_state(upgrade(bad.to_string().into_bytes()))
+                .await
+                .unwrap()
+                .into_inner();
+            let d = &resp.diagnostics[0];
+            assert_eq!(d.summary, "Unable to read stored state");
+            assert!(d.detail.contains("random_string"), "{}", d.detail);
+            assert!(d.attribute.is_some(), "{d:?}");
+        } else {
+            let detail = &resp.diagnostics[0].detail;
+            assert!(detail.contains("fuel"), "{detail}");
+        }
+    }
+}

@@ -66,6 +66,9 @@ pub struct GuestSchema {
     pub functions: BTreeMap<String, Function>,
     /// Identity schemas by resource type.
     pub identities: BTreeMap<String, IdentitySchema>,
+    /// Resource value types, when the guest lets the host decode state at the current
+    /// schema version itself (`host-decodes-current-state`); empty otherwise.
+    pub current_state_types: BTreeMap<String, Type>,
 }
 
 /// Converts the guest's schemas, function signatures and identity schemas to the model.
@@ -128,10 +131,19 @@ pub fn provider_schema(s: wit::ProviderSchema) -> Result<GuestSchema, SchemaErro
             identity_from_wit(named.schema).map_err(|message| SchemaError { owner, message })?;
         identities.insert(named.type_name, identity);
     }
+    let current_state_types = if s.host_decodes_current_state {
+        out.resources
+            .iter()
+            .map(|(name, schema)| (name.clone(), schema.block.implied_type()))
+            .collect()
+    } else {
+        BTreeMap::new()
+    };
     Ok(GuestSchema {
         schema: out,
         functions,
         identities,
+        current_state_types,
     })
 }
 
@@ -394,6 +406,7 @@ mod tests {
             data_sources: Vec::new(),
             functions: Vec::new(),
             ephemeral_resources: Vec::new(),
+            host_decodes_current_state: false,
             resource_identities: vec![wit::NamedIdentitySchema {
                 type_name: type_name.into(),
                 schema: wit::IdentitySchema {

@@ -224,6 +224,7 @@ pub(super) fn provider_schema(s: old::ProviderSchema) -> new::ProviderSchema {
         functions: Vec::new(),
         ephemeral_resources: Vec::new(),
         resource_identities: Vec::new(),
+        host_decodes_current_state: false,
         diagnostics: diagnostics(s.diagnostics),
     }
 }

@@ -14,6 +14,45 @@ use super::super::WasmProvider;
 use super::{bytes, diagnostics};
 use crate::bindings::{self, resource, wit};
 
+impl WasmProvider {
+    /// UpgradeResourceState of state already at the current schema version, answered in the
+    /// host when the guest declared that its answer would be the plain decode
+    /// (`host-decodes-current-state`): one guest call fewer per resource and refresh. `None`
+    /// when the guest must be asked.
+    async fn decode_current_state(
+        &self,
+        req: &UpgradeResourceStateRequest,
+    ) -> Option<UpgradeResourceStateResponse> {
+        let known = self.guest_schema().await.ok()?;
+        let ty = known.current_state_types.get(&req.type_name)?;
+        let schema = known.schema.resources.get(&req.type_name)?;
+        if schema.version != req.version || req.raw_state.json.is_empty() {
+            return None;
+        }
+        let decoded = tfwasm_model::codec::json::decode_bytes(&req.raw_state.json, ty)
+            .and_then(|value| DynamicValue::encode(&value, ty));
+        Some(match decoded {
+            Ok(upgraded_state) => UpgradeResourceStateResponse {
+                upgraded_state,
+                diagnostics: Vec::new(),
+            },
+            Err(e) => UpgradeResourceStateResponse {
+                upgraded_state: DynamicValue::default(),
+                diagnostics: vec![
+                    tfwasm_model::Diagnostic::error(
+                        "Unable to read stored state",
+                        format!(
+                            "The stored state of {} does not match its schema (version {}): {e}.",
+                            req.type_name, req.version
+                        ),
+                    )
+                    .at(e.path.clone()),
+                ],
+            },
+        })
+    }
+}
+
 impl ResourceServer for WasmProvider {
     async fn validate_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
         let ctx = self.context();
@@ -36,6 +75,9 @@ impl ResourceServer for WasmProvider {
         &self,
         req: UpgradeResourceStateRequest,
     ) -> UpgradeResourceStateResponse {
+        if let Some(resp) = self.decode_current_state(&req).await {
+            return resp;
+        }
         let ctx = self.context();
         let subject = req.type_name.clone();
         let wreq = resource::UpgradeRequest {
