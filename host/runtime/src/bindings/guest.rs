@@ -16,7 +16,7 @@ pub enum WitVersion {
     /// `tfwasm:provider@0.1.0`: resources and data sources.
     V0_1_0,
     /// `tfwasm:provider@0.2.0`: adds functions, moves, ephemeral resources, write-only
-    /// attributes, deferral and resource identity (in development).
+    /// attributes, deferral and resource identity.
     V0_2_0,
 }
 

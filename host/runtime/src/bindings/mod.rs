@@ -445,3 +445,47 @@ mod tests {
         );
     }
 }
+
+/// The frozen-WIT invariant, with code behind it: every version listed in `wit/released.txt`
+/// still has the contents it was released with.
+#[cfg(test)]
+mod frozen {
+    use sha2::{Digest, Sha256};
+    use std::path::Path;
+
+    fn digest(dir: &Path) -> String {
+        let mut names: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        names.sort();
+        let mut hash = Sha256::new();
+        for name in names {
+            hash.update(name.as_encoded_bytes());
+            hash.update([0]);
+            hash.update(std::fs::read(dir.join(&name)).unwrap());
+            hash.update([0]);
+        }
+        hash.finalize()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
+    #[test]
+    fn released_wit_versions_are_frozen() {
+        let wit = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../wit");
+        let released = std::fs::read_to_string(wit.join("released.txt")).unwrap();
+        let mut seen = 0;
+        for line in released.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+            let (dir, want) = line.split_once(' ').expect("`dir sha256` per line");
+            assert_eq!(
+                digest(&wit.join(dir)),
+                want.trim(),
+                "wit/{dir} changed after its release; put new surface in a new version instead"
+            );
+            seen += 1;
+        }
+        assert!(seen >= 2, "wit/released.txt lists {seen} versions");
+    }
+}
