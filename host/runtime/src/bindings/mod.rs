@@ -466,10 +466,7 @@ mod frozen {
             hash.update(std::fs::read(dir.join(&name)).unwrap());
             hash.update([0]);
         }
-        hash.finalize()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect()
+        hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
     }
 
     #[test]
@@ -477,7 +474,10 @@ mod frozen {
         let wit = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../wit");
         let released = std::fs::read_to_string(wit.join("released.txt")).unwrap();
         let mut seen = 0;
-        for line in released.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+        for line in released
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        {
             let (dir, want) = line.split_once(' ').expect("`dir sha256` per line");
             assert_eq!(
                 digest(&wit.join(dir)),
