@@ -4,7 +4,8 @@
 //! identical, every unknown is filled within its refinements, nested block counts and keys
 //! hold; plus no unknown remains anywhere and a delete returns null.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::hash::{Hash, Hasher};
 
 use tfwasm_model::{Block, BlockNesting, Number, Refinement, Type, Value};
 
@@ -209,6 +210,11 @@ fn sequence<'t>(
 
 /// Set elements cannot be matched by position: each planned element must correlate with an
 /// actual one and vice versa; the set may shrink (unknowns can collapse) but not grow.
+///
+/// Linear in the size of the sets: a wholly known element correlates only with an equal one
+/// (found by hashing); only actual elements left over are tried against the planned elements
+/// holding unknowns, and for objects only against those whose known attributes agree
+/// (indexed by those attributes), so a 10,000-element set costs no pairwise comparison.
 fn set(
     correlates: impl Fn(&Value, &Value) -> bool,
     planned: &Value,
@@ -218,8 +224,10 @@ fn set(
     out: &mut Vec<Violation>,
 ) {
     let (p, a) = (elements(planned), elements(actual));
+    let actual_members: HashSet<&Value> = a.iter().collect();
+    let planned_members: HashSet<&Value> = p.iter().filter(|v| v.is_wholly_known()).collect();
     for pv in p.iter().filter(|pv| pv.is_wholly_known()) {
-        if !a.iter().any(|av| correlates(pv, av)) {
+        if !actual_members.contains(pv) {
             out.push(Violation::new(
                 path,
                 format!(
@@ -229,8 +237,9 @@ fn set(
             ));
         }
     }
-    for av in a {
-        if !p.iter().any(|pv| correlates(pv, av)) {
+    let placeholders = Placeholders::new(p.iter().filter(|v| !v.is_wholly_known()));
+    for av in a.iter().filter(|av| !planned_members.contains(av)) {
+        if !placeholders.candidates(av).any(|pv| correlates(pv, av)) {
             out.push(Violation::new(
                 path,
                 format!(
@@ -246,6 +255,66 @@ fn set(
             format!("{what}length changed from {} to {}", p.len(), a.len()),
         ));
     }
+}
+
+/// Planned set elements that hold unknowns, indexed for correlation: objects by the values
+/// of their wholly known attributes (grouped by which attributes those are), anything else
+/// in one list.
+struct Placeholders<'a> {
+    by_known: HashMap<Vec<&'a str>, HashMap<u64, Vec<&'a Value>>>,
+    others: Vec<&'a Value>,
+}
+
+impl<'a> Placeholders<'a> {
+    fn new(planned: impl Iterator<Item = &'a Value>) -> Placeholders<'a> {
+        let mut out = Placeholders {
+            by_known: HashMap::new(),
+            others: Vec::new(),
+        };
+        for pv in planned {
+            match unwrap_dynamic(pv) {
+                Value::Object(attrs) => {
+                    let known: Vec<&str> = attrs
+                        .iter()
+                        .filter(|(_, v)| v.is_wholly_known())
+                        .map(|(k, _)| k.as_str())
+                        .collect();
+                    let key = projection(attrs, &known);
+                    out.by_known
+                        .entry(known)
+                        .or_default()
+                        .entry(key)
+                        .or_default()
+                        .push(pv);
+                }
+                _ => out.others.push(pv),
+            }
+        }
+        out
+    }
+
+    /// The placeholders `actual` might complete.
+    fn candidates<'s>(&'s self, actual: &'s Value) -> impl Iterator<Item = &'a Value> + 's {
+        let objects = match unwrap_dynamic(actual) {
+            Value::Object(attrs) => Some(attrs),
+            _ => None,
+        };
+        self.by_known
+            .iter()
+            .filter_map(move |(names, index)| index.get(&projection(objects?, names)))
+            .flatten()
+            .chain(self.others.iter())
+            .copied()
+    }
+}
+
+/// The hash of an object's values of `names` (absent ones as null).
+fn projection(attrs: &BTreeMap<String, Value>, names: &[&str]) -> u64 {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    for name in names {
+        attrs.get(*name).unwrap_or(&Value::Null).hash(&mut hasher);
+    }
+    hasher.finish()
 }
 
 fn compatible(ty: &Type, planned: &Value, actual: &Value) -> bool {
@@ -407,4 +476,64 @@ fn elements(value: &Value) -> &[Value] {
 fn entries(value: &Value) -> &BTreeMap<String, Value> {
     static EMPTY: BTreeMap<String, Value> = BTreeMap::new();
     unwrap_dynamic(value).as_entries().unwrap_or(&EMPTY)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tfwasm_model::{Attribute, NestedBlock};
+
+    /// A resource with a set of `rule` blocks: `port` configured, `id` computed.
+    fn block() -> Block {
+        let mut port = Attribute::new("port", Type::Number);
+        port.required = true;
+        let mut id = Attribute::new("id", Type::String);
+        id.computed = true;
+        Block {
+            block_types: vec![NestedBlock {
+                type_name: "rule".into(),
+                block: Block {
+                    attributes: vec![port, id],
+                    ..Block::default()
+                },
+                nesting: BlockNesting::Set,
+                min_items: 0,
+                max_items: 0,
+            }],
+            ..Block::default()
+        }
+    }
+
+    fn rules(n: i64, id: impl Fn(i64) -> Value) -> Value {
+        Value::object([(
+            "rule",
+            Value::Set(
+                (0..n)
+                    .map(|i| Value::object([("port", Value::from(i)), ("id", id(i))]))
+                    .collect(),
+            ),
+        )])
+    }
+
+    #[test]
+    fn large_block_sets_correlate_by_their_known_attributes() {
+        let n = 10_000;
+        let known = |i: i64| Value::from(format!("r{i}"));
+        // Every element planned with an unknown id (a create), completed by apply.
+        let planned = rules(n, |_| Value::unknown());
+        let actual = rules(n, known);
+        assert_eq!(check_apply(&block(), &planned, &actual), Vec::new());
+
+        // One element known in the plan, one new: each is reported once.
+        let planned = rules(n, |i| if i == 7 { Value::unknown() } else { known(i) });
+        let mut actual = rules(n, known);
+        if let Some(Value::Set(items)) = actual.get_mut("rule") {
+            items[3] = Value::object([("port", Value::from(3)), ("id", "other".into())]);
+        }
+        let found = check_apply(&block(), &planned, &actual);
+        let messages: Vec<String> = found.iter().map(ToString::to_string).collect();
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        assert!(messages[0].contains("planned set element"), "{messages:?}");
+        assert!(messages[1].contains("actual set element"), "{messages:?}");
+    }
 }

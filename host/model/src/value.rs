@@ -1,6 +1,7 @@
 //! cty values, shaped by the [`Type`] they were decoded with.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
+use std::hash::{Hash, Hasher};
 
 use crate::{Number, Type};
 
@@ -67,16 +68,107 @@ impl PartialEq for Value {
             (Number(a), Number(b)) => a == b,
             (String(a), String(b)) => a == b,
             (List(a), List(b)) | (Tuple(a), Tuple(b)) => a == b,
-            (Set(a), Set(b)) => {
-                a.len() == b.len()
-                    && a.iter().all(|x| b.contains(x))
-                    && b.iter().all(|x| a.contains(x))
-            }
+            (Set(a), Set(b)) => same_elements(a, b),
             (Map(a), Map(b)) | (Object(a), Object(b)) => a == b,
             (Dynamic(ta, a), Dynamic(tb, b)) => ta == tb && a == b,
             _ => false,
         }
     }
+}
+
+impl Eq for Value {}
+
+/// Hashes agree with `==`: sets hash independently of their order, unknowns all hash alike
+/// (their refinements only refine equality), and a dynamic value hashes as its content.
+impl Hash for Value {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        match self {
+            Value::Null => state.write_u8(0),
+            Value::Unknown(_) => state.write_u8(1),
+            Value::Bool(b) => {
+                state.write_u8(2);
+                b.hash(state);
+            }
+            Value::Number(n) => {
+                state.write_u8(3);
+                n.hash(state);
+            }
+            Value::String(s) => {
+                state.write_u8(4);
+                s.hash(state);
+            }
+            Value::List(items) | Value::Tuple(items) => {
+                state.write_u8(5);
+                items.hash(state);
+            }
+            Value::Set(items) => {
+                state.write_u8(6);
+                state.write_usize(items.len());
+                state.write_u64(
+                    items
+                        .iter()
+                        .fold(0u64, |acc, item| acc.wrapping_add(hash_of(item))),
+                );
+            }
+            Value::Map(entries) | Value::Object(entries) => {
+                state.write_u8(7);
+                entries.hash(state);
+            }
+            Value::Dynamic(_, inner) => inner.hash(state),
+        }
+    }
+}
+
+/// The hash of one value on its own, for order-independent combinations.
+pub fn hash_of(value: &Value) -> u64 {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    value.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// Below this many elements, pairwise comparison beats hashing.
+const SMALL_SET: usize = 16;
+
+/// Set equality in linear time: set elements are distinct, so equal lengths and every
+/// element of `a` in `b` suffice.
+fn same_elements(a: &[Value], b: &[Value]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    if a.len() <= SMALL_SET {
+        return a.iter().all(|x| b.contains(x));
+    }
+    let members: HashSet<&Value> = b.iter().collect();
+    a.iter().all(|x| members.contains(x))
+}
+
+/// The elements of a set, duplicates dropped (first occurrence kept), in linear time.
+pub fn dedup_set(items: Vec<Value>) -> Vec<Value> {
+    if items.len() <= SMALL_SET {
+        let mut out: Vec<Value> = Vec::with_capacity(items.len());
+        for item in items {
+            if !out.contains(&item) {
+                out.push(item);
+            }
+        }
+        return out;
+    }
+    let mut seen = HashSet::with_capacity(items.len());
+    let mut keep = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        if seen.insert(item) {
+            keep.push(i);
+        }
+    }
+    if keep.len() == items.len() {
+        return items;
+    }
+    let mut keep = keep.into_iter().peekable();
+    items
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, item)| (keep.next_if_eq(&i).is_some()).then_some(item))
+        .collect()
 }
 
 impl Value {
@@ -293,6 +385,51 @@ impl From<Number> for Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn rule(port: i64, name: &str) -> Value {
+        Value::object([("port", Value::from(port)), ("name", Value::from(name))])
+    }
+
+    #[test]
+    fn large_sets_compare_and_dedup_by_hash_as_small_ones_do() {
+        let forward: Vec<Value> = (0..100).map(|i| rule(i, "r")).collect();
+        let mut backward = forward.clone();
+        backward.reverse();
+        assert_eq!(Value::Set(forward.clone()), Value::Set(backward.clone()));
+        assert_eq!(
+            hash_of(&Value::Set(forward.clone())),
+            hash_of(&Value::Set(backward))
+        );
+        let mut other = forward.clone();
+        other[50] = rule(50, "changed");
+        assert_ne!(Value::Set(forward.clone()), Value::Set(other));
+
+        let mut doubled = forward.clone();
+        doubled.extend(forward.iter().cloned());
+        doubled.push(rule(7, "r"));
+        assert_eq!(dedup_set(doubled), forward, "first occurrences, in order");
+        // Sets inside sets.
+        let nested = |order: &[i64]| {
+            Value::Set(
+                order
+                    .iter()
+                    .map(|i| Value::Set((0..20).map(|j| rule(i * 100 + j, "n")).collect()))
+                    .collect(),
+            )
+        };
+        assert_eq!(nested(&[1, 2, 3]), nested(&[3, 1, 2]));
+    }
+
+    #[test]
+    fn equal_numbers_hash_alike() {
+        let one: Number = "1".parse().unwrap();
+        let one_point_zero: Number = "1.0".parse().unwrap();
+        assert_eq!(one, one_point_zero);
+        assert_eq!(
+            hash_of(&Value::Number(one)),
+            hash_of(&Value::Number(one_point_zero))
+        );
+    }
 
     #[test]
     fn paths_get_and_set() {

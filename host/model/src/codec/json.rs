@@ -158,7 +158,7 @@ fn read(
             Ok(if matches!(ty, Type::List(_)) {
                 Value::List(values)
             } else {
-                Value::Set(values)
+                Value::Set(crate::value::dedup_set(values))
             })
         }
         Type::Tuple(elems) => {

@@ -115,7 +115,7 @@ impl<'a> Reader<'a> {
                 Ok(if matches!(ty, Type::List(_)) {
                     Value::List(items)
                 } else {
-                    Value::Set(dedup(items))
+                    Value::Set(crate::value::dedup_set(items))
                 })
             }
             Type::Tuple(elems) => {
@@ -318,16 +318,6 @@ fn mismatch(path: &PathRef<'_>, expected: &str, found: Marker) -> CodecError {
         _ => "other msgpack data",
     };
     CodecError::new(path, format!("expected {expected}, found msgpack {found}"))
-}
-
-fn dedup(items: Vec<Value>) -> Vec<Value> {
-    let mut out: Vec<Value> = Vec::with_capacity(items.len());
-    for item in items {
-        if !out.contains(&item) {
-            out.push(item);
-        }
-    }
-    out
 }
 
 fn parse_refinement(body: &[u8]) -> Option<Refinement> {
