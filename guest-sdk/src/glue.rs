@@ -555,8 +555,37 @@ pub fn get_schema(c: &Catalog) -> wit::ProviderSchema {
             .collect(),
         // What `upgrade_resource_state` does at the current version is exactly this decode.
         host_decodes_current_state: true,
-        diagnostics: Vec::new(),
+        diagnostics: behaviour_diagnostics(c),
     }
+}
+
+/// Schema settings that could never take effect, as errors naming the type and path, so an
+/// author sees them at the first `terraform plan` (and `check_schemas` in a unit test).
+fn behaviour_diagnostics(c: &Catalog) -> Vec<wit::Diagnostic> {
+    let owners = std::iter::once(("provider", &c.provider_schema))
+        .chain(c.resources.iter().map(|r| (r.item.type_name(), r.schema())))
+        .chain(
+            c.data_sources
+                .iter()
+                .map(|d| (d.item.type_name(), d.schema())),
+        )
+        .chain(
+            c.ephemeral_resources
+                .iter()
+                .map(|e| (e.item.type_name(), e.schema())),
+        );
+    owners
+        .flat_map(|(owner, schema)| {
+            crate::schema::behaviour_problems(schema)
+                .into_iter()
+                .map(move |problem| {
+                    to_wit_diagnostic(&Diagnostic::error(
+                        "Invalid provider schema",
+                        format!("{owner}{problem}; this is a bug in the provider."),
+                    ))
+                })
+        })
+        .collect()
 }
 
 fn to_wit_identity(s: &tfwasm_model::rpc::IdentitySchema) -> wit::IdentitySchema {

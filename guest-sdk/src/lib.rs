@@ -91,23 +91,28 @@ pub use value_ext::ValueExt;
 /// ```
 pub fn check_schemas(provider: &dyn Provider) -> Vec<String> {
     use tfwasm_model::schema_check::check_schema;
-    let mut problems: Vec<String> = check_schema("provider", &provider.schema().to_wire())
-        .iter()
-        .map(ToString::to_string)
-        .collect();
-    for resource in provider.resources() {
+    let mut problems = Vec::new();
+    let mut one = |owner: &str, schema: &ResourceSchema| {
         problems.extend(
-            check_schema(resource.type_name(), &resource.schema().to_wire())
+            check_schema(owner, &schema.to_wire())
                 .iter()
                 .map(ToString::to_string),
         );
+        problems.extend(
+            schema::behaviour_problems(schema)
+                .into_iter()
+                .map(|p| format!("{owner}{p}")),
+        );
+    };
+    one("provider", &provider.schema());
+    for resource in provider.resources() {
+        one(resource.type_name(), &resource.schema());
     }
     for source in provider.data_sources() {
-        problems.extend(
-            check_schema(source.type_name(), &source.schema().to_wire())
-                .iter()
-                .map(ToString::to_string),
-        );
+        one(source.type_name(), &source.schema());
+    }
+    for ephemeral in provider.ephemeral_resources() {
+        one(ephemeral.type_name(), &ephemeral.schema());
     }
     problems
 }

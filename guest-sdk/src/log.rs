@@ -86,14 +86,20 @@ pub fn mask(secret: &str) {
 }
 
 /// Registers the string values of the schema's sensitive attributes in `value`.
+/// Sensitive attributes at any depth count, nested attributes and blocks included.
 pub(crate) fn mask_sensitive(schema: &crate::ResourceSchema, value: &tfwasm_model::Value) {
-    for (attr, _) in schema.attributes() {
-        if attr.sensitive
-            && let Some(v) = value.get(&attr.name)
-        {
-            mask_strings(v);
-        }
-    }
+    crate::schema::visit(
+        &schema.attributes,
+        &schema.blocks,
+        value,
+        &tfwasm_model::AttributePath::root(),
+        &mut |attr, v, _| {
+            if attr.wire.sensitive {
+                mask_strings(v);
+            }
+        },
+        &mut |_, _, _| {},
+    );
 }
 
 fn mask_strings(value: &tfwasm_model::Value) {

@@ -1,29 +1,45 @@
 //! Planning: how the SDK turns Terraform's proposed new state into a plan that keeps the
 //! lifecycle contracts.
 //!
-//! Rules, applied to top-level attributes in this order:
+//! Rules, applied to every object of the plan (the resource, each nested attribute object and
+//! each nested block, element by element), in this order:
 //! 1. A destroy (null proposal) plans null; [`Resource::modify_plan`](crate::Resource::modify_plan)
 //!    still runs and may only add diagnostics.
 //! 2. A write-only attribute plans null (its value lives only in configuration).
 //! 3. A computed attribute left null by configuration gets its default, if it has one.
 //! 4. Semantic equality: when an attribute has one and its configured value means the same
-//!    as the prior state's, the prior value is planned, so no change shows.
-//! 5. On create, any other computed attribute left null by configuration becomes unknown.
-//! 6. On update, if anything differs from the prior state, computed attributes left null by
-//!    configuration and without a default become unknown, except that
-//!    `use_state_for_unknown` keeps the prior value (even null) and
-//!    `use_non_null_state_for_unknown` keeps a non-null prior value. An update that changes
-//!    nothing plans the prior state unchanged.
-//! 7. Attributes whose planned value differs from the prior state are reported as requiring
-//!    replacement by their rule: `requires_replace` always, `requires_replace_if_configured`
-//!    when set in configuration, `requires_replace_if` when its function agrees.
+//!    as the prior value, the prior value is planned, so no change shows.
+//! 5. In a new object (the resource on create, or an element with no prior element), any
+//!    other computed attribute left null by configuration becomes unknown.
+//! 6. In an object that existed, if anything in it differs from its prior value, computed
+//!    attributes left null by configuration and without a default become unknown, except
+//!    that `use_state_for_unknown` keeps the prior value (even null) and
+//!    `use_non_null_state_for_unknown` keeps a non-null prior value. An object that changes
+//!    nothing plans its prior value unchanged.
+//! 7. Attributes whose planned value differs from the prior value are reported as requiring
+//!    replacement by their rule (`requires_replace`, `requires_replace_if_configured`,
+//!    `requires_replace_if`), at their path: list elements by index, map elements by key,
+//!    set elements at the set (protocol paths cannot point into a set). Nothing is reported
+//!    when the resource itself is created.
 //! 8. The resource's own `modify_plan` hook runs last and may change anything computed and
 //!    add requires-replace paths.
+//!
+//! **Element matching.** The prior value of an element of a list, set or map (nested
+//! attributes or blocks) is found as follows, so rules 4–7 see the element's own history:
+//! map elements by key; elements of a list or set whose schema names
+//! [`match_elements_by`](crate::Attr::match_elements_by) attributes by the values of those;
+//! other list elements by position; other set elements by the values of their non-computed
+//! attributes, then, for elements still unmatched, by those values compared with each
+//! attribute's semantic equality. Matching hashes the keys, so planning is linear in the
+//! number of elements.
 
-use tfwasm_model::{AttributePath, Value};
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+
+use tfwasm_model::{AttributePath, BlockNesting, ObjectNesting, Value};
 
 use crate::ResourceSchema;
-use crate::schema::{ReplaceRequest, ReplaceRule, UnknownRule};
+use crate::schema::{Attr, Block, ReplaceRequest, ReplaceRule, UnknownRule};
 
 /// The plan being built, handed to [`Resource::modify_plan`](crate::Resource::modify_plan).
 #[derive(Debug, Clone)]
@@ -55,10 +71,6 @@ impl PlanContext {
     }
 }
 
-fn configured(config: &Value, name: &str) -> bool {
-    !config.get(name).is_none_or(Value::is_null)
-}
-
 /// Applies rules 1–7 to a proposal.
 pub(crate) fn plan_defaults(
     schema: &ResourceSchema,
@@ -75,77 +87,433 @@ pub(crate) fn plan_defaults(
     if ctx.planned.is_null() {
         return ctx;
     }
-    let create = ctx.is_create();
-    for (attr, behaviour) in schema.attributes() {
-        let name = attr.name.as_str();
-        if attr.write_only {
-            ctx.planned.set(name, Value::Null);
-            continue;
-        }
-        let is_configured = configured(&ctx.config, name);
-        if attr.computed && !is_configured {
-            if let Some(default) = &behaviour.default {
-                ctx.planned.set(name, default.clone());
-            } else if create {
-                ctx.planned.set(name, Value::unknown());
-            }
-        }
-        if let Some(equal) = behaviour.semantic_equals {
-            let prior = ctx.prior.get(name).unwrap_or(&Value::Null);
-            let planned = ctx.planned.get(name).unwrap_or(&Value::Null);
-            if !prior.is_null()
-                && prior.is_wholly_known()
-                && !planned.is_null()
-                && planned.is_wholly_known()
-                && prior != planned
-                && equal(prior, planned)
-            {
-                let keep = prior.clone();
-                ctx.planned.set(name, keep);
-            }
-        }
-    }
-    if create {
-        return ctx;
-    }
-    if ctx.planned != ctx.prior {
-        for (attr, behaviour) in schema.attributes() {
-            let name = attr.name.as_str();
-            if !attr.computed || configured(&ctx.config, name) || behaviour.default.is_some() {
-                continue;
-            }
-            let prior = ctx.prior.get(name).cloned().unwrap_or(Value::Null);
-            let planned = match behaviour.unknown {
-                UnknownRule::Unknown => Value::unknown(),
-                UnknownRule::UseState => prior,
-                UnknownRule::UseNonNullState if !prior.is_null() => prior,
-                UnknownRule::UseNonNullState => Value::unknown(),
-            };
-            ctx.planned.set(name, planned);
-        }
-    }
-    for (attr, behaviour) in schema.attributes() {
-        let name = attr.name.as_str();
-        let null = Value::Null;
-        let request = ReplaceRequest {
-            prior: ctx.prior.get(name).unwrap_or(&null),
-            config: ctx.config.get(name).unwrap_or(&null),
-            planned: ctx.planned.get(name).unwrap_or(&null),
-        };
-        if request.planned == request.prior {
-            continue;
-        }
-        let replace = match &behaviour.replace {
-            ReplaceRule::Never => false,
-            ReplaceRule::Always => true,
-            ReplaceRule::IfConfigured => !request.config.is_null(),
-            ReplaceRule::If(rule, _) => rule(&request),
-        };
-        if replace {
-            ctx.require_replace(AttributePath::attribute(name));
-        }
+    let mut planner = Planner {
+        resource_create: ctx.prior.is_null(),
+        requires_replace: Vec::new(),
+    };
+    let level = Level {
+        attrs: &schema.attributes,
+        blocks: &schema.blocks,
+    };
+    planner.object(
+        &level,
+        &ctx.prior,
+        &ctx.config,
+        &mut ctx.planned,
+        &AttributePath::root(),
+    );
+    for path in planner.requires_replace {
+        ctx.require_replace(path);
     }
     ctx
+}
+
+/// One object's schema: its attributes and nested blocks.
+struct Level<'s> {
+    attrs: &'s [Attr],
+    blocks: &'s [Block],
+}
+
+impl Level<'_> {
+    fn of_block(block: &Block) -> Level<'_> {
+        Level {
+            attrs: &block.content.attributes,
+            blocks: &block.content.blocks,
+        }
+    }
+    fn of_nested(attr: &Attr) -> Level<'_> {
+        Level {
+            attrs: &attr.nested,
+            blocks: &[],
+        }
+    }
+}
+
+/// How a collection of objects is nested.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Many {
+    List,
+    Set,
+    Map,
+}
+
+struct Planner {
+    resource_create: bool,
+    requires_replace: Vec<AttributePath>,
+}
+
+const NULL: Value = Value::Null;
+
+fn get<'v>(value: &'v Value, name: &str) -> &'v Value {
+    value.get(name).unwrap_or(&NULL)
+}
+
+fn configured(config: &Value, name: &str) -> bool {
+    !get(config, name).is_null()
+}
+
+impl Planner {
+    /// Rules 2–7 for one object: `prior` null means it is new.
+    fn object(
+        &mut self,
+        level: &Level<'_>,
+        prior: &Value,
+        config: &Value,
+        planned: &mut Value,
+        path: &AttributePath,
+    ) {
+        if planned.is_null() || planned.is_unknown() {
+            return;
+        }
+        let new = prior.is_null();
+        for attr in level.attrs {
+            let name = attr.wire.name.as_str();
+            if attr.wire.write_only {
+                planned.set(name, Value::Null);
+                continue;
+            }
+            let is_configured = configured(config, name);
+            // A computed value the configuration leaves out comes from the matched prior
+            // element, not from Terraform's proposal (which pairs list elements by position
+            // and drops the computed values of set elements it could not pair).
+            if !new && attr.wire.computed && !is_configured {
+                planned.set(name, get(prior, name).clone());
+            }
+            if !attr.nested.is_empty()
+                && let Some(value) = planned.get_mut(name)
+            {
+                self.nested_attr(
+                    attr,
+                    get(prior, name),
+                    get(config, name),
+                    value,
+                    &path.attr(name),
+                );
+            }
+            if attr.wire.computed && !is_configured {
+                if let Some(default) = &attr.plan.default {
+                    planned.set(name, default.clone());
+                } else if new {
+                    planned.set(name, Value::unknown());
+                }
+            }
+            if let Some(equal) = attr.plan.semantic_equals {
+                let (before, now) = (get(prior, name), get(planned, name));
+                if !before.is_null()
+                    && before.is_wholly_known()
+                    && !now.is_null()
+                    && now.is_wholly_known()
+                    && before != now
+                    && equal(before, now)
+                {
+                    let keep = before.clone();
+                    planned.set(name, keep);
+                }
+            }
+        }
+        for block in level.blocks {
+            let name = block.wire.type_name.as_str();
+            if let Some(value) = planned.get_mut(name) {
+                self.block(
+                    block,
+                    get(prior, name),
+                    get(config, name),
+                    value,
+                    &path.attr(name),
+                );
+            }
+        }
+        if !new && planned != prior {
+            for attr in level.attrs {
+                let name = attr.wire.name.as_str();
+                if !attr.wire.computed || configured(config, name) || attr.plan.default.is_some() {
+                    continue;
+                }
+                let before = get(prior, name).clone();
+                let value = match attr.plan.unknown {
+                    UnknownRule::Unknown => Value::unknown(),
+                    UnknownRule::UseState => before,
+                    UnknownRule::UseNonNullState if !before.is_null() => before,
+                    UnknownRule::UseNonNullState => Value::unknown(),
+                };
+                planned.set(name, value);
+            }
+        }
+        if self.resource_create {
+            return;
+        }
+        for attr in level.attrs {
+            let name = attr.wire.name.as_str();
+            let request = ReplaceRequest {
+                prior: get(prior, name),
+                config: get(config, name),
+                planned: get(planned, name),
+            };
+            if request.planned == request.prior {
+                continue;
+            }
+            let replace = match &attr.plan.replace {
+                ReplaceRule::Never => false,
+                ReplaceRule::Always => true,
+                ReplaceRule::IfConfigured => !request.config.is_null(),
+                ReplaceRule::If(rule, _) => rule(&request),
+            };
+            if replace && !self.requires_replace.contains(&path.attr(name)) {
+                self.requires_replace.push(path.attr(name));
+            }
+        }
+    }
+
+    fn nested_attr(
+        &mut self,
+        attr: &Attr,
+        prior: &Value,
+        config: &Value,
+        planned: &mut Value,
+        path: &AttributePath,
+    ) {
+        let level = Level::of_nested(attr);
+        let AttributeNesting(nesting) = nesting_of(attr);
+        match nesting {
+            None => self.object(&level, prior, config, planned, path),
+            Some(many) => self.elements(&level, many, &attr.match_by, prior, config, planned, path),
+        }
+    }
+
+    fn block(
+        &mut self,
+        block: &Block,
+        prior: &Value,
+        config: &Value,
+        planned: &mut Value,
+        path: &AttributePath,
+    ) {
+        let level = Level::of_block(block);
+        match block.wire.nesting {
+            BlockNesting::Single | BlockNesting::Group => {
+                self.object(&level, prior, config, planned, path);
+            }
+            BlockNesting::List => {
+                self.elements(
+                    &level,
+                    Many::List,
+                    &block.match_by,
+                    prior,
+                    config,
+                    planned,
+                    path,
+                );
+            }
+            BlockNesting::Set => {
+                self.elements(
+                    &level,
+                    Many::Set,
+                    &block.match_by,
+                    prior,
+                    config,
+                    planned,
+                    path,
+                );
+            }
+            BlockNesting::Map => {
+                self.elements(
+                    &level,
+                    Many::Map,
+                    &block.match_by,
+                    prior,
+                    config,
+                    planned,
+                    path,
+                );
+            }
+        }
+    }
+
+    /// Plans each element of a list, set or map of objects against its matched prior
+    /// element and configuration element.
+    #[allow(clippy::too_many_arguments)]
+    fn elements(
+        &mut self,
+        level: &Level<'_>,
+        many: Many,
+        match_by: &[String],
+        prior: &Value,
+        config: &Value,
+        planned: &mut Value,
+        path: &AttributePath,
+    ) {
+        match (many, planned) {
+            (Many::Map, Value::Map(items)) => {
+                for (key, element) in items.iter_mut() {
+                    let before = prior.get(key).unwrap_or(&NULL);
+                    let wanted = config.get(key).unwrap_or(&NULL);
+                    self.object(level, before, wanted, element, &path.key(key.clone()));
+                }
+            }
+            (Many::List, Value::List(items)) => {
+                let configs = elements(config);
+                let priors = Matcher::new(level, match_by, elements(prior), false);
+                for (i, element) in items.iter_mut().enumerate() {
+                    let wanted = configs.get(i).unwrap_or(&NULL);
+                    let before = if match_by.is_empty() {
+                        elements(prior).get(i).unwrap_or(&NULL)
+                    } else {
+                        priors.find(element).unwrap_or(&NULL)
+                    };
+                    self.object(level, before, wanted, element, &path.index(i as i64));
+                }
+            }
+            (Many::Set, Value::Set(items)) => {
+                let configs = Matcher::new(level, match_by, elements(config), false);
+                let mut priors = Matcher::new(level, match_by, elements(prior), true);
+                for element in items.iter_mut() {
+                    // Terraform's proposal echoes each configured element, so its key finds
+                    // the configuration element it came from.
+                    let wanted = configs.find(element).unwrap_or(&*element).clone();
+                    let before = priors.take(level, element);
+                    self.object(level, &before, &wanted, element, path);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether a nested attribute holds one object or many.
+struct AttributeNesting(Option<Many>);
+
+fn nesting_of(attr: &Attr) -> AttributeNesting {
+    AttributeNesting(match &attr.wire.ty {
+        tfwasm_model::AttributeType::Nested(object) => match object.nesting {
+            ObjectNesting::Single => None,
+            ObjectNesting::List => Some(Many::List),
+            ObjectNesting::Set => Some(Many::Set),
+            ObjectNesting::Map => Some(Many::Map),
+        },
+        tfwasm_model::AttributeType::Type(_) => None,
+    })
+}
+
+fn elements(value: &Value) -> &[Value] {
+    match value {
+        Value::List(items) | Value::Set(items) => items,
+        _ => &[],
+    }
+}
+
+/// Prior (or configuration) elements indexed by their key: the `match_by` attributes, or
+/// else the non-computed plain attributes. With `semantic`, elements left unmatched by key
+/// are also tried with each attribute's semantic equality.
+struct Matcher<'v> {
+    names: Vec<String>,
+    items: &'v [Value],
+    by_key: HashMap<u64, Vec<usize>>,
+    taken: Vec<bool>,
+    semantic: bool,
+}
+
+/// The attributes that identify an element: the author's, else the non-computed plain ones.
+fn key_names(level: &Level<'_>, match_by: &[String]) -> Vec<String> {
+    if !match_by.is_empty() {
+        return match_by.to_vec();
+    }
+    level
+        .attrs
+        .iter()
+        .filter(|a| !a.wire.computed && a.nested.is_empty() && !a.wire.write_only)
+        .map(|a| a.wire.name.clone())
+        .collect()
+}
+
+/// The hash of an element's key; none when it has no key or part of it is unknown.
+fn key_of(names: &[String], element: &Value) -> Option<u64> {
+    if names.is_empty() || names.iter().any(|n| !get(element, n).is_wholly_known()) {
+        return None;
+    }
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    for name in names {
+        get(element, name).hash(&mut hasher);
+    }
+    Some(hasher.finish())
+}
+
+impl<'v> Matcher<'v> {
+    fn new(
+        level: &Level<'_>,
+        match_by: &[String],
+        items: &'v [Value],
+        semantic: bool,
+    ) -> Matcher<'v> {
+        let names = key_names(level, match_by);
+        let mut by_key: HashMap<u64, Vec<usize>> = HashMap::new();
+        for (i, item) in items.iter().enumerate() {
+            if let Some(key) = key_of(&names, item) {
+                by_key.entry(key).or_default().push(i);
+            }
+        }
+        let semantic = semantic
+            && match_by.is_empty()
+            && level.attrs.iter().any(|a| a.plan.semantic_equals.is_some());
+        Matcher {
+            names,
+            items,
+            by_key,
+            taken: vec![false; items.len()],
+            semantic,
+        }
+    }
+
+    /// The index of an untaken element whose key attributes equal `element`'s.
+    fn position(&self, element: &Value) -> Option<usize> {
+        let key = key_of(&self.names, element)?;
+        self.by_key.get(&key)?.iter().copied().find(|&i| {
+            !self.taken[i]
+                && self
+                    .names
+                    .iter()
+                    .all(|n| get(&self.items[i], n) == get(element, n))
+        })
+    }
+
+    /// The element with the same key as `element`.
+    fn find(&self, element: &Value) -> Option<&'v Value> {
+        self.position(element).map(|i| &self.items[i])
+    }
+
+    /// Like [`Matcher::find`], then (for sets with semantic equality) by semantic equality
+    /// of the key attributes; an element taken is not matched again. Null when none matches.
+    fn take(&mut self, level: &Level<'_>, element: &Value) -> Value {
+        let found = self.position(element).or_else(|| {
+            if !self.semantic {
+                return None;
+            }
+            (0..self.items.len()).find(|&i| {
+                !self.taken[i] && semantically_same(level, &self.names, &self.items[i], element)
+            })
+        });
+        match found {
+            Some(i) => {
+                self.taken[i] = true;
+                self.items[i].clone()
+            }
+            None => Value::Null,
+        }
+    }
+}
+
+/// Whether two elements agree on `names`, each compared with its attribute's semantic
+/// equality where it has one.
+fn semantically_same(level: &Level<'_>, names: &[String], a: &Value, b: &Value) -> bool {
+    names.iter().all(|name| {
+        let (x, y) = (get(a, name), get(b, name));
+        x == y
+            || level
+                .attrs
+                .iter()
+                .find(|attr| attr.wire.name == *name)
+                .and_then(|attr| attr.plan.semantic_equals)
+                .is_some_and(|equal| x.is_wholly_known() && y.is_wholly_known() && equal(x, y))
+    })
 }
 
 #[cfg(test)]
@@ -291,6 +659,162 @@ mod tests {
         let config = Value::object([("doc", Value::from("{\"a\":2}"))]);
         let plan = plan_defaults(&schema, prior, config.clone(), config.clone());
         assert_eq!(plan.planned, config);
+    }
+
+    /// `rule` set blocks (name, port; computed id kept by matching; JSON `doc` compared by
+    /// meaning) and a `tag` list nested attribute (key, value with a default, computed etag).
+    fn deep() -> ResourceSchema {
+        use crate::Block;
+        ResourceSchema::new()
+            .attr(Attr::string("id").computed().use_state_for_unknown())
+            .attr(
+                Attr::list_nested(
+                    "tag",
+                    vec![
+                        Attr::string("key").required().requires_replace(),
+                        Attr::string("value").default("none"),
+                        Attr::string("etag").computed(),
+                    ],
+                )
+                .optional()
+                .match_elements_by(&["key"]),
+            )
+            .block(Block::set(
+                "rule",
+                ResourceSchema::new()
+                    .attr(Attr::string("name").required())
+                    .attr(Attr::number("port").required())
+                    .attr(
+                        Attr::string("doc")
+                            .optional()
+                            .semantic_equals(crate::semantic::json),
+                    )
+                    .attr(Attr::string("rid").computed().use_state_for_unknown())
+                    .attr(Attr::string("seen").computed()),
+            ))
+    }
+
+    fn rule(i: i64, doc: &str, rid: Value, seen: Value) -> Value {
+        Value::object([
+            ("name", Value::from(format!("r{i}"))),
+            ("port", Value::from(i)),
+            ("doc", Value::from(doc)),
+            ("rid", rid),
+            ("seen", seen),
+        ])
+    }
+
+    fn tag(key: &str, value: Value, etag: Value) -> Value {
+        Value::object([("key", Value::from(key)), ("value", value), ("etag", etag)])
+    }
+
+    fn state(rules: Vec<Value>, tags: Vec<Value>) -> Value {
+        Value::object([
+            ("id", Value::from("x")),
+            ("tag", Value::List(tags)),
+            ("rule", Value::Set(rules)),
+        ])
+    }
+
+    fn config_of(value: &Value) -> Value {
+        // What Terraform's configuration holds: computed attributes null.
+        let strip = |v: &Value, computed: &[&str]| {
+            let mut v = v.clone();
+            for name in computed {
+                v.set(name, Value::Null);
+            }
+            v
+        };
+        let rules = value
+            .attr("rule")
+            .as_elements()
+            .unwrap_or_default()
+            .iter()
+            .map(|r| strip(r, &["rid", "seen"]))
+            .collect();
+        let tags = value
+            .attr("tag")
+            .as_elements()
+            .unwrap_or_default()
+            .iter()
+            .map(|t| strip(t, &["etag"]))
+            .collect();
+        Value::object([
+            ("id", Value::Null),
+            ("tag", Value::List(tags)),
+            ("rule", Value::Set(rules)),
+        ])
+    }
+
+    #[test]
+    fn set_elements_keep_their_computed_values_and_only_a_changed_one_goes_unknown() {
+        let n = 1000;
+        let known = |i: i64| rule(i, "{}", format!("id{i}").into(), "yes".into());
+        let prior = state((0..n).map(known).collect(), Vec::new());
+        // Element 500 changes its port; Terraform's proposal keeps prior computed values of
+        // matched elements and has nulls for the new one.
+        let mut proposed = prior.clone();
+        if let Some(Value::Set(items)) = proposed.get_mut("rule") {
+            items[500] = rule(500, "{}", Value::Null, Value::Null).with("port", 8080);
+        }
+        let config = config_of(&proposed);
+        let plan = plan_defaults(&deep(), prior.clone(), proposed, config);
+        let rules = plan.planned.attr("rule").as_elements().unwrap_or_default();
+        let changed: Vec<&Value> = rules.iter().filter(|r| !r.is_wholly_known()).collect();
+        assert_eq!(changed.len(), 1, "only the new element plans unknowns");
+        assert_eq!(changed[0].attr("rid"), &Value::unknown());
+        assert_eq!(plan.planned.attr("id"), &Value::from("x"));
+        assert_eq!(rules.len(), 1000);
+    }
+
+    #[test]
+    fn set_elements_equal_by_meaning_plan_no_change() {
+        let prior = state(
+            vec![rule(1, "{\"a\": 1}", "id1".into(), "yes".into())],
+            Vec::new(),
+        );
+        let mut proposed = prior.clone();
+        if let Some(Value::Set(items)) = proposed.get_mut("rule") {
+            items[0] = rule(1, "{\"a\":1}", Value::Null, Value::Null);
+        }
+        let config = config_of(&proposed);
+        let plan = plan_defaults(&deep(), prior.clone(), proposed, config);
+        assert_eq!(
+            plan.planned, prior,
+            "matched by meaning, the prior element is kept"
+        );
+    }
+
+    #[test]
+    fn list_elements_match_by_key_get_defaults_and_replace_at_their_index() {
+        let prior = state(
+            Vec::new(),
+            vec![
+                tag("a", "1".into(), "e-a".into()),
+                tag("b", "2".into(), "e-b".into()),
+            ],
+        );
+        // Reordered, b changed, c added with no value: a keeps its etag though it moved,
+        // b's etag goes unknown, c gets the default and an unknown etag.
+        let proposed = state(
+            Vec::new(),
+            vec![
+                tag("b", "3".into(), "e-b".into()),
+                tag("a", "1".into(), "e-b".into()),
+                tag("c", Value::Null, Value::Null),
+            ],
+        );
+        let config = config_of(&proposed);
+        let plan = plan_defaults(&deep(), prior, proposed, config);
+        let tags = plan.planned.attr("tag").as_elements().unwrap_or_default();
+        assert_eq!(tags[0], tag("b", "3".into(), Value::unknown()));
+        assert_eq!(tags[1], tag("a", "1".into(), "e-a".into()));
+        assert_eq!(tags[2], tag("c", "none".into(), Value::unknown()));
+        // `key` requires replacement: the new element's key differs from nothing before it.
+        assert_eq!(
+            plan.requires_replace,
+            vec!["tag[2].key".parse::<AttributePath>().unwrap()]
+        );
     }
 
     #[test]

@@ -1,16 +1,17 @@
 //! Declaring schemas: attributes (plain and nested), nested blocks, and how the SDK plans
 //! each attribute (defaults, requires-replace rules, unknown rules, semantic equality).
 //!
-//! Planning behaviour (defaults, modifiers, validators, semantic equality) applies to
-//! top-level attributes; nested attributes and blocks carry their wire flags, and their values
-//! are planned by Terraform's proposal and the resource's `modify_plan` hook.
+//! Planning behaviour (defaults, modifiers, validators, semantic equality) applies at any
+//! depth: to top-level attributes, to attributes of nested attributes and to attributes of
+//! nested blocks, element by element (see [`crate::PlanContext`] for the rules and how list
+//! and set elements are matched to their prior elements).
 
 use std::fmt;
 use std::sync::Arc;
 
 use tfwasm_model::{
-    Attribute, AttributeType, Block as WireBlock, BlockNesting, NestedBlock, NestedObject,
-    ObjectNesting, Schema, StringKind, Type, Value,
+    Attribute, AttributePath, AttributeType, Block as WireBlock, BlockNesting, NestedBlock,
+    NestedObject, ObjectNesting, Schema, StringKind, Type, Value,
 };
 
 use crate::validate::{AttrValidator, ResourceValidator};
@@ -98,6 +99,11 @@ pub struct Attr {
     pub(crate) wire: Attribute,
     pub(crate) plan: PlanBehaviour,
     pub(crate) validators: Vec<AttrValidator>,
+    /// The attributes of a nested attribute, with their own behaviour; empty otherwise.
+    pub(crate) nested: Vec<Attr>,
+    /// For list and set nested attributes: the attributes that identify an element across
+    /// plans (see [`Attr::match_elements_by`]).
+    pub(crate) match_by: Vec<String>,
 }
 
 impl Attr {
@@ -107,6 +113,8 @@ impl Attr {
             wire: Attribute::new(name, ty),
             plan: PlanBehaviour::default(),
             validators: Vec::new(),
+            nested: Vec::new(),
+            match_by: Vec::new(),
         }
     }
     /// A string attribute.
@@ -172,14 +180,26 @@ impl Attr {
     fn nested(name: &str, nesting: ObjectNesting, attributes: Vec<Attr>) -> Attr {
         let mut wire = Attribute::new(name, Type::Dynamic);
         wire.ty = AttributeType::Nested(NestedObject {
-            attributes: attributes.into_iter().map(|a| a.wire).collect(),
+            attributes: attributes.iter().map(|a| a.wire.clone()).collect(),
             nesting,
         });
         Attr {
             wire,
             plan: PlanBehaviour::default(),
             validators: Vec::new(),
+            nested: attributes,
+            match_by: Vec::new(),
         }
+    }
+
+    /// For a list or set nested attribute: the attributes that identify an element, so each
+    /// planned element is matched to the prior element with the same values of `names` and
+    /// keeps its computed values (the framework's missing "MatchElementStateForUnknown").
+    /// Without it, list elements match by position and set elements by the values of their
+    /// non-computed attributes.
+    pub fn match_elements_by(mut self, names: &[&str]) -> Attr {
+        self.match_by = names.iter().map(|n| (*n).to_owned()).collect();
+        self
     }
 
     /// Must be set in configuration.
@@ -299,7 +319,12 @@ impl Attr {
 /// ```
 #[derive(Debug, Clone)]
 pub struct Block {
-    wire: NestedBlock,
+    pub(crate) wire: NestedBlock,
+    /// The block's attributes and blocks with their behaviour; its validators run on each
+    /// block, with names relative to it.
+    pub(crate) content: ResourceSchema,
+    /// For list and set blocks: the attributes that identify a block across plans.
+    pub(crate) match_by: Vec<String>,
 }
 
 impl Block {
@@ -312,7 +337,17 @@ impl Block {
                 min_items: 0,
                 max_items: 0,
             },
+            content,
+            match_by: Vec::new(),
         }
+    }
+    /// For list and set blocks: the attributes that identify a block, so each planned block
+    /// is matched to the prior block with the same values and keeps its computed values.
+    /// Without it, list blocks match by position and set blocks by the values of their
+    /// non-computed attributes.
+    pub fn match_elements_by(mut self, names: &[&str]) -> Block {
+        self.match_by = names.iter().map(|n| (*n).to_owned()).collect();
+        self
     }
     /// At most one block, as an object (null when absent).
     pub fn single(name: &str, content: ResourceSchema) -> Block {
@@ -361,12 +396,181 @@ impl Block {
     }
 }
 
+/// Resource-level validators of one object, their diagnostics moved under `path`.
+fn resource_validators(
+    validators: &[ResourceValidator],
+    object: &Value,
+    path: &AttributePath,
+) -> Vec<tfwasm_model::Diagnostic> {
+    if object.is_null() || object.is_unknown() {
+        return Vec::new();
+    }
+    validators
+        .iter()
+        .flat_map(|v| v.check(object))
+        .map(|mut d| {
+            if !path.is_root() {
+                let relative = d.attribute.take().unwrap_or_else(AttributePath::root);
+                d.attribute = Some(AttributePath(
+                    path.0.iter().chain(relative.0.iter()).cloned().collect(),
+                ));
+            }
+            d
+        })
+        .collect()
+}
+
+/// Calls `on_attr` for every attribute of an object of this shape, at any depth, with its
+/// value and path (list elements by index, map elements by key, set elements at the set), and
+/// `on_block` for every nested block object. Null and unknown objects have nothing to visit.
+pub(crate) fn visit(
+    attrs: &[Attr],
+    blocks: &[Block],
+    object: &Value,
+    path: &AttributePath,
+    on_attr: &mut dyn FnMut(&Attr, &Value, &AttributePath),
+    on_block: &mut dyn FnMut(&Block, &Value, &AttributePath),
+) {
+    if object.is_null() || object.is_unknown() {
+        return;
+    }
+    const NULL: Value = Value::Null;
+    for attr in attrs {
+        let value = object.get(&attr.wire.name).unwrap_or(&NULL);
+        let here = path.attr(attr.wire.name.clone());
+        on_attr(attr, value, &here);
+        if !attr.nested.is_empty() {
+            each_element(value, &here, &mut |element, at| {
+                visit(&attr.nested, &[], element, at, on_attr, on_block);
+            });
+        }
+    }
+    for block in blocks {
+        let value = object.get(&block.wire.type_name).unwrap_or(&NULL);
+        let here = path.attr(block.wire.type_name.clone());
+        each_element(value, &here, &mut |element, at| {
+            on_block(block, element, at);
+            visit(
+                &block.content.attributes,
+                &block.content.blocks,
+                element,
+                at,
+                on_attr,
+                on_block,
+            );
+        });
+    }
+}
+
+/// The objects inside a nested value: itself (single), each list element by index, each map
+/// element by key, each set element at the set's path.
+fn each_element(value: &Value, path: &AttributePath, f: &mut dyn FnMut(&Value, &AttributePath)) {
+    match value {
+        Value::Object(_) => f(value, path),
+        Value::List(items) => {
+            for (i, item) in items.iter().enumerate() {
+                f(item, &path.index(i as i64));
+            }
+        }
+        Value::Set(items) => {
+            for item in items {
+                f(item, path);
+            }
+        }
+        Value::Map(items) => {
+            for (key, item) in items {
+                f(item, &path.key(key.clone()));
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Problems with `schema` by Terraform's rules for schemas (`path: message`); empty when valid.
 pub fn check(schema: &ResourceSchema) -> Vec<String> {
-    tfwasm_model::schema_check::check_schema("schema", &schema.to_wire())
-        .iter()
-        .map(ToString::to_string)
-        .collect()
+    let mut problems: Vec<String> =
+        tfwasm_model::schema_check::check_schema("schema", &schema.to_wire())
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+    problems.extend(
+        behaviour_problems(schema)
+            .into_iter()
+            .map(|p| format!("schema{p}")),
+    );
+    problems
+}
+
+/// Settings the builder accepted that could never take effect where they are, each as
+/// `.path: message`; the SDK reports them as schema errors, so nothing is silently ignored.
+pub fn behaviour_problems(schema: &ResourceSchema) -> Vec<String> {
+    let mut out = Vec::new();
+    level_problems(&schema.attributes, &schema.blocks, "", &mut out);
+    out
+}
+
+fn level_problems(attrs: &[Attr], blocks: &[Block], path: &str, out: &mut Vec<String>) {
+    for attr in attrs {
+        let here = format!("{path}.{}", attr.wire.name);
+        let w = &attr.wire;
+        let configurable = w.required || w.optional;
+        let mut problem = |message: &str| out.push(format!("{here}: {message}"));
+        if attr.plan.unknown != UnknownRule::Unknown && !w.computed {
+            problem(
+                "use_state_for_unknown needs a computed attribute (only computed values are planned unknown)",
+            );
+        }
+        if !attr.validators.is_empty() && !configurable {
+            problem("validators need an attribute set in configuration (required or optional)");
+        }
+        if attr.plan.semantic_equals.is_some() && !configurable {
+            problem("semantic equality needs an attribute set in configuration");
+        }
+        if w.write_only && !matches!(attr.plan.replace, ReplaceRule::Never) {
+            problem(
+                "a write-only attribute always plans null, so it can never require replacement",
+            );
+        }
+        if w.write_only && attr.plan.default.is_some() {
+            problem("a write-only attribute cannot have a default (it is never stored)");
+        }
+        let nesting = match &w.ty {
+            AttributeType::Nested(object) => Some(object.nesting),
+            AttributeType::Type(_) => None,
+        };
+        if !attr.match_by.is_empty() {
+            if !matches!(nesting, Some(ObjectNesting::List | ObjectNesting::Set)) {
+                problem("match_elements_by needs a list or set nested attribute");
+            }
+            for name in &attr.match_by {
+                if !attr.nested.iter().any(|a| a.wire.name == *name) {
+                    out.push(format!("{here}: match_elements_by names {name:?}, which is not one of its attributes"));
+                }
+            }
+        }
+        level_problems(&attr.nested, &[], &here, out);
+    }
+    for block in blocks {
+        let here = format!("{path}.{}", block.wire.type_name);
+        if !block.match_by.is_empty() {
+            if !matches!(block.wire.nesting, BlockNesting::List | BlockNesting::Set) {
+                out.push(format!(
+                    "{here}: match_elements_by needs a list or set block"
+                ));
+            }
+            for name in &block.match_by {
+                if !block
+                    .content
+                    .attributes
+                    .iter()
+                    .any(|a| a.wire.name == *name)
+                {
+                    out.push(format!("{here}: match_elements_by names {name:?}, which is not one of its attributes"));
+                }
+            }
+        }
+        level_problems(&block.content.attributes, &block.content.blocks, &here, out);
+    }
 }
 
 /// The schema of a resource, data source or provider: attributes with planning behaviour,
@@ -378,7 +582,7 @@ pub struct ResourceSchema {
     /// Description of the resource.
     pub description: String,
     pub(crate) attributes: Vec<Attr>,
-    pub(crate) blocks: Vec<NestedBlock>,
+    pub(crate) blocks: Vec<Block>,
     pub(crate) description_kind: StringKind,
     pub(crate) validators: Vec<ResourceValidator>,
 }
@@ -416,35 +620,48 @@ impl ResourceSchema {
         self
     }
 
-    /// Runs every attribute and resource validator on a configuration object.
+    /// Runs every attribute and resource validator on a configuration object, at any
+    /// depth: validators of attributes inside nested attributes and blocks run on each
+    /// element, and a block's own validators on each block (their names relative to it);
+    /// diagnostics carry the element's path. Setting a deprecated attribute warns.
     pub fn check_config(&self, config: &Value) -> Vec<tfwasm_model::Diagnostic> {
-        let mut out: Vec<_> = self
-            .attributes
-            .iter()
-            .flat_map(|a| {
-                a.validators.iter().filter_map(|v| {
-                    v.check(
-                        &a.wire.name,
-                        config.get(&a.wire.name).unwrap_or(&Value::Null),
-                    )
-                })
-            })
-            .collect();
-        out.extend(self.validators.iter().flat_map(|v| v.check(config)));
-        for a in &self.attributes {
-            if let Some(message) = &a.plan.deprecation
-                && config.get(&a.wire.name).is_some_and(|v| !v.is_null())
-            {
-                out.push(
-                    tfwasm_model::Diagnostic::warning(
-                        format!("Attribute {:?} is deprecated", a.wire.name),
-                        message.clone(),
-                    )
-                    .at(tfwasm_model::AttributePath::attribute(a.wire.name.clone())),
-                );
-            }
-        }
-        out
+        let out = std::cell::RefCell::new(Vec::new());
+        let root = AttributePath::root();
+        out.borrow_mut()
+            .extend(resource_validators(&self.validators, config, &root));
+        visit(
+            &self.attributes,
+            &self.blocks,
+            config,
+            &root,
+            &mut |attr, value, path| {
+                for validator in &attr.validators {
+                    if let Some(mut d) = validator.check(&attr.wire.name, value) {
+                        d.attribute = Some(path.clone());
+                        out.borrow_mut().push(d);
+                    }
+                }
+                if let Some(message) = &attr.plan.deprecation
+                    && !value.is_null()
+                {
+                    out.borrow_mut().push(
+                        tfwasm_model::Diagnostic::warning(
+                            format!("Attribute {:?} is deprecated", attr.wire.name),
+                            message.clone(),
+                        )
+                        .at(path.clone()),
+                    );
+                }
+            },
+            &mut |block, value, path| {
+                out.borrow_mut().extend(resource_validators(
+                    &block.content.validators,
+                    value,
+                    path,
+                ));
+            },
+        );
+        out.into_inner()
     }
 
     /// Reads a model struct from a value of this schema (see [`crate::typed`]).
@@ -471,7 +688,7 @@ impl ResourceSchema {
 
     /// Adds a nested block type.
     pub fn block(mut self, block: Block) -> ResourceSchema {
-        self.blocks.push(block.wire);
+        self.blocks.push(block);
         self
     }
 
@@ -481,7 +698,7 @@ impl ResourceSchema {
             version: self.version,
             block: WireBlock {
                 attributes: self.attributes.iter().map(|a| a.wire.clone()).collect(),
-                block_types: self.blocks.clone(),
+                block_types: self.blocks.iter().map(|b| b.wire.clone()).collect(),
                 description: self.description.clone(),
                 description_kind: self.description_kind,
                 ..WireBlock::default()
