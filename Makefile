@@ -1,6 +1,6 @@
 # tfwasm — run `make help` for the targets.
 CARGO ?= cargo
-SAMPLES := tfwasm-sample-random tfwasm-sample-misbehave tfwasm-sample-hostile tfwasm-sample-http tfwasm-sample-restapi tfwasm-sample-local
+SAMPLES := tfwasm-sample-random tfwasm-sample-misbehave tfwasm-sample-hostile tfwasm-sample-http tfwasm-sample-restapi tfwasm-sample-local tfwasm-sample-policy
 
 .PHONY: help build demo test bench lint fmt clean terraform
 

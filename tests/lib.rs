@@ -178,7 +178,15 @@ fn find_on_path(name: &str) -> Option<PathBuf> {
 }
 
 /// Every sample provider, packaged as `registry.terraform.io/tfwasm/<name>`.
-pub const SAMPLES: &[&str] = &["random", "misbehave", "hostile", "http", "restapi", "local"];
+pub const SAMPLES: &[&str] = &[
+    "random",
+    "misbehave",
+    "hostile",
+    "http",
+    "restapi",
+    "local",
+    "policy",
+];
 
 /// Files the hostile provider may and may not read: `granted/hello.txt` is inside the
 /// directory granted as `/data`, `secret.txt` is beside it, and `granted/escape` is a

@@ -6,6 +6,7 @@ mod hostile;
 mod http;
 mod local;
 mod plugin_binary;
+mod policy;
 mod random;
 mod restapi;
 mod upgrade;
