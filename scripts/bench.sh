@@ -5,7 +5,8 @@
 #     baseline (bench/independent, on the tf-provider crate), per-RPC latency (tfwasm vs
 #     the same code natively vs the gRPC floor), start-up with AutoMTLS, I/O-bound
 #     concurrency, sizes, and a provider that talks to an API (restapi against json-server,
-#     tfwasm vs native-restapi, with connections counted).
+#     tfwasm vs native-restapi, with connections counted), and planning a set of 1,000 and
+#     10,000 nested blocks (the policy sample, tfwasm vs native-policy).
 # Terraform clients: v1.0.3 (fetched once) and the newest tofu/terraform on PATH, or only
 # $TFWASM_BENCH_TERRAFORM when set.
 # Quick run for a smoke test: BENCH_ARGS="--resources 50 --runs 1 --iterations 200".
@@ -55,6 +56,7 @@ for c in "${clients[@]}"; do tf_args+=(--terraform "$c"); done
   --tfwasm "$target/release/tfwasm" \
   --native "$target/release/native-random" \
   --native-restapi "$target/release/native-restapi" \
+  --native-policy "$target/release/native-policy" \
   --json-server "$json_server" \
   --independent "$independent" \
   --components "$target/wasm32-wasip2/release" \

@@ -8,6 +8,8 @@
 //! - [`floor`]: a tfplugin6 server whose handlers do nothing, the cost of gRPC alone.
 //! - [`api`]: json-server behind a connection-counting forwarder, for the API benchmark
 //!   (`native-restapi` serves the restapi sample natively against it).
+//! - [`sets`]: planning a set of 1,000 and 10,000 nested blocks (the policy sample), tfwasm vs
+//!   `native-policy`.
 //! - `tfwasm-bench`: the driver (per-RPC latency, cold start, I/O-bound concurrency).
 
 #![deny(missing_docs)]
@@ -16,6 +18,7 @@ pub mod api;
 pub mod floor;
 pub mod native;
 pub mod plugin;
+pub mod sets;
 pub mod stats;
 pub mod terraform;
 pub mod workload;

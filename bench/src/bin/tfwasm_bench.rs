@@ -67,7 +67,7 @@ struct RunArgs {
     /// Timed iterations of each RPC per provider and round.
     #[arg(long, default_value_t = 1000)]
     iterations: usize,
-    /// Run only these sections (for profiling): rpc, cold, concurrency, terraform, api.
+    /// Run only these sections (for profiling): rpc, cold, concurrency, terraform, api, sets.
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// The restapi sample served natively (`native-restapi`), for the API benchmark.
@@ -82,6 +82,12 @@ struct RunArgs {
     /// json-server's delay per response in the API benchmark, in milliseconds.
     #[arg(long, default_value_t = 20)]
     api_delay_ms: u32,
+    /// The policy sample served natively (`native-policy`), for the set-scaling benchmark.
+    #[arg(long)]
+    native_policy: Option<PathBuf>,
+    /// Statements per policy in the set-scaling benchmark (comma-separated).
+    #[arg(long, value_delimiter = ',', default_values_t = [1000, 10000])]
+    set_sizes: Vec<usize>,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -205,6 +211,26 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
     if wanted("terraform") {
         report.terraform = terraform_runs(&args, work.path(), &warm_cache, &random)?;
     }
+    if wanted("sets")
+        && let Some(native_policy) = &args.native_policy
+    {
+        progress("planning a set of nested blocks at scale");
+        let policy = args.components.join("tfwasm_sample_policy.wasm");
+        let policy_s = policy.to_str().context("non-UTF-8 path")?;
+        let native_policy = native_policy.to_str().context("non-UTF-8 path")?;
+        let launches = [
+            Launch::new(TFWASM, &[tfwasm, "serve", "--component", policy_s])
+                .env("TFWASM_CACHE_DIR", cache_s),
+            Launch::new(NATIVE_POLICY, &[native_policy]),
+        ];
+        // Fill the compile cache once.
+        drop(Plugin::start(&launches[0])?);
+        report.sets = rt.block_on(tfwasm_bench::sets::set_scaling(
+            &launches,
+            &args.set_sizes,
+            args.runs.max(3),
+        ))?;
+    }
     if wanted("api")
         && let (Some(native_restapi), Some(json_server)) = (&args.native_restapi, &args.json_server)
     {
@@ -224,6 +250,7 @@ struct ApiRuns {
 }
 
 const NATIVE_RESTAPI: &str = "native-restapi";
+const NATIVE_POLICY: &str = "native-policy";
 
 /// `terraform apply` of `api_objects` `restapi_object`s against json-server (with a delay
 /// per response), tfwasm vs the same provider code built natively, interleaved; each apply
@@ -869,6 +896,7 @@ struct Report {
     cold: Option<ColdStart>,
     concurrency: Option<Concurrency>,
     api: Vec<ApiRuns>,
+    sets: Vec<tfwasm_bench::sets::SetTiming>,
     sizes: Vec<(String, u64)>,
     binaries: Vec<(String, u64)>,
     criterion: Vec<(String, f64)>,
@@ -1143,6 +1171,47 @@ impl Report {
         }
 
         // 6. API provider
+        if !self.sets.is_empty() {
+            let _ = writeln!(
+                w,
+                "\n## 7. Planning a set of nested blocks at scale\n\nA `policy_document` (the policy sample) with a set of N `statement` blocks (5 attributes each; `condition` is JSON compared by meaning; matched across plans by `sid`), one statement changed: PlanResourceChange and ApplyResourceChange over tfplugin6 as Terraform sends them (prior state from a real create, proposal keeping the unchanged statements' computed values), median of {} runs after a warm-up. **tfwasm** is `tfwasm serve --component` with the policy component (default limits); **native-policy** is the same provider code compiled natively behind tfwasm's server and contract checks. Times include gRPC and the contract checks.\n\n| statements | plan tfwasm | plan native | plan ratio | apply tfwasm | apply native | apply ratio |\n|---|---|---|---|---|---|---|",
+                self.sets.first().map_or(0, |t| t.plan.len())
+            );
+            let mut sizes: Vec<usize> = self.sets.iter().map(|t| t.statements).collect();
+            sizes.dedup();
+            for n in sizes {
+                let of = |label: &str| self.sets.iter().find(|t| t.statements == n && t.label == label);
+                let (Some(wasm), Some(native)) = (of(TFWASM), of(NATIVE_POLICY)) else {
+                    continue;
+                };
+                let (pw, pn) = (median(&wasm.plan), median(&native.plan));
+                let (aw, an) = (median(&wasm.apply), median(&native.apply));
+                let _ = writeln!(
+                    w,
+                    "| {n} | {} | {} | {:.2}× | {} | {} | {:.2}× |",
+                    ms(pw),
+                    ms(pn),
+                    ratio(pw, pn),
+                    ms(aw),
+                    ms(an),
+                    ratio(aw, an)
+                );
+                let budget = Duration::from_millis(if n <= 1000 { 50 } else { 500 });
+                targets.push((
+                    format!(
+                        "plan of a set of {n} blocks through tfwasm ≤ {} ms",
+                        budget.as_millis()
+                    ),
+                    ms(pw),
+                    pw <= budget,
+                ));
+                targets.push((
+                    format!("apply of a set of {n} blocks through tfwasm within 2× of its plan"),
+                    format!("{:.2}×", ratio(aw, pw)),
+                    aw <= pw * 2,
+                ));
+            }
+        }
         if !self.api.is_empty() {
             let _ = writeln!(
                 w,
