@@ -88,6 +88,9 @@ pub fn mask(secret: &str) {
 /// Registers the string values of the schema's sensitive attributes in `value`.
 /// Sensitive attributes at any depth count, nested attributes and blocks included.
 pub(crate) fn mask_sensitive(schema: &crate::ResourceSchema, value: &tfwasm_model::Value) {
+    if !schema.has_sensitive() {
+        return;
+    }
     crate::schema::visit(
         &schema.attributes,
         &schema.blocks,

@@ -368,10 +368,15 @@ impl Planner {
                 let mut priors = Matcher::new(level, match_by, elements(prior), true);
                 for element in items.iter_mut() {
                     // Terraform's proposal echoes each configured element, so its key finds
-                    // the configuration element it came from.
-                    let wanted = configs.find(element).unwrap_or(&*element).clone();
-                    let before = priors.take(level, element);
-                    self.object(level, &before, &wanted, element, path);
+                    // the configuration element it came from (else the element stands in).
+                    let before = priors.take(level, element).unwrap_or(&NULL);
+                    match configs.find(element) {
+                        Some(wanted) => self.object(level, before, wanted, element, path),
+                        None => {
+                            let wanted = element.clone();
+                            self.object(level, before, &wanted, element, path);
+                        }
+                    }
                 }
             }
             _ => {}
@@ -481,8 +486,8 @@ impl<'v> Matcher<'v> {
     }
 
     /// Like [`Matcher::find`], then (for sets with semantic equality) by semantic equality
-    /// of the key attributes; an element taken is not matched again. Null when none matches.
-    fn take(&mut self, level: &Level<'_>, element: &Value) -> Value {
+    /// of the key attributes; an element taken is not matched again.
+    fn take(&mut self, level: &Level<'_>, element: &Value) -> Option<&'v Value> {
         let found = self.position(element).or_else(|| {
             if !self.semantic {
                 return None;
@@ -491,13 +496,9 @@ impl<'v> Matcher<'v> {
                 !self.taken[i] && semantically_same(level, &self.names, &self.items[i], element)
             })
         });
-        match found {
-            Some(i) => {
-                self.taken[i] = true;
-                self.items[i].clone()
-            }
-            None => Value::Null,
-        }
+        let i = found?;
+        self.taken[i] = true;
+        Some(&self.items[i])
     }
 }
 

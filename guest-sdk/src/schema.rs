@@ -716,6 +716,19 @@ impl ResourceSchema {
         self.attributes.iter().map(|a| (&a.wire, &a.plan))
     }
 
+    /// Whether any attribute, at any depth, is sensitive (values of others need no masking).
+    pub(crate) fn has_sensitive(&self) -> bool {
+        fn any(attrs: &[Attr], blocks: &[Block]) -> bool {
+            attrs
+                .iter()
+                .any(|a| a.wire.sensitive || any(&a.nested, &[]))
+                || blocks
+                    .iter()
+                    .any(|b| any(&b.content.attributes, &b.content.blocks))
+        }
+        any(&self.attributes, &self.blocks)
+    }
+
     /// An object of this schema's type with every attribute null.
     pub fn null_object(&self) -> Value {
         Value::null_object_of(&self.value_type())

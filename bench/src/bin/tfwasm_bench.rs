@@ -1180,7 +1180,11 @@ impl Report {
             let mut sizes: Vec<usize> = self.sets.iter().map(|t| t.statements).collect();
             sizes.dedup();
             for n in sizes {
-                let of = |label: &str| self.sets.iter().find(|t| t.statements == n && t.label == label);
+                let of = |label: &str| {
+                    self.sets
+                        .iter()
+                        .find(|t| t.statements == n && t.label == label)
+                };
                 let (Some(wasm), Some(native)) = (of(TFWASM), of(NATIVE_POLICY)) else {
                     continue;
                 };
