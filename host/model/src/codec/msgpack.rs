@@ -159,13 +159,14 @@ impl<'a> Reader<'a> {
                             format!("unsupported attribute {key:?}"),
                         ));
                     };
-                    let item = self.value(attr_ty, &path.attr(&key), depth + 1)?;
-                    if entries.insert(key.clone(), item).is_some() {
+                    if entries.contains_key(&key) {
                         return Err(CodecError::new(
                             path,
                             format!("duplicate attribute {key:?}"),
                         ));
                     }
+                    let item = self.value(attr_ty, &path.attr(&key), depth + 1)?;
+                    entries.insert(key, item);
                 }
                 Ok(Value::Object(entries))
             }
