@@ -84,6 +84,21 @@ fn item_block() -> Block {
     )
 }
 
+/// `planned` with each item's computed `c` (planned unknown) filled in, as a well-behaved
+/// apply does.
+fn filled(planned: &Value) -> Value {
+    let mut state = planned.clone();
+    if let Some(Value::List(items)) = state.get_mut("item") {
+        for item in items {
+            if item.attr("c").is_unknown() {
+                let c = format!("c-{}", item.attr("v").as_str().unwrap_or_default());
+                item.set("c", c.into());
+            }
+        }
+    }
+    state
+}
+
 pub(crate) fn rule_of(value: &Value) -> String {
     value.get_string("rule").ok().flatten().unwrap_or_default()
 }
@@ -154,7 +169,7 @@ impl Resource for Thing {
         _config: &Value,
     ) -> Result<Value, Diagnostic> {
         let rule = rule_of(planned);
-        let mut state = planned.clone().with("id", "thing-1").with("result", "done");
+        let mut state = filled(planned).with("id", "thing-1").with("result", "done");
         match rule.as_str() {
             "apply_changed" => {
                 let changed = format!("{}-changed", planned.attr("name").as_str().unwrap_or(""));
@@ -184,7 +199,7 @@ impl Resource for Thing {
         planned: &Value,
         _config: &Value,
     ) -> Result<Value, Diagnostic> {
-        Ok(planned.clone().with("result", "updated"))
+        Ok(filled(planned).with("result", "updated"))
     }
 
     fn read(&self, _ctx: &Context, state: &Value) -> Result<Option<Value>, Diagnostic> {
