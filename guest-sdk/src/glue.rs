@@ -342,9 +342,9 @@ fn identity_for(resource: &dyn Resource, state: &Value) -> Result<Option<Vec<u8>
     encode(&value, &ty, "identity").map(Some)
 }
 
-/// Whether an encoded identity names something: Terraform sends an all-null identity for
-/// state stored before the type had one.
-fn has_identity(bytes: &Option<Vec<u8>>, resource: &dyn Resource) -> Option<Value> {
+/// The identity a request carries, decoded, if it names something: Terraform sends an
+/// all-null identity for state stored before the type had one.
+fn stored_identity(bytes: &Option<Vec<u8>>, resource: &dyn Resource) -> Option<Value> {
     let (_, ty) = identity_schema(resource)?;
     let value = decode(bytes.as_ref()?, &ty, "identity").ok()?;
     (!tfwasm_contract::is_empty_identity(&value)).then_some(value)
@@ -1004,7 +1004,7 @@ pub fn plan_resource_change(
         // An update keeps the object and so its identity; a create or replacement names a
         // new object, known where the plan is.
         let keeps_object = !plan.prior.is_null() && plan.requires_replace.is_empty();
-        let identity = match has_identity(&req.prior_identity, resource.as_ref()) {
+        let identity = match stored_identity(&req.prior_identity, resource.as_ref()) {
             Some(_) if keeps_object && !plan.planned.is_null() => req.prior_identity.clone(),
             _ => identity_for(resource.as_ref(), &plan.planned)?,
         };
@@ -1106,7 +1106,7 @@ pub fn import_resource_state(
         let entry = find_resource(c, &req.type_name)?;
         let (resource, ty) = (&entry.item, entry.ty());
         let ctx = context(c, ctx)?;
-        let state = match has_identity(&req.identity, resource.as_ref()) {
+        let state = match stored_identity(&req.identity, resource.as_ref()) {
             Some(identity) if req.id.is_empty() => resource.import_identity(&ctx, &identity)?,
             _ if req.id.is_empty() && req.identity.is_some() => {
                 return Err(Diagnostic::error(

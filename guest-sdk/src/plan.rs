@@ -36,7 +36,7 @@
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
-use tfwasm_model::{AttributePath, BlockNesting, ObjectNesting, Value};
+use tfwasm_model::{AttributePath, AttributeType, BlockNesting, ObjectNesting, Value};
 
 use crate::ResourceSchema;
 use crate::schema::{Attr, Block, ReplaceRequest, ReplaceRule, UnknownRule};
@@ -130,7 +130,7 @@ impl Level<'_> {
 }
 
 /// How a collection of objects is nested.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy)]
 enum Many {
     List,
     Set,
@@ -273,8 +273,16 @@ impl Planner {
         path: &AttributePath,
     ) {
         let level = Level::of_nested(attr);
-        let AttributeNesting(nesting) = nesting_of(attr);
-        match nesting {
+        let many = match &attr.wire.ty {
+            AttributeType::Nested(object) => match object.nesting {
+                ObjectNesting::Single => None,
+                ObjectNesting::List => Some(Many::List),
+                ObjectNesting::Set => Some(Many::Set),
+                ObjectNesting::Map => Some(Many::Map),
+            },
+            AttributeType::Type(_) => None,
+        };
+        match many {
             None => self.object(&level, prior, config, planned, path),
             Some(many) => self.elements(&level, many, &attr.match_by, prior, config, planned, path),
         }
@@ -289,42 +297,16 @@ impl Planner {
         path: &AttributePath,
     ) {
         let level = Level::of_block(block);
-        match block.wire.nesting {
-            BlockNesting::Single | BlockNesting::Group => {
-                self.object(&level, prior, config, planned, path);
-            }
-            BlockNesting::List => {
-                self.elements(
-                    &level,
-                    Many::List,
-                    &block.match_by,
-                    prior,
-                    config,
-                    planned,
-                    path,
-                );
-            }
-            BlockNesting::Set => {
-                self.elements(
-                    &level,
-                    Many::Set,
-                    &block.match_by,
-                    prior,
-                    config,
-                    planned,
-                    path,
-                );
-            }
-            BlockNesting::Map => {
-                self.elements(
-                    &level,
-                    Many::Map,
-                    &block.match_by,
-                    prior,
-                    config,
-                    planned,
-                    path,
-                );
+        let many = match block.wire.nesting {
+            BlockNesting::Single | BlockNesting::Group => None,
+            BlockNesting::List => Some(Many::List),
+            BlockNesting::Set => Some(Many::Set),
+            BlockNesting::Map => Some(Many::Map),
+        };
+        match many {
+            None => self.object(&level, prior, config, planned, path),
+            Some(many) => {
+                self.elements(&level, many, &block.match_by, prior, config, planned, path);
             }
         }
     }
@@ -382,21 +364,6 @@ impl Planner {
             _ => {}
         }
     }
-}
-
-/// Whether a nested attribute holds one object or many.
-struct AttributeNesting(Option<Many>);
-
-fn nesting_of(attr: &Attr) -> AttributeNesting {
-    AttributeNesting(match &attr.wire.ty {
-        tfwasm_model::AttributeType::Nested(object) => match object.nesting {
-            ObjectNesting::Single => None,
-            ObjectNesting::List => Some(Many::List),
-            ObjectNesting::Set => Some(Many::Set),
-            ObjectNesting::Map => Some(Many::Map),
-        },
-        tfwasm_model::AttributeType::Type(_) => None,
-    })
 }
 
 fn elements(value: &Value) -> &[Value] {

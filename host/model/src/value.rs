@@ -120,7 +120,7 @@ impl Hash for Value {
 }
 
 /// The hash of one value on its own, for order-independent combinations.
-pub fn hash_of(value: &Value) -> u64 {
+pub(crate) fn hash_of(value: &Value) -> u64 {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     value.hash(&mut hasher);
     hasher.finish()
@@ -143,7 +143,7 @@ fn same_elements(a: &[Value], b: &[Value]) -> bool {
 }
 
 /// The elements of a set, duplicates dropped (first occurrence kept), in linear time.
-pub fn dedup_set(items: Vec<Value>) -> Vec<Value> {
+pub(crate) fn dedup_set(items: Vec<Value>) -> Vec<Value> {
     if items.len() <= SMALL_SET {
         let mut out: Vec<Value> = Vec::with_capacity(items.len());
         for item in items {
