@@ -48,6 +48,7 @@ pub mod bindings {
     });
 }
 
+pub mod custom;
 pub mod ephemeral;
 pub mod function;
 #[doc(hidden)]

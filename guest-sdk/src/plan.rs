@@ -39,7 +39,7 @@ use std::hash::{Hash, Hasher};
 use tfwasm_model::{AttributePath, AttributeType, BlockNesting, ObjectNesting, Value};
 
 use crate::ResourceSchema;
-use crate::schema::{Attr, Block, ReplaceRequest, ReplaceRule, UnknownRule};
+use crate::schema::{Attr, Block, Place, ReplaceRequest, ReplaceRule, UnknownRule};
 
 /// The plan being built, handed to [`Resource::modify_plan`](crate::Resource::modify_plan).
 #[derive(Debug, Clone)]
@@ -100,7 +100,7 @@ pub(crate) fn plan_defaults(
         &ctx.prior,
         &ctx.config,
         &mut ctx.planned,
-        &AttributePath::root(),
+        &Place::root(),
     );
     for path in planner.requires_replace {
         ctx.require_replace(path);
@@ -160,7 +160,7 @@ impl Planner {
         prior: &Value,
         config: &Value,
         planned: &mut Value,
-        path: &AttributePath,
+        path: &Place,
     ) {
         if planned.is_null() || planned.is_unknown() {
             return;
@@ -197,7 +197,7 @@ impl Planner {
                     planned.set(name, Value::unknown());
                 }
             }
-            if let Some(equal) = attr.plan.semantic_equals {
+            if let Some(equal) = attr.semantic() {
                 let (before, now) = (get(prior, name), get(planned, name));
                 if !before.is_null()
                     && before.is_wholly_known()
@@ -258,8 +258,9 @@ impl Planner {
                 ReplaceRule::IfConfigured => !request.config.is_null(),
                 ReplaceRule::If(rule, _) => rule(&request),
             };
-            if replace && !self.requires_replace.contains(&path.attr(name)) {
-                self.requires_replace.push(path.attr(name));
+            let at = path.attr(name);
+            if replace && !self.requires_replace.contains(at.path()) {
+                self.requires_replace.push(at.path().clone());
             }
         }
     }
@@ -270,7 +271,7 @@ impl Planner {
         prior: &Value,
         config: &Value,
         planned: &mut Value,
-        path: &AttributePath,
+        path: &Place,
     ) {
         let level = Level::of_nested(attr);
         let many = match &attr.wire.ty {
@@ -294,7 +295,7 @@ impl Planner {
         prior: &Value,
         config: &Value,
         planned: &mut Value,
-        path: &AttributePath,
+        path: &Place,
     ) {
         let level = Level::of_block(block);
         let many = match block.wire.nesting {
@@ -322,14 +323,14 @@ impl Planner {
         prior: &Value,
         config: &Value,
         planned: &mut Value,
-        path: &AttributePath,
+        path: &Place,
     ) {
         match (many, planned) {
             (Many::Map, Value::Map(items)) => {
                 for (key, element) in items.iter_mut() {
                     let before = prior.get(key).unwrap_or(&NULL);
                     let wanted = config.get(key).unwrap_or(&NULL);
-                    self.object(level, before, wanted, element, &path.key(key.clone()));
+                    self.object(level, before, wanted, element, &path.key(key));
                 }
             }
             (Many::List, Value::List(items)) => {
@@ -346,6 +347,7 @@ impl Planner {
                 }
             }
             (Many::Set, Value::Set(items)) => {
+                let path = &path.in_set();
                 let configs = Matcher::new(level, match_by, elements(config), false);
                 let mut priors = Matcher::new(level, match_by, elements(prior), true);
                 for element in items.iter_mut() {
@@ -423,9 +425,8 @@ impl<'v> Matcher<'v> {
                 by_key.entry(key).or_default().push(i);
             }
         }
-        let semantic = semantic
-            && match_by.is_empty()
-            && level.attrs.iter().any(|a| a.plan.semantic_equals.is_some());
+        let semantic =
+            semantic && match_by.is_empty() && level.attrs.iter().any(|a| a.semantic().is_some());
         Matcher {
             names,
             items,
@@ -479,7 +480,7 @@ fn semantically_same(level: &Level<'_>, names: &[String], a: &Value, b: &Value) 
                 .attrs
                 .iter()
                 .find(|attr| attr.wire.name == *name)
-                .and_then(|attr| attr.plan.semantic_equals)
+                .and_then(Attr::semantic)
                 .is_some_and(|equal| x.is_wholly_known() && y.is_wholly_known() && equal(x, y))
     })
 }

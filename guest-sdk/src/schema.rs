@@ -104,6 +104,8 @@ pub struct Attr {
     /// For list and set nested attributes: the attributes that identify an element across
     /// plans (see [`Attr::match_elements_by`]).
     pub(crate) match_by: Vec<String>,
+    /// The custom type of the value (see [`Attr::custom`]).
+    pub(crate) custom: Option<&'static crate::custom::CustomType>,
 }
 
 impl Attr {
@@ -115,6 +117,7 @@ impl Attr {
             validators: Vec::new(),
             nested: Vec::new(),
             match_by: Vec::new(),
+            custom: None,
         }
     }
     /// A string attribute.
@@ -157,6 +160,19 @@ impl Attr {
     pub fn tuple(name: &str, elements: Vec<Type>) -> Attr {
         Attr::of_type(name, Type::Tuple(elements))
     }
+    /// A string attribute of a custom type (see [`crate::custom`]): configured values are
+    /// validated by the type, and values equal by its meaning plan no change, at any depth.
+    pub fn custom(name: &str, ty: &'static crate::custom::CustomType) -> Attr {
+        let mut attr = Attr::string(name);
+        attr.custom = Some(ty);
+        attr
+    }
+    /// The semantic equality that applies: the attribute's own, else its custom type's.
+    pub(crate) fn semantic(&self) -> Option<SemanticEquals> {
+        self.plan
+            .semantic_equals
+            .or_else(|| self.custom.and_then(|t| t.equal))
+    }
     /// A `dynamic` attribute: any type, decided by the configuration.
     pub fn dynamic(name: &str) -> Attr {
         Attr::of_type(name, Type::Dynamic)
@@ -189,6 +205,7 @@ impl Attr {
             validators: Vec::new(),
             nested: attributes,
             match_by: Vec::new(),
+            custom: None,
         }
     }
 
@@ -396,11 +413,11 @@ impl Block {
     }
 }
 
-/// Resource-level validators of one object, their diagnostics moved under `path`.
+/// Resource-level validators of one object, their diagnostics moved to where it sits.
 fn resource_validators(
     validators: &[ResourceValidator],
     object: &Value,
-    path: &AttributePath,
+    place: &Place,
 ) -> Vec<tfwasm_model::Diagnostic> {
     if object.is_null() || object.is_unknown() {
         return Vec::new();
@@ -409,15 +426,64 @@ fn resource_validators(
         .iter()
         .flat_map(|v| v.check(object))
         .map(|mut d| {
-            if !path.is_root() {
-                let relative = d.attribute.take().unwrap_or_else(AttributePath::root);
-                d.attribute = Some(AttributePath(
-                    path.0.iter().chain(relative.0.iter()).cloned().collect(),
-                ));
-            }
+            let relative = d.attribute.take().unwrap_or_else(AttributePath::root);
+            let at = relative
+                .0
+                .iter()
+                .fold(place.clone(), |at, step| match step {
+                    tfwasm_model::PathStep::Attribute(name) => at.attr(name),
+                    tfwasm_model::PathStep::KeyString(key) => at.key(key),
+                    tfwasm_model::PathStep::KeyInt(index) => at.index(*index),
+                });
+            d.attribute = (!at.path().is_root()).then(|| at.path().clone());
             d
         })
         .collect()
+}
+
+/// Where a value sits, for diagnostics and requires-replace: a protocol path, which stops at
+/// a set, since protocol paths cannot point into set elements.
+#[derive(Debug, Clone)]
+pub(crate) struct Place {
+    path: AttributePath,
+    in_set: bool,
+}
+
+impl Place {
+    pub(crate) fn root() -> Place {
+        Place {
+            path: AttributePath::root(),
+            in_set: false,
+        }
+    }
+    fn step(&self, next: impl FnOnce(&AttributePath) -> AttributePath) -> Place {
+        if self.in_set {
+            return self.clone();
+        }
+        Place {
+            path: next(&self.path),
+            in_set: false,
+        }
+    }
+    pub(crate) fn attr(&self, name: &str) -> Place {
+        self.step(|p| p.attr(name))
+    }
+    pub(crate) fn index(&self, index: i64) -> Place {
+        self.step(|p| p.index(index))
+    }
+    pub(crate) fn key(&self, key: &str) -> Place {
+        self.step(|p| p.key(key))
+    }
+    /// An element of the set here: everything inside it is reported at the set.
+    pub(crate) fn in_set(&self) -> Place {
+        Place {
+            path: self.path.clone(),
+            in_set: true,
+        }
+    }
+    pub(crate) fn path(&self) -> &AttributePath {
+        &self.path
+    }
 }
 
 /// Calls `on_attr` for every attribute of an object of this shape, at any depth, with its
@@ -429,7 +495,22 @@ pub(crate) fn visit(
     object: &Value,
     path: &AttributePath,
     on_attr: &mut dyn FnMut(&Attr, &Value, &AttributePath),
-    on_block: &mut dyn FnMut(&Block, &Value, &AttributePath),
+    on_block: &mut dyn FnMut(&Block, &Value, &Place),
+) {
+    let place = Place {
+        path: path.clone(),
+        in_set: false,
+    };
+    visit_at(attrs, blocks, object, &place, on_attr, on_block);
+}
+
+fn visit_at(
+    attrs: &[Attr],
+    blocks: &[Block],
+    object: &Value,
+    place: &Place,
+    on_attr: &mut dyn FnMut(&Attr, &Value, &AttributePath),
+    on_block: &mut dyn FnMut(&Block, &Value, &Place),
 ) {
     if object.is_null() || object.is_unknown() {
         return;
@@ -437,20 +518,20 @@ pub(crate) fn visit(
     const NULL: Value = Value::Null;
     for attr in attrs {
         let value = object.get(&attr.wire.name).unwrap_or(&NULL);
-        let here = path.attr(attr.wire.name.clone());
-        on_attr(attr, value, &here);
+        let here = place.attr(&attr.wire.name);
+        on_attr(attr, value, here.path());
         if !attr.nested.is_empty() {
             each_element(value, &here, &mut |element, at| {
-                visit(&attr.nested, &[], element, at, on_attr, on_block);
+                visit_at(&attr.nested, &[], element, at, on_attr, on_block);
             });
         }
     }
     for block in blocks {
         let value = object.get(&block.wire.type_name).unwrap_or(&NULL);
-        let here = path.attr(block.wire.type_name.clone());
+        let here = place.attr(&block.wire.type_name);
         each_element(value, &here, &mut |element, at| {
             on_block(block, element, at);
-            visit(
+            visit_at(
                 &block.content.attributes,
                 &block.content.blocks,
                 element,
@@ -463,23 +544,24 @@ pub(crate) fn visit(
 }
 
 /// The objects inside a nested value: itself (single), each list element by index, each map
-/// element by key, each set element at the set's path.
-fn each_element(value: &Value, path: &AttributePath, f: &mut dyn FnMut(&Value, &AttributePath)) {
+/// element by key, each set element at the set's place.
+fn each_element(value: &Value, place: &Place, f: &mut dyn FnMut(&Value, &Place)) {
     match value {
-        Value::Object(_) => f(value, path),
+        Value::Object(_) => f(value, place),
         Value::List(items) => {
             for (i, item) in items.iter().enumerate() {
-                f(item, &path.index(i as i64));
+                f(item, &place.index(i as i64));
             }
         }
         Value::Set(items) => {
+            let inside = place.in_set();
             for item in items {
-                f(item, path);
+                f(item, &inside);
             }
         }
         Value::Map(items) => {
             for (key, item) in items {
-                f(item, &path.key(key.clone()));
+                f(item, &place.key(key));
             }
         }
         _ => {}
@@ -627,8 +709,11 @@ impl ResourceSchema {
     pub fn check_config(&self, config: &Value) -> Vec<tfwasm_model::Diagnostic> {
         let out = std::cell::RefCell::new(Vec::new());
         let root = AttributePath::root();
-        out.borrow_mut()
-            .extend(resource_validators(&self.validators, config, &root));
+        out.borrow_mut().extend(resource_validators(
+            &self.validators,
+            config,
+            &Place::root(),
+        ));
         visit(
             &self.attributes,
             &self.blocks,
@@ -640,6 +725,20 @@ impl ResourceSchema {
                         d.attribute = Some(path.clone());
                         out.borrow_mut().push(d);
                     }
+                }
+                if let (Some(ty), Some(text)) = (attr.custom, value.as_str())
+                    && let Err(why) = (ty.check)(text)
+                {
+                    out.borrow_mut().push(
+                        tfwasm_model::Diagnostic::error(
+                            "Invalid attribute value",
+                            format!(
+                                "{} must be {}: {why}; got {text:?}.",
+                                attr.wire.name, ty.description
+                            ),
+                        )
+                        .at(path.clone()),
+                    );
                 }
                 if let Some(message) = &attr.plan.deprecation
                     && !value.is_null()

@@ -91,3 +91,34 @@ fn settings_that_cannot_take_effect_are_schema_errors() {
     }
     assert!(behaviour_problems(&self::schema()).is_empty());
 }
+
+#[test]
+fn custom_types_validate_and_compare_by_meaning_inside_sets() {
+    let schema = ResourceSchema::new().attr(
+        Attr::set_nested(
+            "allow",
+            vec![Attr::custom("cidr", &tfwasm_sdk::custom::CIDR).required()],
+        )
+        .optional(),
+    );
+    let config = |cidrs: &[&str]| {
+        Value::object([(
+            "allow",
+            Value::Set(
+                cidrs
+                    .iter()
+                    .map(|c| Value::object([("cidr", Value::from(*c))]))
+                    .collect(),
+            ),
+        )])
+    };
+    let found = schema.check_config(&config(&["10.0.0.0/8", "10.0.0.0/40"]));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].detail.contains("longer than 32"),
+        "{}",
+        found[0].detail
+    );
+    assert_eq!(found[0].attribute, Some("allow".parse().unwrap()));
+    assert!(behaviour_problems(&schema).is_empty());
+}

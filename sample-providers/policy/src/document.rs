@@ -1,9 +1,9 @@
 //! `policy_document`: statements and tags in, a JSON policy and per-element fingerprints out.
 
 use serde_json::{Map, Value as Json, json};
+use tfwasm_sdk::custom;
 use tfwasm_sdk::prelude::*;
 use tfwasm_sdk::schema::Block;
-use tfwasm_sdk::semantic;
 use tfwasm_sdk::validate::one_of;
 
 pub struct PolicyDocument;
@@ -23,10 +23,9 @@ impl PolicyDocument {
                 )
                 .attr(Attr::set("actions", Type::String).required().description("Actions the statement covers."))
                 .attr(
-                    Attr::string("condition")
+                    Attr::custom("condition", &custom::JSON)
                         .optional()
-                        .semantic_equals(semantic::json)
-                        .description("Condition as a JSON object; compared by meaning, so formatting never shows as a change."),
+                        .description("Condition as a JSON object: validated, and compared by meaning, so formatting never shows as a change."),
                 )
                 .attr(
                     Attr::string("fingerprint")

@@ -9,8 +9,8 @@
 //!   keeps its computed `fingerprint`, a changed one plans it unknown, and only that
 //!   statement shows in the plan, whatever the set's size (10,000 statements plan in
 //!   milliseconds, see `docs/benchmarks.md`);
-//! - a statement's `condition` is JSON **compared by meaning**, so reformatting it plans no
-//!   change even inside the set;
+//! - a statement's `condition` is of the **custom type** `custom::JSON`: validated, and
+//!   compared by meaning, so reformatting it plans no change even inside the set;
 //! - `effect` has a **default and a validator inside the block**;
 //! - `tag` is a **list nested attribute matched by `key`**: reordering tags keeps each
 //!   one's computed `etag`.
