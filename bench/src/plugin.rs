@@ -88,6 +88,31 @@ impl Plugin {
         crate::terraform::vm_hwm_kib(self.child.id())
     }
 
+    /// A client that has fetched the schema and configured the provider with an empty
+    /// provider block, as Terraform does before any resource call.
+    ///
+    /// # Errors
+    /// The socket cannot be reached or either call fails.
+    pub async fn configured_client(
+        &self,
+    ) -> anyhow::Result<pb::provider_client::ProviderClient<Channel>> {
+        let mut client = self.client().await?;
+        client
+            .get_provider_schema(pb::get_provider_schema::Request {})
+            .await?;
+        client
+            .configure_provider(pb::configure_provider::Request {
+                terraform_version: "bench".into(),
+                config: Some(pb::DynamicValue {
+                    msgpack: vec![0x80],
+                    json: Vec::new(),
+                }),
+                client_capabilities: None,
+            })
+            .await?;
+        Ok(client)
+    }
+
     /// A tfplugin6 client over the announced unix socket.
     ///
     /// # Errors

@@ -98,20 +98,7 @@ pub async fn set_scaling(
     for &n in sizes {
         for launch in launches {
             let plugin = Plugin::start(launch)?;
-            let mut client = plugin.client().await?;
-            client
-                .get_provider_schema(pb::get_provider_schema::Request {})
-                .await?;
-            client
-                .configure_provider(pb::configure_provider::Request {
-                    terraform_version: "bench".into(),
-                    config: Some(pb::DynamicValue {
-                        msgpack: vec![0x80],
-                        json: Vec::new(),
-                    }),
-                    client_capabilities: None,
-                })
-                .await?;
+            let mut client = plugin.configured_client().await?;
             // The prior state: a real create.
             let first = config(n, None);
             let plan = client

@@ -63,6 +63,8 @@ impl HasSchema for Box<dyn DataSource> {
 struct Entry<T> {
     item: T,
     built: std::sync::OnceLock<(crate::ResourceSchema, Type)>,
+    /// A resource's identity schema and its value type, built on first use.
+    identity: std::sync::OnceLock<Option<(crate::Identity, Type)>>,
 }
 
 impl<T: HasSchema> Entry<T> {
@@ -70,6 +72,7 @@ impl<T: HasSchema> Entry<T> {
         Entry {
             item,
             built: std::sync::OnceLock::new(),
+            identity: std::sync::OnceLock::new(),
         }
     }
     fn built(&self) -> &(crate::ResourceSchema, Type) {
@@ -84,6 +87,20 @@ impl<T: HasSchema> Entry<T> {
     }
     fn ty(&self) -> &Type {
         &self.built().1
+    }
+}
+
+impl Entry<Box<dyn Resource>> {
+    /// The resource's identity schema and its value type, if it declares one.
+    fn identity(&self) -> Option<&(crate::Identity, Type)> {
+        self.identity
+            .get_or_init(|| {
+                self.item.identity().map(|identity| {
+                    let ty = identity.value_type();
+                    (identity, ty)
+                })
+            })
+            .as_ref()
     }
 }
 
@@ -321,32 +338,27 @@ fn context(c: &Catalog, ctx: wit::ProviderContext) -> Result<Context, Diagnostic
     })
 }
 
-/// A resource's identity schema and its value type, if it declares one.
-fn identity_schema(resource: &dyn Resource) -> Option<(crate::Identity, Type)> {
-    resource.identity().map(|identity| {
-        let ty = identity.value_type();
-        (identity, ty)
-    })
-}
-
 /// The identity of the object with `state`, encoded; none for a type without identity or
 /// an object that does not exist.
-fn identity_for(resource: &dyn Resource, state: &Value) -> Result<Option<Vec<u8>>, Diagnostic> {
-    let Some((identity, ty)) = identity_schema(resource) else {
+fn identity_for(
+    entry: &Entry<Box<dyn Resource>>,
+    state: &Value,
+) -> Result<Option<Vec<u8>>, Diagnostic> {
+    let Some((identity, ty)) = entry.identity() else {
         return Ok(None);
     };
     if state.is_null() {
         return Ok(None);
     }
-    let value = resource.identity_of(&identity, state);
-    encode(&value, &ty, "identity").map(Some)
+    let value = entry.item.identity_of(identity, state);
+    encode(&value, ty, "identity").map(Some)
 }
 
 /// The identity a request carries, decoded, if it names something: Terraform sends an
 /// all-null identity for state stored before the type had one.
-fn stored_identity(bytes: &Option<Vec<u8>>, resource: &dyn Resource) -> Option<Value> {
-    let (_, ty) = identity_schema(resource)?;
-    let value = decode(bytes.as_ref()?, &ty, "identity").ok()?;
+fn stored_identity(bytes: &Option<Vec<u8>>, entry: &Entry<Box<dyn Resource>>) -> Option<Value> {
+    let (_, ty) = entry.identity()?;
+    let value = decode(bytes.as_ref()?, ty, "identity").ok()?;
     (!tfwasm_contract::is_empty_identity(&value)).then_some(value)
 }
 
@@ -546,7 +558,7 @@ pub fn get_schema(c: &Catalog) -> wit::ProviderSchema {
             .resources
             .iter()
             .filter_map(|r| {
-                let identity = r.item.identity()?;
+                let (identity, _) = r.identity()?;
                 Some(wit::NamedIdentitySchema {
                     type_name: r.item.type_name().to_owned(),
                     schema: to_wit_identity(&identity.to_wire()),
@@ -881,7 +893,7 @@ pub fn move_resource_state(
                     ),
                 ));
             }
-            let identity = identity_for(resource.as_ref(), &moved)?;
+            let identity = identity_for(entry, &moved)?;
             return Ok((
                 encode(&moved, ty, "moved state")?,
                 save_private(&ctx),
@@ -945,7 +957,7 @@ pub fn read_resource(
                 Ok((
                     encode(&new_state, ty, "state after read")?,
                     save_private(&ctx),
-                    identity_for(resource.as_ref(), &new_state)?,
+                    identity_for(entry, &new_state)?,
                 ))
             }
             None => Ok((codec::msgpack::NULL.to_vec(), Vec::new(), None)),
@@ -1004,9 +1016,9 @@ pub fn plan_resource_change(
         // An update keeps the object and so its identity; a create or replacement names a
         // new object, known where the plan is.
         let keeps_object = !plan.prior.is_null() && plan.requires_replace.is_empty();
-        let identity = match stored_identity(&req.prior_identity, resource.as_ref()) {
+        let identity = match stored_identity(&req.prior_identity, entry) {
             Some(_) if keeps_object && !plan.planned.is_null() => req.prior_identity.clone(),
-            _ => identity_for(resource.as_ref(), &plan.planned)?,
+            _ => identity_for(entry, &plan.planned)?,
         };
         Ok((planned, plan.requires_replace, save_private(&ctx), identity))
     })();
@@ -1073,7 +1085,7 @@ pub fn apply_resource_change(
         } else {
             save_private(&ctx)
         };
-        let identity = identity_for(resource.as_ref(), &new_state)?;
+        let identity = identity_for(entry, &new_state)?;
         Ok((bytes, private, diagnostics, identity))
     })();
     match result {
@@ -1106,7 +1118,7 @@ pub fn import_resource_state(
         let entry = find_resource(c, &req.type_name)?;
         let (resource, ty) = (&entry.item, entry.ty());
         let ctx = context(c, ctx)?;
-        let state = match stored_identity(&req.identity, resource.as_ref()) {
+        let state = match stored_identity(&req.identity, entry) {
             Some(identity) if req.id.is_empty() => resource.import_identity(&ctx, &identity)?,
             _ if req.id.is_empty() && req.identity.is_some() => {
                 return Err(Diagnostic::error(
@@ -1126,7 +1138,7 @@ pub fn import_resource_state(
                 &state,
             ))?;
         }
-        let identity = identity_for(resource.as_ref(), &state)?;
+        let identity = identity_for(entry, &state)?;
         Ok((
             encode(&state, ty, "imported state")?,
             save_private(&ctx),
@@ -1161,7 +1173,7 @@ pub fn upgrade_resource_identity(
 ) -> wit::UpgradeIdentityResponse {
     let result = (|| {
         let entry = find_resource(c, &req.type_name)?;
-        let (identity, ty) = identity_schema(entry.item.as_ref()).ok_or_else(|| {
+        let (identity, ty) = entry.identity().ok_or_else(|| {
             Diagnostic::error(
                 "Resource identity not supported",
                 format!(
@@ -1171,7 +1183,7 @@ pub fn upgrade_resource_identity(
             )
         })?;
         let value = if req.version == identity.current_version() {
-            codec::json::decode_bytes(&req.raw_identity_json, &ty).map_err(|e| {
+            codec::json::decode_bytes(&req.raw_identity_json, ty).map_err(|e| {
                 Diagnostic::error(
                     "Invalid stored identity",
                     format!(
@@ -1196,7 +1208,7 @@ pub fn upgrade_resource_identity(
                 .map_err(|e| Diagnostic::error("Invalid stored identity", e.to_string()))?;
             upgrader(&raw)?
         };
-        encode(&value, &ty, "upgraded identity")
+        encode(&value, ty, "upgraded identity")
     })();
     match result {
         Ok(identity) => wit::UpgradeIdentityResponse {

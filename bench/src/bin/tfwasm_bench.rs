@@ -514,17 +514,7 @@ async fn rpc_latency(
     let mut plugins = Vec::new();
     for launch in launches {
         let plugin = Plugin::start(launch)?;
-        let mut client = plugin.client().await?;
-        client
-            .get_provider_schema(pb::get_provider_schema::Request {})
-            .await?;
-        client
-            .configure_provider(pb::configure_provider::Request {
-                terraform_version: "bench".into(),
-                config: dv(vec![0x80]),
-                client_capabilities: None,
-            })
-            .await?;
+        let client = plugin.configured_client().await?;
         plugins.push((launch.label.clone(), plugin, client));
     }
     let mut results: Vec<RpcResult> = launches

@@ -306,15 +306,10 @@ impl Guest {
                 target_state: Vec::new(),
                 target_private: Vec::new(),
                 target_identity: None,
-                diagnostics: vec![wit::Diagnostic {
-                    severity: wit::Severity::Error,
-                    summary: "Move Resource State Not Supported".into(),
-                    detail: format!(
-                        "This provider was built against tfwasm:provider@0.1.0, which cannot move state to {}.",
-                        req.target_type_name
-                    ),
-                    attribute: Vec::new(),
-                }],
+                diagnostics: vec![not_in_0_1_0(
+                    "Move Resource State Not Supported",
+                    &format!("cannot move state to {}", req.target_type_name),
+                )],
             }),
         }
     }
@@ -335,15 +330,10 @@ impl Guest {
             }
             Guest::V0_1_0(_) => Ok(resource::UpgradeIdentityResponse {
                 upgraded_identity: None,
-                diagnostics: vec![wit::Diagnostic {
-                    severity: wit::Severity::Error,
-                    summary: "Resource identity not supported".into(),
-                    detail: format!(
-                        "This provider was built against tfwasm:provider@0.1.0, which has no resource identities (asked for {:?}).",
-                        req.type_name
-                    ),
-                    attribute: Vec::new(),
-                }],
+                diagnostics: vec![not_in_0_1_0(
+                    "Resource identity not supported",
+                    &format!("has no resource identities (asked for {:?})", req.type_name),
+                )],
             }),
         }
     }
@@ -503,12 +493,19 @@ impl Guest {
 
 /// The answer of a 0.1.0 component to an ephemeral resource call.
 fn no_ephemeral(type_name: &str) -> wit::Diagnostic {
+    not_in_0_1_0(
+        "Unknown ephemeral resource type",
+        &format!("has no ephemeral resources (asked for {type_name:?})"),
+    )
+}
+
+/// An error for a call a 0.1.0 component cannot answer: `what` completes "This provider
+/// was built against tfwasm:provider@0.1.0, which …".
+fn not_in_0_1_0(summary: &str, what: &str) -> wit::Diagnostic {
     wit::Diagnostic {
         severity: wit::Severity::Error,
-        summary: "Unknown ephemeral resource type".into(),
-        detail: format!(
-            "This provider was built against tfwasm:provider@0.1.0, which has no ephemeral resources (asked for {type_name:?})."
-        ),
+        summary: summary.into(),
+        detail: format!("This provider was built against tfwasm:provider@0.1.0, which {what}."),
         attribute: Vec::new(),
     }
 }
