@@ -26,6 +26,8 @@
 //! - [`typed`]: model structs with `#[derive(Serialize, Deserialize)]` and [`Tf`] for
 //!   null/unknown/known values;
 //! - [`validate`]: attribute and resource validators;
+//! - [`expr`]: path expressions (`rule[*].port`, `<.name`) for resource validators and
+//!   `modify_plan`;
 //! - [`PlanContext`]: the planning rules, and the `modify_plan` hook;
 //! - [`StateUpgrader`]: schema-version upgrades;
 //! - [`http`]: an HTTP client (wasi:http in a component, native otherwise);
@@ -50,6 +52,7 @@ pub mod bindings {
 
 pub mod custom;
 pub mod ephemeral;
+pub mod expr;
 pub mod function;
 #[doc(hidden)]
 pub mod glue;

@@ -95,13 +95,12 @@ pub(crate) fn mask_sensitive(schema: &crate::ResourceSchema, value: &tfwasm_mode
         &schema.attributes,
         &schema.blocks,
         value,
-        &tfwasm_model::AttributePath::root(),
         &mut |attr, v, _| {
             if attr.wire.sensitive {
                 mask_strings(v);
             }
         },
-        &mut |_, _, _| {},
+        &mut |_, _| {},
     );
 }
 

@@ -36,7 +36,9 @@
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
-use tfwasm_model::{AttributePath, AttributeType, BlockNesting, ObjectNesting, Value};
+use tfwasm_model::{AttributePath, AttributeType, BlockNesting, Diagnostic, ObjectNesting, Value};
+
+use crate::expr::{PathExpr, Selected};
 
 use crate::ResourceSchema;
 use crate::schema::{Attr, Block, Place, ReplaceRequest, ReplaceRule, UnknownRule};
@@ -68,6 +70,73 @@ impl PlanContext {
         if !self.requires_replace.contains(&path) {
             self.requires_replace.push(path);
         }
+    }
+
+    /// The planned values `expr` selects ([`crate::expr`]: `rule[*].port`, `tags["*"]`),
+    /// with their paths.
+    ///
+    /// # Errors
+    /// A malformed expression.
+    pub fn planned_at(&self, expr: &str) -> Result<Vec<Selected<'_>>, Diagnostic> {
+        Ok(PathExpr::parse(expr)?.select(&self.planned))
+    }
+
+    /// The configured values `expr` selects, with their paths.
+    ///
+    /// # Errors
+    /// A malformed expression.
+    pub fn config_at(&self, expr: &str) -> Result<Vec<Selected<'_>>, Diagnostic> {
+        Ok(PathExpr::parse(expr)?.select(&self.config))
+    }
+
+    /// The prior values `expr` selects, with their paths.
+    ///
+    /// # Errors
+    /// A malformed expression.
+    pub fn prior_at(&self, expr: &str) -> Result<Vec<Selected<'_>>, Diagnostic> {
+        Ok(PathExpr::parse(expr)?.select(&self.prior))
+    }
+
+    /// Changes every planned value `expr` selects (only computed values may change, as
+    /// always); returns how many it visited.
+    ///
+    /// # Errors
+    /// A malformed expression, or one that climbs above the resource.
+    pub fn update_planned(
+        &mut self,
+        expr: &str,
+        mut change: impl FnMut(&AttributePath, &mut Value),
+    ) -> Result<usize, Diagnostic> {
+        Ok(PathExpr::parse(expr)?.update(&mut self.planned, &mut change)?)
+    }
+
+    /// Requires replacement at every path `expr` selects (in the plan or the prior state,
+    /// so removed elements count) whose planned value differs from its prior value. A value
+    /// inside a set is compared, and reported, as the whole set. Nothing on create or destroy.
+    ///
+    /// # Errors
+    /// A malformed expression.
+    pub fn require_replace_if_changed(&mut self, expr: &str) -> Result<(), Diagnostic> {
+        if self.is_create() || self.is_destroy() {
+            return Ok(());
+        }
+        let expr = PathExpr::parse(expr)?;
+        // Hashed, so a selection over thousands of elements stays linear.
+        let mut seen: std::collections::HashSet<AttributePath> =
+            self.requires_replace.iter().cloned().collect();
+        for found in expr
+            .select(&self.planned)
+            .into_iter()
+            .chain(expr.select(&self.prior))
+        {
+            if !seen.contains(&found.path)
+                && self.planned.get_path(&found.path) != self.prior.get_path(&found.path)
+            {
+                seen.insert(found.path.clone());
+                self.requires_replace.push(found.path);
+            }
+        }
+        Ok(())
     }
 }
 

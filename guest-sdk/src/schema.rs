@@ -14,6 +14,7 @@ use tfwasm_model::{
     NestedObject, ObjectNesting, Schema, StringKind, Type, Value,
 };
 
+use crate::expr::{ExprStep, Frame, PathExpr};
 use crate::validate::{AttrValidator, ResourceValidator};
 
 /// What a [`ReplaceRule::If`] function sees about one attribute.
@@ -413,32 +414,17 @@ impl Block {
     }
 }
 
-/// Resource-level validators of one object, their diagnostics moved to where it sits.
+/// Resource-level validators of the object at the end of `chain`.
 fn resource_validators(
     validators: &[ResourceValidator],
-    object: &Value,
-    place: &Place,
+    chain: &[Frame],
 ) -> Vec<tfwasm_model::Diagnostic> {
-    if object.is_null() || object.is_unknown() {
-        return Vec::new();
+    match chain.last() {
+        Some(here) if !here.value.is_null() && !here.value.is_unknown() => {
+            validators.iter().flat_map(|v| v.check_in(chain)).collect()
+        }
+        _ => Vec::new(),
     }
-    validators
-        .iter()
-        .flat_map(|v| v.check(object))
-        .map(|mut d| {
-            let relative = d.attribute.take().unwrap_or_else(AttributePath::root);
-            let at = relative
-                .0
-                .iter()
-                .fold(place.clone(), |at, step| match step {
-                    tfwasm_model::PathStep::Attribute(name) => at.attr(name),
-                    tfwasm_model::PathStep::KeyString(key) => at.key(key),
-                    tfwasm_model::PathStep::KeyInt(index) => at.index(*index),
-                });
-            d.attribute = (!at.path().is_root()).then(|| at.path().clone());
-            d
-        })
-        .collect()
 }
 
 /// Where a value sits, for diagnostics and requires-replace: a protocol path, which stops at
@@ -488,54 +474,52 @@ impl Place {
 
 /// Calls `on_attr` for every attribute of an object of this shape, at any depth, with its
 /// value and path (list elements by index, map elements by key, set elements at the set), and
-/// `on_block` for every nested block object. Null and unknown objects have nothing to visit.
-pub(crate) fn visit(
+/// `on_block` for every nested block object, given as the chain of values from `object` down
+/// to it (so path expressions can climb). Null and unknown objects have nothing to visit.
+pub(crate) fn visit<'v>(
     attrs: &[Attr],
     blocks: &[Block],
-    object: &Value,
-    path: &AttributePath,
+    object: &'v Value,
     on_attr: &mut dyn FnMut(&Attr, &Value, &AttributePath),
-    on_block: &mut dyn FnMut(&Block, &Value, &Place),
+    on_block: &mut dyn FnMut(&Block, &[Frame<'v>]),
 ) {
-    let place = Place {
-        path: path.clone(),
-        in_set: false,
-    };
-    visit_at(attrs, blocks, object, &place, on_attr, on_block);
+    let mut chain = vec![Frame::root(object)];
+    visit_at(attrs, blocks, &mut chain, on_attr, on_block);
 }
 
-fn visit_at(
+static NULL: Value = Value::Null;
+
+fn visit_at<'v>(
     attrs: &[Attr],
     blocks: &[Block],
-    object: &Value,
-    place: &Place,
+    chain: &mut Vec<Frame<'v>>,
     on_attr: &mut dyn FnMut(&Attr, &Value, &AttributePath),
-    on_block: &mut dyn FnMut(&Block, &Value, &Place),
+    on_block: &mut dyn FnMut(&Block, &[Frame<'v>]),
 ) {
+    let Some(top) = chain.last() else { return };
+    let (object, place) = (top.value, top.place.clone());
     if object.is_null() || object.is_unknown() {
         return;
     }
-    const NULL: Value = Value::Null;
     for attr in attrs {
         let value = object.get(&attr.wire.name).unwrap_or(&NULL);
         let here = place.attr(&attr.wire.name);
         on_attr(attr, value, here.path());
         if !attr.nested.is_empty() {
-            each_element(value, &here, &mut |element, at| {
-                visit_at(&attr.nested, &[], element, at, on_attr, on_block);
+            each_element(value, here, chain, &mut |chain| {
+                visit_at(&attr.nested, &[], chain, on_attr, on_block);
             });
         }
     }
     for block in blocks {
         let value = object.get(&block.wire.type_name).unwrap_or(&NULL);
         let here = place.attr(&block.wire.type_name);
-        each_element(value, &here, &mut |element, at| {
-            on_block(block, element, at);
+        each_element(value, here, chain, &mut |chain| {
+            on_block(block, chain);
             visit_at(
                 &block.content.attributes,
                 &block.content.blocks,
-                element,
-                at,
+                chain,
                 on_attr,
                 on_block,
             );
@@ -543,26 +527,49 @@ fn visit_at(
     }
 }
 
-/// The objects inside a nested value: itself (single), each list element by index, each map
-/// element by key, each set element at the set's place.
-fn each_element(value: &Value, place: &Place, f: &mut dyn FnMut(&Value, &Place)) {
+/// Calls `f` with the chain extended to each object inside a nested value: itself (single),
+/// each list element by index, each map element by key, each set element at the set's
+/// place. Elements of collections sit below the collection, as path expressions see them.
+fn each_element<'v>(
+    value: &'v Value,
+    place: Place,
+    chain: &mut Vec<Frame<'v>>,
+    f: &mut dyn FnMut(&mut Vec<Frame<'v>>),
+) {
+    let mut enter = |chain: &mut Vec<Frame<'v>>, value, place| {
+        chain.push(Frame { value, place });
+        f(chain);
+        chain.pop();
+    };
     match value {
-        Value::Object(_) => f(value, place),
+        Value::Object(_) => enter(chain, value, place),
         Value::List(items) => {
+            chain.push(Frame {
+                value,
+                place: place.clone(),
+            });
             for (i, item) in items.iter().enumerate() {
-                f(item, &place.index(i as i64));
+                enter(chain, item, place.index(i as i64));
             }
+            chain.pop();
         }
         Value::Set(items) => {
             let inside = place.in_set();
+            chain.push(Frame { value, place });
             for item in items {
-                f(item, &inside);
+                enter(chain, item, inside.clone());
             }
+            chain.pop();
         }
         Value::Map(items) => {
+            chain.push(Frame {
+                value,
+                place: place.clone(),
+            });
             for (key, item) in items {
-                f(item, &place.key(key));
+                enter(chain, item, place.key(key));
             }
+            chain.pop();
         }
         _ => {}
     }
@@ -587,11 +594,161 @@ pub fn check(schema: &ResourceSchema) -> Vec<String> {
 /// `.path: message`; the SDK reports them as schema errors, so nothing is silently ignored.
 pub fn behaviour_problems(schema: &ResourceSchema) -> Vec<String> {
     let mut out = Vec::new();
-    level_problems(&schema.attributes, &schema.blocks, "", &mut out);
+    let mut shapes = vec![Shape::Object(&schema.attributes, &schema.blocks)];
+    validator_problems(&schema.validators, &shapes, "", &mut out);
+    level_problems(
+        &schema.attributes,
+        &schema.blocks,
+        "",
+        &mut shapes,
+        &mut out,
+    );
     out
 }
 
-fn level_problems(attrs: &[Attr], blocks: &[Block], path: &str, out: &mut Vec<String>) {
+/// What a path expression can find at one step of a schema, for checking expressions
+/// against it.
+#[derive(Debug, Clone, Copy)]
+enum Shape<'s> {
+    /// An object with these attributes and blocks.
+    Object(&'s [Attr], &'s [Block]),
+    /// A list (`true` for indexable), set or map of such objects.
+    Objects(Collection, &'s [Attr], &'s [Block]),
+    /// A value of a plain type.
+    Typed(&'s Type),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Collection {
+    List,
+    Set,
+    Map,
+}
+
+impl<'s> Shape<'s> {
+    /// Where `step` leads from here, or why it cannot.
+    fn step(self, step: &ExprStep) -> Result<Shape<'s>, String> {
+        let element = |kind: Collection| match (step, kind) {
+            (ExprStep::AnyElement, _) | (ExprStep::Index(_), Collection::List) => Ok(()),
+            (ExprStep::Key(_), Collection::Map) => Ok(()),
+            _ => Err(format!("{kind:?} elements cannot be selected by {step:?}")),
+        };
+        match (self, step) {
+            (Shape::Object(attrs, blocks), ExprStep::Attr(name)) => {
+                if let Some(attr) = attrs.iter().find(|a| a.wire.name == *name) {
+                    return Ok(match &attr.wire.ty {
+                        AttributeType::Type(ty) => Shape::Typed(ty),
+                        AttributeType::Nested(object) => match object.nesting {
+                            ObjectNesting::Single => Shape::Object(&attr.nested, &[]),
+                            ObjectNesting::List => {
+                                Shape::Objects(Collection::List, &attr.nested, &[])
+                            }
+                            ObjectNesting::Set => {
+                                Shape::Objects(Collection::Set, &attr.nested, &[])
+                            }
+                            ObjectNesting::Map => {
+                                Shape::Objects(Collection::Map, &attr.nested, &[])
+                            }
+                        },
+                    });
+                }
+                let block = blocks
+                    .iter()
+                    .find(|b| b.wire.type_name == *name)
+                    .ok_or_else(|| format!("there is no attribute or block {name:?}"))?;
+                let (attrs, blocks) = (&block.content.attributes[..], &block.content.blocks[..]);
+                Ok(match block.wire.nesting {
+                    BlockNesting::List => Shape::Objects(Collection::List, attrs, blocks),
+                    BlockNesting::Set => Shape::Objects(Collection::Set, attrs, blocks),
+                    BlockNesting::Map => Shape::Objects(Collection::Map, attrs, blocks),
+                    _ => Shape::Object(attrs, blocks),
+                })
+            }
+            (Shape::Objects(kind, attrs, blocks), _) => {
+                element(kind)?;
+                Ok(Shape::Object(attrs, blocks))
+            }
+            (Shape::Typed(Type::Dynamic), _) => Ok(self),
+            (Shape::Typed(Type::Object(members)), ExprStep::Attr(name)) => members
+                .get(name)
+                .map(Shape::Typed)
+                .ok_or_else(|| format!("the object has no attribute {name:?}")),
+            (Shape::Typed(Type::List(inner)), _) => {
+                element(Collection::List).map(|()| Shape::Typed(inner))
+            }
+            (Shape::Typed(Type::Set(inner)), _) => {
+                element(Collection::Set).map(|()| Shape::Typed(inner))
+            }
+            (Shape::Typed(Type::Map(inner)), _) => {
+                element(Collection::Map).map(|()| Shape::Typed(inner))
+            }
+            (Shape::Typed(Type::Tuple(items)), ExprStep::Index(i)) => usize::try_from(*i)
+                .ok()
+                .and_then(|i| items.get(i))
+                .map(Shape::Typed)
+                .ok_or_else(|| format!("the tuple has no element {i}")),
+            (Shape::Object(..), _) => {
+                Err(format!("an object has no elements to select by {step:?}"))
+            }
+            (Shape::Typed(ty), _) => Err(format!("a {ty} value has nothing to select by {step:?}")),
+        }
+    }
+
+    /// The shapes an element of a nested value of this shape adds below it (as the chain of
+    /// [`Frame`]s does when walking values).
+    fn entered(self) -> Vec<Shape<'s>> {
+        match self {
+            Shape::Objects(_, attrs, blocks) => vec![self, Shape::Object(attrs, blocks)],
+            other => vec![other],
+        }
+    }
+}
+
+/// Problems with the path expressions of `validators` used at the end of `shapes`.
+fn validator_problems(
+    validators: &[ResourceValidator],
+    shapes: &[Shape],
+    path: &str,
+    out: &mut Vec<String>,
+) {
+    for text in validators.iter().flat_map(ResourceValidator::expressions) {
+        if let Err(why) = expression_fits(text, shapes) {
+            let at = if path.is_empty() { "" } else { path };
+            out.push(format!("{at}: validator names {text:?}: {why}"));
+        }
+    }
+}
+
+fn expression_fits(text: &str, shapes: &[Shape]) -> Result<(), String> {
+    let expr = PathExpr::parse(text).map_err(|e| e.to_string())?;
+    let mut stack = if expr.is_from_root() {
+        shapes[..1].to_vec()
+    } else {
+        shapes.to_vec()
+    };
+    for step in expr.steps() {
+        if *step == ExprStep::Parent {
+            stack.pop();
+            if stack.is_empty() {
+                return Err("`<` climbs above the resource".to_owned());
+            }
+            continue;
+        }
+        let Some(top) = stack.last() else {
+            return Err("nothing to select from".to_owned());
+        };
+        stack.push(top.step(step)?);
+    }
+    Ok(())
+}
+
+fn level_problems<'s>(
+    attrs: &'s [Attr],
+    blocks: &'s [Block],
+    path: &str,
+    shapes: &mut Vec<Shape<'s>>,
+    out: &mut Vec<String>,
+) {
     for attr in attrs {
         let here = format!("{path}.{}", attr.wire.name);
         let w = &attr.wire;
@@ -630,10 +787,18 @@ fn level_problems(attrs: &[Attr], blocks: &[Block], path: &str, out: &mut Vec<St
                 }
             }
         }
-        level_problems(&attr.nested, &[], &here, out);
+        level_problems(&attr.nested, &[], &here, shapes, out);
     }
+    let top = shapes.last().copied();
     for block in blocks {
         let here = format!("{path}.{}", block.wire.type_name);
+        let entered = top
+            .and_then(|t| t.step(&ExprStep::Attr(block.wire.type_name.clone())).ok())
+            .map(Shape::entered)
+            .unwrap_or_default();
+        let depth = shapes.len();
+        shapes.extend(entered);
+        validator_problems(&block.content.validators, shapes, &here, out);
         if !block.match_by.is_empty() {
             if !matches!(block.wire.nesting, BlockNesting::List | BlockNesting::Set) {
                 out.push(format!(
@@ -651,7 +816,14 @@ fn level_problems(attrs: &[Attr], blocks: &[Block], path: &str, out: &mut Vec<St
                 }
             }
         }
-        level_problems(&block.content.attributes, &block.content.blocks, &here, out);
+        level_problems(
+            &block.content.attributes,
+            &block.content.blocks,
+            &here,
+            shapes,
+            out,
+        );
+        shapes.truncate(depth);
     }
 }
 
@@ -708,17 +880,14 @@ impl ResourceSchema {
     /// diagnostics carry the element's path. Setting a deprecated attribute warns.
     pub fn check_config(&self, config: &Value) -> Vec<tfwasm_model::Diagnostic> {
         let out = std::cell::RefCell::new(Vec::new());
-        let root = AttributePath::root();
         out.borrow_mut().extend(resource_validators(
             &self.validators,
-            config,
-            &Place::root(),
+            &[Frame::root(config)],
         ));
         visit(
             &self.attributes,
             &self.blocks,
             config,
-            &root,
             &mut |attr, value, path| {
                 for validator in &attr.validators {
                     if let Some(mut d) = validator.check(&attr.wire.name, value) {
@@ -752,12 +921,9 @@ impl ResourceSchema {
                     );
                 }
             },
-            &mut |block, value, path| {
-                out.borrow_mut().extend(resource_validators(
-                    &block.content.validators,
-                    value,
-                    path,
-                ));
+            &mut |block, chain| {
+                out.borrow_mut()
+                    .extend(resource_validators(&block.content.validators, chain));
             },
         );
         out.into_inner()

@@ -5,6 +5,8 @@
 
 use tfwasm_model::{AttributePath, Diagnostic, Value};
 
+use crate::expr::{ExprStep, Frame, PathExpr};
+
 /// A check of one attribute's value.
 #[derive(Debug, Clone)]
 pub enum AttrValidator {
@@ -171,7 +173,10 @@ impl AttrValidator {
     }
 }
 
-/// A check across attributes of one resource's configuration.
+/// A check across attributes of one resource's configuration (or of one nested block, when
+/// given to [`crate::Block`]'s content). Attributes are named by path expressions
+/// ([`crate::expr`]): plain names, or `rule[*].port`, `tags["*"]`, `<.name`, `$.region`. An
+/// expression counts as set when any value it selects is set; unknown values count as set.
 #[derive(Debug, Clone)]
 pub enum ResourceValidator {
     /// At most one of these may be set.
@@ -183,9 +188,11 @@ pub enum ResourceValidator {
     /// All of these or none.
     RequiredTogether(&'static [&'static str]),
     /// The first attribute (a whole number) must be at least the sum of the others
-    /// (e.g. a length and its per-class minimums).
+    /// (e.g. a length and its per-class minimums); an expression selecting several values
+    /// adds them all.
     AtLeastSumOf(&'static str, &'static [&'static str]),
-    /// Your own check of the whole configuration.
+    /// Your own check of the whole configuration (or block); its diagnostics' paths are
+    /// relative to it.
     Custom(fn(&Value) -> Vec<Diagnostic>),
 }
 
@@ -213,113 +220,189 @@ pub fn required_together(names: &'static [&'static str]) -> ResourceValidator {
 impl ResourceValidator {
     /// Checks a configuration object. Unknown values count as set.
     pub fn check(&self, config: &Value) -> Vec<Diagnostic> {
-        let set = |names: &[&str]| -> Vec<String> {
+        self.check_in(&[Frame::root(config)])
+    }
+
+    /// The path expressions it names, as written (for the schema check).
+    pub(crate) fn expressions(&self) -> Vec<&'static str> {
+        match self {
+            ResourceValidator::ConflictsWith(names)
+            | ResourceValidator::ExactlyOneOf(names)
+            | ResourceValidator::AtLeastOneOf(names)
+            | ResourceValidator::RequiredTogether(names) => names.to_vec(),
+            ResourceValidator::AtLeastSumOf(total, parts) => std::iter::once(*total)
+                .chain(parts.iter().copied())
+                .collect(),
+            ResourceValidator::Custom(_) => Vec::new(),
+        }
+    }
+
+    /// Checks the object at the end of `chain` (its ancestors before it, for `<` and `$`);
+    /// diagnostics carry full paths.
+    pub(crate) fn check_in(&self, chain: &[Frame]) -> Vec<Diagnostic> {
+        let Some(here) = chain.last() else {
+            return Vec::new();
+        };
+        // Malformed expressions select nothing here; the schema check reports them.
+        let select = |name: &str| -> Vec<Frame> {
+            PathExpr::parse(name)
+                .map(|e| e.resolve(chain))
+                .unwrap_or_default()
+        };
+        let first_set = |name: &str| select(name).into_iter().find(|f| !f.value.is_null());
+        let given = |names: &[&'static str]| -> Vec<(&'static str, AttributePath)> {
             names
                 .iter()
-                .filter(|n| config.get(n).is_some_and(|v| !v.is_null()))
-                .map(|n| (*n).to_owned())
+                .filter_map(|n| first_set(n).map(|f| (*n, f.place.path().clone())))
                 .collect()
         };
+        let named = |given: &[(&str, AttributePath)]| -> String {
+            given
+                .iter()
+                .map(|(n, _)| *n)
+                .collect::<Vec<_>>()
+                .join(" and ")
+        };
         let list = |names: &[&str]| names.join(", ");
-        let at = |name: &str| AttributePath::attribute(name);
+        let located = |d: Diagnostic, at: &AttributePath| {
+            if at.is_root() { d } else { d.at(at.clone()) }
+        };
+        let object = here.place.path();
         match self {
             ResourceValidator::ConflictsWith(names) => {
-                let given = set(names);
+                let given = given(names);
                 if given.len() > 1 {
-                    vec![
+                    vec![located(
                         Diagnostic::error(
                             "Conflicting attributes",
                             format!(
                                 "Only one of {} may be set; got {}.",
                                 list(names),
-                                given.join(" and ")
+                                named(&given)
                             ),
-                        )
-                        .at(at(&given[1])),
-                    ]
+                        ),
+                        &given[1].1,
+                    )]
                 } else {
                     Vec::new()
                 }
             }
-            ResourceValidator::ExactlyOneOf(names) => match set(names).len() {
-                1 => Vec::new(),
-                0 => vec![Diagnostic::error(
-                    "Missing attribute",
-                    format!("Exactly one of {} must be set.", list(names)),
-                )],
-                _ => vec![Diagnostic::error(
-                    "Conflicting attributes",
-                    format!(
-                        "Exactly one of {} must be set; got {}.",
-                        list(names),
-                        set(names).join(" and ")
-                    ),
-                )],
-            },
+            ResourceValidator::ExactlyOneOf(names) => {
+                let given = given(names);
+                match given.len() {
+                    1 => Vec::new(),
+                    0 => vec![located(
+                        Diagnostic::error(
+                            "Missing attribute",
+                            format!("Exactly one of {} must be set.", list(names)),
+                        ),
+                        object,
+                    )],
+                    _ => vec![located(
+                        Diagnostic::error(
+                            "Conflicting attributes",
+                            format!(
+                                "Exactly one of {} must be set; got {}.",
+                                list(names),
+                                named(&given)
+                            ),
+                        ),
+                        &given[1].1,
+                    )],
+                }
+            }
             ResourceValidator::AtLeastOneOf(names) => {
-                if set(names).is_empty() {
-                    vec![Diagnostic::error(
-                        "Missing attribute",
-                        format!("At least one of {} must be set.", list(names)),
+                if given(names).is_empty() {
+                    vec![located(
+                        Diagnostic::error(
+                            "Missing attribute",
+                            format!("At least one of {} must be set.", list(names)),
+                        ),
+                        object,
                     )]
                 } else {
                     Vec::new()
                 }
             }
             ResourceValidator::RequiredTogether(names) => {
-                let given = set(names);
+                let given = given(names);
                 if given.is_empty() || given.len() == names.len() {
-                    Vec::new()
-                } else {
-                    let missing: Vec<&str> = names
-                        .iter()
-                        .copied()
-                        .filter(|n| !given.iter().any(|g| g == n))
-                        .collect();
-                    vec![
-                        Diagnostic::error(
-                            "Missing attribute",
-                            format!(
-                                "{} must be set together; {} missing.",
-                                list(names),
-                                missing.join(", ")
-                            ),
-                        )
-                        .at(at(missing[0])),
-                    ]
+                    return Vec::new();
                 }
+                let missing: Vec<&str> = names
+                    .iter()
+                    .copied()
+                    .filter(|n| !given.iter().any(|(g, _)| g == n))
+                    .collect();
+                // Point at where the first missing one would go, when that is one place.
+                let at = match PathExpr::parse(missing[0]) {
+                    Ok(e) if e.steps().iter().all(|s| matches!(s, ExprStep::Attr(_))) => {
+                        e.steps().iter().fold(object.clone(), |p, s| match s {
+                            ExprStep::Attr(n) => p.attr(n.as_str()),
+                            _ => p,
+                        })
+                    }
+                    _ => object.clone(),
+                };
+                vec![located(
+                    Diagnostic::error(
+                        "Missing attribute",
+                        format!(
+                            "{} must be set together; {} missing.",
+                            list(names),
+                            missing.join(", ")
+                        ),
+                    ),
+                    &at,
+                )]
             }
             ResourceValidator::AtLeastSumOf(total, parts) => {
-                let number = |n: &str| config.get(n).and_then(Value::as_i64);
-                let Some(t) = number(total) else {
+                let totals = select(total);
+                let Some(t) = totals.first().and_then(|f| f.value.as_i64()) else {
                     return Vec::new();
                 };
                 let mut sum = 0i64;
-                for part in *parts {
-                    match config.get(part) {
-                        Some(Value::Null) | None => {}
-                        Some(v) => match v.as_i64() {
-                            Some(n) => sum = sum.saturating_add(n),
-                            None => return Vec::new(), // unknown: decide at apply
-                        },
+                for part in parts.iter() {
+                    for found in select(part) {
+                        match found.value {
+                            Value::Null => {}
+                            v => match v.as_i64() {
+                                Some(n) => sum = sum.saturating_add(n),
+                                None => return Vec::new(), // unknown: decide at apply
+                            },
+                        }
                     }
                 }
                 if t < sum {
-                    vec![
+                    vec![located(
                         Diagnostic::error(
                             format!("Invalid {total}"),
                             format!(
                                 "{total} ({t}) must be at least the sum of {} ({sum}).",
                                 list(parts)
                             ),
-                        )
-                        .at(at(total)),
-                    ]
+                        ),
+                        totals[0].place.path(),
+                    )]
                 } else {
                     Vec::new()
                 }
             }
-            ResourceValidator::Custom(check) => check(config),
+            ResourceValidator::Custom(check) => check(here.value)
+                .into_iter()
+                .map(|mut d| {
+                    let relative = d.attribute.take().unwrap_or_else(AttributePath::root);
+                    let mut at = here.place.clone();
+                    for step in relative.0 {
+                        at = match step {
+                            tfwasm_model::PathStep::Attribute(name) => at.attr(&name),
+                            tfwasm_model::PathStep::KeyString(key) => at.key(&key),
+                            tfwasm_model::PathStep::KeyInt(index) => at.index(index),
+                        };
+                    }
+                    located(d, at.path())
+                })
+                .collect(),
         }
     }
 }

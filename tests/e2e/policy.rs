@@ -35,9 +35,17 @@ variable "reverse_tags" {{
   type    = bool
   default = false
 }}
+variable "env" {{
+  type    = string
+  default = null
+}}
+variable "statements" {{
+  type    = number
+  default = {STATEMENTS}
+}}
 
 locals {{
-  tags = [{{ key = "team", value = "infra" }}, {{ key = "env" }}]
+  tags = [{{ key = "team", value = "infra" }}, {{ key = "env", value = var.env }}]
 }}
 
 resource "policy_document" "big" {{
@@ -45,7 +53,7 @@ resource "policy_document" "big" {{
   tag  = var.reverse_tags ? reverse(local.tags) : local.tags
 
   dynamic "statement" {{
-    for_each = range({STATEMENTS})
+    for_each = range(var.statements)
     content {{
       sid       = "s${{statement.value}}"
       actions   = statement.value == var.changed ? ["s3:PutObject"] : ["s3:GetObject", "s3:ListBucket"]
@@ -114,6 +122,30 @@ fn a_set_of_statements_plans_only_what_changed() {
         assert_eq!(
             change["after"]["tag"][1]["etag"], before["tag"][0]["etag"],
             "{name}"
+        );
+
+        // A changed tag value: its etag is planned (modify_plan with a path expression),
+        // not left unknown, and apply keeps it.
+        ws.ok(&["plan", "-no-color", "-var", "env=prod", "-out", "env.plan"]);
+        let change = &ws.show_json(Some("env.plan"))["resource_changes"][0]["change"];
+        assert_eq!(change["after"]["tag"][1]["value"], "prod", "{name}");
+        let planned_etag = &change["after"]["tag"][1]["etag"];
+        assert!(planned_etag.is_string(), "{name}: {change}");
+        assert_ne!(planned_etag, &before["tag"][1]["etag"], "{name}");
+        assert_eq!(
+            change["after"]["tag"][0]["etag"], before["tag"][0]["etag"],
+            "{name}"
+        );
+
+        // A policy without statements: the resource validator's `statement[*].sid`.
+        let empty = ws.run(&["plan", "-no-color", "-var", "statements=0"]);
+        assert_ne!(empty.code, 0, "{name}");
+        assert!(
+            empty
+                .all()
+                .contains("At least one of statement[*].sid must be set"),
+            "{name}: {}",
+            empty.all()
         );
 
         // One statement changes: only it plans an unknown fingerprint.

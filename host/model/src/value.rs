@@ -172,6 +172,11 @@ pub(crate) fn dedup_set(items: Vec<Value>) -> Vec<Value> {
 }
 
 impl Value {
+    /// A set of `items`, duplicates dropped (first occurrence kept), as every set value must be.
+    pub fn set_of(items: Vec<Value>) -> Value {
+        Value::Set(dedup_set(items))
+    }
+
     /// A plain unknown.
     pub fn unknown() -> Value {
         Value::Unknown(Refinement::default())

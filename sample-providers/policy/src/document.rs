@@ -4,7 +4,7 @@ use serde_json::{Map, Value as Json, json};
 use tfwasm_sdk::custom;
 use tfwasm_sdk::prelude::*;
 use tfwasm_sdk::schema::Block;
-use tfwasm_sdk::validate::one_of;
+use tfwasm_sdk::validate::{at_least_one_of, one_of};
 
 pub struct PolicyDocument;
 
@@ -78,6 +78,21 @@ impl Resource for PolicyDocument {
                     .description("Same as `name`."),
             )
             .block(Self::statement())
+            // A path expression reaching into the set: a policy needs a statement.
+            .validate(at_least_one_of(&["statement[*].sid"]))
+    }
+
+    /// A tag's etag depends only on its key and value, so it is planned, not left unknown
+    /// until apply: computed values you can work out at plan time belong in the plan.
+    fn modify_plan(&self, _ctx: &Context, plan: &mut PlanContext) -> Result<(), Diagnostic> {
+        plan.update_planned("tag[*]", |_, tag| {
+            if let (Some(key), Some(value)) = (tag.attr("key").as_str(), tag.attr("value").as_str())
+            {
+                let etag = etag(key, value);
+                tag.set("etag", Value::from(etag));
+            }
+        })?;
+        Ok(())
     }
 
     fn create(
@@ -120,8 +135,7 @@ fn render(planned: &Value) -> Value {
         .map(|tag| {
             let key = tag.attr("key").as_str().unwrap_or_default();
             let value = tag.attr("value").as_str().unwrap_or_default();
-            tag.clone()
-                .with("etag", hex(fnv(format!("{key}={value}").as_bytes())))
+            tag.clone().with("etag", etag(key, value))
         })
         .collect();
     let document = document(&statements);
@@ -132,6 +146,10 @@ fn render(planned: &Value) -> Value {
     state.set("json", Value::from(document));
     state.set("id", planned.attr("name").clone());
     state
+}
+
+fn etag(key: &str, value: &str) -> String {
+    hex(fnv(format!("{key}={value}").as_bytes()))
 }
 
 /// The policy as JSON, statements sorted by `sid` so the document is stable.
