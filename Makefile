@@ -2,7 +2,7 @@
 CARGO ?= cargo
 SAMPLES := tfwasm-sample-random tfwasm-sample-misbehave tfwasm-sample-hostile tfwasm-sample-http tfwasm-sample-restapi tfwasm-sample-local tfwasm-sample-policy
 
-.PHONY: help build demo test bench lint fmt clean terraform
+.PHONY: help build build-demo demo test bench lint fmt clean terraform
 
 help: ## List targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-10s %s\n", $$1, $$2}'
@@ -14,7 +14,16 @@ build: ## Build the host (target/release/tfwasm and the runner packages carry), 
 	$(CARGO) build --release -p tfwasm-runner
 	$(CARGO) build --release --target wasm32-wasip2 $(addprefix -p ,$(SAMPLES))
 
-demo: build ## Package the random sample and run a real terraform/tofu init, apply, plan, destroy
+# Only what the demo runs: the host, the runner packages carry, and two sample components
+# (not the benchmarks, nor the samples only tests use), so a fresh clone's first demo compiles
+# as little as it can.
+build-demo: ## Build only what `make demo` needs
+	@rustup target list --installed 2>/dev/null | grep -qx wasm32-wasip2 || rustup target add wasm32-wasip2
+	$(CARGO) build --release -p tfwasm
+	$(CARGO) build --release -p tfwasm-runner
+	$(CARGO) build --release --target wasm32-wasip2 -p tfwasm-sample-random -p tfwasm-sample-restapi
+
+demo: build-demo ## Package the random sample and run a real terraform/tofu init, apply, plan, destroy
 	bash scripts/demo.sh
 
 test: build ## Unit, property, protocol and end-to-end tests (real Terraform)

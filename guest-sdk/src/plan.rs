@@ -33,8 +33,9 @@
 //! attribute's semantic equality. Matching hashes the keys, so planning is linear in the
 //! number of elements.
 
-use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
+
+use tfwasm_model::hash::{HashMap, hash_map, value_hasher};
 
 use tfwasm_model::{AttributePath, AttributeType, BlockNesting, Diagnostic, ObjectNesting, Value};
 
@@ -122,8 +123,8 @@ impl PlanContext {
         }
         let expr = PathExpr::parse(expr)?;
         // Hashed, so a selection over thousands of elements stays linear.
-        let mut seen: std::collections::HashSet<AttributePath> =
-            self.requires_replace.iter().cloned().collect();
+        let mut seen = tfwasm_model::hash::hash_set(self.requires_replace.len());
+        seen.extend(self.requires_replace.iter().cloned());
         for found in expr
             .select(&self.planned)
             .into_iter()
@@ -473,7 +474,7 @@ fn key_of(names: &[String], element: &Value) -> Option<u64> {
     if names.is_empty() || names.iter().any(|n| !get(element, n).is_wholly_known()) {
         return None;
     }
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    let mut hasher = value_hasher();
     for name in names {
         get(element, name).hash(&mut hasher);
     }
@@ -488,7 +489,7 @@ impl<'v> Matcher<'v> {
         semantic: bool,
     ) -> Matcher<'v> {
         let names = key_names(level, match_by);
-        let mut by_key: HashMap<u64, Vec<usize>> = HashMap::new();
+        let mut by_key: HashMap<u64, Vec<usize>> = hash_map(items.len());
         for (i, item) in items.iter().enumerate() {
             if let Some(key) = key_of(&names, item) {
                 by_key.entry(key).or_default().push(i);

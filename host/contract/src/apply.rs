@@ -4,9 +4,10 @@
 //! identical, every unknown is filled within its refinements, nested block counts and keys
 //! hold; plus no unknown remains anywhere and a delete returns null.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 
+use tfwasm_model::hash::{HashMap, hash_map, hash_set, value_hasher};
 use tfwasm_model::{Block, BlockNesting, Number, Refinement, Type, Value};
 
 use crate::at::At;
@@ -224,8 +225,10 @@ fn set(
     out: &mut Vec<Violation>,
 ) {
     let (p, a) = (elements(planned), elements(actual));
-    let actual_members: HashSet<&Value> = a.iter().collect();
-    let planned_members: HashSet<&Value> = p.iter().filter(|v| v.is_wholly_known()).collect();
+    let mut actual_members = hash_set(a.len());
+    actual_members.extend(a.iter());
+    let mut planned_members = hash_set(p.len());
+    planned_members.extend(p.iter().filter(|v| v.is_wholly_known()));
     for pv in p.iter().filter(|pv| pv.is_wholly_known()) {
         if !actual_members.contains(pv) {
             out.push(Violation::new(
@@ -268,7 +271,7 @@ struct Placeholders<'a> {
 impl<'a> Placeholders<'a> {
     fn new(planned: impl Iterator<Item = &'a Value>) -> Placeholders<'a> {
         let mut out = Placeholders {
-            by_known: HashMap::new(),
+            by_known: hash_map(1),
             others: Vec::new(),
         };
         for pv in planned {
@@ -310,7 +313,7 @@ impl<'a> Placeholders<'a> {
 
 /// The hash of an object's values of `names` (absent ones as null).
 fn projection(attrs: &BTreeMap<String, Value>, names: &[&str]) -> u64 {
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    let mut hasher = value_hasher();
     for name in names {
         attrs.get(*name).unwrap_or(&Value::Null).hash(&mut hasher);
     }

@@ -37,3 +37,8 @@ pub use schema::{
 };
 pub use types::{Type, TypeJsonError};
 pub use value::{Refinement, Value};
+
+/// Fast, randomly seeded hashing of values, for set handling, element matching and checks.
+pub mod hash {
+    pub use crate::value::{HashMap, HashSet, hash_map, hash_set, hash_state, value_hasher};
+}

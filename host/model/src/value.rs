@@ -1,6 +1,7 @@
 //! cty values, shaped by the [`Type`] they were decoded with.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
+use std::hash::BuildHasher;
 use std::hash::{Hash, Hasher};
 
 use crate::{Number, Type};
@@ -119,11 +120,40 @@ impl Hash for Value {
     }
 }
 
+/// The hasher state every value hash in this process uses: foldhash, several times faster
+/// than std's SipHash on values (hashing dominated set decoding), and randomly seeded once per
+/// process, so crafted values cannot force collisions. One shared state keeps hashes of equal
+/// values equal wherever they are taken (set hashes combine their elements' hashes).
+pub fn hash_state() -> &'static foldhash::fast::RandomState {
+    static STATE: std::sync::LazyLock<foldhash::fast::RandomState> =
+        std::sync::LazyLock::new(foldhash::fast::RandomState::default);
+    &STATE
+}
+
+/// A hasher from [`hash_state`], for keys built from several values.
+pub fn value_hasher() -> impl Hasher {
+    hash_state().build_hasher()
+}
+
+/// A hash set of values (or keys) hashed with [`hash_state`].
+pub type HashSet<T> = std::collections::HashSet<T, foldhash::fast::RandomState>;
+
+/// A hash map keyed by values (or keys) hashed with [`hash_state`].
+pub type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+
+/// An empty [`HashSet`] with room for `n`.
+pub fn hash_set<T>(n: usize) -> HashSet<T> {
+    HashSet::with_capacity_and_hasher(n, hash_state().clone())
+}
+
+/// An empty [`HashMap`] with room for `n`.
+pub fn hash_map<K, V>(n: usize) -> HashMap<K, V> {
+    HashMap::with_capacity_and_hasher(n, hash_state().clone())
+}
+
 /// The hash of one value on its own, for order-independent combinations.
 pub(crate) fn hash_of(value: &Value) -> u64 {
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    value.hash(&mut hasher);
-    hasher.finish()
+    hash_state().hash_one(value)
 }
 
 /// Below this many elements, pairwise comparison beats hashing.
@@ -138,7 +168,8 @@ fn same_elements(a: &[Value], b: &[Value]) -> bool {
     if a.len() <= SMALL_SET {
         return a.iter().all(|x| b.contains(x));
     }
-    let members: HashSet<&Value> = b.iter().collect();
+    let mut members = hash_set(b.len());
+    members.extend(b.iter());
     a.iter().all(|x| members.contains(x))
 }
 
@@ -153,7 +184,7 @@ pub(crate) fn dedup_set(items: Vec<Value>) -> Vec<Value> {
         }
         return out;
     }
-    let mut seen = HashSet::with_capacity(items.len());
+    let mut seen = hash_set(items.len());
     let mut keep = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         if seen.insert(item) {
