@@ -57,7 +57,8 @@ fn every_attack_is_stopped_and_grants_work() {
             &[
                 "Provider crashed",
                 "guest panicked",
-                "hostile provider panicked on purpose (target \"boom\")",
+                // The message, then where, as the operator reads it.
+                "hostile provider panicked on purpose (target \"boom\") (at sample-providers/hostile/src/lib.rs:",
             ],
         ),
         (
@@ -207,6 +208,8 @@ fn every_attack_is_stopped_and_grants_work() {
                 );
             }
         }
+        // The panic hook's advice does not apply to a guest.
+        assert!(!flat.contains("RUST_BACKTRACE"), "{}", client.name);
         for secret in [
             "must not be readable",
             "secret-value",

@@ -2,6 +2,7 @@
 //! `tfwasm_tests::clients()` (Terraform v1.0.3 always, plus tofu/terraform from PATH).
 
 mod contracts;
+mod debug_mode;
 mod hostile;
 mod http;
 mod local;

@@ -276,6 +276,32 @@ fn guest_logs_reach_the_provider_log_with_their_fields() {
             "{}: the field is shown: {line}",
             client.name
         );
+        // One line per guest call, saying what ran, for which type, in what instance.
+        let call = run
+            .stderr
+            .lines()
+            .find(|l| l.contains("guest call") && l.contains("rpc=ApplyResourceChange"))
+            .unwrap_or_else(|| panic!("{}: no guest call line:\n{}", client.name, run.stderr));
+        for field in [
+            "type_name=random_string",
+            "elapsed_ms=",
+            "fuel=",
+            "instance=",
+            "result=ok",
+        ] {
+            assert!(
+                call.contains(field),
+                "{}: {field} missing: {call}",
+                client.name
+            );
+        }
+        // Dependency internals (HTTP/2 frame dumps) stay out unless TFWASM_LOG asks.
+        let frames = run.stderr.lines().filter(|l| l.contains("frame=")).count();
+        assert_eq!(
+            frames, 0,
+            "{}: h2 frames in the log:\n{}",
+            client.name, run.stderr
+        );
         let state = ws.resources();
         let secret = state["random_string.s"]["result"].as_str().unwrap();
         assert!(

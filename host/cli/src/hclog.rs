@@ -9,13 +9,37 @@ use tracing::field::{Field, Visit};
 use tracing::{Event, Level, Subscriber};
 use tracing_subscriber::layer::{Context, Layer};
 
-/// Writes one hclog JSON line to stderr.
+/// Set by `tfwasm serve --debug`: lines go to a terminal, for a person, not to go-plugin.
+static HUMAN_READABLE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Writes log lines for a person on a terminal from now on, instead of hclog JSON.
+pub fn set_human_readable() {
+    HUMAN_READABLE.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Writes one hclog JSON line to stderr (or a readable line, in debug mode).
 pub fn emit(
     level: &str,
     module: &str,
     message: &str,
     fields: impl IntoIterator<Item = (String, Value)>,
 ) {
+    if HUMAN_READABLE.load(std::sync::atomic::Ordering::Relaxed) {
+        let mut text = format!("[{}] {module}: {message}", level.to_ascii_uppercase());
+        for (key, value) in fields {
+            match value {
+                Value::String(s) => {
+                    let _ = write!(text, " {key}={s}");
+                }
+                other => {
+                    let _ = write!(text, " {key}={other}");
+                }
+            }
+        }
+        text.push('\n');
+        let _ = std::io::stderr().lock().write_all(text.as_bytes());
+        return;
+    }
     let mut line = Map::new();
     line.insert("@level".into(), level.into());
     line.insert("@message".into(), message.into());
@@ -43,6 +67,20 @@ pub fn max_level() -> Level {
         "error" => Level::ERROR,
         _ => Level::WARN,
     }
+}
+
+/// Which events reach the log: tfwasm's own at `level`; the internals of its dependencies
+/// (h2 and hyper frame dumps, tonic, rustls, wasmtime, cranelift) only where `TFWASM_LOG`
+/// asks for them, in `tracing`'s directive syntax (`TFWASM_LOG=h2=debug,wasmtime=trace`).
+/// Without this, `TF_LOG=debug` buried the provider's own lines under thousands of HTTP/2
+/// frame lines.
+pub fn log_filter(level: Level) -> tracing_subscriber::EnvFilter {
+    let mut directives = format!("off,tfwasm={level}");
+    if let Ok(extra) = std::env::var("TFWASM_LOG") {
+        directives.push(',');
+        directives.push_str(&extra);
+    }
+    tracing_subscriber::EnvFilter::builder().parse_lossy(directives)
 }
 
 /// A tracing layer writing hclog lines.
@@ -115,5 +153,43 @@ impl tfwasm_runtime::GuestLogSink for GuestLog {
                     .map(|(k, v)| (k.clone(), Value::from(v.as_str()))),
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tracing_subscriber::layer::SubscriberExt as _;
+
+    use super::*;
+
+    /// Counts the events a subscriber filtered by `log_filter(level)` lets through.
+    fn passed(level: Level, emit: impl FnOnce()) -> usize {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        struct Count(Arc<AtomicUsize>);
+        impl<S: Subscriber> Layer<S> for Count {
+            fn on_event(&self, _: &Event<'_>, _: Context<'_, S>) {
+                self.0.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        let count = Arc::new(AtomicUsize::new(0));
+        let subscriber = tracing_subscriber::registry().with(
+            tracing_subscriber::Layer::with_filter(Count(count.clone()), log_filter(level)),
+        );
+        tracing::subscriber::with_default(subscriber, emit);
+        count.load(Ordering::Relaxed)
+    }
+
+    #[test]
+    fn own_events_pass_at_the_level_and_dependency_internals_stay_out() {
+        let n = passed(Level::DEBUG, || {
+            tracing::debug!(target: "tfwasm_runtime::provider::call", "guest call");
+            tracing::debug!(target: "tfwasm", "loaded");
+            tracing::trace!(target: "tfwasm_runtime", "too verbose");
+            tracing::debug!(target: "h2::codec::framed_write", "send frame");
+            tracing::debug!(target: "hyper::proto", "flushed");
+            tracing::warn!(target: "wasmtime_cranelift", "compiling");
+        });
+        assert_eq!(n, 2);
     }
 }

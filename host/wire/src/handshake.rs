@@ -101,6 +101,26 @@ pub enum Address {
     Tcp(std::net::SocketAddr),
 }
 
+/// The `TF_REATTACH_PROVIDERS` value that attaches Terraform to a server already running at
+/// `address` (process `pid`) as provider `source` (`registry.terraform.io/NS/NAME`): the JSON
+/// go-plugin's `ReattachConfig` reads. `Test` tells Terraform not to stop the process.
+pub fn reattach_providers(source: &str, address: &Address, pid: u32) -> String {
+    let (network, addr) = match address {
+        Address::Unix(path) => ("unix", path.display().to_string()),
+        Address::Tcp(addr) => ("tcp", addr.to_string()),
+    };
+    serde_json::json!({
+        source: {
+            "Protocol": "grpc",
+            "ProtocolVersion": PROTOCOL_VERSION,
+            "Pid": pid,
+            "Test": true,
+            "Addr": { "Network": network, "String": addr },
+        }
+    })
+    .to_string()
+}
+
 /// The handshake line (without the newline): `CORE|APP|NETWORK|ADDR|grpc|CERT[|true]`.
 /// The certificate is base64 (standard alphabet, no padding) of its DER, or empty.
 pub fn handshake_line(

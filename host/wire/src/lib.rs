@@ -28,4 +28,4 @@ pub mod proto {
     }
 }
 
-pub use serve::{ServeOptions, serve};
+pub use serve::{ServeOptions, serve, serve_debug};

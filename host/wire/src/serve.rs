@@ -72,11 +72,54 @@ enum Listener {
 /// # Errors
 /// When the listener, TLS or stdout cannot be set up, or the gRPC server fails.
 pub async fn serve<P: Provider>(provider: P, options: ServeOptions) -> Result<(), ServeError> {
-    let (listener, address) = bind(&options)?;
+    run(provider, &options, None).await
+}
+
+/// Serves `provider` for a debugging session, as terraform-plugin-framework's debug mode
+/// does: plaintext (Terraform attaches through `TF_REATTACH_PROVIDERS`, without AutoMTLS),
+/// no handshake line, and Shutdown ignored, so one server outlives many Terraform commands.
+/// `announce` receives the address once the server listens; serving ends when `stop`
+/// resolves (Ctrl-C), and the socket is removed.
+///
+/// # Errors
+/// When the listener cannot be set up or the gRPC server fails.
+pub async fn serve_debug<P: Provider>(
+    provider: P,
+    tcp: bool,
+    announce: impl FnOnce(&Address) + Send,
+    stop: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
+    let options = ServeOptions {
+        env: PluginEnv {
+            port_range: (10000, 25000),
+            ..PluginEnv::default()
+        },
+        tcp,
+    };
+    let debug = Debug {
+        announce: Box::new(announce),
+        stop: Box::pin(stop),
+    };
+    run(provider, &options, Some(debug)).await
+}
+
+/// What a debugging session changes in [`run`].
+struct Debug<'a> {
+    announce: Box<dyn FnOnce(&Address) + Send + 'a>,
+    stop: Pin<Box<dyn std::future::Future<Output = ()> + Send>>,
+}
+
+async fn run<P: Provider>(
+    provider: P,
+    options: &ServeOptions,
+    debug: Option<Debug<'_>>,
+) -> Result<(), ServeError> {
+    let (listener, address) = bind(options)?;
     let tls = options
         .env
         .client_cert
         .as_deref()
+        .filter(|_| debug.is_none())
         .map(tls::server_tls)
         .transpose()?;
     let line = handshake_line(
@@ -84,6 +127,7 @@ pub async fn serve<P: Provider>(provider: P, options: ServeOptions) -> Result<()
         tls.as_ref().map(|t| t.certificate_der.as_slice()),
         options.env.multiplex_grpc,
     );
+    let ignore_shutdown = debug.is_some();
 
     let (shutdown, _) = watch::channel(false);
     let shutdown = Arc::new(shutdown);
@@ -94,19 +138,34 @@ pub async fn serve<P: Provider>(provider: P, options: ServeOptions) -> Result<()
 
     let incoming = accept_loop(listener, tls.map(|t| TlsAcceptor::from(t.config)));
 
-    {
-        let mut stdout = std::io::stdout().lock();
-        writeln!(stdout, "{line}")
-            .and_then(|()| stdout.flush())
-            .map_err(ServeError::Stdout)?;
-    }
+    let stop: Pin<Box<dyn std::future::Future<Output = ()> + Send>> = match debug {
+        Some(debug) => {
+            (debug.announce)(&address);
+            debug.stop
+        }
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            writeln!(stdout, "{line}")
+                .and_then(|()| stdout.flush())
+                .map_err(ServeError::Stdout)?;
+            Box::pin(std::future::pending())
+        }
+    };
     tracing::debug!(handshake = %line, "plugin server listening");
+    {
+        let shutdown = shutdown.clone();
+        tokio::spawn(async move {
+            stop.await;
+            shutdown.send_replace(true);
+        });
+    }
 
     let server = tonic::transport::Server::builder()
         .add_service(health_service)
         .add_service(
             go_plugin::grpc_controller_server::GrpcControllerServer::new(Controller {
                 shutdown: shutdown.clone(),
+                ignore: ignore_shutdown,
             }),
         )
         .add_service(go_plugin::grpc_stdio_server::GrpcStdioServer::new(Stdio {
@@ -308,6 +367,8 @@ fn accept_loop(
 
 struct Controller {
     shutdown: Arc<watch::Sender<bool>>,
+    /// In a debugging session the server outlives each Terraform command.
+    ignore: bool,
 }
 
 #[tonic::async_trait]
@@ -316,6 +377,10 @@ impl go_plugin::grpc_controller_server::GrpcController for Controller {
         &self,
         _req: Request<go_plugin::Empty>,
     ) -> Result<Response<go_plugin::Empty>, Status> {
+        if self.ignore {
+            tracing::debug!("shutdown requested by the plugin client; debugging, so still serving");
+            return Ok(Response::new(go_plugin::Empty {}));
+        }
         tracing::debug!("shutdown requested by the plugin client");
         // Let this response go out before the server stops accepting.
         let shutdown = self.shutdown.clone();

@@ -12,7 +12,7 @@ use tfwasm_wire::{ServeOptions, serve};
 use tracing_subscriber::Layer as _;
 use tracing_subscriber::layer::SubscriberExt as _;
 
-use crate::hclog::{GuestLog, HclogLayer, max_level};
+use crate::hclog::{GuestLog, HclogLayer, log_filter, max_level};
 
 /// Arguments of `tfwasm serve`.
 #[derive(Debug, clap::Args)]
@@ -28,6 +28,16 @@ pub struct Args {
     /// $XDG_CACHE_HOME/tfwasm, else ~/.cache/tfwasm].
     #[arg(long, value_name = "DIR")]
     cache_dir: Option<PathBuf>,
+    /// Debug mode, for provider authors: serve until Ctrl-C and print the
+    /// `TF_REATTACH_PROVIDERS` value that attaches Terraform, run in another shell, to this
+    /// process (plaintext, logs on this terminal at `TF_LOG`'s level, default debug). Attach
+    /// a debugger to the printed pid, or read the guest's log lines here.
+    #[arg(long)]
+    debug: bool,
+    /// The provider's source address in debug mode [default:
+    /// registry.terraform.io/tfwasm/NAME, NAME from the component's file name].
+    #[arg(long, value_name = "ADDRESS", requires = "debug")]
+    source: Option<String>,
 }
 
 impl Args {
@@ -37,6 +47,8 @@ impl Args {
             component: None,
             tcp: false,
             cache_dir: None,
+            debug: false,
+            source: None,
         }
     }
 }
@@ -47,13 +59,15 @@ pub fn run(args: Args, env: PluginEnv) -> ExitCode {
     // SAFETY: getppid has no preconditions and cannot fail. Read first thing, before the
     // parent has any chance to go away.
     let parent = unsafe { libc::getppid() };
+    if args.debug {
+        return run_debug(args);
+    }
     if !env.has_magic_cookie() {
         eprint!("{NOT_A_PLUGIN_MESSAGE}");
         return ExitCode::FAILURE;
     }
     let level = max_level();
-    let subscriber = tracing_subscriber::registry()
-        .with(HclogLayer.with_filter(tracing_subscriber::filter::LevelFilter::from_level(level)));
+    let subscriber = tracing_subscriber::registry().with(HclogLayer.with_filter(log_filter(level)));
     let _ = tracing::subscriber::set_global_default(subscriber);
 
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -83,13 +97,84 @@ async fn serve_component(args: Args, env: PluginEnv, level: tracing::Level) -> a
         tracing::warn!("{message}");
     }
     ignore_interrupts();
-    let component = args.component.or_else(crate::packaged_component).ok_or_else(|| {
+    let (provider, _) = load(args.component, args.cache_dir, level)?;
+    serve(provider, ServeOptions { env, tcp: args.tcp }).await?;
+    Ok(())
+}
+
+/// `tfwasm serve --debug`: logs on the terminal, the reattach value on stdout, until Ctrl-C.
+fn run_debug(args: Args) -> ExitCode {
+    // Debugging wants detail: TF_LOG's level when set, else debug.
+    let level =
+        if std::env::var_os("TF_LOG").is_some() || std::env::var_os("TF_LOG_PROVIDER").is_some() {
+            max_level()
+        } else {
+            tracing::Level::DEBUG
+        };
+    crate::hclog::set_human_readable();
+    let subscriber = tracing_subscriber::registry().with(HclogLayer.with_filter(log_filter(level)));
+    let _ = tracing::subscriber::set_global_default(subscriber);
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("tfwasm: cannot start the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(serve_debugging(args, level)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("tfwasm: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve_debugging(args: Args, level: tracing::Level) -> anyhow::Result<()> {
+    let (provider, component) = load(args.component, args.cache_dir, level)?;
+    let source = args
+        .source
+        .unwrap_or_else(|| format!("registry.terraform.io/tfwasm/{}", provider_name(&component)));
+    let stop = async {
+        let _ = tokio::signal::ctrl_c().await;
+        tracing::info!("interrupted; stopping");
+    };
+    tfwasm_wire::serve_debug(
+        provider,
+        args.tcp,
+        |address| {
+            let value = tfwasm_wire::handshake::reattach_providers(&source, address, std::process::id());
+            println!(
+                "tfwasm is serving {} as {source} (pid {}).\n\nTo attach Terraform, run this in the shell you run it from:\n\n    export TF_REATTACH_PROVIDERS='{value}'\n\nCtrl-C stops the provider.",
+                component.display(),
+                std::process::id()
+            );
+            // Scripts read the value from stdout as soon as it is there.
+            let _ = std::io::Write::flush(&mut std::io::stdout());
+        },
+        stop,
+    )
+    .await?;
+    Ok(())
+}
+
+/// Loads the component (the packaged one by default) with its operator settings, behind
+/// the contract checks.
+fn load(
+    component: Option<PathBuf>,
+    cache_dir: Option<PathBuf>,
+    level: tracing::Level,
+) -> anyhow::Result<(Checked<WasmProvider>, PathBuf)> {
+    let component = component.or_else(crate::packaged_component).ok_or_else(|| {
         anyhow::anyhow!(
             "no provider component: pass --component PATH, or run a package made by `tfwasm package` (component.wasm beside the executable)"
         )
     })?;
     let settings = crate::config::load(&component)?;
-    let cache_dir = args.cache_dir.unwrap_or_else(cache::default_dir);
+    let cache_dir = cache_dir.unwrap_or_else(cache::default_dir);
     let options = LoadOptions {
         limits: settings.limits,
         grants: settings.grants,
@@ -108,8 +193,7 @@ async fn serve_component(args: Args, env: PluginEnv, level: tracing::Level) -> a
         elapsed_ms = report.elapsed.as_millis() as u64,
         "component loaded"
     );
-    serve(provider, ServeOptions { env, tcp: args.tcp }).await?;
-    Ok(())
+    Ok((provider, component))
 }
 
 /// The provider's type name for diagnostics: from the packaged executable's name

@@ -42,12 +42,15 @@ pub(super) type GuestFuture<'a, R> = Pin<Box<dyn Future<Output = wasmtime::Resul
 impl WasmProvider {
     /// Runs one guest call under the RPC's limits: in an idle instance whose previous call
     /// succeeded (when [`CallLimits::reuse_instances`] is on), else in a fresh one. An
-    /// instance whose call fails in any way is dropped.
+    /// instance whose call fails in any way is dropped. `subject` (the type name, or empty)
+    /// goes into the call's debug log line.
     pub(super) async fn call<R: Send + ReturnedValues>(
         &self,
         rpc: Rpc,
+        subject: &str,
         f: impl for<'a> FnOnce(&'a mut Store<StoreState>, &'a Guest) -> GuestFuture<'a, R> + Send,
     ) -> Result<R, Failed> {
+        let started = Instant::now();
         let limits = self.limits.for_rpc(rpc);
         let (mut store, instance, calls) = match self.take_idle() {
             Some(w) => (w.store, Some(w.instance), w.calls),
@@ -70,10 +73,34 @@ impl WasmProvider {
             state.reported = reported.clone();
             state.limits.limit = limits.memory_bytes;
         }
-        match self
+        let fresh = instance.is_none();
+        let outcome = self
             .run(rpc, limits, &mut store, instance, problems, f)
-            .await
-        {
+            .await;
+        let fuel_used = if self.limits.fuel_metering {
+            store
+                .get_fuel()
+                .map_or(0, |left| limits.fuel.saturating_sub(left))
+        } else {
+            0
+        };
+        let (result, result_bytes) = match &outcome {
+            Ok((value, _)) => ("ok", value.largest_value()),
+            Err(_) => ("failed", 0),
+        };
+        // One line per guest call: what operators and authors look for first in a slow or
+        // failing run (`TF_LOG=debug`).
+        tracing::debug!(
+            rpc = %rpc,
+            type_name = subject,
+            elapsed_ms = started.elapsed().as_secs_f64() * 1000.0,
+            fuel = fuel_used,
+            instance = if fresh { "fresh" } else { "reused" },
+            result,
+            result_bytes,
+            "guest call"
+        );
+        match outcome {
             Ok((value, instance)) => {
                 self.keep_warm(store, instance, calls + 1);
                 Ok(value)

@@ -45,11 +45,7 @@ impl WasmProvider {
             };
         }
         let text = format!("{error:#}");
-        let panic = stderr
-            .lines()
-            .skip_while(|l| !l.contains("panicked at"))
-            .collect::<Vec<_>>()
-            .join("\n");
+        let panic = panic_message(stderr).unwrap_or_default();
         let message = match error.downcast_ref::<Trap>() {
             Some(Trap::StackOverflow) => "wasm stack overflow (unbounded recursion?)".to_owned(),
             // Rust and C guests keep a shadow stack in linear memory; overflowing it runs off
@@ -159,5 +155,68 @@ impl WasmProvider {
             " If the provider needs more, raise `{key}` under [limits] (or [limits.rpc.{rpc}]) in {}.",
             self.settings_hint
         )
+    }
+}
+
+/// A Rust guest's panic as an operator reads it: the message, then where (`boom (at
+/// src/lib.rs:10:5)`), from the panic hook's lines on stderr, without the hook's advice about
+/// `RUST_BACKTRACE` (which an operator cannot set for a guest, and which would not help).
+/// The last panic wins, when a call printed several.
+fn panic_message(stderr: &str) -> Option<String> {
+    let lines: Vec<&str> = stderr.lines().collect();
+    let start = lines.iter().rposition(|l| l.contains("panicked at "))?;
+    let header = lines[start];
+    let after = &header[header.find("panicked at ")? + "panicked at ".len()..];
+    // Since Rust 1.73 the message follows on its own lines, after `at FILE:LINE:COL:`; older
+    // hooks put it first: `panicked at 'message', FILE:LINE:COL`.
+    let (location, inline) = match after.strip_suffix(':') {
+        Some(location) => (location.to_owned(), None),
+        None => match after.rsplit_once("', ") {
+            Some((message, location)) => (
+                location.to_owned(),
+                Some(message.trim_start_matches('\'').to_owned()),
+            ),
+            None => (after.to_owned(), None),
+        },
+    };
+    let message = inline.unwrap_or_else(|| {
+        lines[start + 1..]
+            .iter()
+            .take_while(|l| !l.starts_with("note: "))
+            .copied()
+            .collect::<Vec<_>>()
+            .join("\n")
+    });
+    let message = message.trim();
+    Some(if message.is_empty() {
+        format!("at {location}")
+    } else {
+        format!("{message} (at {location})")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::panic_message;
+
+    #[test]
+    fn a_panic_reads_as_its_message_and_place_without_backtrace_advice() {
+        let stderr = "some log line\nthread '<unnamed>' panicked at src/lib.rs:10:5:\nboom: no such key\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n";
+        assert_eq!(
+            panic_message(stderr).as_deref(),
+            Some("boom: no such key (at src/lib.rs:10:5)")
+        );
+        let multi = "thread 'main' panicked at a.rs:1:1:\nfirst\nsecond line\n";
+        assert_eq!(
+            panic_message(multi).as_deref(),
+            Some("first\nsecond line (at a.rs:1:1)")
+        );
+        let old =
+            "thread 'main' panicked at 'boom', src/lib.rs:3:9\nnote: run with `RUST_BACKTRACE=1`";
+        assert_eq!(
+            panic_message(old).as_deref(),
+            Some("boom (at src/lib.rs:3:9)")
+        );
+        assert_eq!(panic_message("no panic here"), None);
     }
 }

@@ -18,13 +18,17 @@ impl DataSourceServer for WasmProvider {
             type_name: req.type_name,
             config: bytes(req.config),
         };
-        self.call(Rpc::ValidateDataResourceConfig, move |store, guest| {
-            Box::pin(async move {
-                guest
-                    .validate_data_resource_config(store, &ctx, &wreq)
-                    .await
-            })
-        })
+        self.call(
+            Rpc::ValidateDataResourceConfig,
+            &subject,
+            move |store, guest| {
+                Box::pin(async move {
+                    guest
+                        .validate_data_resource_config(store, &ctx, &wreq)
+                        .await
+                })
+            },
+        )
         .await
         .map_or_else(
             |e| vec![self.call_diagnostic(&e.error, &subject)],
@@ -41,7 +45,7 @@ impl DataSourceServer for WasmProvider {
             provider_meta: bytes(req.provider_meta),
         };
         match self
-            .call(Rpc::ReadDataSource, move |store, guest| {
+            .call(Rpc::ReadDataSource, &subject, move |store, guest| {
                 Box::pin(async move { guest.read_data_source(store, &ctx, &wreq).await })
             })
             .await

@@ -25,13 +25,17 @@ impl EphemeralServer for WasmProvider {
             type_name: req.type_name,
             config: bytes(req.config),
         };
-        self.call(Rpc::ValidateEphemeralResourceConfig, move |store, guest| {
-            Box::pin(async move {
-                guest
-                    .validate_ephemeral_resource_config(store, &ctx, &wreq)
-                    .await
-            })
-        })
+        self.call(
+            Rpc::ValidateEphemeralResourceConfig,
+            &subject,
+            move |store, guest| {
+                Box::pin(async move {
+                    guest
+                        .validate_ephemeral_resource_config(store, &ctx, &wreq)
+                        .await
+                })
+            },
+        )
         .await
         .map_or_else(
             |e| vec![self.call_diagnostic(&e.error, &subject)],
@@ -50,7 +54,7 @@ impl EphemeralServer for WasmProvider {
             config: bytes(req.config),
         };
         match self
-            .call(Rpc::OpenEphemeralResource, move |store, guest| {
+            .call(Rpc::OpenEphemeralResource, &subject, move |store, guest| {
                 Box::pin(async move { guest.open_ephemeral_resource(store, &ctx, &wreq).await })
             })
             .await
@@ -80,9 +84,15 @@ impl EphemeralServer for WasmProvider {
             private: req.private,
         };
         match self
-            .call(Rpc::RenewEphemeralResource, move |store, guest| {
-                Box::pin(async move { guest.renew_ephemeral_resource(store, &ctx, &wreq).await })
-            })
+            .call(
+                Rpc::RenewEphemeralResource,
+                &subject,
+                move |store, guest| {
+                    Box::pin(
+                        async move { guest.renew_ephemeral_resource(store, &ctx, &wreq).await },
+                    )
+                },
+            )
             .await
         {
             Ok(resp) => RenewEphemeralResourceResponse {
@@ -104,9 +114,13 @@ impl EphemeralServer for WasmProvider {
             type_name: req.type_name,
             private: req.private,
         };
-        self.call(Rpc::CloseEphemeralResource, move |store, guest| {
-            Box::pin(async move { guest.close_ephemeral_resource(store, &ctx, &wreq).await })
-        })
+        self.call(
+            Rpc::CloseEphemeralResource,
+            &subject,
+            move |store, guest| {
+                Box::pin(async move { guest.close_ephemeral_resource(store, &ctx, &wreq).await })
+            },
+        )
         .await
         .map_or_else(
             |e| vec![self.call_diagnostic(&e.error, &subject)],

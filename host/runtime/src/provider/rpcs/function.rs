@@ -30,7 +30,7 @@ impl FunctionServer for WasmProvider {
         let name = req.name;
         let arguments: Vec<Vec<u8>> = req.arguments.into_iter().map(bytes).collect();
         match self
-            .call(Rpc::CallFunction, move |store, guest| {
+            .call(Rpc::CallFunction, &subject, move |store, guest| {
                 Box::pin(async move { guest.call_function(store, &ctx, &name, &arguments).await })
             })
             .await

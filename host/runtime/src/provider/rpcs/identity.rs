@@ -37,9 +37,15 @@ impl IdentityServer for WasmProvider {
             raw_identity_json: req.raw_identity.json,
         };
         match self
-            .call(Rpc::UpgradeResourceIdentity, move |store, guest| {
-                Box::pin(async move { guest.upgrade_resource_identity(store, &ctx, &wreq).await })
-            })
+            .call(
+                Rpc::UpgradeResourceIdentity,
+                &subject,
+                move |store, guest| {
+                    Box::pin(
+                        async move { guest.upgrade_resource_identity(store, &ctx, &wreq).await },
+                    )
+                },
+            )
             .await
         {
             Ok(resp) => UpgradeResourceIdentityResponse {

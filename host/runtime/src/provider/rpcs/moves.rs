@@ -31,7 +31,7 @@ impl MoveServer for WasmProvider {
             source_identity_version: req.source_identity_schema_version,
         };
         match self
-            .call(Rpc::MoveResourceState, move |store, guest| {
+            .call(Rpc::MoveResourceState, &subject, move |store, guest| {
                 Box::pin(async move { guest.move_resource_state(store, &ctx, &wreq).await })
             })
             .await

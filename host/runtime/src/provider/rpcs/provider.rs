@@ -15,7 +15,7 @@ impl WasmProvider {
             return Ok(known);
         }
         let raw = self
-            .call(Rpc::GetProviderSchema, |store, guest| {
+            .call(Rpc::GetProviderSchema, "", |store, guest| {
                 Box::pin(async move { guest.get_schema(store).await })
             })
             .await
@@ -57,7 +57,7 @@ impl ProviderServer for WasmProvider {
 
     async fn validate_provider_config(&self, config: DynamicValue) -> Diagnostics {
         let config = bytes(config);
-        self.call(Rpc::ValidateProviderConfig, move |store, guest| {
+        self.call(Rpc::ValidateProviderConfig, "", move |store, guest| {
             Box::pin(async move { guest.validate_provider_config(store, &config).await })
         })
         .await
@@ -75,7 +75,7 @@ impl ProviderServer for WasmProvider {
         };
         let candidate = ctx.clone();
         let result = self
-            .call(Rpc::ConfigureProvider, move |store, guest| {
+            .call(Rpc::ConfigureProvider, "", move |store, guest| {
                 Box::pin(async move { guest.configure_provider(store, &candidate).await })
             })
             .await

@@ -61,9 +61,13 @@ impl ResourceServer for WasmProvider {
             type_name: req.type_name,
             config: bytes(req.config),
         };
-        self.call(Rpc::ValidateResourceConfig, move |store, guest| {
-            Box::pin(async move { guest.validate_resource_config(store, &ctx, &wreq).await })
-        })
+        self.call(
+            Rpc::ValidateResourceConfig,
+            &subject,
+            move |store, guest| {
+                Box::pin(async move { guest.validate_resource_config(store, &ctx, &wreq).await })
+            },
+        )
         .await
         .map_or_else(
             |e| vec![self.call_diagnostic(&e.error, &subject)],
@@ -86,7 +90,7 @@ impl ResourceServer for WasmProvider {
             raw_state_json: req.raw_state.json,
         };
         match self
-            .call(Rpc::UpgradeResourceState, move |store, guest| {
+            .call(Rpc::UpgradeResourceState, &subject, move |store, guest| {
                 Box::pin(async move { guest.upgrade_resource_state(store, &ctx, &wreq).await })
             })
             .await
@@ -115,7 +119,7 @@ impl ResourceServer for WasmProvider {
         };
         let current_identity = req.current_identity;
         match self
-            .call(Rpc::ReadResource, move |store, guest| {
+            .call(Rpc::ReadResource, &subject, move |store, guest| {
                 Box::pin(async move { guest.read_resource(store, &ctx, &wreq).await })
             })
             .await
@@ -155,7 +159,7 @@ impl ResourceServer for WasmProvider {
             planned_private: req.planned_private,
         };
         match self
-            .call(Rpc::PlanResourceChange, move |store, guest| {
+            .call(Rpc::PlanResourceChange, &subject, move |store, guest| {
                 Box::pin(async move { guest.plan_resource_change(store, &ctx, &wreq).await })
             })
             .await
@@ -196,7 +200,7 @@ impl ResourceServer for WasmProvider {
             planned_identity: req.planned_identity.map(bytes),
         };
         match self
-            .call(Rpc::ApplyResourceChange, move |store, guest| {
+            .call(Rpc::ApplyResourceChange, &subject, move |store, guest| {
                 Box::pin(async move { guest.apply_resource_change(store, &ctx, &wreq).await })
             })
             .await
@@ -230,7 +234,7 @@ impl ResourceServer for WasmProvider {
             identity: req.identity.map(bytes),
         };
         match self
-            .call(Rpc::ImportResourceState, move |store, guest| {
+            .call(Rpc::ImportResourceState, &subject, move |store, guest| {
                 Box::pin(async move { guest.import_resource_state(store, &ctx, &wreq).await })
             })
             .await
