@@ -295,6 +295,20 @@ fn guest_logs_reach_the_provider_log_with_their_fields() {
                 client.name
             );
         }
+        // go-plugin parsed every line (a line it cannot parse shows as raw JSON) and took its
+        // timestamp (a missing one shows as year 1).
+        assert!(
+            !run.stderr.contains("{\"@level\""),
+            "{}: unparsed:\n{}",
+            client.name,
+            run.stderr
+        );
+        assert!(
+            !run.stderr.contains("timestamp=0001-"),
+            "{}:\n{}",
+            client.name,
+            run.stderr
+        );
         // Dependency internals (HTTP/2 frame dumps) stay out unless TFWASM_LOG asks.
         let frames = run.stderr.lines().filter(|l| l.contains("frame=")).count();
         assert_eq!(

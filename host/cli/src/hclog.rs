@@ -42,6 +42,11 @@ pub fn emit(
     }
     let mut line = Map::new();
     line.insert("@level".into(), level.into());
+    // go-plugin shows a line without one as from year 1, and takes only its own layout.
+    line.insert(
+        "@timestamp".into(),
+        timestamp(time::OffsetDateTime::now_utc()).into(),
+    );
     line.insert("@message".into(), message.into());
     line.insert("@module".into(), module.into());
     for (key, value) in fields {
@@ -52,6 +57,21 @@ pub fn emit(
     let mut text = Value::Object(line).to_string();
     text.push('\n');
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
+}
+
+/// A time in hclog's layout (`2006-01-02T15:04:05.000000Z07:00`: exactly six fractional
+/// digits; go-plugin drops a line whose timestamp does not parse as JSON log).
+fn timestamp(t: time::OffsetDateTime) -> String {
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z",
+        t.year(),
+        u8::from(t.month()),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second(),
+        t.microsecond()
+    )
 }
 
 /// The most verbose level to write, from `TF_LOG_PROVIDER`, then `TF_LOG`, else `warn`.
@@ -178,6 +198,12 @@ mod tests {
         );
         tracing::subscriber::with_default(subscriber, emit);
         count.load(Ordering::Relaxed)
+    }
+
+    #[test]
+    fn timestamps_use_hclogs_layout() {
+        let t = time::OffsetDateTime::from_unix_timestamp_nanos(1_763_000_000_123_456_789).unwrap();
+        assert_eq!(timestamp(t), "2025-11-13T02:13:20.123456Z");
     }
 
     #[test]

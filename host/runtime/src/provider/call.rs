@@ -92,8 +92,8 @@ impl WasmProvider {
         // failing run (`TF_LOG=debug`).
         tracing::debug!(
             rpc = %rpc,
-            type_name = subject,
-            elapsed_ms = started.elapsed().as_secs_f64() * 1000.0,
+            type_name = (!subject.is_empty()).then_some(subject),
+            elapsed_ms = %format_args!("{:.3}", started.elapsed().as_secs_f64() * 1000.0),
             fuel = fuel_used,
             instance = if fresh { "fresh" } else { "reused" },
             result,
