@@ -22,9 +22,8 @@ pub enum AttrValidator {
     NoneOf(&'static [&'static str]),
     /// A string whose length (in characters) is within these bounds, inclusive.
     LengthBetween(usize, usize),
-    /// A string matching the regular expression (`regex-lite` syntax); the text says what
-    /// a matching value looks like, for the error message.
-    Regex(&'static str, &'static str),
+    /// A string matching a regular expression (made by [`regex`]).
+    Regex(Pattern),
     /// All elements of a list or set pass the inner validator.
     Each(Box<AttrValidator>),
     /// Any of these passes (the first error is reported when none does).
@@ -60,7 +59,42 @@ pub fn none_of(options: &'static [&'static str]) -> AttrValidator {
 /// A string matching `pattern` (anchor it with `^...$` to match the whole string);
 /// `description` says what is expected, e.g. "a lowercase name".
 pub fn regex(pattern: &'static str, description: &'static str) -> AttrValidator {
-    AttrValidator::Regex(pattern, description)
+    AttrValidator::Regex(Pattern {
+        pattern,
+        description,
+        matches: matches_pattern,
+    })
+}
+
+/// A regular expression (`regex-lite` syntax) and what a matching value looks like, for the
+/// error message.
+#[derive(Debug, Clone)]
+pub struct Pattern {
+    /// The expression.
+    pub pattern: &'static str,
+    /// What is expected, e.g. "a lowercase name".
+    pub description: &'static str,
+    /// Reached only through [`regex`], so a provider that never uses a pattern does not
+    /// carry the regex engine (about 40 KB of its component).
+    matches: fn(&'static str, &str) -> Result<bool, String>,
+}
+
+/// Whether `text` matches `pattern`, each pattern compiled once per instance.
+fn matches_pattern(pattern: &'static str, text: &str) -> Result<bool, String> {
+    thread_local! {
+        static COMPILED: std::cell::RefCell<std::collections::HashMap<&'static str, Result<regex_lite::Regex, String>>> =
+            std::cell::RefCell::new(std::collections::HashMap::new());
+    }
+    COMPILED.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        let compiled = cache
+            .entry(pattern)
+            .or_insert_with(|| regex_lite::Regex::new(pattern).map_err(|e| e.to_string()));
+        match compiled {
+            Ok(re) => Ok(re.is_match(text)),
+            Err(e) => Err(e.clone()),
+        }
+    })
 }
 /// Every element of a list or set passes `inner`.
 pub fn each(inner: AttrValidator) -> AttrValidator {
@@ -133,13 +167,17 @@ impl AttrValidator {
                 Some(_) => None,
                 None => Some(invalid(name, format!("{name} must be a string."))),
             },
-            AttrValidator::Regex(pattern, description) => {
+            AttrValidator::Regex(Pattern {
+                pattern,
+                description,
+                matches,
+            }) => {
                 let Some(s) = value.as_str() else {
                     return Some(invalid(name, format!("{name} must be a string.")));
                 };
-                match regex_lite::Regex::new(pattern) {
-                    Ok(re) if re.is_match(s) => None,
-                    Ok(_) => Some(invalid(
+                match matches(pattern, s) {
+                    Ok(true) => None,
+                    Ok(false) => Some(invalid(
                         name,
                         format!("{name} must be {description} (matching {pattern}), got {s:?}."),
                     )),
