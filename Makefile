@@ -2,7 +2,7 @@
 CARGO ?= cargo
 SAMPLES := tfwasm-sample-random tfwasm-sample-misbehave tfwasm-sample-hostile tfwasm-sample-http tfwasm-sample-restapi tfwasm-sample-local tfwasm-sample-policy
 
-.PHONY: help build build-demo demo test bench lint fmt clean terraform
+.PHONY: help build build-demo demo docs test bench lint fmt clean terraform
 
 help: ## List targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-10s %s\n", $$1, $$2}'
@@ -25,6 +25,13 @@ build-demo: ## Build only what `make demo` needs
 
 demo: build-demo ## Package the random sample and run a real terraform/tofu init, apply, plan, destroy
 	bash scripts/demo.sh
+
+docs: build ## Regenerate the samples' documentation (sample-providers/*/docs) with `tfwasm docs`
+	for s in random policy local restapi; do \
+	  ex=sample-providers/$$s/examples; \
+	  $${CARGO_TARGET_DIR:-target}/release/tfwasm docs $${CARGO_TARGET_DIR:-target}/wasm32-wasip2/release/tfwasm_sample_$$s.wasm \
+	    $$( [ -d $$ex ] && echo --examples $$ex ) --out sample-providers/$$s/docs; \
+	done
 
 test: build ## Unit, property, protocol and end-to-end tests (real Terraform)
 	bash scripts/test.sh

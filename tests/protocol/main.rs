@@ -2,6 +2,7 @@
 //! client drives it, including AutoMTLS with a Terraform-style P-521 CA client certificate.
 
 mod deferral;
+mod docs;
 mod identity;
 mod outgoing;
 mod sandbox;

@@ -4,6 +4,7 @@
 
 pub mod commands;
 pub mod config;
+pub mod docs;
 pub mod hclog;
 
 use std::path::{Path, PathBuf};

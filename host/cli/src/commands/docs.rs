@@ -1,0 +1,101 @@
+//! `tfwasm docs`: provider documentation from a component, in tfplugindocs' layout.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context as _, bail};
+use tfwasm_model::rpc::prelude::*;
+use tfwasm_runtime::{DiscardLog, LoadOptions, WasmProvider, cache};
+
+use crate::docs::{Sources, render};
+
+/// Arguments of `tfwasm docs`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The provider component (`wasm32-wasip2`).
+    component: PathBuf,
+    /// Where to write the pages (`index.md`, `resources/`, `data-sources/`, ...).
+    #[arg(long, value_name = "DIR", default_value = "docs")]
+    out: PathBuf,
+    /// Example configurations laid out as tfplugindocs expects
+    /// (`resources/TYPE/resource.tf`, `resources/TYPE/import.sh`, `provider/provider.tf`, ...).
+    #[arg(long, value_name = "DIR")]
+    examples: Option<PathBuf>,
+    /// The provider's local name, the prefix of its type names [default: the common prefix
+    /// of the type names, else the component's file name].
+    #[arg(long)]
+    name: Option<String>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    if let Some(examples) = &args.examples
+        && !examples.is_dir()
+    {
+        bail!("--examples {}: not a directory", examples.display());
+    }
+    let settings = crate::config::load(&args.component)?;
+    let options = LoadOptions {
+        limits: settings.limits.clone(),
+        grants: settings.grants.clone(),
+        cache_dir: cache::default_dir(),
+        precompiled: crate::packaged_code(&args.component),
+        log_sink: Arc::new(DiscardLog),
+        settings_hint: settings.source.clone(),
+        display_name: None,
+        http: settings.http.clone(),
+    };
+    let (provider, _) = WasmProvider::load(&args.component, options)
+        .with_context(|| format!("loading {}", args.component.display()))?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let schema = runtime.block_on(provider.get_provider_schema());
+    if tfwasm_model::has_error(&schema.diagnostics) {
+        let problems: Vec<String> = schema.diagnostics.iter().map(|d| d.to_string()).collect();
+        bail!(
+            "the component's schema has errors:\n{}",
+            problems.join("\n")
+        );
+    }
+    let functions = runtime.block_on(provider.get_functions()).functions;
+    let name = args.name.clone().unwrap_or_else(|| {
+        local_name(&schema).unwrap_or_else(|| {
+            args.component.file_stem().map_or_else(
+                || "provider".to_owned(),
+                |s| s.to_string_lossy().into_owned(),
+            )
+        })
+    });
+    let pages = render(&Sources {
+        name: &name,
+        schema: &schema,
+        functions: &functions,
+        examples: args.examples.as_deref(),
+    });
+    for (relative, text) in &pages {
+        let path = args.out.join(relative);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
+        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+    }
+    println!(
+        "wrote {} pages for provider {name:?} to {}",
+        pages.len(),
+        args.out.display()
+    );
+    Ok(())
+}
+
+/// The prefix every type name shares before its first `_` (`random` for `random_pet`,
+/// `random_string`), when they agree.
+fn local_name(schema: &tfwasm_model::ProviderSchema) -> Option<String> {
+    let mut names = schema
+        .resources
+        .keys()
+        .chain(schema.data_sources.keys())
+        .chain(schema.ephemeral_resources.keys())
+        .map(|n| n.split_once('_').map_or(n.as_str(), |(prefix, _)| prefix));
+    let first = names.next()?;
+    names.all(|n| n == first).then(|| first.to_owned())
+}

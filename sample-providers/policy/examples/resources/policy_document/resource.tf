@@ -1,0 +1,13 @@
+resource "policy_document" "read_logs" {
+  name = "read-logs"
+
+  statement {
+    sid     = "ReadLogs"
+    actions = ["s3:GetObject", "s3:ListBucket"]
+    condition = jsonencode({
+      StringEquals = { "aws:PrincipalTag/team" = "infra" }
+    })
+  }
+
+  tag = [{ key = "team", value = "infra" }]
+}

@@ -1,0 +1,4 @@
+resource "random_integer" "port" {
+  min = 8000
+  max = 8999
+}

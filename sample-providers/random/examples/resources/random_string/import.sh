@@ -1,0 +1,2 @@
+# The imported value becomes the result.
+terraform import random_string.suffix 'abc123xy'
