@@ -6,6 +6,7 @@ mod debug_mode;
 mod hostile;
 mod http;
 mod local;
+mod network_mirror;
 mod plugin_binary;
 mod policy;
 mod random;

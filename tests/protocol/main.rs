@@ -6,6 +6,7 @@ mod docs;
 mod identity;
 mod outgoing;
 mod sandbox;
+mod scaffold;
 mod server;
 mod versions;
 

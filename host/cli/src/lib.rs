@@ -2,6 +2,8 @@
 //! packages (`host/runner`, built without the `compiler` feature) share. The runner only
 //! serves; packaging needs the compiler.
 
+#[cfg(feature = "compiler")]
+pub mod archive;
 pub mod commands;
 pub mod config;
 pub mod docs;

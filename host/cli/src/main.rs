@@ -34,6 +34,8 @@ enum Command {
     Package(Box<commands::package::Args>),
     /// Show what a component declares: resource types, data sources and their schemas.
     Inspect(commands::inspect::Args),
+    /// Create a provider crate to start from: one resource, tests, examples, a README.
+    New(commands::new::Args),
     /// Write the provider's documentation (tfplugindocs layout) from a component's schema.
     Docs(commands::docs::Args),
     /// Check a plan or an apply result against the lifecycle contracts, offline.
@@ -53,6 +55,7 @@ fn main() -> ExitCode {
         Command::Package(args) => commands::package::run(*args),
         Command::Inspect(args) => commands::inspect::run(args),
         Command::Docs(args) => commands::docs::run(args),
+        Command::New(args) => commands::new::run(args),
         Command::Check(check) => return commands::check::run(check),
     };
     match result {

@@ -25,6 +25,13 @@ pub struct Args {
     /// Provider version, X.Y.Z.
     #[arg(long = "version", id = "provider_version", value_name = "X.Y.Z")]
     provider_version: String,
+    /// Also write the package as a zip archive into DIR, in the layout a network mirror
+    /// serves (`HOST/NAMESPACE/TYPE/index.json`, `VERSION.json`, the zip) with the
+    /// `SHA256SUMS` a private registry takes, and print its `h1:` and `zh:` hashes for
+    /// `.terraform.lock.hcl`. Run once per platform's host binary (`--runner`,
+    /// `--platform`) into the same DIR to list them all.
+    #[arg(long, value_name = "DIR")]
+    archive: Option<PathBuf>,
     /// Mirror directory to write into (created if missing).
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
@@ -201,6 +208,26 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         megabytes(std::fs::metadata(&binary).map(|m| m.len()).unwrap_or(0)),
         megabytes(code.len() as u64),
     );
+    if let Some(dist) = &args.archive {
+        let release = crate::archive::Release {
+            host,
+            namespace,
+            type_name,
+            version: &args.provider_version,
+        };
+        let archived = crate::archive::archive(&dir, &release, &platform, dist)?;
+        eprintln!(
+            "  archive: {} ({})\n  lock-file hashes for {platform}: \"{}\", \"{}\"",
+            archived.file.display(),
+            megabytes(
+                std::fs::metadata(&archived.file)
+                    .map(|m| m.len())
+                    .unwrap_or(0)
+            ),
+            archived.h1,
+            archived.zh
+        );
+    }
     Ok(())
 }
 
