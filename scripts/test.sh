@@ -4,6 +4,13 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
+# The samples' acceptance tests (tfwasm-testing) run Terraform from TF_ACC_TERRAFORM_PATH or
+# PATH; without one on PATH, use the Terraform v1.0.3 the end-to-end tests fetch.
+if [ -z "${TF_ACC_TERRAFORM_PATH:-}" ] && ! command -v terraform >/dev/null 2>&1; then
+  TF_ACC_TERRAFORM_PATH="$(bash scripts/fetch-terraform.sh)"
+  export TF_ACC_TERRAFORM_PATH
+fi
+
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 

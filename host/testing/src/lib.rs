@@ -15,6 +15,8 @@
 //! assert!(!plan.requires_replace.is_empty());
 //! ```
 //!
+//! [`acceptance`] runs the same component through real Terraform instead, in steps of HCL.
+//!
 //! Values are given as JSON objects; attributes left out are null, and `{"$unknown": true}`
 //! stands for an unknown value (as in `tfwasm check` files). Every call's response passes the
 //! lifecycle contract checks, so a provider that breaks them fails its own tests.
@@ -24,6 +26,8 @@
 //! `ProposedNew` for top-level attributes; nested blocks come from the configuration).
 
 #![deny(missing_docs)]
+
+pub mod acceptance;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
