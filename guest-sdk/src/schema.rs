@@ -612,7 +612,7 @@ pub fn behaviour_problems(schema: &ResourceSchema) -> Vec<String> {
 enum Shape<'s> {
     /// An object with these attributes and blocks.
     Object(&'s [Attr], &'s [Block]),
-    /// A list (`true` for indexable), set or map of such objects.
+    /// A list, set or map of such objects.
     Objects(Collection, &'s [Attr], &'s [Block]),
     /// A value of a plain type.
     Typed(&'s Type),
@@ -713,8 +713,7 @@ fn validator_problems(
 ) {
     for text in validators.iter().flat_map(ResourceValidator::expressions) {
         if let Err(why) = expression_fits(text, shapes) {
-            let at = if path.is_empty() { "" } else { path };
-            out.push(format!("{at}: validator names {text:?}: {why}"));
+            out.push(format!("{path}: validator names {text:?}: {why}"));
         }
     }
 }

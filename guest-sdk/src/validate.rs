@@ -234,6 +234,22 @@ pub enum ResourceValidator {
     Custom(fn(&Value) -> Vec<Diagnostic>),
 }
 
+/// `text` parsed, once per instance: validators run on every element of every block, and
+/// their expressions are `'static` text.
+fn parsed(text: &'static str) -> Option<std::rc::Rc<PathExpr>> {
+    thread_local! {
+        static PARSED: std::cell::RefCell<std::collections::HashMap<&'static str, Option<std::rc::Rc<PathExpr>>>> =
+            std::cell::RefCell::new(std::collections::HashMap::new());
+    }
+    PARSED.with(|cache| {
+        cache
+            .borrow_mut()
+            .entry(text)
+            .or_insert_with(|| PathExpr::parse(text).ok().map(std::rc::Rc::new))
+            .clone()
+    })
+}
+
 /// At most one of `names` may be set.
 pub fn conflicts_with(names: &'static [&'static str]) -> ResourceValidator {
     ResourceValidator::ConflictsWith(names)
@@ -282,12 +298,10 @@ impl ResourceValidator {
             return Vec::new();
         };
         // Malformed expressions select nothing here; the schema check reports them.
-        let select = |name: &str| -> Vec<Frame> {
-            PathExpr::parse(name)
-                .map(|e| e.resolve(chain))
-                .unwrap_or_default()
+        let select = |name: &'static str| -> Vec<Frame> {
+            parsed(name).map(|e| e.resolve(chain)).unwrap_or_default()
         };
-        let first_set = |name: &str| select(name).into_iter().find(|f| !f.value.is_null());
+        let first_set = |name: &'static str| select(name).into_iter().find(|f| !f.value.is_null());
         let given = |names: &[&'static str]| -> Vec<(&'static str, AttributePath)> {
             names
                 .iter()
@@ -373,8 +387,8 @@ impl ResourceValidator {
                     .filter(|n| !given.iter().any(|(g, _)| g == n))
                     .collect();
                 // Point at where the first missing one would go, when that is one place.
-                let at = match PathExpr::parse(missing[0]) {
-                    Ok(e) if e.steps().iter().all(|s| matches!(s, ExprStep::Attr(_))) => {
+                let at = match parsed(missing[0]) {
+                    Some(e) if e.steps().iter().all(|s| matches!(s, ExprStep::Attr(_))) => {
                         e.steps().iter().fold(object.clone(), |p, s| match s {
                             ExprStep::Attr(n) => p.attr(n.as_str()),
                             _ => p,

@@ -1,11 +1,8 @@
 //! `tfwasm docs`: provider documentation from a component, in tfplugindocs' layout.
 
-use std::path::PathBuf;
-use std::sync::Arc;
-
 use anyhow::{Context as _, bail};
+use std::path::PathBuf;
 use tfwasm_model::rpc::prelude::*;
-use tfwasm_runtime::{DiscardLog, LoadOptions, WasmProvider, cache};
 
 use crate::docs::{Sources, render};
 
@@ -33,19 +30,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     {
         bail!("--examples {}: not a directory", examples.display());
     }
-    let settings = crate::config::load(&args.component)?;
-    let options = LoadOptions {
-        limits: settings.limits.clone(),
-        grants: settings.grants.clone(),
-        cache_dir: cache::default_dir(),
-        precompiled: crate::packaged_code(&args.component),
-        log_sink: Arc::new(DiscardLog),
-        settings_hint: settings.source.clone(),
-        display_name: None,
-        http: settings.http.clone(),
-    };
-    let (provider, _) = WasmProvider::load(&args.component, options)
-        .with_context(|| format!("loading {}", args.component.display()))?;
+    let (provider, _, _) = super::load_to_read(&args.component)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;

@@ -1,13 +1,10 @@
 //! `tfwasm inspect`: what a component declares.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
-use anyhow::Context as _;
 use tfwasm_model::rpc::prelude::*;
 use tfwasm_model::{Block, Schema};
 use tfwasm_runtime::limits::{ByteSize, HumanDuration};
-use tfwasm_runtime::{DiscardLog, LoadOptions, WasmProvider, cache};
 
 /// Arguments of `tfwasm inspect`.
 #[derive(Debug, clap::Args)]
@@ -26,19 +23,7 @@ macro_rules! outln {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let mut out = String::new();
-    let settings = crate::config::load(&args.component)?;
-    let options = LoadOptions {
-        limits: settings.limits.clone(),
-        grants: settings.grants.clone(),
-        cache_dir: cache::default_dir(),
-        precompiled: crate::packaged_code(&args.component),
-        log_sink: Arc::new(DiscardLog),
-        settings_hint: settings.source.clone(),
-        display_name: None,
-        http: settings.http.clone(),
-    };
-    let (provider, report) = WasmProvider::load(&args.component, options)
-        .with_context(|| format!("loading {}", args.component.display()))?;
+    let (provider, report, settings) = super::load_to_read(&args.component)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;

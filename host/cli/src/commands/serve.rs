@@ -67,18 +67,9 @@ pub fn run(args: Args, env: PluginEnv) -> ExitCode {
         return ExitCode::FAILURE;
     }
     let level = max_level();
-    let subscriber = tracing_subscriber::registry().with(HclogLayer.with_filter(log_filter(level)));
-    let _ = tracing::subscriber::set_global_default(subscriber);
-
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("tfwasm: cannot start the async runtime: {error}");
-            return ExitCode::FAILURE;
-        }
+    init_logging(level);
+    let Some(runtime) = runtime() else {
+        return ExitCode::FAILURE;
     };
     let _guard = runtime.enter();
     exit_when_orphaned(parent);
@@ -102,6 +93,25 @@ async fn serve_component(args: Args, env: PluginEnv, level: tracing::Level) -> a
     Ok(())
 }
 
+fn init_logging(level: tracing::Level) {
+    let subscriber = tracing_subscriber::registry().with(HclogLayer.with_filter(log_filter(level)));
+    let _ = tracing::subscriber::set_global_default(subscriber);
+}
+
+/// The server's async runtime; a failure to start it is reported on stderr.
+fn runtime() -> Option<tokio::runtime::Runtime> {
+    match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => Some(runtime),
+        Err(error) => {
+            eprintln!("tfwasm: cannot start the async runtime: {error}");
+            None
+        }
+    }
+}
+
 /// `tfwasm serve --debug`: logs on the terminal, the reattach value on stdout, until Ctrl-C.
 fn run_debug(args: Args) -> ExitCode {
     // Debugging wants detail: TF_LOG's level when set, else debug.
@@ -112,17 +122,9 @@ fn run_debug(args: Args) -> ExitCode {
             tracing::Level::DEBUG
         };
     crate::hclog::set_human_readable();
-    let subscriber = tracing_subscriber::registry().with(HclogLayer.with_filter(log_filter(level)));
-    let _ = tracing::subscriber::set_global_default(subscriber);
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("tfwasm: cannot start the async runtime: {error}");
-            return ExitCode::FAILURE;
-        }
+    init_logging(level);
+    let Some(runtime) = runtime() else {
+        return ExitCode::FAILURE;
     };
     match runtime.block_on(serve_debugging(args, level)) {
         Ok(()) => ExitCode::SUCCESS,
