@@ -60,11 +60,14 @@ fn same_parsed<T: PartialEq, E>(a: &Value, b: &Value, parse: fn(&str) -> Result<
 
 /// Seconds since the epoch (UTC) and the fraction's digits without trailing zeros.
 fn instant(s: &str) -> Result<(i64, String), String> {
-    let re = regex_lite::Regex::new(
-        r"^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$",
-    )
-    .map_err(|e| e.to_string())?;
-    let c = re
+    // Compiled once: checks and equality run on every element of every plan.
+    static FORM: std::sync::LazyLock<regex_lite::Regex> = std::sync::LazyLock::new(|| {
+        regex_lite::Regex::new(
+            r"^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$",
+        )
+        .expect("a valid pattern")
+    });
+    let c = FORM
         .captures(s)
         .ok_or_else(|| "not of the form YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)".to_owned())?;
     let n = |i: usize| {

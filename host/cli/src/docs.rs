@@ -246,6 +246,7 @@ struct Pending<'b> {
     content: Nested<'b>,
 }
 
+#[derive(Clone, Copy)]
 enum Nested<'b> {
     Block(&'b Block),
     Attributes(&'b [tfwasm_model::Attribute]),
@@ -256,23 +257,13 @@ fn schema_section(out: &mut String, block: &Block) {
     let _ = writeln!(out, "## Schema\n");
     let mut pending = Vec::new();
     lists(out, Nested::Block(block), "", &mut pending);
+    // Nested schemas found while listing one are documented after it, in order.
     let mut i = 0;
-    while i < pending.len() {
-        let Pending {
-            anchor,
-            title,
-            content,
-        } = std::mem::replace(
-            &mut pending[i],
-            Pending {
-                anchor: String::new(),
-                title: String::new(),
-                content: Nested::Attributes(&[]),
-            },
-        );
+    while let Some(next) = pending.get(i) {
+        let (anchor, title, content) = (next.anchor.clone(), next.title.clone(), next.content);
         let _ = writeln!(
             out,
-            "\n<a id=\"{anchor}\"></a>\n### Nested Schema for `{title}`\n"
+            "<a id=\"{anchor}\"></a>\n### Nested Schema for `{title}`\n"
         );
         lists(out, content, &title, &mut pending);
         i += 1;

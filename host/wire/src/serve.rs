@@ -138,27 +138,23 @@ async fn run<P: Provider>(
 
     let incoming = accept_loop(listener, tls.map(|t| TlsAcceptor::from(t.config)));
 
-    let stop: Pin<Box<dyn std::future::Future<Output = ()> + Send>> = match debug {
+    match debug {
         Some(debug) => {
             (debug.announce)(&address);
-            debug.stop
+            let shutdown = shutdown.clone();
+            tokio::spawn(async move {
+                debug.stop.await;
+                shutdown.send_replace(true);
+            });
         }
         None => {
             let mut stdout = std::io::stdout().lock();
             writeln!(stdout, "{line}")
                 .and_then(|()| stdout.flush())
                 .map_err(ServeError::Stdout)?;
-            Box::pin(std::future::pending())
         }
-    };
-    tracing::debug!(handshake = %line, "plugin server listening");
-    {
-        let shutdown = shutdown.clone();
-        tokio::spawn(async move {
-            stop.await;
-            shutdown.send_replace(true);
-        });
     }
+    tracing::debug!(handshake = %line, "plugin server listening");
 
     let server = tonic::transport::Server::builder()
         .add_service(health_service)
