@@ -6,6 +6,7 @@ pub mod inspect;
 pub mod new;
 #[cfg(feature = "compiler")]
 pub mod package;
+pub mod replay;
 pub mod serve;
 
 use std::path::Path;

@@ -25,9 +25,13 @@
 //! https_proxy = "http://proxy.internal:3128"  # setting any proxy key replaces the
 //! http_proxy = "http://proxy.internal:3128"   # environment's HTTPS_PROXY/HTTP_PROXY/NO_PROXY
 //! no_proxy = "localhost,.internal"
+//!
+//! [record]                       # off by default; for bug reports (`tfwasm replay`)
+//! dir = "/tmp/tfwasm-recording"  # relative to this file
 //! ```
 //!
 //! Run-time overrides: `TFWASM_CONFIG` names another settings file to use instead;
+//! `TFWASM_RECORD=DIR` records into `DIR`;
 //! `TFWASM_CONTRACT_VIOLATIONS`, `TFWASM_FUEL`, `TFWASM_MEMORY`, `TFWASM_TIMEOUT` and
 //! `TFWASM_INSTANCES` override single values.
 
@@ -64,6 +68,24 @@ pub struct ProviderConfig {
     /// How allowed outgoing HTTP is made.
     #[serde(default, skip_serializing_if = "HttpConfig::is_empty")]
     pub http: HttpConfig,
+    /// Recording every call for a bug report.
+    #[serde(default, skip_serializing_if = "RecordConfig::is_empty")]
+    pub record: RecordConfig,
+}
+
+/// The `[record]` table.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordConfig {
+    /// Where each provider process writes its session directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dir: Option<String>,
+}
+
+impl RecordConfig {
+    fn is_empty(&self) -> bool {
+        self.dir.is_none()
+    }
 }
 
 /// The `[http]` table: trusted CAs and proxies for the requests the grants allow.
@@ -239,6 +261,8 @@ pub struct Resolved {
     pub http: HttpSettings,
     /// Where the settings came from, for messages.
     pub source: String,
+    /// Record every call into this directory (`tfwasm replay` reads it).
+    pub record: Option<PathBuf>,
 }
 
 fn apply_values(values: &LimitValues, context: &str) -> anyhow::Result<LimitsOverride> {
@@ -304,6 +328,7 @@ impl ProviderConfig {
             },
             http: self.http.resolve(base)?,
             source,
+            record: self.record.dir.as_ref().map(|d| base.join(d)),
         })
     }
 }
@@ -354,6 +379,12 @@ pub fn load(component: &Path) -> anyhow::Result<Resolved> {
     }
     if let Some(value) = env("TFWASM_INSTANCES") {
         config.limits.instances = Some(Instances::parse(&value)?);
+    }
+    if let Some(value) = env(crate::record::RECORD_ENV) {
+        // Relative to where the operator is, unlike the file's setting.
+        let dir =
+            std::env::current_dir().map_or_else(|_| PathBuf::from(&value), |cwd| cwd.join(&value));
+        config.record.dir = Some(dir.display().to_string());
     }
     let base = path.parent().unwrap_or(Path::new("."));
     config

@@ -8,6 +8,7 @@ pub mod commands;
 pub mod config;
 pub mod docs;
 pub mod hclog;
+pub mod record;
 
 use std::path::{Path, PathBuf};
 

@@ -38,6 +38,8 @@ enum Command {
     New(commands::new::Args),
     /// Write the provider's documentation (tfplugindocs layout) from a component's schema.
     Docs(commands::docs::Args),
+    /// Run a recording's requests (TFWASM_RECORD) against a component; report differences.
+    Replay(commands::replay::Args),
     /// Check a plan or an apply result against the lifecycle contracts, offline.
     #[command(subcommand)]
     Check(commands::check::Check),
@@ -57,6 +59,7 @@ fn main() -> ExitCode {
         Command::Docs(args) => commands::docs::run(args),
         Command::New(args) => commands::new::run(args),
         Command::Check(check) => return commands::check::run(check),
+        Command::Replay(args) => return commands::replay::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

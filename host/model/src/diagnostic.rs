@@ -5,7 +5,7 @@ use std::fmt;
 use crate::AttributePath;
 
 /// How serious a diagnostic is. Terraform treats anything but a warning as an error.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Severity {
     /// Stops the operation.
     Error,
@@ -14,7 +14,7 @@ pub enum Severity {
 }
 
 /// One message for the user, optionally pointing at an attribute.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Diagnostic {
     /// Error or warning.
     pub severity: Severity,

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use crate::{Diagnostic, Type};
 
 /// Whether a description is plain text or markdown.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum StringKind {
     /// Plain text.
     #[default]
@@ -15,7 +15,7 @@ pub enum StringKind {
 }
 
 /// A versioned schema: the top-level block of a provider, resource or data source.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Schema {
     /// Schema version; state written with an older version goes through UpgradeResourceState.
     pub version: i64,
@@ -24,7 +24,7 @@ pub struct Schema {
 }
 
 /// A block: attributes plus nested block types.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Block {
     /// Attributes, in declaration order.
     pub attributes: Vec<Attribute>,
@@ -44,7 +44,7 @@ pub struct Block {
 }
 
 /// What an attribute holds: a plain type or nested attributes.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum AttributeType {
     /// A value of a cty type.
     Type(Type),
@@ -53,7 +53,7 @@ pub enum AttributeType {
 }
 
 /// One attribute of a block or nested object.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Attribute {
     /// Name, `^[a-z0-9_]+$`.
     pub name: String,
@@ -107,7 +107,7 @@ impl Attribute {
 }
 
 /// Nesting of nested attributes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ObjectNesting {
     /// One object.
     Single,
@@ -120,7 +120,7 @@ pub enum ObjectNesting {
 }
 
 /// The content of a nested attribute.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct NestedObject {
     /// The nested attributes.
     pub attributes: Vec<Attribute>,
@@ -147,7 +147,7 @@ impl NestedObject {
 }
 
 /// Nesting of nested blocks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum BlockNesting {
     /// Zero or one block; null when absent.
     Single,
@@ -162,7 +162,7 @@ pub enum BlockNesting {
 }
 
 /// A nested block type.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct NestedBlock {
     /// The block type name as written in configuration.
     pub type_name: String,
@@ -218,7 +218,7 @@ impl Block {
 }
 
 /// Everything GetProviderSchema returns.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ProviderSchema {
     /// The provider's own configuration block.
     pub provider: Schema,

@@ -122,6 +122,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             https_proxy: args.https_proxy.clone(),
             no_proxy: args.no_proxy.clone(),
         },
+        // Recording is switched on where the package runs, not baked in.
+        record: Default::default(),
     };
     let resolved = settings.resolve("the tfwasm package flags".into(), Path::new("."))?;
     // Compile for the package now, and load the component from that code, so a broken

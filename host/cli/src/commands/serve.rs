@@ -1,9 +1,10 @@
 //! `tfwasm serve`: the plugin server Terraform talks to.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use anyhow::Context as _;
 use tfwasm_contract::Checked;
 use tfwasm_runtime::cache;
 use tfwasm_runtime::{LoadOptions, WasmProvider};
@@ -13,6 +14,7 @@ use tracing_subscriber::Layer as _;
 use tracing_subscriber::layer::SubscriberExt as _;
 
 use crate::hclog::{GuestLog, HclogLayer, log_filter, max_level};
+use crate::record::{Recorded, Recorder};
 
 /// Arguments of `tfwasm serve`.
 #[derive(Debug, clap::Args)]
@@ -163,44 +165,62 @@ async fn serve_debugging(args: Args, level: tracing::Level) -> anyhow::Result<()
     Ok(())
 }
 
+/// The provider `serve` runs: checked, and recorded when the operator asks for it.
+type Served = Recorded<Checked<WasmProvider>>;
+
 /// Loads the component (the packaged one by default) with its operator settings, behind
-/// the contract checks.
+/// the contract checks and the recorder.
 fn load(
     component: Option<PathBuf>,
     cache_dir: Option<PathBuf>,
     level: tracing::Level,
-) -> anyhow::Result<(Checked<WasmProvider>, PathBuf)> {
+) -> anyhow::Result<(Served, PathBuf)> {
     let component = component.or_else(crate::packaged_component).ok_or_else(|| {
         anyhow::anyhow!(
             "no provider component: pass --component PATH, or run a package made by `tfwasm package` (component.wasm beside the executable)"
         )
     })?;
-    let settings = crate::config::load(&component)?;
+    let (provider, record) = load_checked(&component, cache_dir, level)?;
+    let recorder = record
+        .map(|dir| Recorder::start(&dir, &component, &provider_name(&component)))
+        .transpose()
+        .context("cannot start recording ([record] dir or TFWASM_RECORD)")?;
+    Ok((Recorded::new(provider, recorder), component))
+}
+
+/// Loads `component` with its operator settings behind the contract checks; also returns
+/// where the settings ask calls to be recorded.
+pub(crate) fn load_checked(
+    component: &Path,
+    cache_dir: Option<PathBuf>,
+    level: tracing::Level,
+) -> anyhow::Result<(Checked<WasmProvider>, Option<PathBuf>)> {
+    let settings = crate::config::load(component)?;
     let cache_dir = cache_dir.unwrap_or_else(cache::default_dir);
     let options = LoadOptions {
         limits: settings.limits,
         grants: settings.grants,
         cache_dir,
-        precompiled: crate::packaged_code(&component),
+        precompiled: crate::packaged_code(component),
         log_sink: Arc::new(GuestLog { max_level: level }),
         settings_hint: settings.source,
-        display_name: Some(provider_name(&component)),
+        display_name: Some(provider_name(component)),
         http: settings.http,
     };
-    let (provider, report) = WasmProvider::load(&component, options)?;
-    let provider = Checked::new(provider, provider_name(&component), settings.mode);
+    let (provider, report) = WasmProvider::load(component, options)?;
+    let provider = Checked::new(provider, provider_name(component), settings.mode);
     tracing::debug!(
         component = %component.display(),
         origin = report.origin.as_str(),
         elapsed_ms = report.elapsed.as_millis() as u64,
         "component loaded"
     );
-    Ok((provider, component))
+    Ok((provider, settings.record))
 }
 
 /// The provider's type name for diagnostics: from the packaged executable's name
 /// (`terraform-provider-TYPE_vX.Y.Z`), else the component's file name.
-fn provider_name(component: &std::path::Path) -> String {
+pub(crate) fn provider_name(component: &Path) -> String {
     let exe = std::env::current_exe()
         .ok()
         .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()));

@@ -89,7 +89,46 @@ fn refinement(r: &serde_json::Map<String, Json>) -> Result<crate::Refinement, St
 
 /// Encodes `value` of type `ty` as JSON. Unknown values are an error.
 pub fn encode(value: &Value, ty: &Type) -> Result<Json, CodecError> {
-    write(value, ty, &AttributePath::root())
+    write(value, ty, &AttributePath::root(), false)
+}
+
+/// Like [`encode`], but writes an unknown value as the marker [`decode_with_unknowns`]
+/// reads (with its refinements), so plans can be written out and read back.
+pub fn encode_with_unknowns(value: &Value, ty: &Type) -> Result<Json, CodecError> {
+    write(value, ty, &AttributePath::root(), true)
+}
+
+/// The marker object of an unknown value.
+fn unknown_json(r: &crate::Refinement) -> Json {
+    let mut refinements = serde_json::Map::new();
+    if r.not_null {
+        refinements.insert("not_null".into(), Json::Bool(true));
+    }
+    if let Some(prefix) = &r.string_prefix {
+        refinements.insert("prefix".into(), Json::String(prefix.clone()));
+    }
+    for (key, bound) in [("min", &r.number_lower), ("max", &r.number_upper)] {
+        if let Some(n) = bound
+            .as_ref()
+            .and_then(|(n, _)| serde_json::from_str::<Json>(&n.to_string()).ok())
+        {
+            refinements.insert(key.into(), n);
+        }
+    }
+    for (key, bound) in [
+        ("min_length", r.length_lower),
+        ("max_length", r.length_upper),
+    ] {
+        if let Some(n) = bound {
+            refinements.insert(key.into(), Json::from(n));
+        }
+    }
+    let marker = if refinements.is_empty() {
+        Json::Bool(true)
+    } else {
+        Json::Object(refinements)
+    };
+    serde_json::json!({ UNKNOWN_MARKER: marker })
 }
 
 fn read(
@@ -210,10 +249,16 @@ fn read(
     }
 }
 
-fn write(value: &Value, ty: &Type, path: &AttributePath) -> Result<Json, CodecError> {
+fn write(
+    value: &Value,
+    ty: &Type,
+    path: &AttributePath,
+    unknowns: bool,
+) -> Result<Json, CodecError> {
     let wrong = || CodecError::new(path, format!("expected {ty}, found {}", value_kind(value)));
     match value {
         Value::Null => return Ok(Json::Null),
+        Value::Unknown(r) if unknowns => return Ok(unknown_json(r)),
         Value::Unknown(_) => return Err(CodecError::new(path, "value is not known")),
         _ => {}
     }
@@ -224,7 +269,7 @@ fn write(value: &Value, ty: &Type, path: &AttributePath) -> Result<Json, CodecEr
                 other => (inferred_primitive_type(other).ok_or_else(wrong)?, other),
             };
             let mut obj = serde_json::Map::new();
-            obj.insert("value".into(), write(inner, &inner_ty, path)?);
+            obj.insert("value".into(), write(inner, &inner_ty, path, unknowns)?);
             obj.insert("type".into(), inner_ty.to_json());
             Ok(Json::Object(obj))
         }
@@ -246,7 +291,7 @@ fn write(value: &Value, ty: &Type, path: &AttributePath) -> Result<Json, CodecEr
             items
                 .iter()
                 .enumerate()
-                .map(|(i, item)| write(item, elem, &path.index(i as i64)))
+                .map(|(i, item)| write(item, elem, &path.index(i as i64), unknowns))
                 .collect::<Result<Vec<_>, _>>()
                 .map(Json::Array)
         }
@@ -261,7 +306,7 @@ fn write(value: &Value, ty: &Type, path: &AttributePath) -> Result<Json, CodecEr
                 .iter()
                 .zip(elems)
                 .enumerate()
-                .map(|(i, (item, elem))| write(item, elem, &path.index(i as i64)))
+                .map(|(i, (item, elem))| write(item, elem, &path.index(i as i64), unknowns))
                 .collect::<Result<Vec<_>, _>>()
                 .map(Json::Array)
         }
@@ -271,7 +316,10 @@ fn write(value: &Value, ty: &Type, path: &AttributePath) -> Result<Json, CodecEr
             };
             let mut obj = serde_json::Map::new();
             for (key, item) in entries {
-                obj.insert(key.clone(), write(item, elem, &path.key(key.clone()))?);
+                obj.insert(
+                    key.clone(),
+                    write(item, elem, &path.key(key.clone()), unknowns)?,
+                );
             }
             Ok(Json::Object(obj))
         }
@@ -290,7 +338,7 @@ fn write(value: &Value, ty: &Type, path: &AttributePath) -> Result<Json, CodecEr
                 let item = entries.get(name).unwrap_or(&Value::Null);
                 obj.insert(
                     name.clone(),
-                    write(item, attr_ty, &path.attr(name.clone()))?,
+                    write(item, attr_ty, &path.attr(name.clone()), unknowns)?,
                 );
             }
             Ok(Json::Object(obj))
@@ -312,6 +360,33 @@ fn json_kind(json: &Json) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unknowns_round_trip_through_their_markers() {
+        let ty = Type::object([
+            ("a", Type::String),
+            ("n", Type::Number),
+            ("l", Type::list(Type::String)),
+        ]);
+        let refined = crate::Refinement {
+            not_null: true,
+            string_prefix: Some("ab".into()),
+            ..Default::default()
+        };
+        let value = Value::object([
+            ("a", Value::Unknown(refined)),
+            ("n", Value::unknown()),
+            ("l", Value::List(vec!["x".into(), Value::unknown()])),
+        ]);
+        let json = encode_with_unknowns(&value, &ty).unwrap();
+        assert_eq!(
+            json["a"],
+            serde_json::json!({"$unknown": {"not_null": true, "prefix": "ab"}})
+        );
+        assert_eq!(json["n"], serde_json::json!({"$unknown": true}));
+        assert_eq!(decode_with_unknowns(&json, &ty).unwrap(), value);
+        assert!(encode(&value, &ty).is_err(), "plain JSON has no unknowns");
+    }
 
     #[test]
     fn missing_attributes_are_null_and_extra_ones_rejected() {

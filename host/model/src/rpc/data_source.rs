@@ -6,7 +6,7 @@ use super::{ClientCapabilities, DeferredReason, DynamicValue, ValidateConfigRequ
 use crate::Diagnostics;
 
 /// ReadDataSource.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ReadDataSourceRequest {
     /// Data source type.
     pub type_name: String,
@@ -19,7 +19,7 @@ pub struct ReadDataSourceRequest {
 }
 
 /// The data source's result.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ReadDataSourceResponse {
     /// Result: wholly known, non-null.
     pub state: DynamicValue,

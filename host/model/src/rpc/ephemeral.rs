@@ -9,7 +9,7 @@ use super::{ClientCapabilities, DeferredReason, DynamicValue, ValidateConfigRequ
 use crate::Diagnostics;
 
 /// OpenEphemeralResource.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OpenEphemeralResourceRequest {
     /// Ephemeral resource type.
     pub type_name: String,
@@ -20,11 +20,12 @@ pub struct OpenEphemeralResourceRequest {
 }
 
 /// The opened resource.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OpenEphemeralResourceResponse {
     /// The value: the configuration with computed attributes filled in.
     pub result: DynamicValue,
     /// Provider data for renew and close; never shown or stored.
+    #[serde(with = "crate::rpc::forms::bytes")]
     pub private: Vec<u8>,
     /// When Terraform should call RenewEphemeralResource, if ever.
     pub renew_at: Option<SystemTime>,
@@ -35,18 +36,20 @@ pub struct OpenEphemeralResourceResponse {
 }
 
 /// RenewEphemeralResource.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RenewEphemeralResourceRequest {
     /// Ephemeral resource type.
     pub type_name: String,
     /// Private data from open or the last renew.
+    #[serde(with = "crate::rpc::forms::bytes")]
     pub private: Vec<u8>,
 }
 
 /// The renewal.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RenewEphemeralResourceResponse {
     /// Updated private data.
+    #[serde(with = "crate::rpc::forms::bytes")]
     pub private: Vec<u8>,
     /// When to renew next, if ever.
     pub renew_at: Option<SystemTime>,
@@ -55,11 +58,12 @@ pub struct RenewEphemeralResourceResponse {
 }
 
 /// CloseEphemeralResource.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CloseEphemeralResourceRequest {
     /// Ephemeral resource type.
     pub type_name: String,
     /// Private data from open or the last renew.
+    #[serde(with = "crate::rpc::forms::bytes")]
     pub private: Vec<u8>,
 }
 

@@ -9,7 +9,7 @@ use super::DynamicValue;
 use crate::{Diagnostics, StringKind, Type};
 
 /// One provider-defined function's signature and documentation.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Function {
     /// Positional parameters, in order.
     pub parameters: Vec<Parameter>,
@@ -28,7 +28,7 @@ pub struct Function {
 }
 
 /// A function parameter.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Parameter {
     /// Name, shown in errors and documentation.
     pub name: String,
@@ -64,7 +64,7 @@ impl Function {
 }
 
 /// GetFunctions.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct GetFunctionsResponse {
     /// Functions by name.
     pub functions: BTreeMap<String, Function>,
@@ -73,7 +73,7 @@ pub struct GetFunctionsResponse {
 }
 
 /// CallFunction.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CallFunctionRequest {
     /// The function's name.
     pub name: String,
@@ -83,7 +83,7 @@ pub struct CallFunctionRequest {
 }
 
 /// A function's result or error.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CallFunctionResponse {
     /// The result, encoded with the return type; empty when `error` is set.
     pub result: DynamicValue,
@@ -105,7 +105,7 @@ impl CallFunctionResponse {
 }
 
 /// A function call's failure, shown by Terraform at the call (or at one argument).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FunctionError {
     /// What went wrong.
     pub text: String,

@@ -11,7 +11,7 @@ use super::{DynamicValue, RawState};
 use crate::{Diagnostics, Type};
 
 /// One attribute of an identity. Identities are flat: no nesting, no blocks.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct IdentityAttribute {
     /// Name, as in a resource schema.
     pub name: String,
@@ -26,7 +26,7 @@ pub struct IdentityAttribute {
 }
 
 /// A resource type's identity schema.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct IdentitySchema {
     /// Version of the identity schema; stored identities of older versions go through
     /// UpgradeResourceIdentity.
@@ -48,7 +48,7 @@ impl IdentitySchema {
 }
 
 /// GetResourceIdentitySchemas.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GetResourceIdentitySchemasResponse {
     /// Identity schemas by resource type; types without an identity are absent.
     pub identity_schemas: BTreeMap<String, IdentitySchema>,
@@ -57,7 +57,7 @@ pub struct GetResourceIdentitySchemasResponse {
 }
 
 /// UpgradeResourceIdentity: a stored identity of an older identity schema version.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct UpgradeResourceIdentityRequest {
     /// Resource type.
     pub type_name: String,
@@ -68,7 +68,7 @@ pub struct UpgradeResourceIdentityRequest {
 }
 
 /// The identity in the current identity schema.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct UpgradeResourceIdentityResponse {
     /// Upgraded identity: wholly known, of the current identity schema.
     pub upgraded_identity: Option<DynamicValue>,

@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 
 mod data_source;
 mod ephemeral;
+pub mod forms;
 mod function;
 mod identity;
 mod moves;
@@ -105,7 +106,7 @@ pub struct RawState {
 }
 
 /// Optional protocol features the provider supports.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ServerCapabilities {
     /// Terraform should call PlanResourceChange for destroys too.
     pub plan_destroy: bool,
@@ -116,7 +117,7 @@ pub struct ServerCapabilities {
 }
 
 /// Why a provider deferred a change to a later run (Terraform 1.9, behind `deferral_allowed`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum DeferredReason {
     /// No reason given.
     Unknown,
@@ -129,7 +130,7 @@ pub enum DeferredReason {
 }
 
 /// Features the client (Terraform/OpenTofu) announced.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ClientCapabilities {
     /// The client can handle deferred changes.
     pub deferral_allowed: bool,
@@ -144,7 +145,7 @@ pub struct ClientCapabilities {
 }
 
 /// ValidateResourceConfig / ValidateDataResourceConfig.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ValidateConfigRequest {
     /// Resource or data source type.
     pub type_name: String,

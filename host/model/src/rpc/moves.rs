@@ -8,7 +8,7 @@ use super::{DynamicValue, RawState};
 use crate::Diagnostics;
 
 /// MoveResourceState: the source's stored state, to become a state of the target type.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MoveResourceStateRequest {
     /// Provider address of the source, e.g. `registry.terraform.io/hashicorp/random`.
     pub source_provider_address: String,
@@ -21,6 +21,7 @@ pub struct MoveResourceStateRequest {
     /// Resource type to move to; one of this provider's.
     pub target_type_name: String,
     /// The source's private data.
+    #[serde(with = "crate::rpc::forms::bytes")]
     pub source_private: Vec<u8>,
     /// The source's stored identity (JSON), if it has one (Terraform >= 1.12).
     pub source_identity: Option<RawState>,
@@ -29,11 +30,12 @@ pub struct MoveResourceStateRequest {
 }
 
 /// The moved state.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MoveResourceStateResponse {
     /// State of the target type: wholly known, in the target's current schema.
     pub target_state: DynamicValue,
     /// Private data of the target.
+    #[serde(with = "crate::rpc::forms::bytes")]
     pub target_private: Vec<u8>,
     /// Problems.
     pub diagnostics: Diagnostics,

@@ -7,7 +7,7 @@ use super::{ClientCapabilities, DynamicValue};
 use crate::{Diagnostics, ProviderSchema};
 
 /// ConfigureProvider: the provider block's configuration (may contain unknowns during plan).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ConfigureProviderRequest {
     /// Version of the calling Terraform/OpenTofu.
     pub terraform_version: String,

@@ -6,7 +6,7 @@ use super::{ClientCapabilities, DeferredReason, DynamicValue, RawState, Validate
 use crate::{AttributePath, Diagnostics};
 
 /// UpgradeResourceState: called for every resource read from state, even at the same version.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct UpgradeResourceStateRequest {
     /// Resource type.
     pub type_name: String,
@@ -17,7 +17,7 @@ pub struct UpgradeResourceStateRequest {
 }
 
 /// The state in the current schema.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct UpgradeResourceStateResponse {
     /// Upgraded state; must be wholly known and match the current schema.
     pub upgraded_state: DynamicValue,
@@ -26,13 +26,14 @@ pub struct UpgradeResourceStateResponse {
 }
 
 /// ReadResource (refresh).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ReadResourceRequest {
     /// Resource type.
     pub type_name: String,
     /// State as last recorded.
     pub current_state: DynamicValue,
     /// Provider-private data stored beside the state.
+    #[serde(with = "crate::rpc::forms::bytes")]
     pub private: Vec<u8>,
     /// `provider_meta` block of the calling module, if the provider declares one.
     pub provider_meta: DynamicValue,
@@ -44,13 +45,14 @@ pub struct ReadResourceRequest {
 }
 
 /// The refreshed state; null means the object is gone.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ReadResourceResponse {
     /// Current state, or null when the remote object no longer exists.
     pub new_state: DynamicValue,
     /// Problems.
     pub diagnostics: Diagnostics,
     /// Updated private data.
+    #[serde(with = "crate::rpc::forms::bytes")]
     pub private: Vec<u8>,
     /// Set when the provider defers this change to a later run (only if the client allows it).
     pub deferred: Option<DeferredReason>,
@@ -59,7 +61,7 @@ pub struct ReadResourceResponse {
 }
 
 /// PlanResourceChange.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PlanResourceChangeRequest {
     /// Resource type.
     pub type_name: String,
@@ -70,6 +72,7 @@ pub struct PlanResourceChangeRequest {
     /// The configuration; null on destroy.
     pub config: DynamicValue,
     /// Private data of the prior state.
+    #[serde(with = "crate::rpc::forms::bytes")]
     pub prior_private: Vec<u8>,
     /// `provider_meta` of the calling module.
     pub provider_meta: DynamicValue,
@@ -79,17 +82,19 @@ pub struct PlanResourceChangeRequest {
     pub prior_identity: Option<DynamicValue>,
     /// When Terraform plans again during apply, the private data of the saved plan (clients
     /// with `store_planned_private`, tfplugin6.11); empty otherwise.
+    #[serde(with = "crate::rpc::forms::bytes")]
     pub planned_private: Vec<u8>,
 }
 
 /// The planned new state.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PlanResourceChangeResponse {
     /// Planned state; unknown where apply will decide.
     pub planned_state: DynamicValue,
     /// Attributes whose change forces replacement.
     pub requires_replace: Vec<AttributePath>,
     /// Private data to hand to apply.
+    #[serde(with = "crate::rpc::forms::bytes")]
     pub planned_private: Vec<u8>,
     /// Problems.
     pub diagnostics: Diagnostics,
@@ -100,7 +105,7 @@ pub struct PlanResourceChangeResponse {
 }
 
 /// ApplyResourceChange.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ApplyResourceChangeRequest {
     /// Resource type.
     pub type_name: String,
@@ -111,6 +116,7 @@ pub struct ApplyResourceChangeRequest {
     /// Configuration; null on delete.
     pub config: DynamicValue,
     /// Private data from the plan.
+    #[serde(with = "crate::rpc::forms::bytes")]
     pub planned_private: Vec<u8>,
     /// `provider_meta` of the calling module.
     pub provider_meta: DynamicValue,
@@ -119,12 +125,13 @@ pub struct ApplyResourceChangeRequest {
 }
 
 /// The new state after apply.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ApplyResourceChangeResponse {
     /// New state: wholly known; null after delete. Returned even with errors when the remote
     /// object exists, so that nothing is lost.
     pub new_state: DynamicValue,
     /// Private data to store.
+    #[serde(with = "crate::rpc::forms::bytes")]
     pub private: Vec<u8>,
     /// Problems.
     pub diagnostics: Diagnostics,
@@ -133,7 +140,7 @@ pub struct ApplyResourceChangeResponse {
 }
 
 /// ImportResourceState.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ImportResourceStateRequest {
     /// Resource type.
     pub type_name: String,
@@ -147,20 +154,21 @@ pub struct ImportResourceStateRequest {
 }
 
 /// One imported object.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ImportedResource {
     /// Its resource type (must be set).
     pub type_name: String,
     /// Its state.
     pub state: DynamicValue,
     /// Its private data.
+    #[serde(with = "crate::rpc::forms::bytes")]
     pub private: Vec<u8>,
     /// Its identity, wholly known.
     pub identity: Option<DynamicValue>,
 }
 
 /// The imported objects.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ImportResourceStateResponse {
     /// Imported objects (Terraform accepts exactly one).
     pub imported_resources: Vec<ImportedResource>,
