@@ -10,5 +10,6 @@ mod network_mirror;
 mod plugin_binary;
 mod policy;
 mod random;
+mod record_replay;
 mod restapi;
 mod upgrade;
