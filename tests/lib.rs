@@ -131,6 +131,27 @@ fn version_line(path: &Path) -> Option<String> {
         .filter(|l| !l.is_empty())
 }
 
+/// A Python interpreter with grpcio (gRPC C-core), fetched and cached by
+/// `scripts/fetch-grpcio.sh`: the client most non-Go tooling uses.
+pub fn grpcio_python() -> PathBuf {
+    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
+    PYTHON
+        .get_or_init(|| {
+            let script = workspace_root().join("scripts").join("fetch-grpcio.sh");
+            let out = Command::new("bash")
+                .arg(&script)
+                .output()
+                .expect("run scripts/fetch-grpcio.sh");
+            assert!(
+                out.status.success(),
+                "scripts/fetch-grpcio.sh failed:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+        })
+        .clone()
+}
+
 /// Every client to test against: Terraform v1.0.3 (fetched and cached by
 /// `scripts/fetch-terraform.sh`), plus `tofu` and a different `terraform` found on PATH.
 pub fn clients() -> &'static [Client] {

@@ -84,7 +84,11 @@ fn an_apply_is_recorded_with_secrets_redacted_and_replays_until_a_response_chang
             .iter()
             .filter_map(|(_, e)| e["rpc"].as_str())
             .collect();
-        for rpc in ["GetProviderSchema", "PlanResourceChange", "ApplyResourceChange"] {
+        for rpc in [
+            "GetProviderSchema",
+            "PlanResourceChange",
+            "ApplyResourceChange",
+        ] {
             assert!(rpcs.contains(&rpc), "{}: no {rpc} in {rpcs:?}", client.name);
         }
 

@@ -5,6 +5,7 @@ mod deferral;
 mod docs;
 mod identity;
 mod outgoing;
+mod outside_clients;
 mod sandbox;
 mod scaffold;
 mod server;

@@ -186,6 +186,12 @@ impl Server {
         Ok(channel)
     }
 
+    /// Sends `signal` to the server process.
+    pub fn signal(&self, signal: libc::c_int) {
+        // SAFETY: kill has no memory preconditions; the pid is our child's.
+        unsafe { libc::kill(self.child.id() as libc::pid_t, signal) };
+    }
+
     pub fn wait(&mut self, limit: Duration) -> Option<ExitStatus> {
         let started = Instant::now();
         while started.elapsed() < limit {

@@ -9,6 +9,7 @@
 
 #![deny(missing_docs)]
 
+mod authority;
 mod convert;
 pub mod handshake;
 pub mod serve;

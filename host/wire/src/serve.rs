@@ -15,6 +15,7 @@ use tokio_rustls::TlsAcceptor;
 use tonic::transport::server::Connected;
 use tonic::{Request, Response, Status};
 
+use crate::authority::FixAuthority;
 use crate::handshake::{Address, PluginEnv, handshake_line};
 use crate::proto::plugin as go_plugin;
 use crate::service::ProviderService;
@@ -57,6 +58,23 @@ fn shutdown_requested(
     let mut rx = shutdown.subscribe();
     async move {
         let _ = rx.wait_for(|requested| *requested).await;
+    }
+}
+
+/// SIGTERM (a service manager, `kill`, a container stop) ends serving as Shutdown does, so
+/// the socket is removed; go-plugin's servers ignore SIGINT, which Terraform handles itself.
+fn stop_on_sigterm(shutdown: Arc<watch::Sender<bool>>) {
+    use tokio::signal::unix::{SignalKind, signal};
+    match signal(SignalKind::terminate()) {
+        Ok(mut terminate) => {
+            tokio::spawn(async move {
+                if terminate.recv().await.is_some() {
+                    tracing::debug!("SIGTERM: stopping");
+                    shutdown.send_replace(true);
+                }
+            });
+        }
+        Err(error) => tracing::warn!(%error, "cannot watch for SIGTERM"),
     }
 }
 
@@ -148,6 +166,7 @@ async fn run<P: Provider>(
             });
         }
         None => {
+            stop_on_sigterm(shutdown.clone());
             let mut stdout = std::io::stdout().lock();
             writeln!(stdout, "{line}")
                 .and_then(|()| stdout.flush())
@@ -337,6 +356,7 @@ fn accept_loop(
             };
             match &tls {
                 None => {
+                    let stream = Box::new(FixAuthority::new(stream));
                     if tx.send(Ok(Conn(stream))).await.is_err() {
                         return;
                     }

@@ -251,6 +251,10 @@ fn exit_when_orphaned(parent: libc::pid_t) {
             // SAFETY: getppid has no preconditions and cannot fail.
             if unsafe { libc::getppid() } != parent {
                 tracing::warn!("the plugin client (pid {parent}) is gone; exiting");
+                // Stop as SIGTERM does (the socket is removed); exit anyway if that stalls.
+                // SAFETY: raise has no memory preconditions.
+                unsafe { libc::raise(libc::SIGTERM) };
+                tokio::time::sleep(std::time::Duration::from_secs(2)).await;
                 std::process::exit(0);
             }
         }
