@@ -128,6 +128,13 @@ fn every_attack_is_stopped_and_grants_work() {
     let denied_direct = format!("http://127.0.0.1:{forbidden}/");
     let redirect_out = format!("http://127.0.0.1:{allowed}/redirect-out");
     let big = format!("http://127.0.0.1:{allowed}/big");
+    // Grants match the URL's host as written: another spelling of an allowed address, or
+    // the allowed address smuggled in as userinfo, is a different destination.
+    let by_name = format!("http://localhost:{allowed}/");
+    let by_name_entry = format!("add \"http://localhost:{allowed}\" to http under [grants]");
+    let ipv6 = format!("http://[::1]:{allowed}/");
+    let ipv6_entry = format!("add \"http://[::1]:{allowed}\" to http under [grants]");
+    let userinfo = format!("http://127.0.0.1:{allowed}@127.0.0.1:{forbidden}/");
     let http_cases: Vec<(&str, &str, &str, Vec<&str>)> = vec![
         (
             "http_denied",
@@ -139,6 +146,24 @@ fn every_attack_is_stopped_and_grants_work() {
             "http_redirect_out",
             "http_get",
             &redirect_out,
+            vec!["Outgoing HTTP request denied", &denied_entry],
+        ),
+        (
+            "http_by_name",
+            "http_get",
+            &by_name,
+            vec!["Outgoing HTTP request denied", &by_name_entry],
+        ),
+        (
+            "http_ipv6",
+            "http_get",
+            &ipv6,
+            vec!["Outgoing HTTP request denied", &ipv6_entry],
+        ),
+        (
+            "http_userinfo",
+            "http_get",
+            &userinfo,
             vec!["Outgoing HTTP request denied", &denied_entry],
         ),
         (

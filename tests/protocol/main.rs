@@ -3,6 +3,7 @@
 
 mod deferral;
 mod docs;
+mod faults;
 mod identity;
 mod outgoing;
 mod outside_clients;
@@ -270,6 +271,25 @@ async fn automtls_accepts_exactly_the_announced_p521_client_certificate() {
     assert!(
         server.try_channel(Some(&stranger)).await.is_err(),
         "a different client certificate is rejected"
+    );
+    assert!(
+        server.try_tls_channel_without_client_cert().await.is_err(),
+        "TLS without a client certificate is rejected"
+    );
+    assert!(
+        server.try_channel(None).await.is_err(),
+        "plaintext is rejected when Terraform asked for AutoMTLS"
+    );
+    let mut health =
+        tonic_health::pb::health_client::HealthClient::new(server.channel(Some(&announced)).await);
+    assert!(
+        health
+            .check(tonic_health::pb::HealthCheckRequest {
+                service: "plugin".into()
+            })
+            .await
+            .is_ok(),
+        "the refused clients did not disturb the server"
     );
 }
 

@@ -66,6 +66,21 @@ impl Server {
         env: &[(&str, &str)],
         tls: Option<&TlsClient>,
     ) -> Server {
+        Server::spawn(path, env, tls, Stdio::inherit())
+    }
+
+    /// Starts the server on the random component in plaintext, its log (stderr) going to `log`.
+    pub fn start_logged(env: &[(&str, &str)], log: &std::path::Path) -> Server {
+        let log = std::fs::File::create(log).expect("create the server log");
+        Server::spawn(&tfwasm_tests::component("random"), env, None, log.into())
+    }
+
+    fn spawn(
+        path: &std::path::Path,
+        env: &[(&str, &str)],
+        tls: Option<&TlsClient>,
+        stderr: Stdio,
+    ) -> Server {
         let mut cmd = Command::new(tfwasm_tests::tfwasm_bin());
         // Hermetic: a proxy in the developer's environment must not catch loopback requests;
         // tests that want one pass it in `env`.
@@ -75,7 +90,6 @@ impl Server {
         cmd.arg("serve")
             .arg("--component")
             .arg(path)
-            .envs(env.iter().copied())
             .env(
                 "TF_PLUGIN_MAGIC_COOKIE",
                 tfwasm_wire::handshake::MAGIC_COOKIE_VALUE,
@@ -83,9 +97,10 @@ impl Server {
             .env("PLUGIN_PROTOCOL_VERSIONS", "5,6")
             .env("TFWASM_CACHE_DIR", tfwasm_tests::cache_dir())
             .env_remove("PLUGIN_CLIENT_CERT")
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
+            .stderr(stderr);
         if let Some(tls) = tls {
             cmd.env("PLUGIN_CLIENT_CERT", &tls.pem);
         }
@@ -137,22 +152,43 @@ impl Server {
         &self,
         tls: Option<&TlsClient>,
     ) -> Result<Channel, Box<dyn std::error::Error>> {
+        match tls {
+            None => self.connect(None).await,
+            Some(client) => self.connect(Some(Some(client))).await,
+        }
+    }
+
+    /// Connects with TLS (pinning the server cert) but presents no client certificate.
+    pub async fn try_tls_channel_without_client_cert(
+        &self,
+    ) -> Result<Channel, Box<dyn std::error::Error>> {
+        self.connect(Some(None)).await
+    }
+
+    /// `tls`: `None` for plaintext, `Some(client)` for TLS with that client certificate, if any.
+    async fn connect(
+        &self,
+        tls: Option<Option<&TlsClient>>,
+    ) -> Result<Channel, Box<dyn std::error::Error>> {
         let path = self.socket_path();
         let connector = match tls {
             None => None,
             Some(client) => {
                 let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
-                let mut config = rustls::ClientConfig::builder_with_provider(provider.clone())
+                let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
                     .with_safe_default_protocol_versions()?
                     .dangerous()
                     .with_custom_certificate_verifier(Arc::new(PinnedServer {
                         der: self.server_cert(),
                         algorithms: provider.signature_verification_algorithms,
-                    }))
-                    .with_client_auth_cert(
+                    }));
+                let mut config = match client {
+                    Some(client) => builder.with_client_auth_cert(
                         vec![CertificateDer::from(client.der.clone())],
                         PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(client.key.clone())),
-                    )?;
+                    )?,
+                    None => builder.with_no_client_auth(),
+                };
                 config.alpn_protocols = vec![b"h2".to_vec()];
                 Some(tokio_rustls::TlsConnector::from(Arc::new(config)))
             }

@@ -348,18 +348,18 @@ pub fn load(component: &Path) -> anyhow::Result<Resolved> {
         Some(path) => PathBuf::from(path),
         None => path_for(component),
     };
-    let mut config = match std::fs::read_to_string(&path) {
-        Ok(text) => {
-            parse(&text).with_context(|| format!("invalid settings in {}", path.display()))?
-        }
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
         Err(e)
             if e.kind() == std::io::ErrorKind::NotFound
                 && std::env::var_os(CONFIG_ENV).is_none() =>
         {
-            ProviderConfig::default()
+            String::new()
         }
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
     };
+    let mut config =
+        parse(&text).with_context(|| format!("invalid settings in {}", path.display()))?;
     let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
     if let Some(value) = env(VIOLATIONS_ENV) {
         config.contracts.violations = Violations::parse(&value)?;
@@ -389,12 +389,48 @@ pub fn load(component: &Path) -> anyhow::Result<Resolved> {
     let base = path.parent().unwrap_or(Path::new("."));
     config
         .resolve(path.display().to_string(), base)
-        .with_context(|| {
-            format!(
-                "invalid settings in {} (or the TFWASM_* environment)",
-                path.display()
-            )
+        .map_err(|error| {
+            // The outermost context names the setting (`limits.memory`); say where it is,
+            // unless an environment variable set it.
+            let key = error.to_string();
+            let from_env = OVERRIDES
+                .iter()
+                .any(|(setting, var)| *setting == key && env(var).is_some());
+            match line_of(&text, &key).filter(|_| !from_env) {
+                Some(line) => error.context(format!(
+                    "invalid settings in {}, line {line}",
+                    path.display()
+                )),
+                None => error.context(format!(
+                    "invalid settings in {} (or the TFWASM_* environment)",
+                    path.display()
+                )),
+            }
         })
+}
+
+/// Settings an environment variable replaces.
+const OVERRIDES: &[(&str, &str)] = &[
+    ("limits.fuel", "TFWASM_FUEL"),
+    ("limits.memory", "TFWASM_MEMORY"),
+    ("limits.timeout", "TFWASM_TIMEOUT"),
+    ("limits.instances", "TFWASM_INSTANCES"),
+];
+
+/// The line (from 1) of the dotted setting `key` in the TOML `text`, if it is there.
+fn line_of(text: &str, key: &str) -> Option<usize> {
+    let doc = toml_edit::Document::parse(text).ok()?;
+    let mut table: &dyn toml_edit::TableLike = doc.as_table();
+    let mut segments = key.split('.').peekable();
+    while let Some(segment) = segments.next() {
+        let (found, item) = table.get_key_value(segment)?;
+        if segments.peek().is_none() {
+            let start = found.span()?.start;
+            return Some(text[..start].matches('\n').count() + 1);
+        }
+        table = item.as_table_like()?;
+    }
+    None
 }
 
 /// Parses settings text.
@@ -488,6 +524,16 @@ mod tests {
             HttpSettings::default(),
             "no [http]: environment proxies"
         );
+    }
+
+    #[test]
+    fn settings_are_found_by_line() {
+        let text = "# comment\n[limits]\nfuel = 1\nmemory = \"lots\"\n\n[limits.rpc.Apply]\ntimeout = \"1s\"\n[grants]\nhttp = [\"x\"]\n";
+        assert_eq!(line_of(text, "limits.memory"), Some(4));
+        assert_eq!(line_of(text, "limits.rpc.Apply"), Some(6));
+        assert_eq!(line_of(text, "grants.http"), Some(9));
+        assert_eq!(line_of(text, "grants.env"), None);
+        assert_eq!(line_of("not toml [", "limits"), None);
     }
 
     #[test]

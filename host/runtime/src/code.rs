@@ -87,9 +87,29 @@ fn compile(
         },
         crate::cache::FileError::Invalid(e) => LoadError::Invalid {
             path: path.to_owned(),
-            message: format!("{e:#}"),
+            message: not_a_component(path).map_or_else(|| format!("{e:#}"), str::to_owned),
         },
     })
+}
+
+/// What a file that failed to load is instead, when its header says so plainly; wasmtime's
+/// own message for these is a dump of the bytes it expected.
+#[cfg(feature = "compiler")]
+fn not_a_component(path: &Path) -> Option<&'static str> {
+    use std::io::Read as _;
+    let mut header = [0u8; 8];
+    let read = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut header))
+        .ok()?;
+    if read < 4 || &header[..4] != b"\0asm" {
+        return Some("it is not WebAssembly at all (no `\\0asm` header)");
+    }
+    if read == 8 && header[4..] == [1, 0, 0, 0] {
+        return Some(
+            "it is a core WebAssembly module, not a component: build the provider for wasm32-wasip2 (or wrap the module with `wasm-tools component new`)",
+        );
+    }
+    None
 }
 
 #[cfg(not(feature = "compiler"))]

@@ -8,7 +8,7 @@ use std::time::Duration;
 #[non_exhaustive]
 pub enum LoadError {
     /// The component file could not be read.
-    #[error("cannot read component {path}: {source}")]
+    #[error("cannot read component {path}")]
     Read {
         /// The file.
         path: PathBuf,

@@ -1,0 +1,161 @@
+//! Faults of the process and its files: a component that is missing or is not one, settings
+//! with mistakes, a compile cache that cannot be used. Each is a clear message (or one
+//! warning, and the provider serves), never a panic.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::pb;
+use crate::server::Server;
+
+/// Runs `tfwasm serve` as Terraform would start it; returns (exit code, stderr).
+fn serve(component: &Path, env: &[(&str, &str)]) -> (Option<i32>, String) {
+    let out = Command::new(tfwasm_tests::tfwasm_bin())
+        .args(["serve", "--component"])
+        .arg(component)
+        .env(
+            "TF_PLUGIN_MAGIC_COOKIE",
+            tfwasm_wire::handshake::MAGIC_COOKIE_VALUE,
+        )
+        .env("TFWASM_CACHE_DIR", tfwasm_tests::cache_dir())
+        .envs(env.iter().copied())
+        .output()
+        .expect("run tfwasm serve");
+    assert!(out.stdout.is_empty(), "no handshake line on failure");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The plain-text line tfwasm prints for the operator (the log lines are JSON).
+fn message(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.starts_with('{')).collect();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    lines.join("\n")
+}
+
+#[test]
+fn a_missing_or_foreign_component_is_a_clear_error_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = dir.path().join("provider.wasm");
+    std::fs::write(&text, "[limits]\nfuel = 1\n").unwrap();
+    let module = dir.path().join("module.wasm");
+    std::fs::write(&module, b"\0asm\x01\0\0\0").unwrap();
+    let missing = dir.path().join("missing.wasm");
+    let cases = [
+        (
+            missing.as_path(),
+            "cannot read component".to_owned(),
+            "No such file or directory",
+        ),
+        (
+            text.as_path(),
+            format!("{} is not a valid WebAssembly component", text.display()),
+            "it is not WebAssembly at all",
+        ),
+        (
+            module.as_path(),
+            "is not a valid WebAssembly component".to_owned(),
+            "a core WebAssembly module, not a component: build the provider for wasm32-wasip2",
+        ),
+    ];
+    for (component, what, why) in cases {
+        let (code, stderr) = serve(component, &[]);
+        let message = message(&stderr);
+        assert_eq!(code, Some(1), "{message}");
+        assert!(
+            message.contains(&what) && message.contains(why),
+            "{}: {message}",
+            component.display()
+        );
+        assert_eq!(
+            message.matches(why).count(),
+            1,
+            "the cause is said once: {message}"
+        );
+    }
+}
+
+#[test]
+fn settings_with_mistakes_name_the_file_line_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "[limits]\nfuel = 1000\nmemory = \"lots\"\n",
+            "line 3",
+            "limits.memory: \"lots\" is not a valid size",
+        ),
+        (
+            "[limits]\nfuel = 1000\n\n[contracts]\nviolation = \"warn\"\n",
+            "line 5",
+            "unknown field `violation`",
+        ),
+        (
+            "# grants\n[grants]\nenv = [\"TOKEN\"]\nhttp = [\"api.example.com\"]\n",
+            "line 4",
+            "grants.http: invalid grant \"api.example.com\"",
+        ),
+    ];
+    for (i, (text, line, key)) in cases.into_iter().enumerate() {
+        let file = dir.path().join(format!("tfwasm-{i}.toml"));
+        std::fs::write(&file, text).unwrap();
+        let config = file.to_str().unwrap();
+        let (code, stderr) = serve(
+            &tfwasm_tests::component("random"),
+            &[("TFWASM_CONFIG", config)],
+        );
+        let message = message(&stderr);
+        assert_eq!(code, Some(1), "{message}");
+        assert!(
+            message.contains(config) && message.contains(line) && message.contains(key),
+            "{config}, {line}, {key}: {message}"
+        );
+    }
+}
+
+async fn schema_types(server: &Server) -> usize {
+    let mut client = pb::provider_client::ProviderClient::new(server.channel(None).await);
+    client
+        .get_provider_schema(pb::get_provider_schema::Request {})
+        .await
+        .expect("schema")
+        .into_inner()
+        .resource_schemas
+        .len()
+}
+
+#[tokio::test]
+async fn an_unusable_compile_cache_costs_one_warning_and_the_provider_serves() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    // A path under a regular file cannot be created; a directory others may write is not
+    // trusted with code.
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let shared = dir.path().join("shared");
+    std::fs::create_dir(&shared).unwrap();
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o777)).unwrap();
+    for (cache, why) in [
+        (file.join("cache"), "cannot be created"),
+        (shared.clone(), "is writable by other users"),
+    ] {
+        let log = dir.path().join("server.log");
+        let server = Server::start_logged(&[("TFWASM_CACHE_DIR", cache.to_str().unwrap())], &log);
+        assert_eq!(schema_types(&server).await, 8);
+        assert_eq!(schema_types(&server).await, 8);
+        drop(server);
+        let log = std::fs::read_to_string(&log).unwrap();
+        let warnings: Vec<&str> = log
+            .lines()
+            .filter(|l| l.contains("\"warn\"") && l.contains("compile cache"))
+            .collect();
+        assert_eq!(warnings.len(), 1, "{why}: exactly one warning:\n{log}");
+        assert!(warnings[0].contains(why), "{warnings:?}");
+    }
+    assert_eq!(
+        std::fs::read_dir(&shared).unwrap().count(),
+        0,
+        "nothing is written to a cache others can write"
+    );
+}
