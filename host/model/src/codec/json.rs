@@ -26,7 +26,8 @@ pub const UNKNOWN_MARKER: &str = "$unknown";
 
 /// Like [`decode`], but `{"$unknown": true}` anywhere means an unknown value, and
 /// `{"$unknown": {"not_null": true, "prefix": "ab", "min": 1, "max": 9, "min_length": 1,
-/// "max_length": 3}}` a refined one (bounds inclusive). State files never contain unknowns;
+/// "max_length": 3}}` a refined one (bounds inclusive; `min_exclusive`/`max_exclusive` for
+/// exclusive ones). State files never contain unknowns;
 /// this is for plans written by hand.
 pub fn decode_with_unknowns(json: &Json, ty: &Type) -> Result<Value, CodecError> {
     read(json, ty, &AttributePath::root(), 0, true)
@@ -45,15 +46,23 @@ fn unknown_marker(json: &Json) -> Option<Result<Value, String>> {
 }
 
 fn refinement(r: &serde_json::Map<String, Json>) -> Result<crate::Refinement, String> {
-    let number = |key: &str| -> Result<Option<(Number, bool)>, String> {
+    let bound = |key: &str| -> Result<Option<Number>, String> {
         r.get(key)
             .map(|v| {
                 v.to_string()
                     .parse::<Number>()
-                    .map(|n| (n, true))
                     .map_err(|e| format!("{key}: {e}"))
             })
             .transpose()
+    };
+    // `min`/`max` are inclusive, `min_exclusive`/`max_exclusive` not; one of each at most.
+    let number = |inclusive: &str, exclusive: &str| -> Result<Option<(Number, bool)>, String> {
+        match (bound(inclusive)?, bound(exclusive)?) {
+            (Some(_), Some(_)) => Err(format!("give {inclusive} or {exclusive}, not both")),
+            (Some(n), None) => Ok(Some((n, true))),
+            (None, Some(n)) => Ok(Some((n, false))),
+            (None, None) => Ok(None),
+        }
     };
     let length = |key: &str| -> Result<Option<u64>, String> {
         r.get(key)
@@ -69,6 +78,8 @@ fn refinement(r: &serde_json::Map<String, Json>) -> Result<crate::Refinement, St
             "prefix",
             "min",
             "max",
+            "min_exclusive",
+            "max_exclusive",
             "min_length",
             "max_length",
         ]
@@ -80,8 +91,8 @@ fn refinement(r: &serde_json::Map<String, Json>) -> Result<crate::Refinement, St
     Ok(crate::Refinement {
         not_null: r.get("not_null").and_then(Json::as_bool).unwrap_or(false),
         string_prefix: r.get("prefix").and_then(Json::as_str).map(str::to_owned),
-        number_lower: number("min")?,
-        number_upper: number("max")?,
+        number_lower: number("min", "min_exclusive")?,
+        number_upper: number("max", "max_exclusive")?,
         length_lower: length("min_length")?,
         length_upper: length("max_length")?,
     })
@@ -107,11 +118,14 @@ fn unknown_json(r: &crate::Refinement) -> Json {
     if let Some(prefix) = &r.string_prefix {
         refinements.insert("prefix".into(), Json::String(prefix.clone()));
     }
-    for (key, bound) in [("min", &r.number_lower), ("max", &r.number_upper)] {
-        if let Some(n) = bound
-            .as_ref()
-            .and_then(|(n, _)| serde_json::from_str::<Json>(&n.to_string()).ok())
+    for (keys, bound) in [
+        (("min", "min_exclusive"), &r.number_lower),
+        (("max", "max_exclusive"), &r.number_upper),
+    ] {
+        if let Some((n, inclusive)) = bound
+            && let Ok(n) = serde_json::from_str::<Json>(&n.to_string())
         {
+            let key = if *inclusive { keys.0 } else { keys.1 };
             refinements.insert(key.into(), n);
         }
     }
@@ -360,6 +374,25 @@ fn json_kind(json: &Json) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by the `contract_checks` fuzz target: an exclusive bound came back inclusive.
+    #[test]
+    fn exclusive_number_bounds_survive_the_marker() {
+        let refined = crate::Refinement {
+            number_lower: Some((Number::from(0), false)),
+            number_upper: Some((Number::from(9), true)),
+            ..Default::default()
+        };
+        let value = Value::Unknown(refined);
+        let json = encode_with_unknowns(&value, &Type::Number).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"$unknown": {"min_exclusive": 0, "max": 9}})
+        );
+        assert_eq!(decode_with_unknowns(&json, &Type::Number).unwrap(), value);
+        let both = serde_json::json!({"$unknown": {"min": 0, "min_exclusive": 0}});
+        assert!(decode_with_unknowns(&both, &Type::Number).is_err());
+    }
 
     #[test]
     fn unknowns_round_trip_through_their_markers() {
