@@ -2,7 +2,7 @@
 CARGO ?= cargo
 SAMPLES := tfwasm-sample-random tfwasm-sample-misbehave tfwasm-sample-hostile tfwasm-sample-http tfwasm-sample-restapi tfwasm-sample-local tfwasm-sample-policy
 
-.PHONY: help build build-demo demo docs test bench fuzz lint fmt clean terraform
+.PHONY: help build build-demo demo docs test bench load fuzz lint fmt clean terraform
 
 help: ## List targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-10s %s\n", $$1, $$2}'
@@ -38,6 +38,10 @@ test: build ## Unit, property, protocol and end-to-end tests (real Terraform)
 
 bench: build ## Benchmarks side by side (Terraform vs an independent native provider, Wasm vs native, gRPC floor); writes docs/benchmarks.md
 	bash scripts/bench.sh
+
+load: build ## 100,000 RPCs on one AutoMTLS connection, 64 in flight, 2 % hostile (fuel, memory, panic, deadline); fails on any unexpected outcome
+	$${CARGO_TARGET_DIR:-target}/release/tfwasm-bench load \
+	  --component $${CARGO_TARGET_DIR:-target}/wasm32-wasip2/release/tfwasm_sample_hostile.wasm
 
 fuzz: ## Fuzz every target under libFuzzer for FUZZ_SECONDS (default 60) each; needs nightly (installed if missing)
 	bash scripts/fuzz.sh

@@ -12,6 +12,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+pub mod plugin;
+
 /// The workspace root.
 pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -16,6 +16,7 @@
 
 pub mod api;
 pub mod floor;
+pub mod load;
 pub mod native;
 pub mod plugin;
 pub mod sets;

@@ -26,6 +26,11 @@ pub fn vm_hwm_kib(pid: u32) -> u64 {
     status_kib(pid, "VmHWM:")
 }
 
+/// `VmRSS` (resident memory now) of process `pid`, in KiB.
+pub fn vm_rss_kib(pid: u32) -> u64 {
+    status_kib(pid, "VmRSS:")
+}
+
 /// `RssAnon` (resident private memory now, without mapped files) of process `pid`, in KiB.
 pub fn rss_anon_kib(pid: u32) -> u64 {
     status_kib(pid, "RssAnon:")

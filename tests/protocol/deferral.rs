@@ -6,8 +6,8 @@
 use tfwasm_model::Value;
 use tfwasm_wire::proto::tfplugin6 as pb;
 
-use crate::server::Server;
 use crate::versions::{dv, implied_type, nulls};
+use tfwasm_tests::plugin::Server;
 
 #[tokio::test]
 async fn a_plan_defers_while_the_provider_block_is_unknown_if_the_client_allows_it() {

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::Command;
 
 use crate::pb;
-use crate::server::Server;
+use tfwasm_tests::plugin::Server;
 
 /// Runs `tfwasm serve` as Terraform would start it; returns (exit code, stderr).
 fn serve(component: &Path, env: &[(&str, &str)]) -> (Option<i32>, String) {

@@ -11,8 +11,8 @@ use tfwasm_tests::JsonServer;
 use tfwasm_wire::proto::tfplugin6 as pb;
 
 use crate::sandbox::settings;
-use crate::server::Server;
 use crate::versions::{dv, implied_type, nulls};
+use tfwasm_tests::plugin::Server;
 
 type Client = pb::provider_client::ProviderClient<tonic::transport::Channel>;
 

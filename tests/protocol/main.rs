@@ -9,12 +9,11 @@ mod outgoing;
 mod outside_clients;
 mod sandbox;
 mod scaffold;
-mod server;
 mod versions;
 
 use std::time::{Duration, Instant};
 
-use server::{Server, TlsClient};
+use tfwasm_tests::plugin::{Server, TlsClient};
 use tfwasm_wire::proto::plugin as go_plugin;
 use tfwasm_wire::proto::tfplugin6 as pb;
 

@@ -11,7 +11,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::net::{TcpListener, TcpStream};
 
 use crate::sandbox::{apply, connect, result_of, settings};
-use crate::server::Server;
+use tfwasm_tests::plugin::Server;
 
 /// Connections a test server accepted and requests it answered.
 #[derive(Default)]

@@ -4,7 +4,7 @@
 use std::process::Command;
 use std::time::Duration;
 
-use crate::server::Server;
+use tfwasm_tests::plugin::Server;
 
 /// gRPC C-core (Python grpcio) sends the percent-encoded socket path as `:authority`; the
 /// server must answer it as grpc-go's `localhost`, not reset the stream.

@@ -9,7 +9,7 @@ use tfwasm_model::{Type, Value};
 use tfwasm_wire::proto::tfplugin6 as pb;
 use tonic::transport::Channel;
 
-use crate::server::Server;
+use tfwasm_tests::plugin::Server;
 
 type Client = pb::provider_client::ProviderClient<Channel>;
 

@@ -8,7 +8,7 @@ use tfwasm_model::rpc::DynamicValue;
 use tfwasm_model::{Type, Value};
 use tfwasm_wire::proto::tfplugin6 as pb;
 
-use crate::server::Server;
+use tfwasm_tests::plugin::Server;
 
 type Client = pb::provider_client::ProviderClient<tonic::transport::Channel>;
 

@@ -28,6 +28,24 @@ enum Cmd {
     Floor,
     /// Run every measurement and write the markdown report.
     Run(Box<RunArgs>),
+    /// Sustained load with AutoMTLS and hostile calls mixed in (`make load`).
+    Load(LoadArgs),
+}
+
+#[derive(clap::Args)]
+struct LoadArgs {
+    /// The hostile sample component.
+    #[arg(long)]
+    component: PathBuf,
+    /// Calls in total.
+    #[arg(long, default_value_t = 100_000)]
+    calls: usize,
+    /// Calls in flight at once (streams on the one connection).
+    #[arg(long, default_value_t = 64)]
+    concurrency: usize,
+    /// Hostile calls per thousand.
+    #[arg(long, default_value_t = 20)]
+    hostile_per_mille: usize,
 }
 
 #[derive(clap::Args)]
@@ -94,7 +112,60 @@ fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
         Cmd::Floor => serve_floor(),
         Cmd::Run(args) => run(*args),
+        Cmd::Load(args) => load(&args),
     }
+}
+
+fn load(args: &LoadArgs) -> anyhow::Result<()> {
+    use tfwasm_bench::load::{LoadOptions, run};
+    let options = LoadOptions {
+        calls: args.calls,
+        concurrency: args.concurrency,
+        hostile_per_mille: args.hostile_per_mille,
+    };
+    eprintln!(
+        "load: {} calls, {} in flight, {}‰ hostile, AutoMTLS, against {}",
+        options.calls,
+        options.concurrency,
+        options.hostile_per_mille,
+        args.component.display()
+    );
+    let report = tokio::runtime::Runtime::new()?.block_on(run(&args.component, &options))?;
+    let secs = report.elapsed.as_secs_f64();
+    let peak = report.rss.iter().map(|s| s.1).max().unwrap_or(0);
+    let first = report.rss.first().map_or(0, |s| s.1);
+    let last = report.rss.last().map_or(0, |s| s.1);
+    println!(
+        "| calls | ordinary ok | hostile as diagnostics | unexpected | seconds | calls/s | RSS start → peak → end |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    println!(
+        "| {} | {} | {} | {} | {secs:.1} | {:.0} | {:.1} → {:.1} → {:.1} MiB |",
+        report.calls,
+        report.ordinary_ok,
+        report.hostile_ok,
+        report.unexpected,
+        report.calls as f64 / secs,
+        first as f64 / 1024.0,
+        peak as f64 / 1024.0,
+        last as f64 / 1024.0
+    );
+    // The curve, in ten steps.
+    let step = (report.rss.len() / 10).max(1);
+    let curve: Vec<String> = report
+        .rss
+        .iter()
+        .step_by(step)
+        .map(|(t, kib)| format!("{t:.0}s {:.1}", *kib as f64 / 1024.0))
+        .collect();
+    println!("\nRSS (MiB) over time: {}", curve.join(", "));
+    for example in &report.examples {
+        println!("unexpected: {example}");
+    }
+    if report.unexpected > 0 {
+        bail!("{} unexpected outcomes", report.unexpected);
+    }
+    Ok(())
 }
 
 fn serve_floor() -> anyhow::Result<()> {

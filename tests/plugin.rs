@@ -1,4 +1,7 @@
-//! Starting `tfwasm serve` as Terraform would, and connecting to it.
+//! Starting `tfwasm serve` as Terraform would (plugin environment, optional AutoMTLS with a
+//! P-521 client certificate like Terraform's) and connecting a gRPC channel to it, pinning the
+//! server certificate from the handshake as go-plugin does. Used by the protocol tests and
+//! by `make load`.
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
@@ -15,12 +18,14 @@ use tonic::transport::{Channel, Endpoint};
 
 /// A client identity like Terraform's: self-signed ECDSA P-521, CA:TRUE.
 pub struct TlsClient {
+    /// The certificate, as `PLUGIN_CLIENT_CERT` carries it.
     pub pem: String,
     der: Vec<u8>,
     key: Vec<u8>,
 }
 
 impl TlsClient {
+    /// A fresh identity.
     pub fn generate() -> TlsClient {
         let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P521_SHA512).unwrap();
         let mut params = rcgen::CertificateParams::new(vec!["localhost".to_owned()]).unwrap();
@@ -44,8 +49,10 @@ impl TlsClient {
     }
 }
 
+/// A running `tfwasm serve`, killed when dropped.
 pub struct Server {
     child: Child,
+    /// The handshake line it printed.
     pub handshake: String,
 }
 
@@ -57,7 +64,7 @@ impl Server {
 
     /// Starts the server on a sample component with extra environment variables.
     pub fn start_with(sample: &str, env: &[(&str, &str)], tls: Option<&TlsClient>) -> Server {
-        Server::start_component(&tfwasm_tests::component(sample), env, tls)
+        Server::start_component(&crate::component(sample), env, tls)
     }
 
     /// Starts the server on the component at `path`.
@@ -72,7 +79,7 @@ impl Server {
     /// Starts the server on the random component in plaintext, its log (stderr) going to `log`.
     pub fn start_logged(env: &[(&str, &str)], log: &std::path::Path) -> Server {
         let log = std::fs::File::create(log).expect("create the server log");
-        Server::spawn(&tfwasm_tests::component("random"), env, None, log.into())
+        Server::spawn(&crate::component("random"), env, None, log.into())
     }
 
     fn spawn(
@@ -81,7 +88,7 @@ impl Server {
         tls: Option<&TlsClient>,
         stderr: Stdio,
     ) -> Server {
-        let mut cmd = Command::new(tfwasm_tests::tfwasm_bin());
+        let mut cmd = Command::new(crate::tfwasm_bin());
         // Hermetic: a proxy in the developer's environment must not catch loopback requests;
         // tests that want one pass it in `env`.
         for proxy in ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"] {
@@ -95,7 +102,7 @@ impl Server {
                 tfwasm_wire::handshake::MAGIC_COOKIE_VALUE,
             )
             .env("PLUGIN_PROTOCOL_VERSIONS", "5,6")
-            .env("TFWASM_CACHE_DIR", tfwasm_tests::cache_dir())
+            .env("TFWASM_CACHE_DIR", crate::cache_dir())
             .env_remove("PLUGIN_CLIENT_CERT")
             .envs(env.iter().copied())
             .stdin(Stdio::null())
@@ -120,6 +127,11 @@ impl Server {
         }
     }
 
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Resident memory of the server process, in KiB.
     pub fn rss_kib(&self) -> u64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
@@ -132,6 +144,7 @@ impl Server {
             .unwrap_or(0)
     }
 
+    /// The unix socket from the handshake line.
     pub fn socket_path(&self) -> PathBuf {
         PathBuf::from(self.handshake.split('|').nth(3).unwrap())
     }
@@ -143,6 +156,7 @@ impl Server {
             .expect("base64 certificate")
     }
 
+    /// [`Server::try_channel`], panicking on failure.
     pub async fn channel(&self, tls: Option<&TlsClient>) -> Channel {
         self.try_channel(tls).await.expect("connect")
     }
@@ -228,6 +242,7 @@ impl Server {
         unsafe { libc::kill(self.child.id() as libc::pid_t, signal) };
     }
 
+    /// Waits up to `limit` for the process to exit.
     pub fn wait(&mut self, limit: Duration) -> Option<ExitStatus> {
         let started = Instant::now();
         while started.elapsed() < limit {
