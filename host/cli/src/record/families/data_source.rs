@@ -6,19 +6,16 @@ use tfwasm_model::rpc::{
 };
 use tfwasm_model::{Diagnostics, Provider};
 
-use super::{DiagnosticsOnly, run};
+use super::{run, run_diagnostics};
 use crate::record::Recorded;
 
 impl<P: Provider> DataSourceServer for Recorded<P> {
     async fn validate_data_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
         let subject = req.type_name.clone();
-        self.exchange("ValidateDataResourceConfig", &subject, req, |req| async {
-            DiagnosticsOnly {
-                diagnostics: self.inner.validate_data_resource_config(req).await,
-            }
+        self.diagnostics("ValidateDataResourceConfig", &subject, req, |req| {
+            self.inner.validate_data_resource_config(req)
         })
         .await
-        .diagnostics
     }
 
     async fn read_data_source(&self, req: ReadDataSourceRequest) -> ReadDataSourceResponse {
@@ -37,12 +34,7 @@ pub(super) async fn replay<P: Provider>(
 ) -> Option<Result<Json, serde_json::Error>> {
     Some(match rpc {
         "ValidateDataResourceConfig" => {
-            run(request, |req| async move {
-                DiagnosticsOnly {
-                    diagnostics: provider.validate_data_resource_config(req).await,
-                }
-            })
-            .await
+            run_diagnostics(request, |req| provider.validate_data_resource_config(req)).await
         }
         "ReadDataSource" => run(request, |req| provider.read_data_source(req)).await,
         _ => return None,

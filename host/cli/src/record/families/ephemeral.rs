@@ -8,24 +8,16 @@ use tfwasm_model::rpc::{
 };
 use tfwasm_model::{Diagnostics, Provider};
 
-use super::{DiagnosticsOnly, run};
+use super::{run, run_diagnostics};
 use crate::record::Recorded;
 
 impl<P: Provider> EphemeralServer for Recorded<P> {
     async fn validate_ephemeral_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
         let subject = req.type_name.clone();
-        self.exchange(
-            "ValidateEphemeralResourceConfig",
-            &subject,
-            req,
-            |req| async {
-                DiagnosticsOnly {
-                    diagnostics: self.inner.validate_ephemeral_resource_config(req).await,
-                }
-            },
-        )
+        self.diagnostics("ValidateEphemeralResourceConfig", &subject, req, |req| {
+            self.inner.validate_ephemeral_resource_config(req)
+        })
         .await
-        .diagnostics
     }
 
     async fn open_ephemeral_resource(
@@ -52,13 +44,10 @@ impl<P: Provider> EphemeralServer for Recorded<P> {
 
     async fn close_ephemeral_resource(&self, req: CloseEphemeralResourceRequest) -> Diagnostics {
         let subject = req.type_name.clone();
-        self.exchange("CloseEphemeralResource", &subject, req, |req| async {
-            DiagnosticsOnly {
-                diagnostics: self.inner.close_ephemeral_resource(req).await,
-            }
+        self.diagnostics("CloseEphemeralResource", &subject, req, |req| {
+            self.inner.close_ephemeral_resource(req)
         })
         .await
-        .diagnostics
     }
 }
 
@@ -69,10 +58,8 @@ pub(super) async fn replay<P: Provider>(
 ) -> Option<Result<Json, serde_json::Error>> {
     Some(match rpc {
         "ValidateEphemeralResourceConfig" => {
-            run(request, |req| async move {
-                DiagnosticsOnly {
-                    diagnostics: provider.validate_ephemeral_resource_config(req).await,
-                }
+            run_diagnostics(request, |req| {
+                provider.validate_ephemeral_resource_config(req)
             })
             .await
         }
@@ -81,12 +68,7 @@ pub(super) async fn replay<P: Provider>(
             run(request, |req| provider.renew_ephemeral_resource(req)).await
         }
         "CloseEphemeralResource" => {
-            run(request, |req| async move {
-                DiagnosticsOnly {
-                    diagnostics: provider.close_ephemeral_resource(req).await,
-                }
-            })
-            .await
+            run_diagnostics(request, |req| provider.close_ephemeral_resource(req)).await
         }
         _ => return None,
     })

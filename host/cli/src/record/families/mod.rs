@@ -58,6 +58,46 @@ where
     serde_json::to_value(call(req).await)
 }
 
+/// [`run`] for the RPCs that answer with diagnostics only.
+async fn run_diagnostics<Req, F>(
+    request: &Json,
+    call: impl FnOnce(Req) -> F,
+) -> Result<Json, serde_json::Error>
+where
+    Req: DeserializeOwned,
+    F: Future<Output = tfwasm_model::Diagnostics>,
+{
+    run(request, |req| async move {
+        DiagnosticsOnly {
+            diagnostics: call(req).await,
+        }
+    })
+    .await
+}
+
+impl<P: Provider> super::Recorded<P> {
+    /// [`exchange`](super::Recorded::exchange) for the RPCs that answer with diagnostics only.
+    async fn diagnostics<Req, F>(
+        &self,
+        rpc: &'static str,
+        subject: &str,
+        req: Req,
+        call: impl FnOnce(Req) -> F,
+    ) -> tfwasm_model::Diagnostics
+    where
+        Req: Serialize,
+        F: Future<Output = tfwasm_model::Diagnostics>,
+    {
+        self.exchange(rpc, subject, req, |req| async {
+            DiagnosticsOnly {
+                diagnostics: call(req).await,
+            }
+        })
+        .await
+        .diagnostics
+    }
+}
+
 /// The recorded form of the RPCs whose response is only diagnostics.
 #[derive(Serialize, serde::Deserialize)]
 struct DiagnosticsOnly {

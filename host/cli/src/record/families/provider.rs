@@ -6,7 +6,7 @@ use serde_json::Value as Json;
 use tfwasm_model::rpc::{ConfigureProviderRequest, DynamicValue, ProviderServer};
 use tfwasm_model::{Diagnostics, Provider, ProviderSchema};
 
-use super::{DiagnosticsOnly, Nothing, run};
+use super::{Nothing, run, run_diagnostics};
 use crate::record::Recorded;
 
 /// ValidateProviderConfig's request.
@@ -34,23 +34,17 @@ impl<P: Provider> ProviderServer for Recorded<P> {
 
     async fn validate_provider_config(&self, config: DynamicValue) -> Diagnostics {
         let req = ProviderConfig { config };
-        self.exchange("ValidateProviderConfig", "", req, |req| async {
-            DiagnosticsOnly {
-                diagnostics: self.inner.validate_provider_config(req.config).await,
-            }
+        self.diagnostics("ValidateProviderConfig", "", req, |req| {
+            self.inner.validate_provider_config(req.config)
         })
         .await
-        .diagnostics
     }
 
     async fn configure_provider(&self, req: ConfigureProviderRequest) -> Diagnostics {
-        self.exchange("ConfigureProvider", "", req, |req| async {
-            DiagnosticsOnly {
-                diagnostics: self.inner.configure_provider(req).await,
-            }
+        self.diagnostics("ConfigureProvider", "", req, |req| {
+            self.inner.configure_provider(req)
         })
         .await
-        .diagnostics
     }
 
     async fn stop_provider(&self) -> Result<(), String> {
@@ -85,18 +79,14 @@ pub(super) async fn replay<P: Provider>(
     Some(match rpc {
         "GetProviderSchema" => run(request, |Nothing {}| provider.get_provider_schema()).await,
         "ValidateProviderConfig" => {
-            run(request, |req: ProviderConfig| async move {
-                DiagnosticsOnly {
-                    diagnostics: provider.validate_provider_config(req.config).await,
-                }
+            run_diagnostics(request, |req: ProviderConfig| {
+                provider.validate_provider_config(req.config)
             })
             .await
         }
         "ConfigureProvider" => {
-            run(request, |req: ConfigureProviderRequest| async move {
-                DiagnosticsOnly {
-                    diagnostics: provider.configure_provider(req).await,
-                }
+            run_diagnostics(request, |req: ConfigureProviderRequest| {
+                provider.configure_provider(req)
             })
             .await
         }

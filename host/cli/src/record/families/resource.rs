@@ -9,19 +9,16 @@ use tfwasm_model::rpc::{
 };
 use tfwasm_model::{Diagnostics, Provider};
 
-use super::{DiagnosticsOnly, run};
+use super::{run, run_diagnostics};
 use crate::record::Recorded;
 
 impl<P: Provider> ResourceServer for Recorded<P> {
     async fn validate_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
         let subject = req.type_name.clone();
-        self.exchange("ValidateResourceConfig", &subject, req, |req| async {
-            DiagnosticsOnly {
-                diagnostics: self.inner.validate_resource_config(req).await,
-            }
+        self.diagnostics("ValidateResourceConfig", &subject, req, |req| {
+            self.inner.validate_resource_config(req)
         })
         .await
-        .diagnostics
     }
 
     async fn upgrade_resource_state(
@@ -84,12 +81,7 @@ pub(super) async fn replay<P: Provider>(
 ) -> Option<Result<Json, serde_json::Error>> {
     Some(match rpc {
         "ValidateResourceConfig" => {
-            run(request, |req| async move {
-                DiagnosticsOnly {
-                    diagnostics: provider.validate_resource_config(req).await,
-                }
-            })
-            .await
+            run_diagnostics(request, |req| provider.validate_resource_config(req)).await
         }
         "UpgradeResourceState" => run(request, |req| provider.upgrade_resource_state(req)).await,
         "ReadResource" => run(request, |req| provider.read_resource(req)).await,
