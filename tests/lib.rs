@@ -212,8 +212,8 @@ pub const SAMPLES: &[&str] = &[
 ];
 
 /// Files the hostile provider may and may not read: `granted/hello.txt` is inside the
-/// directory granted as `/data`, `secret.txt` is beside it, and `granted/escape` is a
-/// symlink to it.
+/// directory granted as `/data`, `secret.txt` is beside it, `granted/escape` is a
+/// symlink to it and `granted/pipe` a FIFO.
 pub fn fixtures() -> PathBuf {
     let dir = target_dir().join("tfwasm-test-fixtures");
     std::fs::create_dir_all(dir.join("granted")).expect("create fixtures");
@@ -225,6 +225,18 @@ pub fn fixtures() -> PathBuf {
     let link = dir.join("granted").join("escape");
     if std::fs::symlink_metadata(&link).is_err() {
         std::os::unix::fs::symlink("../secret.txt", &link).expect("create symlink fixture");
+    }
+    // A special file inside the grant: a FIFO nobody writes to, whose open blocks forever.
+    let pipe = dir.join("granted").join("pipe");
+    if std::fs::symlink_metadata(&pipe).is_err() {
+        let path = std::ffi::CString::new(pipe.as_os_str().as_encoded_bytes()).expect("path");
+        // SAFETY: a valid NUL-terminated path; mkfifo touches nothing else.
+        let rc = unsafe { libc::mkfifo(path.as_ptr(), 0o644) };
+        assert!(
+            rc == 0 || std::io::Error::last_os_error().kind() == std::io::ErrorKind::AlreadyExists,
+            "create fifo fixture: {}",
+            std::io::Error::last_os_error()
+        );
     }
     dir
 }
@@ -407,6 +419,88 @@ pub struct Run {
     pub stderr: String,
 }
 
+/// A client command still running (see [`Workspace::start`]).
+pub struct Started {
+    child: std::process::Child,
+    out_path: PathBuf,
+    err_path: PathBuf,
+    started: std::time::Instant,
+}
+
+impl Started {
+    /// The client's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Waits for the client (killing it after [`COMMAND_TIMEOUT`]) and collects its output.
+    ///
+    /// Output goes to files rather than pipes, so a provider process left behind by a
+    /// crashing client cannot block the test.
+    pub fn wait(mut self) -> Run {
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("wait for terraform") {
+                break Some(status);
+            }
+            if self.started.elapsed() > COMMAND_TIMEOUT {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                break None;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let mut run = Run {
+            code: status.and_then(|s| s.code()).unwrap_or(-1),
+            stdout: std::fs::read_to_string(&self.out_path).unwrap_or_default(),
+            stderr: std::fs::read_to_string(&self.err_path).unwrap_or_default(),
+        };
+        if status.is_none() {
+            run.stderr.push_str(&format!(
+                "\n[test harness: killed after {COMMAND_TIMEOUT:?}]"
+            ));
+        }
+        run
+    }
+}
+
+/// The provider plugins a client process runs, found among its descendants in `/proc` by
+/// their executable name (`terraform-provider-…`). Descendants, not children: Terraform
+/// 1.0 runs itself under a panic-catching parent process.
+pub fn providers_of(client: u32) -> Vec<u32> {
+    let parent_of = |pid: u32| -> Option<u32> {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // The command name in parentheses may hold spaces; the ppid follows its end.
+        let rest = &stat[stat.rfind(')')? + 1..];
+        rest.split_whitespace().nth(1)?.parse().ok()
+    };
+    let is_provider = |pid: u32| {
+        std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|cmd| {
+            let argv0 = cmd.split(|b| *b == 0).next().unwrap_or_default();
+            let name = argv0.rsplit(|b| *b == b'/').next().unwrap_or_default();
+            name.starts_with(b"terraform-provider-")
+        })
+    };
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    procs
+        .flatten()
+        .filter_map(|p| p.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| {
+            // Walk up to the client (or to init).
+            let mut up = pid;
+            for _ in 0..16 {
+                match parent_of(up) {
+                    Some(parent) if parent == client => return is_provider(pid),
+                    Some(parent) if parent > 1 => up = parent,
+                    _ => return false,
+                }
+            }
+            false
+        })
+        .collect()
+}
+
 impl Run {
     /// Both streams, for assertions and failure messages.
     pub fn all(&self) -> String {
@@ -458,11 +552,17 @@ impl Workspace {
     /// crashing client cannot block the test, and the client is killed after
     /// [`COMMAND_TIMEOUT`].
     pub fn run_with_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+        self.start(args, env).wait()
+    }
+
+    /// Starts the client with `args` and extra environment variables, for a test that acts
+    /// while it runs; [`Started::wait`] collects it as [`Workspace::run_with_env`] does.
+    pub fn start(&self, args: &[&str], env: &[(&str, &str)]) -> Started {
         let out_path = self.dir.path().join(".stdout");
         let err_path = self.dir.path().join(".stderr");
         let stdout = std::fs::File::create(&out_path).expect("create stdout file");
         let stderr = std::fs::File::create(&err_path).expect("create stderr file");
-        let mut child = Command::new(&self.client.path)
+        let child = Command::new(&self.client.path)
             .args(args)
             .current_dir(self.dir.path())
             .env("TF_CLI_CONFIG_FILE", self.dir.path().join("cli.tfrc"))
@@ -471,6 +571,7 @@ impl Workspace {
             .env("CHECKPOINT_DISABLE", "1")
             .env("NO_COLOR", "1")
             .env("TFWASM_CACHE_DIR", cache_dir())
+            .env("TFWASM_JOURNAL_DIR", self.journal_dir())
             .env_remove("TF_LOG")
             .env_remove("TF_LOG_PROVIDER")
             .env_remove("TF_CLI_ARGS")
@@ -480,29 +581,17 @@ impl Workspace {
             .stderr(stderr)
             .spawn()
             .expect("run terraform");
-        let started = std::time::Instant::now();
-        let status = loop {
-            if let Some(status) = child.try_wait().expect("wait for terraform") {
-                break Some(status);
-            }
-            if started.elapsed() > COMMAND_TIMEOUT {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        };
-        let mut run = Run {
-            code: status.and_then(|s| s.code()).unwrap_or(-1),
-            stdout: std::fs::read_to_string(&out_path).unwrap_or_default(),
-            stderr: std::fs::read_to_string(&err_path).unwrap_or_default(),
-        };
-        if status.is_none() {
-            run.stderr.push_str(&format!(
-                "\n[test harness: killed after {COMMAND_TIMEOUT:?}]"
-            ));
+        Started {
+            child,
+            out_path,
+            err_path,
+            started: std::time::Instant::now(),
         }
-        run
+    }
+
+    /// Where providers run in this workspace keep their apply journal.
+    pub fn journal_dir(&self) -> PathBuf {
+        self.dir.path().join(".journal")
     }
 
     /// Runs the client and asserts success.

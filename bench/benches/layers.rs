@@ -38,6 +38,7 @@ fn wasm_with(reuse: bool, fuel_metering: bool) -> WasmProvider {
         settings_hint: "bench".into(),
         display_name: None,
         http: Default::default(),
+        journal: None,
     };
     WasmProvider::load(&component(), options)
         .expect("load the random component (run `make build` first)")

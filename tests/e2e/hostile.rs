@@ -114,6 +114,35 @@ fn every_attack_is_stopped_and_grants_work() {
             &["Cannot read file", "reading \"/data/../secret.txt\" failed"],
         ),
         (
+            // A special file in the grant: the open blocks forever; the deadline ends it.
+            "special_file",
+            "read_file",
+            "/data/pipe",
+            &[
+                "Provider exceeded its time limit",
+                "time limit of 3s during ApplyResourceChange",
+            ],
+        ),
+        (
+            "hardlink_out",
+            "link_file",
+            "/data/../secret.txt",
+            &[
+                "Cannot link file",
+                "linking /out/link to \"/data/../secret.txt\" failed",
+            ],
+        ),
+        (
+            // A writable name for a file of a read-only grant.
+            "hardlink_readonly",
+            "link_file",
+            "/data/hello.txt",
+            &[
+                "Cannot link file",
+                "linking /out/link to \"/data/hello.txt\" failed",
+            ],
+        ),
+        (
             "secret_env",
             "read_env",
             HOSTILE_SECRET_ENV,
@@ -277,6 +306,13 @@ fn every_attack_is_stopped_and_grants_work() {
                 .exists(),
             "nothing written into a read-only grant"
         );
+        assert!(
+            !tfwasm_tests::fixtures()
+                .join("writable")
+                .join("link")
+                .exists(),
+            "no hard link made"
+        );
         // Created, reported, then crashed: the object is in the state, tainted, nothing lost.
         assert!(
             flat.contains("hostile provider crashed after creating its object"),
@@ -310,4 +346,110 @@ fn every_attack_is_stopped_and_grants_work() {
             );
         }
     }
+}
+
+/// The provider process killed (SIGKILL) in the middle of an apply, after the guest reported
+/// creating its object: Terraform reports the crash and its state lacks the object, so the
+/// next plan would create it again. The apply journal stops that plan with an error naming
+/// the object and the import that brings it back; after the import, plans go on.
+#[test]
+fn a_provider_killed_mid_apply_is_remembered_by_the_next_plan() {
+    for client in clients() {
+        let mut config = PROVIDER.to_owned();
+        config.push_str(&act("slow", "create_then_hang", "remote-1"));
+        let ws = Workspace::new(client, &config);
+        ws.ok(&["init", "-no-color"]);
+        let apply = ws.start(&["apply", "-auto-approve", "-no-color"], &[]);
+        let entry = wait_for_journal_entry(&ws.journal_dir());
+        assert!(
+            entry.contains("remote-1"),
+            "{}: the reported object is journaled: {entry}",
+            client.name
+        );
+        let providers = tfwasm_tests::providers_of(apply.pid());
+        assert!(
+            !providers.is_empty(),
+            "{}: a provider is running",
+            client.name
+        );
+        for pid in providers {
+            // SAFETY: kill has no memory preconditions; the pid is the client's child.
+            unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+        }
+        let apply = apply.wait();
+        assert_eq!(apply.code, 1, "{}: {}", client.name, apply.all());
+        assert!(
+            flatten(&apply.all()).contains("failed to respond to the plugin"),
+            "{}: Terraform reports the crash:\n{}",
+            client.name,
+            apply.all()
+        );
+        assert!(
+            !ws.resources().contains_key("hostile_act.slow"),
+            "{}: the object never reached Terraform's state",
+            client.name
+        );
+
+        let plan = ws.run(&["plan", "-no-color"]);
+        let flat = flatten(&plan.all());
+        if std::env::var_os("TFWASM_SHOW").is_some() {
+            eprintln!("{}\n{}", apply.all(), plan.all());
+        }
+        assert_eq!(plan.code, 1, "{}: {}", client.name, plan.all());
+        for want in [
+            "An interrupted apply left an object behind",
+            "An earlier apply of hostile_act with this same configuration stopped",
+            "with id \"remote-1\"",
+            "terraform import ADDRESS remote-1",
+        ] {
+            assert!(
+                flat.contains(want),
+                "{}: {want:?} in:\n{}",
+                client.name,
+                plan.all()
+            );
+        }
+
+        ws.ok(&["import", "-no-color", "hostile_act.slow", "remote-1"]);
+        assert!(
+            !ws.journal_dir().exists() || journal_entries(&ws.journal_dir()).is_empty(),
+            "{}: the import settled the entry",
+            client.name
+        );
+        let plan = ws.run(&["plan", "-no-color"]);
+        assert_eq!(plan.code, 0, "{}: {}", client.name, plan.all());
+        assert!(
+            !plan.all().contains("interrupted apply"),
+            "{}: {}",
+            client.name,
+            plan.all()
+        );
+    }
+}
+
+/// The entry files under a journal directory (one level of per-working-directory folders).
+fn journal_entries(root: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let Ok(dirs) = std::fs::read_dir(root) else {
+        return Vec::new();
+    };
+    dirs.flatten()
+        .filter_map(|d| std::fs::read_dir(d.path()).ok())
+        .flat_map(|files| files.flatten().map(|f| f.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect()
+}
+
+/// Waits (at most two minutes: init and plan come first) for an entry; returns its text.
+fn wait_for_journal_entry(root: &std::path::Path) -> String {
+    let started = std::time::Instant::now();
+    while started.elapsed() < std::time::Duration::from_secs(120) {
+        if let Some(text) = journal_entries(root)
+            .first()
+            .and_then(|p| std::fs::read_to_string(p).ok())
+        {
+            return text;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    panic!("no apply journal entry appeared under {}", root.display());
 }

@@ -30,6 +30,7 @@ pub(crate) fn load_to_read(
         settings_hint: settings.source.clone(),
         display_name: None,
         http: settings.http.clone(),
+        journal: None,
     };
     let (provider, report) = WasmProvider::load(component, options)
         .with_context(|| format!("loading {}", component.display()))?;

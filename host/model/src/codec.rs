@@ -3,6 +3,7 @@
 
 pub mod json;
 pub mod msgpack;
+pub mod redact;
 
 use std::fmt;
 

@@ -49,6 +49,7 @@ fn provider(fuel_metering: bool, pooling: bool, reuse_instances: bool) -> WasmPr
         settings_hint: "bench".into(),
         display_name: None,
         http: Default::default(),
+        journal: None,
     };
     WasmProvider::load(&component(), options)
         .expect("load the random component")

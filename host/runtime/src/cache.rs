@@ -24,9 +24,7 @@
 
 #[cfg(feature = "compiler")]
 use std::hash::{DefaultHasher, Hash, Hasher};
-#[cfg(feature = "compiler")]
-use std::path::Path;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[cfg(feature = "compiler")]
 use sha2::{Digest, Sha256};
@@ -212,13 +210,11 @@ pub fn load_file(
     Ok(loaded)
 }
 
-#[cfg(feature = "compiler")]
-/// Whether `dir` may hold code we run: created `0700` if missing, owned by us, and writable
-/// by nobody else. Says why not once per process.
-fn private_dir(dir: &Path) -> bool {
+/// Creates `dir` `0700` if missing and checks that it is ours and writable by nobody else:
+/// what a directory needs before we trust what is in it. Says why not.
+pub(crate) fn make_private_dir(dir: &Path) -> Result<(), String> {
     use std::os::unix::fs::{DirBuilderExt, MetadataExt};
-    static WARNED: std::sync::Once = std::sync::Once::new();
-    let checked = std::fs::DirBuilder::new()
+    std::fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)
         .create(dir)
@@ -240,7 +236,15 @@ fn private_dir(dir: &Path) -> bool {
             } else {
                 Ok(())
             }
-        });
+        })
+}
+
+#[cfg(feature = "compiler")]
+/// Whether `dir` may hold code we run (see [`make_private_dir`]). Says why not once per
+/// process.
+fn private_dir(dir: &Path) -> bool {
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    let checked = make_private_dir(dir);
     match checked {
         Ok(()) => true,
         Err(why) => {

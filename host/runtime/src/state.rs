@@ -115,10 +115,8 @@ impl wasmtime_wasi_http::WasiHttpView for StoreState {
 impl crate::bindings::latest::tfwasm::provider::progress::Host for StoreState {
     async fn report_state(&mut self, state: Vec<u8>) -> wasmtime::Result<()> {
         // An oversized report is ignored, as an oversized result would be refused.
-        if state.len() <= crate::provider::MAX_VALUE_BYTES
-            && let Ok(mut slot) = self.reported.lock()
-        {
-            *slot = Some(state);
+        if state.len() <= crate::provider::MAX_VALUE_BYTES {
+            self.reported.report(state);
         }
         Ok(())
     }

@@ -267,6 +267,7 @@ impl Harness {
             settings_hint: "the harness (tfwasm_testing::Harness)".to_owned(),
             display_name: None,
             http: Default::default(),
+            journal: None,
         };
         let (provider, _) =
             WasmProvider::load(path, options).map_err(|e| HarnessError::Load(e.to_string()))?;

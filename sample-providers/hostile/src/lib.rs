@@ -23,7 +23,9 @@ pub const BEHAVIORS: &[&str] = &[
     "read_env",
     "http_get",
     "create_then_panic",
+    "create_then_hang",
     "write_file",
+    "link_file",
 ];
 
 /// The provider.
@@ -99,6 +101,15 @@ fn act(value: &Value) -> Result<String, Diagnostic> {
                 format!("writing {target:?} failed: {e}"),
             ),
         },
+        // A hard link at /out/link to `target`: to a file outside every grant, or to one in
+        // a read-only grant (which would make it writable through /out).
+        "link_file" => match std::fs::hard_link(&target, "/out/link") {
+            Ok(()) => Ok(format!("linked {target}")),
+            Err(e) => fail(
+                "Cannot link file",
+                format!("linking /out/link to {target:?} failed: {e}"),
+            ),
+        },
         "read_env" => match std::env::var(&target) {
             Ok(value) => Ok(value),
             Err(_) => fail(
@@ -162,12 +173,29 @@ impl Resource for Act {
             ctx.report_state(&planned.clone().with("result", "created").with("id", "act"))?;
             panic!("hostile provider crashed after creating its object");
         }
+        if field(planned, "behavior") == "create_then_hang" {
+            // The remote object (named by `target`) exists from here on; then the provider
+            // stops answering until its deadline, long enough to be killed mid-apply.
+            let id = field(planned, "target");
+            ctx.report_state(&planned.clone().with("result", "created").with("id", id))?;
+            std::thread::sleep(std::time::Duration::from_secs(600));
+        }
         let result = match phase(planned).as_str() {
             "apply" => act(planned)?,
             "plan" => field(planned, "result"),
             _ => "ok".into(),
         };
         Ok(planned.clone().with("result", result).with("id", "act"))
+    }
+
+    /// Any id imports as an object that did nothing (`behavior = "ok"`).
+    fn import(&self, _ctx: &Context, id: &str) -> Result<Value, Diagnostic> {
+        Ok(self
+            .schema()
+            .null_object()
+            .with("id", id)
+            .with("behavior", "ok")
+            .with("result", "imported"))
     }
 
     fn read(&self, _ctx: &Context, state: &Value) -> Result<Option<Value>, Diagnostic> {

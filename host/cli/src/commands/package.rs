@@ -144,6 +144,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         settings_hint: crate::config::FILE_NAME.into(),
         display_name: None,
         http: resolved.http,
+        journal: None,
     };
     let (provider, report) = WasmProvider::load(&args.component, options)
         .with_context(|| format!("checking {}", args.component.display()))?;

@@ -73,9 +73,13 @@ pub fn run(args: Args, env: PluginEnv) -> ExitCode {
     let Some(runtime) = runtime() else {
         return ExitCode::FAILURE;
     };
-    let _guard = runtime.enter();
-    exit_when_orphaned(parent);
-    match runtime.block_on(serve_component(args, env, level)) {
+    let served = {
+        let _guard = runtime.enter();
+        exit_when_orphaned(parent);
+        runtime.block_on(serve_component(args, env, level))
+    };
+    stop(runtime);
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             tracing::error!("{error:#}");
@@ -83,6 +87,16 @@ pub fn run(args: Args, env: PluginEnv) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// How long a stopping server waits for host calls still blocked in the OS.
+const STOP_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Stops the runtime without waiting for host I/O that never ends: a guest call past its
+/// deadline may have left a blocking thread in `open` on a FIFO or a hung network disk, and
+/// dropping the runtime would wait for it forever.
+fn stop(runtime: tokio::runtime::Runtime) {
+    runtime.shutdown_timeout(STOP_GRACE);
 }
 
 async fn serve_component(args: Args, env: PluginEnv, level: tracing::Level) -> anyhow::Result<()> {
@@ -128,7 +142,9 @@ fn run_debug(args: Args) -> ExitCode {
     let Some(runtime) = runtime() else {
         return ExitCode::FAILURE;
     };
-    match runtime.block_on(serve_debugging(args, level)) {
+    let served = runtime.block_on(serve_debugging(args, level));
+    stop(runtime);
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("tfwasm: {error:#}");
@@ -206,6 +222,7 @@ pub(crate) fn load_checked(
         settings_hint: settings.source,
         display_name: Some(provider_name(component)),
         http: settings.http,
+        journal: open_journal(component),
     };
     let (provider, report) = WasmProvider::load(component, options)?;
     let provider = Checked::new(provider, provider_name(component), settings.mode);
@@ -216,6 +233,20 @@ pub(crate) fn load_checked(
         "component loaded"
     );
     Ok((provider, settings.record))
+}
+
+/// The apply journal for `component` in this working directory; without one (no usable
+/// directory), a warning, and applies are served as before.
+fn open_journal(component: &Path) -> Option<tfwasm_runtime::Journal> {
+    let root = tfwasm_runtime::journal::default_root()?;
+    tfwasm_runtime::Journal::open(&root, component)
+        .inspect_err(|e| {
+            tracing::warn!(
+                "{e}: objects created by an apply that is killed midway will not be reported (set {} to use another directory)",
+                tfwasm_runtime::journal::JOURNAL_DIR_ENV
+            );
+        })
+        .ok()
 }
 
 /// The provider's type name for diagnostics: from the packaged executable's name

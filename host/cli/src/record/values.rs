@@ -12,13 +12,9 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value as Json, json};
 use tfwasm_model::codec::json::{decode_with_unknowns, encode_with_unknowns};
+use tfwasm_model::codec::redact::{is_redacted, redact_block};
 use tfwasm_model::rpc::{GetFunctionsResponse, GetResourceIdentitySchemasResponse};
-use tfwasm_model::{
-    AttributeType, Block, BlockNesting, NestedObject, ObjectNesting, ProviderSchema, Type,
-};
-
-/// What stands in for a secret.
-pub const REDACTED_MARKER: &str = "$redacted";
+use tfwasm_model::{Block, ProviderSchema, Type};
 
 /// The schemas a recording is read with.
 #[derive(Debug, Default)]
@@ -209,76 +205,6 @@ fn convert(field: &mut Json, slot: &Slot<'_>, direction: Direction) {
     }
 }
 
-fn redacted() -> Json {
-    json!({ REDACTED_MARKER: true })
-}
-
-fn is_redacted(json: &Json) -> bool {
-    json.as_object()
-        .is_some_and(|o| o.len() == 1 && o.get(REDACTED_MARKER) == Some(&Json::Bool(true)))
-}
-
-fn is_unknown(json: &Json) -> bool {
-    json.as_object()
-        .is_some_and(|o| o.len() == 1 && o.contains_key(tfwasm_model::codec::json::UNKNOWN_MARKER))
-}
-
-/// Replaces the known, non-null values of sensitive and write-only attributes under `block`.
-/// Null and unknown stay visible: they are no secret, and often what a bug is about.
-pub fn redact_block(json: &mut Json, block: &Block) {
-    let Some(object) = json.as_object_mut() else {
-        return;
-    };
-    for attr in &block.attributes {
-        let Some(value) = object.get_mut(&attr.name) else {
-            continue;
-        };
-        if attr.sensitive || attr.write_only {
-            if !value.is_null() && !is_unknown(value) {
-                *value = redacted();
-            }
-        } else if let AttributeType::Nested(nested) = &attr.ty {
-            redact_nested(value, nested);
-        }
-    }
-    for nested in &block.block_types {
-        let Some(value) = object.get_mut(&nested.type_name) else {
-            continue;
-        };
-        match nested.nesting {
-            BlockNesting::Single | BlockNesting::Group => redact_block(value, &nested.block),
-            BlockNesting::List | BlockNesting::Set | BlockNesting::Map => {
-                for_each_element(value, |v| redact_block(v, &nested.block));
-            }
-        }
-    }
-}
-
-fn redact_nested(json: &mut Json, nested: &NestedObject) {
-    let block = Block {
-        attributes: nested.attributes.clone(),
-        ..Block::default()
-    };
-    match nested.nesting {
-        ObjectNesting::Single => redact_block(json, &block),
-        ObjectNesting::List | ObjectNesting::Set | ObjectNesting::Map => {
-            for_each_element(json, |v| redact_block(v, &block));
-        }
-    }
-}
-
-/// Array elements or map values.
-fn for_each_element(json: &mut Json, f: impl FnMut(&mut Json)) {
-    if is_unknown(json) {
-        return;
-    }
-    match json {
-        Json::Array(items) => items.iter_mut().for_each(f),
-        Json::Object(entries) => entries.values_mut().for_each(f),
-        _ => {}
-    }
-}
-
 /// Replaces each redaction marker by a stand-in of the type found there, so a recording with
 /// its secrets removed still replays: `"(redacted)"`, 0, false, empty collections.
 pub fn fill_redacted(json: &mut Json, ty: &Type) {
@@ -337,8 +263,9 @@ fn placeholder(ty: &Type) -> Json {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tfwasm_model::codec::redact::redacted;
     use tfwasm_model::rpc::{DynamicValue, PlanResourceChangeRequest};
-    use tfwasm_model::{Attribute, NestedBlock, Schema, Value};
+    use tfwasm_model::{Attribute, BlockNesting, NestedBlock, Schema, Value};
 
     fn schemas() -> Schemas {
         let mut password = Attribute::new("password", Type::String);

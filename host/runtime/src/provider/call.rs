@@ -50,6 +50,18 @@ impl WasmProvider {
         subject: &str,
         f: impl for<'a> FnOnce(&'a mut Store<StoreState>, &'a Guest) -> GuestFuture<'a, R> + Send,
     ) -> Result<R, Failed> {
+        self.call_journaled(rpc, subject, None, f).await
+    }
+
+    /// [`Self::call`], with the states the guest reports written to `journal` until the
+    /// call answers (applies, see [`crate::journal`]).
+    pub(super) async fn call_journaled<R: Send + ReturnedValues>(
+        &self,
+        rpc: Rpc,
+        subject: &str,
+        journal: Option<crate::journal::Pending>,
+        f: impl for<'a> FnOnce(&'a mut Store<StoreState>, &'a Guest) -> GuestFuture<'a, R> + Send,
+    ) -> Result<R, Failed> {
         let started = Instant::now();
         let limits = self.limits.for_rpc(rpc);
         let (mut store, instance, calls) = match self.take_idle() {
@@ -64,7 +76,7 @@ impl WasmProvider {
         };
         // Per-call state, set here for fresh and reused instances alike.
         let problems = crate::http::Problems::default();
-        let reported = Reported::default();
+        let reported = Reported::new(journal);
         {
             let state = store.data_mut();
             state.http_gate.problems = problems.clone();
@@ -77,6 +89,8 @@ impl WasmProvider {
         let outcome = self
             .run(rpc, limits, &mut store, instance, problems, f)
             .await;
+        // Answered (either way): whatever was reported now travels in the response.
+        reported.finish();
         let fuel_used = if self.limits.fuel_metering {
             store
                 .get_fuel()
@@ -107,7 +121,7 @@ impl WasmProvider {
             }
             Err(error) => Err(Failed {
                 error,
-                reported: reported.lock().ok().and_then(|mut slot| slot.take()),
+                reported: reported.take(),
             }),
         }
     }
@@ -210,8 +224,50 @@ impl WasmProvider {
     }
 }
 
-/// The state a guest reported during a call, shared between the store and the caller.
-pub(crate) type Reported = Arc<std::sync::Mutex<Option<Vec<u8>>>>;
+/// The state a guest reported during a call, shared between the store and the caller, and
+/// during an apply the journal entry it is written to.
+#[derive(Clone, Default)]
+pub(crate) struct Reported(Arc<std::sync::Mutex<ReportSlot>>);
+
+#[derive(Default)]
+struct ReportSlot {
+    latest: Option<Vec<u8>>,
+    journal: Option<crate::journal::Pending>,
+}
+
+impl Reported {
+    fn new(journal: Option<crate::journal::Pending>) -> Reported {
+        Reported(Arc::new(std::sync::Mutex::new(ReportSlot {
+            latest: None,
+            journal,
+        })))
+    }
+
+    fn slot(&self) -> std::sync::MutexGuard<'_, ReportSlot> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The guest reported `state` (msgpack).
+    pub(crate) fn report(&self, state: Vec<u8>) {
+        let mut slot = self.slot();
+        if let Some(journal) = &mut slot.journal {
+            journal.record(&state);
+        }
+        slot.latest = Some(state);
+    }
+
+    fn take(&self) -> Option<Vec<u8>> {
+        self.slot().latest.take()
+    }
+
+    fn finish(&self) {
+        if let Some(journal) = self.slot().journal.take() {
+            journal.finish();
+        }
+    }
+}
 
 /// A failed call, with any state the guest reported before it failed.
 pub(crate) struct Failed {

@@ -57,6 +57,8 @@ pub struct LoadOptions {
     pub display_name: Option<String>,
     /// How allowed outgoing HTTP is made (trusted CAs, proxies).
     pub http: crate::HttpSettings,
+    /// Where applies keep what the guest reported until they answer; `None` turns that off.
+    pub journal: Option<crate::Journal>,
 }
 
 /// How loading went, for the operator's log.
@@ -95,6 +97,8 @@ pub struct WasmProvider {
     log_sink: Arc<dyn GuestLogSink>,
     /// Idle instances whose last call succeeded, for [`CallLimits::reuse_instances`].
     warm: std::sync::Mutex<Vec<Warm>>,
+    /// The apply journal of this component in this working directory.
+    journal: Option<Arc<crate::Journal>>,
 }
 
 impl WasmProvider {
@@ -116,6 +120,7 @@ impl WasmProvider {
             settings_hint,
             display_name,
             http,
+            journal,
         } = options;
         let started = Instant::now();
         for dir in &grants.dirs {
@@ -183,6 +188,7 @@ impl WasmProvider {
             stop_generation: Arc::new(tokio::sync::watch::Sender::new(0)),
             log_sink,
             warm: std::sync::Mutex::new(Vec::new()),
+            journal: journal.map(Arc::new),
         };
         Ok((
             provider,

@@ -10,8 +10,13 @@ use tfwasm_model::rpc::{
     UpgradeResourceStateResponse, ValidateConfigRequest,
 };
 
+use std::sync::Arc;
+
+use tfwasm_model::Block;
+
 use super::super::WasmProvider;
 use super::{bytes, diagnostics};
+use crate::Journal;
 use crate::bindings::{self, resource, wit};
 
 impl WasmProvider {
@@ -50,6 +55,26 @@ impl WasmProvider {
                 ],
             },
         })
+    }
+}
+
+impl WasmProvider {
+    /// The journal and the resource's schema block, when the journal is on and the guest
+    /// knows `type_name`.
+    async fn journal_for(&self, type_name: &str) -> Option<(&Arc<Journal>, &Block)> {
+        let journal = self.journal.as_ref()?;
+        let known = self.guest_schema().await.ok()?;
+        let schema = known.schema.resources.get(type_name)?;
+        Some((journal, &schema.block))
+    }
+}
+
+/// Whether a request's value is null (the prior state of a create).
+fn is_null(value: &DynamicValue) -> bool {
+    if value.msgpack.is_empty() {
+        value.json.is_empty() || value.json.trim_ascii() == b"null"
+    } else {
+        value.msgpack == tfwasm_model::codec::msgpack::NULL
     }
 }
 
@@ -118,6 +143,9 @@ impl ResourceServer for WasmProvider {
             current_identity: req.current_identity.clone().map(bytes),
         };
         let current_identity = req.current_identity;
+        if let Some((journal, block)) = self.journal_for(&subject).await {
+            journal.settled(&subject, &current_state, block);
+        }
         match self
             .call(Rpc::ReadResource, &subject, move |store, guest| {
                 Box::pin(async move { guest.read_resource(store, &ctx, &wreq).await })
@@ -148,6 +176,18 @@ impl ResourceServer for WasmProvider {
     ) -> PlanResourceChangeResponse {
         let ctx = self.context_for(req.client_capabilities);
         let subject = req.type_name.clone();
+        // A create of what an interrupted apply already created is stopped here.
+        if is_null(&req.prior_state)
+            && let Some((journal, _)) = self.journal_for(&subject).await
+        {
+            let interrupted = journal.interrupted(&subject, &req.config);
+            if !interrupted.is_empty() {
+                return PlanResourceChangeResponse {
+                    diagnostics: interrupted,
+                    ..PlanResourceChangeResponse::default()
+                };
+            }
+        }
         let wreq = resource::PlanRequest {
             type_name: req.type_name,
             prior_state: bytes(req.prior_state),
@@ -190,6 +230,14 @@ impl ResourceServer for WasmProvider {
         let ctx = self.context();
         let subject = req.type_name.clone();
         let prior = req.prior_state.clone();
+        // Creates keep what the guest reports in the journal until they answer.
+        let journal = if is_null(&req.prior_state) {
+            self.journal_for(&subject)
+                .await
+                .map(|(journal, block)| journal.pending(&subject, &req.config, block.clone()))
+        } else {
+            None
+        };
         let wreq = resource::ApplyRequest {
             type_name: req.type_name,
             prior_state: bytes(req.prior_state),
@@ -200,9 +248,14 @@ impl ResourceServer for WasmProvider {
             planned_identity: req.planned_identity.map(bytes),
         };
         match self
-            .call(Rpc::ApplyResourceChange, &subject, move |store, guest| {
-                Box::pin(async move { guest.apply_resource_change(store, &ctx, &wreq).await })
-            })
+            .call_journaled(
+                Rpc::ApplyResourceChange,
+                &subject,
+                journal,
+                move |store, guest| {
+                    Box::pin(async move { guest.apply_resource_change(store, &ctx, &wreq).await })
+                },
+            )
             .await
         {
             Ok(resp) => ApplyResourceChangeResponse {
@@ -239,8 +292,8 @@ impl ResourceServer for WasmProvider {
             })
             .await
         {
-            Ok(resp) => ImportResourceStateResponse {
-                imported_resources: resp
+            Ok(resp) => {
+                let imported_resources: Vec<_> = resp
                     .imported
                     .into_iter()
                     .map(|r| ImportedResource {
@@ -249,10 +302,18 @@ impl ResourceServer for WasmProvider {
                         private: r.private,
                         identity: r.identity.map(DynamicValue::from_msgpack),
                     })
-                    .collect(),
-                diagnostics: diagnostics(resp.diagnostics),
-                deferred: bindings::deferred(resp.deferred),
-            },
+                    .collect();
+                for r in &imported_resources {
+                    if let Some((journal, block)) = self.journal_for(&r.type_name).await {
+                        journal.settled(&r.type_name, &r.state, block);
+                    }
+                }
+                ImportResourceStateResponse {
+                    imported_resources,
+                    diagnostics: diagnostics(resp.diagnostics),
+                    deferred: bindings::deferred(resp.deferred),
+                }
+            }
             Err(e) => ImportResourceStateResponse {
                 imported_resources: Vec::new(),
                 diagnostics: vec![self.call_diagnostic(&e.error, &subject)],

@@ -1,0 +1,455 @@
+//! The apply journal: what a guest reported creating during an apply (WIT `progress`), kept
+//! on disk until the apply answers. A provider process killed mid-apply (SIGKILL, the OOM
+//! killer) takes the reported state with it, and Terraform, which never got the response,
+//! would plan to create the object again while the remote side still holds the first one.
+//!
+//! With the journal, the next provider process started for the same component in the same
+//! working directory finds the entry, and a plan that would create a resource of that type
+//! from the same configuration is stopped with an error naming the object and how to import
+//! it. Importing it (or reading a state that holds it) settles the entry; so does removing
+//! the file the error names.
+//!
+//! Entries hold the configuration only as a SHA-256 digest and the state with sensitive and
+//! write-only attributes redacted: the journal is for finding an object, not a second copy
+//! of secrets. Files are written whole (temporary file, then rename) into a `0700`
+//! directory; no fsync, because the fault this covers is the process dying, not the machine.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use tfwasm_model::codec::redact::redact_block;
+use tfwasm_model::rpc::DynamicValue;
+use tfwasm_model::{Block, Diagnostic, Value};
+
+/// Overrides where journals are kept.
+pub const JOURNAL_DIR_ENV: &str = "TFWASM_JOURNAL_DIR";
+
+/// Where journals are kept: `$TFWASM_JOURNAL_DIR`, else `$XDG_STATE_HOME/tfwasm/journal`, else
+/// `~/.local/state/tfwasm/journal`. State, not cache: wiping caches must not lose it.
+pub fn default_root() -> Option<PathBuf> {
+    let var = |name| {
+        std::env::var_os(name)
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from)
+    };
+    var(JOURNAL_DIR_ENV)
+        .or_else(|| var("XDG_STATE_HOME").map(|d| d.join("tfwasm").join("journal")))
+        .or_else(|| var("HOME").map(|d| d.join(".local/state/tfwasm/journal")))
+}
+
+/// Version of the entry format; entries of another version are left alone.
+const FORMAT: u32 = 1;
+
+/// The journal of one component in one working directory.
+#[derive(Debug)]
+pub struct Journal {
+    dir: PathBuf,
+    /// Entries left by earlier processes and not settled yet.
+    left: Mutex<Vec<Left>>,
+    /// Numbers this process's entry files.
+    next: AtomicU64,
+}
+
+#[derive(Debug)]
+struct Left {
+    path: PathBuf,
+    entry: Entry,
+}
+
+/// One reported-but-unanswered apply, as written to disk.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+struct Entry {
+    format: u32,
+    pid: u32,
+    type_name: String,
+    /// SHA-256 of the apply's configuration as Terraform encoded it (msgpack); a later plan
+    /// of the same resource sends the same bytes.
+    config_sha256: String,
+    /// The object's `id` attribute when it has a readable one: what an import needs.
+    id: Option<String>,
+    /// The reported state in Terraform's JSON form, secrets redacted.
+    state: serde_json::Value,
+}
+
+/// Why the journal cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[error("the apply journal {dir} {why}")]
+pub struct JournalError {
+    dir: PathBuf,
+    why: String,
+}
+
+impl Journal {
+    /// The journal for `component` run from the current directory, under `root`. Reads what
+    /// earlier processes left; the directory is created (`0700`) when a first entry is
+    /// written, and refused when another user owns it or can write to it.
+    ///
+    /// # Errors
+    /// When the directory cannot be made private or read.
+    pub fn open(root: &Path, component: &Path) -> Result<Journal, JournalError> {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let component = component
+            .canonicalize()
+            .unwrap_or_else(|_| component.to_owned());
+        let mut key = Sha256::new();
+        key.update(cwd.as_os_str().as_encoded_bytes());
+        key.update([0]);
+        key.update(component.as_os_str().as_encoded_bytes());
+        let dir = root.join(&hex::encode(key.finalize())[..16]);
+        let mut left = Vec::new();
+        // Nothing is created until an apply reports a state: most runs never write one.
+        if !dir.exists() {
+            return Ok(Journal {
+                dir,
+                left: Mutex::new(left),
+                next: AtomicU64::new(0),
+            });
+        }
+        // What we read here decides what a plan says, so only a private directory counts.
+        crate::cache::make_private_dir(&dir).map_err(|why| JournalError {
+            dir: dir.clone(),
+            why,
+        })?;
+        let listing = std::fs::read_dir(&dir).map_err(|e| JournalError {
+            dir: dir.clone(),
+            why: format!("cannot be read ({e})"),
+        })?;
+        for file in listing.flatten() {
+            let path = file.path();
+            if path.extension().is_none_or(|ext| ext != "json") {
+                continue;
+            }
+            let Some(entry) = std::fs::read(&path)
+                .ok()
+                .and_then(|bytes| serde_json::from_slice::<Entry>(&bytes).ok())
+            else {
+                tracing::warn!(file = %path.display(), "ignoring an unreadable apply journal entry");
+                continue;
+            };
+            // Another process still serving in this directory owns its entries.
+            if entry.format == FORMAT && !process_alive(entry.pid) {
+                left.push(Left { path, entry });
+            }
+        }
+        if !left.is_empty() {
+            tracing::warn!(
+                dir = %dir.display(),
+                entries = left.len(),
+                "an earlier apply was interrupted after its provider reported creating objects"
+            );
+        }
+        Ok(Journal {
+            dir,
+            left: Mutex::new(left),
+            next: AtomicU64::new(0),
+        })
+    }
+
+    /// Where this journal's entries live.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// An entry for an apply of `type_name` with `config`, written only once the guest
+    /// reports a state. `block` is the resource's schema (for redaction and the `id`).
+    pub(crate) fn pending(
+        self: &Arc<Self>,
+        type_name: &str,
+        config: &DynamicValue,
+        block: Block,
+    ) -> Pending {
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        Pending {
+            path: self
+                .dir
+                .join(format!("{}-{n}-{type_name}.json", std::process::id())),
+            type_name: type_name.to_owned(),
+            config_sha256: digest(config),
+            block,
+            written: false,
+        }
+    }
+
+    /// Errors for a plan that would create `type_name` from `config` while an interrupted
+    /// apply of the same configuration left an object behind. Empty when there is none.
+    pub fn interrupted(&self, type_name: &str, config: &DynamicValue) -> Vec<Diagnostic> {
+        let left = self.left.lock().unwrap_or_else(|p| p.into_inner());
+        if left.is_empty() {
+            return Vec::new();
+        }
+        let config = digest(config);
+        left.iter()
+            .filter(|l| l.entry.type_name == type_name && l.entry.config_sha256 == config)
+            .map(|l| interrupted_diagnostic(&l.entry, &l.path))
+            .collect()
+    }
+
+    /// `state` of `type_name` is in Terraform's hands now (imported, or read from its
+    /// state): entries naming the same object are settled and removed.
+    pub fn settled(&self, type_name: &str, state: &DynamicValue, block: &Block) {
+        let mut left = self.left.lock().unwrap_or_else(|p| p.into_inner());
+        if left.is_empty() {
+            return;
+        }
+        let Some(id) = state
+            .decode(&block.implied_type())
+            .ok()
+            .and_then(|v| readable_id(&v, block))
+        else {
+            return;
+        };
+        left.retain(|l| {
+            let same = l.entry.type_name == type_name && l.entry.id.as_deref() == Some(&id);
+            if same {
+                tracing::info!(file = %l.path.display(), id, "interrupted apply settled: the object is in Terraform's state");
+                remove_entry(&l.path);
+            }
+            !same
+        });
+    }
+}
+
+/// An apply in flight: [`Pending::record`] on each reported state, [`Pending::finish`]
+/// when the apply answers.
+#[derive(Debug)]
+pub(crate) struct Pending {
+    path: PathBuf,
+    type_name: String,
+    config_sha256: String,
+    block: Block,
+    written: bool,
+}
+
+impl Pending {
+    /// Writes (or rewrites) the entry for a reported state (msgpack). A failure to write is
+    /// logged and otherwise ignored: the apply itself goes on.
+    pub(crate) fn record(&mut self, state: &[u8]) {
+        let ty = self.block.implied_type();
+        let value = tfwasm_model::codec::msgpack::decode(state, &ty).ok();
+        let id = value.as_ref().and_then(|v| readable_id(v, &self.block));
+        let mut json = value
+            .and_then(|v| tfwasm_model::codec::json::encode_with_unknowns(&v, &ty).ok())
+            .unwrap_or(serde_json::Value::Null);
+        redact_block(&mut json, &self.block);
+        let entry = Entry {
+            format: FORMAT,
+            pid: std::process::id(),
+            type_name: self.type_name.clone(),
+            config_sha256: self.config_sha256.clone(),
+            id,
+            state: json,
+        };
+        match write_whole(&self.path, &entry) {
+            Ok(()) => self.written = true,
+            Err(e) => tracing::warn!(
+                file = %self.path.display(),
+                "cannot write the apply journal entry: {e}"
+            ),
+        }
+    }
+
+    /// The apply answered: its entry is no longer needed.
+    pub(crate) fn finish(self) {
+        if self.written {
+            remove_entry(&self.path);
+        }
+    }
+}
+
+/// Removes an entry, and its directory when that was the last one (no litter per working
+/// directory).
+fn remove_entry(path: &Path) {
+    if let Err(e) = std::fs::remove_file(path) {
+        tracing::warn!(file = %path.display(), "cannot remove the apply journal entry: {e}");
+    }
+    if let Some(dir) = path.parent() {
+        // Fails while other entries are there, as it should.
+        let _ = std::fs::remove_dir(dir);
+    }
+}
+
+fn digest(value: &DynamicValue) -> String {
+    let mut hash = Sha256::new();
+    hash.update(&value.msgpack);
+    hash.update([0]);
+    hash.update(&value.json);
+    hex::encode(hash.finalize())
+}
+
+/// The `id` attribute when it is a known string and not a secret.
+fn readable_id(state: &Value, block: &Block) -> Option<String> {
+    let attr = block.attributes.iter().find(|a| a.name == "id")?;
+    if attr.sensitive || attr.write_only {
+        return None;
+    }
+    state.get("id")?.as_str().map(str::to_owned)
+}
+
+fn write_whole(path: &Path, entry: &Entry) -> std::io::Result<()> {
+    use std::io::Write as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    if let Some(dir) = path.parent() {
+        crate::cache::make_private_dir(dir).map_err(std::io::Error::other)?;
+    }
+    let tmp = path.with_extension("tmp");
+    let bytes = serde_json::to_vec_pretty(entry).map_err(std::io::Error::other)?;
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&tmp)
+        .and_then(|mut f| f.write_all(&bytes))
+        .and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+fn interrupted_diagnostic(entry: &Entry, file: &Path) -> Diagnostic {
+    let object = match &entry.id {
+        Some(id) => format!("with id {id:?}"),
+        None => format!("(state: {})", entry.state),
+    };
+    let import = match &entry.id {
+        Some(id) => format!(
+            "Import it into this resource (`terraform import ADDRESS {id}`, or an `import` block with id = {id:?})"
+        ),
+        None => "Import it into this resource".to_owned(),
+    };
+    Diagnostic::error(
+        "An interrupted apply left an object behind",
+        format!(
+            "An earlier apply of {} with this same configuration stopped (the provider process was killed) after the provider reported creating the object {object}, before Terraform could save it. Creating it again would leave that object unmanaged. {import}; or, if it no longer exists, delete {} and plan again.",
+            entry.type_name,
+            file.display()
+        ),
+    )
+}
+
+/// Whether a process with this id exists (signal 0 checks without sending).
+fn process_alive(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    if pid == 0 || pid == std::process::id() as libc::pid_t {
+        return false;
+    }
+    // SAFETY: kill with signal 0 sends nothing; it only checks the pid.
+    let rc = unsafe { libc::kill(pid, 0) };
+    rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tfwasm_model::{Attribute, Type};
+
+    fn block() -> Block {
+        let mut secret = Attribute::new("password", Type::String);
+        secret.sensitive = true;
+        Block {
+            attributes: vec![
+                Attribute::new("id", Type::String),
+                Attribute::new("name", Type::String),
+                secret,
+            ],
+            ..Block::default()
+        }
+    }
+
+    fn state(id: &str) -> DynamicValue {
+        let value = Value::object([
+            ("id", Value::from(id)),
+            ("name", Value::from("n")),
+            ("password", Value::from("hunter2")),
+        ]);
+        DynamicValue::encode(&value, &block().implied_type()).unwrap()
+    }
+
+    fn config(name: &str) -> DynamicValue {
+        let value = Value::object([
+            ("id", Value::Null),
+            ("name", Value::from(name)),
+            ("password", Value::from("hunter2")),
+        ]);
+        DynamicValue::encode(&value, &block().implied_type()).unwrap()
+    }
+
+    fn journal_root() -> tempfile::TempDir {
+        tempfile::tempdir().unwrap()
+    }
+
+    #[test]
+    fn an_entry_left_by_a_dead_process_stops_the_same_create_until_settled() {
+        let root = journal_root();
+        let component = root.path().join("p.wasm");
+        std::fs::write(&component, b"x").unwrap();
+        let journal = Arc::new(Journal::open(root.path(), &component).unwrap());
+        let mut pending = journal.pending("t_x", &config("a"), block());
+        pending.record(&state("obj-1").msgpack);
+        // The process "dies": the entry stays, now owned by a pid that does not exist.
+        let file = std::fs::read_dir(journal.dir())
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.extension().is_some_and(|e| e == "json"))
+            .expect("entry written on report");
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(!text.contains("hunter2"), "secrets stay out: {text}");
+        assert!(text.contains("obj-1"), "{text}");
+        let mut entry: Entry = serde_json::from_str(&text).unwrap();
+        entry.pid = u32::MAX - 1;
+        std::fs::write(&file, serde_json::to_vec(&entry).unwrap()).unwrap();
+        std::mem::forget(pending);
+
+        let next = Journal::open(root.path(), &component).unwrap();
+        let errors = next.interrupted("t_x", &config("a"));
+        assert_eq!(errors.len(), 1);
+        let detail = &errors[0].detail;
+        assert!(detail.contains("\"obj-1\""), "{detail}");
+        assert!(detail.contains(&file.display().to_string()), "{detail}");
+        assert!(
+            next.interrupted("t_x", &config("b")).is_empty(),
+            "other config"
+        );
+        assert!(
+            next.interrupted("t_y", &config("a")).is_empty(),
+            "other type"
+        );
+
+        next.settled("t_x", &state("obj-2"), &block());
+        assert!(file.exists(), "another object does not settle it");
+        next.settled("t_x", &state("obj-1"), &block());
+        assert!(!file.exists(), "importing the object settles it");
+        assert!(next.interrupted("t_x", &config("a")).is_empty());
+    }
+
+    #[test]
+    fn an_answered_apply_leaves_nothing_and_a_live_process_keeps_its_entries() {
+        let root = journal_root();
+        let component = root.path().join("p.wasm");
+        std::fs::write(&component, b"x").unwrap();
+        let journal = Arc::new(Journal::open(root.path(), &component).unwrap());
+        let mut pending = journal.pending("t_x", &config("a"), block());
+        pending.record(&state("obj-1").msgpack);
+        let file = journal.dir().join(pending.path.file_name().unwrap());
+        // Seen from another process while a live one (here: our parent) owns the entry,
+        // the apply is in flight, not interrupted.
+        let mut entry: Entry = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+        // SAFETY: getppid has no preconditions.
+        entry.pid = unsafe { libc::getppid() } as u32;
+        std::fs::write(&file, serde_json::to_vec(&entry).unwrap()).unwrap();
+        let other = Journal::open(root.path(), &component).unwrap();
+        assert!(other.interrupted("t_x", &config("a")).is_empty());
+        pending.finish();
+        assert!(
+            !journal.dir().exists(),
+            "the last entry takes its directory along"
+        );
+    }
+}
