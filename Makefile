@@ -7,12 +7,13 @@ SAMPLES := tfwasm-sample-random tfwasm-sample-misbehave tfwasm-sample-hostile tf
 help: ## List targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-10s %s\n", $$1, $$2}'
 
-build: ## Build the host (target/release/tfwasm and the runner packages carry), the native baselines and every sample component
+build: ## Build the host (target/release/tfwasm and the runner packages carry), the native baselines and every sample component (Python's with componentize-py)
 	@rustup target list --installed 2>/dev/null | grep -qx wasm32-wasip2 || rustup target add wasm32-wasip2
 	$(CARGO) build --release -p tfwasm -p tfwasm-bench
 	# On its own, so Cargo does not unify the compiler back into it (host/runner/Cargo.toml).
 	$(CARGO) build --release -p tfwasm-runner
 	$(CARGO) build --release --target wasm32-wasip2 $(addprefix -p ,$(SAMPLES))
+	bash scripts/build-python-sample.sh
 
 # Only what the demo runs: the host, the runner packages carry, and two sample components
 # (not the benchmarks, nor the samples only tests use), so a fresh clone's first demo compiles

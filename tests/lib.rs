@@ -209,6 +209,8 @@ pub const SAMPLES: &[&str] = &[
     "restapi",
     "local",
     "policy",
+    // sample-providers/python-hello, built by componentize-py (scripts/build-python-sample.sh).
+    "pyhello",
 ];
 
 /// Files the hostile provider may and may not read: `granted/hello.txt` is inside the
@@ -355,6 +357,33 @@ pub fn package_flags(sample: &str) -> Vec<String> {
         ],
         _ => Vec::new(),
     }
+}
+
+/// A filesystem mirror of its own holding `sample` packaged with extra `tfwasm package`
+/// flags (limits, grants), for a test that needs settings the shared mirror does not have.
+pub fn mirror_with(sample: &str, flags: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = Command::new(tfwasm_bin())
+        .arg("package")
+        .arg(component(sample))
+        .args([
+            "--source",
+            &format!("registry.terraform.io/tfwasm/{sample}"),
+            "--version",
+            "0.1.0",
+            "--out",
+        ])
+        .arg(dir.path())
+        .args(flags)
+        .env("TFWASM_CACHE_DIR", cache_dir())
+        .output()
+        .expect("run tfwasm package");
+    assert!(
+        out.status.success(),
+        "tfwasm package failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir
 }
 
 /// A filesystem mirror holding every sample provider, packaged once per test process.

@@ -78,8 +78,17 @@ impl Server {
 
     /// Starts the server on the random component in plaintext, its log (stderr) going to `log`.
     pub fn start_logged(env: &[(&str, &str)], log: &std::path::Path) -> Server {
+        Server::start_logged_component(&crate::component("random"), env, log)
+    }
+
+    /// Starts the server on the component at `path` in plaintext, its log going to `log`.
+    pub fn start_logged_component(
+        path: &std::path::Path,
+        env: &[(&str, &str)],
+        log: &std::path::Path,
+    ) -> Server {
         let log = std::fs::File::create(log).expect("create the server log");
-        Server::spawn(&crate::component("random"), env, None, log.into())
+        Server::spawn(path, env, None, log.into())
     }
 
     fn spawn(

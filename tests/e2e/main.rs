@@ -9,6 +9,7 @@ mod local;
 mod network_mirror;
 mod plugin_binary;
 mod policy;
+mod python;
 mod random;
 mod record_replay;
 mod restapi;

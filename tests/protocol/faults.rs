@@ -159,3 +159,65 @@ async fn an_unusable_compile_cache_costs_one_warning_and_the_provider_serves() {
         "nothing is written to a cache others can write"
     );
 }
+
+async fn configure_warnings(server: &Server) -> Vec<String> {
+    let mut client = pb::provider_client::ProviderClient::new(server.channel(None).await);
+    let config = tfwasm_model::rpc::DynamicValue::null();
+    client
+        .configure_provider(pb::configure_provider::Request {
+            terraform_version: "1.11.4".into(),
+            config: Some(pb::DynamicValue {
+                msgpack: config.msgpack,
+                json: Vec::new(),
+            }),
+            client_capabilities: None,
+        })
+        .await
+        .expect("configure")
+        .into_inner()
+        .diagnostics
+        .into_iter()
+        .map(|d| format!("{}: {}", d.summary, d.detail))
+        .collect()
+}
+
+/// A start that must compile a large component (the Python sample: CPython inside) logs that
+/// it is compiling before it does, and says so once in Terraform's output (a warning with
+/// ConfigureProvider) naming the cache; the next start loads the cache and says nothing.
+#[tokio::test]
+async fn a_compile_at_start_is_announced_and_reported_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let env = [("TFWASM_CACHE_DIR", cache.to_str().unwrap())];
+    let component = tfwasm_tests::component("pyhello");
+    let log = dir.path().join("first.log");
+    let server = Server::start_logged_component(&component, &env, &log);
+    let warnings = configure_warnings(&server).await;
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with("Provider component compiled at start:")
+            && warnings[0].contains(cache.to_str().unwrap())
+            && warnings[0].contains("tfwasm package"),
+        "{warnings:?}"
+    );
+    assert!(
+        configure_warnings(&server).await.is_empty(),
+        "told once per process"
+    );
+    drop(server);
+    let first = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        first.contains("compiling the provider component") && first.contains("size_mib"),
+        "{first}"
+    );
+
+    let log = dir.path().join("second.log");
+    let server = Server::start_logged_component(&component, &env, &log);
+    assert!(configure_warnings(&server).await.is_empty(), "cached start");
+    drop(server);
+    assert!(
+        !std::fs::read_to_string(&log)
+            .unwrap()
+            .contains("compiling the provider component")
+    );
+}

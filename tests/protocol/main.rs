@@ -7,6 +7,7 @@ mod faults;
 mod identity;
 mod outgoing;
 mod outside_clients;
+mod python_sdk;
 mod sandbox;
 mod scaffold;
 mod versions;

@@ -9,13 +9,20 @@ use bigdecimal::{BigDecimal, ToPrimitive};
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Number(BigDecimal);
 
-/// A number's text could not be parsed.
+/// A number's text could not be parsed, or its magnitude is out of range.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{text:?} is not a decimal number")]
+#[error("{text:?} is not a decimal number{}", if *.out_of_range { format!(" tfwasm can hold (its decimal exponent is beyond ±{MAX_EXPONENT})") } else { String::new() })]
 pub struct ParseNumberError {
     /// The rejected text.
     pub text: String,
+    /// Well-formed, but too large or too small in magnitude.
+    pub out_of_range: bool,
 }
+
+/// Largest decimal exponent a number may have. Numbers are written out in plain decimal
+/// (as go-cty writes them) and compared exactly, so `1e43313291264` would cost gigabytes;
+/// float64 ends at 1e308, and nothing in a configuration comes near this bound.
+pub const MAX_EXPONENT: i64 = 10_000;
 
 impl Number {
     /// Exact value of an `f64`; `None` for NaN and infinities, which cty cannot hold as state.
@@ -74,16 +81,24 @@ impl FromStr for Number {
             && trimmed
                 .chars()
                 .all(|c| c.is_ascii_digit() || matches!(c, '-' | '+' | '.' | 'e' | 'E'));
+        let error = |out_of_range| ParseNumberError {
+            text: text.to_owned(),
+            out_of_range,
+        };
         if !valid {
-            return Err(ParseNumberError {
-                text: text.to_owned(),
-            });
+            return Err(error(false));
         }
-        BigDecimal::from_str(trimmed)
-            .map(|d| Number(d.normalized()))
-            .map_err(|_| ParseNumberError {
-                text: text.to_owned(),
-            })
+        let d = BigDecimal::from_str(trimmed)
+            .map_err(|_| error(false))?
+            .normalized();
+        // Found by fuzzing (fuzz/corpus/json_value/huge-exponent): an exponent in the
+        // billions parsed fine and then ran out of memory when written out.
+        let (digits, scale) = d.as_bigint_and_exponent();
+        let magnitude = digits.magnitude().bits() as i64 / 3 - scale;
+        if scale.unsigned_abs() > MAX_EXPONENT as u64 || magnitude.abs() > MAX_EXPONENT {
+            return Err(error(true));
+        }
+        Ok(Number(d))
     }
 }
 
@@ -148,6 +163,20 @@ impl fmt::Debug for Number {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn magnitudes_beyond_the_exponent_bound_are_refused_not_expanded() {
+        for text in ["4E43313291264", "1e-10001", "-1e10001"] {
+            let e = text.parse::<Number>().unwrap_err();
+            assert!(e.out_of_range, "{text}");
+            assert!(e.to_string().contains("beyond ±10000"), "{e}");
+        }
+        for text in ["1e308", "1e-308", "1e9999", "123.456e-20"] {
+            let n: Number = text.parse().unwrap();
+            assert!(n.to_string().len() < 10_100, "{text}");
+        }
+        assert!(!"x1".parse::<Number>().unwrap_err().out_of_range);
+    }
 
     #[test]
     fn equality_is_numeric() {

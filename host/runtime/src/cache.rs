@@ -75,9 +75,22 @@ pub fn load_or_compile(
     wasm: &[u8],
 ) -> Result<(Component, Origin), wasmtime::Error> {
     if !private_dir(dir) {
+        announce_compile(wasm, None);
         return Ok((Component::new(engine, wasm)?, Origin::Compiled));
     }
     load_or_compile_at(engine, &entry_path(dir, engine, wasm), wasm)
+}
+
+#[cfg(feature = "compiler")]
+/// Says, before it happens, that a start is about to compile: a large component (one built
+/// from CPython is ~19 MiB) takes tens of seconds on a small machine, which must not look
+/// like a hang in the operator's log.
+fn announce_compile(wasm: &[u8], cache: Option<&Path>) {
+    tracing::warn!(
+        size_mib = %format_args!("{:.1}", wasm.len() as f64 / (1024.0 * 1024.0)),
+        cache = %cache.map_or_else(|| "none (compiling in memory)".to_owned(), |d| d.display().to_string()),
+        "compiling the provider component: no precompiled code or cache entry matches it; this takes a while for a large component, and later starts load it from the cache (`tfwasm package` precompiles it)"
+    );
 }
 
 #[cfg(feature = "compiler")]
@@ -90,6 +103,7 @@ fn load_or_compile_at(
     if let Some(component) = load_entry(engine, path) {
         return Ok((component, Origin::Cached));
     }
+    announce_compile(wasm, path.parent());
     let compiled = engine.precompile_component(wasm)?;
     store_entry(path, &compiled, "start");
     // SAFETY: the bytes were produced just now by this engine.

@@ -94,7 +94,16 @@ impl<'a> Reader<'a> {
             | Marker::FixExt16
             | Marker::Ext8
             | Marker::Ext16
-            | Marker::Ext32 => return self.unknown(path),
+            | Marker::Ext32 => {
+                let unknown = self.unknown(path)?;
+                // go-cty refines only unknowns of a known type; one in a dynamic slot is
+                // plain (as the encoder writes it), whatever refinements the bytes carry.
+                return Ok(if matches!(ty, Type::Dynamic) {
+                    Value::unknown()
+                } else {
+                    unknown
+                });
+            }
             _ => {}
         }
         match ty {
@@ -580,6 +589,19 @@ fn write_unknown(out: &mut Vec<u8>, refinement: &Refinement) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unknown_in_a_dynamic_slot_carries_no_refinements() {
+        // Found by fuzzing (fuzz/corpus/msgpack_value/refined-bound-float): a refined
+        // unknown decoded in a dynamic slot lost its refinement when encoded again.
+        let refined = [0xc7, 0x03, 0x0c, 0x81, 0x01, 0xc2];
+        assert_eq!(
+            decode(&refined, &Type::Dynamic).unwrap(),
+            Value::unknown(),
+            "plain, as go-cty has it"
+        );
+        assert_ne!(decode(&refined, &Type::String).unwrap(), Value::unknown());
+    }
 
     fn obj_ty() -> Type {
         Type::object([

@@ -160,10 +160,14 @@ impl WasmProvider {
         let instance = match warm {
             Some(instance) => instance,
             None => self.pre.instantiate_async(&mut *store).await.map_err(|e| {
-                CallError::Instantiate {
-                    rpc,
-                    message: format!("{e:#}"),
-                }
+                // A start-up that alone needs more than a limit allows (CPython's heap
+                // image is >10 MiB) hit that limit; it is not a broken component.
+                super::failure::limit_hit(rpc, &limits, &e).unwrap_or_else(|| {
+                    CallError::Instantiate {
+                        rpc,
+                        message: format!("{e:#}"),
+                    }
+                })
             })?,
         };
         // The epoch callback stops running wasm at the deadline or on StopProvider; the select

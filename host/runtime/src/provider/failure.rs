@@ -12,6 +12,33 @@ use super::call::Interrupted;
 use crate::bindings::wit;
 use crate::{CallError, Limits};
 
+/// The limit (or StopProvider) behind `error`, if one is: how the epoch callback, fuel
+/// metering and the memory limiter end a call, whether in the call or while starting its
+/// instance.
+pub(super) fn limit_hit(rpc: Rpc, limits: &Limits, error: &wasmtime::Error) -> Option<CallError> {
+    if let Some(interrupted) = error.downcast_ref::<Interrupted>() {
+        return Some(match interrupted {
+            Interrupted::Deadline => CallError::Timeout {
+                rpc,
+                limit: limits.timeout,
+            },
+            Interrupted::Stopped => CallError::Cancelled { rpc },
+        });
+    }
+    if let Some(Trap::OutOfFuel) = error.downcast_ref::<Trap>() {
+        return Some(CallError::OutOfFuel {
+            rpc,
+            fuel: limits.fuel,
+        });
+    }
+    error
+        .downcast_ref::<crate::state::MemoryLimitExceeded>()
+        .map(|_| CallError::OutOfMemory {
+            rpc,
+            limit: limits.memory_bytes,
+        })
+}
+
 impl WasmProvider {
     pub(super) fn classify(
         &self,
@@ -20,29 +47,8 @@ impl WasmProvider {
         error: &wasmtime::Error,
         stderr: &str,
     ) -> CallError {
-        if let Some(interrupted) = error.downcast_ref::<Interrupted>() {
-            return match interrupted {
-                Interrupted::Deadline => CallError::Timeout {
-                    rpc,
-                    limit: limits.timeout,
-                },
-                Interrupted::Stopped => CallError::Cancelled { rpc },
-            };
-        }
-        if let Some(Trap::OutOfFuel) = error.downcast_ref::<Trap>() {
-            return CallError::OutOfFuel {
-                rpc,
-                fuel: limits.fuel,
-            };
-        }
-        if error
-            .downcast_ref::<crate::state::MemoryLimitExceeded>()
-            .is_some()
-        {
-            return CallError::OutOfMemory {
-                rpc,
-                limit: limits.memory_bytes,
-            };
+        if let Some(hit) = limit_hit(rpc, limits, error) {
+            return hit;
         }
         let text = format!("{error:#}");
         let panic = panic_message(stderr).unwrap_or_default();

@@ -99,7 +99,13 @@ pub struct WasmProvider {
     warm: std::sync::Mutex<Vec<Warm>>,
     /// The apply journal of this component in this working directory.
     journal: Option<Arc<crate::Journal>>,
+    /// Set when this start compiled the component slowly: told once, as a warning with the
+    /// first ConfigureProvider, where the operator sees it.
+    slow_start: std::sync::Mutex<Option<tfwasm_model::Diagnostic>>,
 }
+
+/// A start compiling for longer than this says so in Terraform's output.
+const SLOW_START: Duration = Duration::from_secs(2);
 
 impl WasmProvider {
     /// Loads the component at `path`: the package's precompiled code when `precompiled` names
@@ -189,14 +195,25 @@ impl WasmProvider {
             log_sink,
             warm: std::sync::Mutex::new(Vec::new()),
             journal: journal.map(Arc::new),
+            slow_start: std::sync::Mutex::new(None),
         };
-        Ok((
-            provider,
-            LoadReport {
-                origin,
-                elapsed: started.elapsed(),
-            },
-        ))
+        let elapsed = started.elapsed();
+        if matches!(origin, Origin::Compiled) && elapsed > SLOW_START {
+            *provider
+                .slow_start
+                .lock()
+                .unwrap_or_else(|p| p.into_inner()) =
+                Some(slow_start_warning(&provider.name, elapsed, &cache_dir));
+        }
+        Ok((provider, LoadReport { origin, elapsed }))
+    }
+
+    /// The warning of a slow start, the first time it is asked for.
+    pub(crate) fn take_slow_start(&self) -> Option<tfwasm_model::Diagnostic> {
+        self.slow_start
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
     }
 
     /// The limits calls run under.
@@ -234,4 +251,15 @@ impl WasmProvider {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .clone()
     }
+}
+
+fn slow_start_warning(name: &str, elapsed: Duration, cache_dir: &Path) -> tfwasm_model::Diagnostic {
+    tfwasm_model::Diagnostic::warning(
+        "Provider component compiled at start",
+        format!(
+            "The Wasm provider {name} was compiled to machine code when it started ({:.1} s), because neither its package's precompiled code nor the compile cache ({}) had it. Later starts on this machine load it from the cache in milliseconds. Install it from a package made by `tfwasm package` for this platform to skip compiling altogether.",
+            elapsed.as_secs_f64(),
+            cache_dir.display()
+        ),
+    )
 }

@@ -74,7 +74,7 @@ impl ProviderServer for WasmProvider {
             client_capabilities: bindings::client_capabilities(req.client_capabilities),
         };
         let candidate = ctx.clone();
-        let result = self
+        let mut result = self
             .call(Rpc::ConfigureProvider, "", move |store, guest| {
                 Box::pin(async move { guest.configure_provider(store, &candidate).await })
             })
@@ -89,6 +89,7 @@ impl ProviderServer for WasmProvider {
                 .write()
                 .unwrap_or_else(|poisoned| poisoned.into_inner()) = ctx;
         }
+        result.extend(self.take_slow_start());
         result
     }
 

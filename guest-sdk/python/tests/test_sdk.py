@@ -1,0 +1,165 @@
+"""Unit tests of the pure-Python parts of the SDK (no componentize-py needed):
+`python3 -m unittest discover -s guest-sdk/python/tests` (run by `make test`)."""
+
+import sys
+import unittest
+from decimal import Decimal
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import tfwasm_provider as tf  # noqa: E402
+from tfwasm_provider import cty  # noqa: E402
+from tfwasm_provider.diagnostics import from_exception  # noqa: E402
+from tfwasm_provider.provider import plan_change, validate_attributes  # noqa: E402
+
+
+class Codec(unittest.TestCase):
+    def roundtrip(self, value, ty):
+        self.assertEqual(cty.decode(cty.encode(value, ty), ty), value)
+
+    def test_go_cty_bytes(self):
+        # What Terraform sends and expects, byte for byte.
+        self.assertEqual(cty.encode(None, cty.STRING), b"\xc0")
+        self.assertEqual(cty.encode(tf.UNKNOWN, cty.STRING), b"\xd4\x00\x00")
+        self.assertEqual(cty.encode("hi", cty.STRING), b"\xa2hi")
+        self.assertEqual(cty.encode(1, cty.NUMBER), b"\x01")
+        self.assertEqual(cty.encode(-1, cty.NUMBER), b"\xff")
+        self.assertEqual(cty.encode(1.5, cty.NUMBER), b"\xcb?\xf8\x00\x00\x00\x00\x00\x00")
+        # Objects: attributes in name order, every attribute present.
+        ty = tf.object_of({"b": cty.BOOL, "a": cty.STRING})
+        self.assertEqual(cty.encode({"b": True}, ty), b"\x82\xa1a\xc0\xa1b\xc3")
+        # Dynamic: [type JSON as bytes, value].
+        self.assertEqual(cty.encode("x", cty.DYNAMIC), b'\x92\xc4\x08"string"\xa1x')
+
+    def test_round_trips(self):
+        self.roundtrip("héllo" * 40, cty.STRING)
+        for n in (0, 127, 128, 255, 65536, 2**40, -33, -(2**40), 2**70, Decimal("0.1"), 2.5):
+            self.roundtrip(n, cty.NUMBER)
+        self.roundtrip(["a", None, tf.UNKNOWN], tf.list_of(cty.STRING))
+        self.roundtrip({"k": 1, "j": tf.UNKNOWN}, tf.map_of(cty.NUMBER))
+        self.roundtrip(tf.Dynamic(tf.list_of(cty.BOOL), [True]), cty.DYNAMIC)
+        self.roundtrip([1, "x"], tf.tuple_of([cty.NUMBER, cty.STRING]))
+        self.roundtrip({"a": ["x"] * 20}, tf.object_of({"a": tf.set_of(cty.STRING)}))
+
+    def test_refined_unknowns_decode_as_unknown(self):
+        # Extension code 12 carries refinements (e.g. "not null"); the value is unknown.
+        self.assertIs(cty.decode(b"\xc7\x03\x0c\x81\x01\xc2", cty.STRING), tf.UNKNOWN)
+
+    def test_bad_input_says_where(self):
+        ty = tf.object_of({"tags": tf.map_of(cty.STRING)})
+        with self.assertRaises(cty.CtyError) as caught:
+            cty.encode({"tags": {"env": 1}}, ty)
+        self.assertEqual(str(caught.exception), "tags.env: a string is required, not int")
+        with self.assertRaises(cty.CtyError):
+            cty.decode(b"\x81\xa1x\xc0", ty)  # an attribute the type does not have
+        with self.assertRaises(cty.CtyError):
+            cty.decode(b"\xa2h", cty.STRING)  # truncated
+        with self.assertRaises(cty.CtyError):
+            cty.decode(b"\xc0\xc0", cty.STRING)  # trailing bytes
+        with self.assertRaises(cty.CtyError):
+            cty.decode(b"\x91" * 500 + b"\xc0", tf.list_of(cty.DYNAMIC))
+
+    def test_json_state(self):
+        ty = tf.object_of({"n": cty.NUMBER, "s": cty.STRING})
+        self.assertEqual(cty.from_json({"n": 2, "s": "x"}, ty), {"n": 2, "s": "x"})
+        with self.assertRaises(cty.CtyError):
+            cty.from_json({"n": 2, "other": 1}, ty)
+
+
+class Greeting(tf.Resource):
+    type_name = "t_greeting"
+    schema = tf.Schema(
+        [
+            tf.string("name", required=True, requires_replace=True, validators=[lambda v: None if v else "empty"]),
+            tf.string("template", optional=True, computed=True, default="Hello, {name}!"),
+            tf.string("message", computed=True),
+            tf.string("id", computed=True, use_state_for_unknown=True),
+        ]
+    )
+
+
+def obj(**attrs):
+    return {"name": None, "template": None, "message": None, "id": None, **attrs}
+
+
+class Planning(unittest.TestCase):
+    def setUp(self):
+        self.r = Greeting()
+        self.ctx = tf.Context()
+
+    def test_create_fills_defaults_and_leaves_computed_unknown(self):
+        config = obj(name="x")
+        planned, replace = plan_change(self.r, self.ctx, None, config, config)
+        self.assertEqual(planned["template"], "Hello, {name}!")
+        self.assertIs(planned["message"], tf.UNKNOWN)
+        self.assertIs(planned["id"], tf.UNKNOWN)
+        self.assertEqual(replace, [])
+
+    def test_no_change_plans_the_prior_state(self):
+        prior = obj(name="x", template="Hello, {name}!", message="Hello, x!", id="g-x")
+        config = obj(name="x")
+        planned, replace = plan_change(self.r, self.ctx, prior, dict(prior), config)
+        self.assertEqual(planned, prior)
+        self.assertEqual(replace, [])
+
+    def test_update_keeps_state_for_unknown_and_marks_the_rest(self):
+        prior = obj(name="x", template="Hello, {name}!", message="Hello, x!", id="g-x")
+        config = obj(name="x", template="Hi {name}")
+        proposed = {**prior, "template": "Hi {name}"}
+        planned, replace = plan_change(self.r, self.ctx, prior, proposed, config)
+        self.assertEqual(planned["id"], "g-x", "use_state_for_unknown")
+        self.assertIs(planned["message"], tf.UNKNOWN)
+        self.assertEqual(replace, [])
+
+    def test_removing_a_value_returns_to_the_default_as_a_change(self):
+        prior = obj(name="x", template="Hi {name}", message="Hi x", id="g-x")
+        config = obj(name="x")
+        planned, _ = plan_change(self.r, self.ctx, prior, dict(prior), config)
+        self.assertEqual(planned["template"], "Hello, {name}!")
+        self.assertIs(planned["message"], tf.UNKNOWN)
+
+    def test_a_requires_replace_change_replaces(self):
+        prior = obj(name="x", template="Hello, {name}!", message="Hello, x!", id="g-x")
+        config = obj(name="y")
+        proposed = {**prior, "name": "y"}
+        planned, replace = plan_change(self.r, self.ctx, prior, proposed, config)
+        self.assertEqual(replace, ["name"])
+        self.assertIs(planned["id"], tf.UNKNOWN, "a new object gets a new id")
+
+    def test_destroy(self):
+        prior = obj(name="x", template="t", message="m", id="i")
+        self.assertEqual(plan_change(self.r, self.ctx, prior, None, None), (None, []))
+
+    def test_validators_run_on_known_values(self):
+        self.assertEqual(validate_attributes(self.r.schema, obj(name=tf.UNKNOWN)), [])
+        (problem,) = validate_attributes(self.r.schema, obj(name=""))
+        self.assertEqual((problem.summary, problem.detail, problem.path), ("Invalid attribute value", "empty", ["name"]))
+
+    def test_declaration_mistakes_are_reported(self):
+        bad = tf.Schema([tf.string("a"), tf.string("b", optional=True, default="x")])
+        self.assertEqual(len(bad.problems()), 2)
+
+
+class Diagnostics(unittest.TestCase):
+    def test_an_exception_carries_its_traceback(self):
+        def render():
+            return "{oops}".format(name="x")
+
+        try:
+            render()
+        except KeyError as exc:
+            d = from_exception(exc, "t_greeting apply")
+        self.assertEqual(d.summary, "Unexpected error in t_greeting apply")
+        self.assertIn("The provider raised KeyError: 'oops'", d.detail)
+        self.assertIn("Traceback (most recent call last)", d.detail)
+        self.assertIn("in render", d.detail)
+
+    def test_error_is_its_diagnostic(self):
+        d = from_exception(tf.Error("Bad", "detail", ["tags", tf.Key("env")]), "x")
+        self.assertEqual((d.summary, d.detail, d.path), ("Bad", "detail", ["tags", "env"]))
+        self.assertIsInstance(d.path[1], tf.Key)
+
+
+if __name__ == "__main__":
+    unittest.main()
