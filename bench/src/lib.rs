@@ -10,6 +10,7 @@
 //!   (`native-restapi` serves the restapi sample natively against it).
 //! - [`sets`]: planning a set of 1,000 and 10,000 nested blocks (the policy sample), tfwasm vs
 //!   `native-policy`.
+//! - [`python`]: the Python sample (CPython in the component) beside the Rust random sample.
 //! - `tfwasm-bench`: the driver (per-RPC latency, cold start, I/O-bound concurrency).
 
 #![deny(missing_docs)]
@@ -19,6 +20,7 @@ pub mod floor;
 pub mod load;
 pub mod native;
 pub mod plugin;
+pub mod python;
 pub mod sets;
 pub mod stats;
 pub mod terraform;

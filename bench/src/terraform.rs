@@ -106,6 +106,17 @@ impl Workload {
         }
     }
 
+    /// `count` `pyhello_greeting`s (the Python sample), each rendering its own name.
+    pub fn greetings(count: usize) -> Workload {
+        Workload {
+            provider_type: "pyhello",
+            config: format!(
+                "resource \"pyhello_greeting\" \"g\" {{\n  count = {count}\n  name  = \"g-${{count.index}}\"\n}}\n"
+            ),
+            package_flags: Vec::new(),
+        }
+    }
+
     /// `count` `restapi_object`s under `/items` of the API at `uri` (granted to tfwasm).
     pub fn restapi_objects(count: usize, uri: &str) -> Workload {
         Workload {

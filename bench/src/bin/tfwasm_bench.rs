@@ -85,7 +85,8 @@ struct RunArgs {
     /// Timed iterations of each RPC per provider and round.
     #[arg(long, default_value_t = 1000)]
     iterations: usize,
-    /// Run only these sections (for profiling): rpc, cold, concurrency, terraform, api, sets.
+    /// Run only these sections (for profiling): rpc, cold, concurrency, terraform, api, sets,
+    /// python.
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// The restapi sample served natively (`native-restapi`), for the API benchmark.
@@ -306,6 +307,18 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
         && let (Some(native_restapi), Some(json_server)) = (&args.native_restapi, &args.json_server)
     {
         report.api = api_runs(&args, native_restapi, json_server, work.path(), &warm_cache)?;
+    }
+    if wanted("python") {
+        progress("the Python sample beside the Rust one");
+        let client = args.terraform.first().context("no terraform client")?;
+        report.python = Some(tfwasm_bench::python::compare(
+            &args.tfwasm,
+            &args.components,
+            client,
+            work.path(),
+            100,
+            args.runs,
+        )?);
     }
     finish(&args, report)
 }
@@ -961,6 +974,7 @@ struct Report {
     sizes: Vec<(String, u64)>,
     binaries: Vec<(String, u64)>,
     criterion: Vec<(String, f64)>,
+    python: Option<tfwasm_bench::python::PythonReport>,
 }
 
 fn verdict(ok: bool) -> &'static str {
@@ -1334,6 +1348,10 @@ impl Report {
             for (id, ns) in &self.criterion {
                 let _ = writeln!(w, "| {id} | {:.2} µs |", ns / 1000.0);
             }
+        }
+
+        if let Some(python) = &self.python {
+            w.push_str(&python.render());
         }
 
         let _ = writeln!(w, "\n## Targets\n\n| target | measured | |\n|---|---|---|");

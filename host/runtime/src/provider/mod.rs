@@ -104,8 +104,11 @@ pub struct WasmProvider {
     slow_start: std::sync::Mutex<Option<tfwasm_model::Diagnostic>>,
 }
 
-/// A start compiling for longer than this says so in Terraform's output.
-const SLOW_START: Duration = Duration::from_secs(2);
+/// A start that compiled for longer than this says so in Terraform's output...
+const SLOW_START: Duration = Duration::from_secs(10);
+/// ...as does any start that compiled a component this large (one built from CPython is
+/// 18 MiB and takes 20 s on 2 cores), however fast the machine was this time.
+const LARGE_COMPONENT: u64 = 8 << 20;
 
 impl WasmProvider {
     /// Loads the component at `path`: the package's precompiled code when `precompiled` names
@@ -198,7 +201,8 @@ impl WasmProvider {
             slow_start: std::sync::Mutex::new(None),
         };
         let elapsed = started.elapsed();
-        if matches!(origin, Origin::Compiled) && elapsed > SLOW_START {
+        let large = std::fs::metadata(path).is_ok_and(|m| m.len() > LARGE_COMPONENT);
+        if matches!(origin, Origin::Compiled) && (elapsed > SLOW_START || large) {
             *provider
                 .slow_start
                 .lock()
