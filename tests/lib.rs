@@ -137,21 +137,22 @@ fn version_line(path: &Path) -> Option<String> {
 /// `scripts/fetch-grpcio.sh`: the client most non-Go tooling uses.
 pub fn grpcio_python() -> PathBuf {
     static PYTHON: OnceLock<PathBuf> = OnceLock::new();
-    PYTHON
-        .get_or_init(|| {
-            let script = workspace_root().join("scripts").join("fetch-grpcio.sh");
-            let out = Command::new("bash")
-                .arg(&script)
-                .output()
-                .expect("run scripts/fetch-grpcio.sh");
-            assert!(
-                out.status.success(),
-                "scripts/fetch-grpcio.sh failed:\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
-        })
-        .clone()
+    PYTHON.get_or_init(|| fetched("fetch-grpcio.sh")).clone()
+}
+
+/// Runs `scripts/NAME` (which installs a tool into a cache once) and returns the path it prints.
+fn fetched(name: &str) -> PathBuf {
+    let script = workspace_root().join("scripts").join(name);
+    let out = Command::new("bash")
+        .arg(&script)
+        .output()
+        .unwrap_or_else(|e| panic!("run scripts/{name}: {e}"));
+    assert!(
+        out.status.success(),
+        "scripts/{name} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
 }
 
 /// Every client to test against: Terraform v1.0.3 (fetched and cached by
@@ -159,17 +160,7 @@ pub fn grpcio_python() -> PathBuf {
 pub fn clients() -> &'static [Client] {
     static CLIENTS: OnceLock<Vec<Client>> = OnceLock::new();
     CLIENTS.get_or_init(|| {
-        let script = workspace_root().join("scripts").join("fetch-terraform.sh");
-        let out = Command::new("bash")
-            .arg(&script)
-            .output()
-            .expect("run scripts/fetch-terraform.sh");
-        assert!(
-            out.status.success(),
-            "scripts/fetch-terraform.sh failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let pinned = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+        let pinned = fetched("fetch-terraform.sh");
         let mut clients = vec![Client {
             name: version_line(&pinned).expect("terraform 1.0.3 runs"),
             path: pinned,

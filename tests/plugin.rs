@@ -120,8 +120,12 @@ impl Server {
         if let Some(tls) = tls {
             cmd.env("PLUGIN_CLIENT_CERT", &tls.pem);
         }
-        let mut child = cmd.spawn().expect("start tfwasm serve");
-        let stdout = child.stdout.take().unwrap();
+        Server::from_child(cmd.spawn().expect("start tfwasm serve"))
+    }
+
+    /// A server the caller spawned itself (stdout piped), once its handshake line is read.
+    pub fn from_child(mut child: Child) -> Server {
+        let stdout = child.stdout.take().expect("stdout is piped");
         let mut line = String::new();
         BufReader::new(stdout)
             .read_line(&mut line)

@@ -221,3 +221,62 @@ async fn a_compile_at_start_is_announced_and_reported_once() {
             .contains("compiling the provider component")
     );
 }
+
+/// A compile cache on a disk that fills up mid-write: the process may write at most 1.5 MiB
+/// per file (RLIMIT_FSIZE; writes past it fail as on a full disk, with SIGXFSZ ignored), so
+/// storing the compiled component (about 3 MiB) fails partway, while wasmtime's in-memory
+/// images of the instance's memory (smaller) still fit. The provider is compiled in
+/// memory and served, the log says so once, and no partial entry is left behind.
+#[tokio::test]
+async fn a_cache_disk_that_fills_up_mid_write_costs_one_warning_and_leaves_nothing() {
+    use std::os::unix::process::CommandExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let log = dir.path().join("server.log");
+    let mut cmd = Command::new(tfwasm_tests::tfwasm_bin());
+    cmd.args(["serve", "--component"])
+        .arg(tfwasm_tests::component("random"))
+        .env(
+            "TF_PLUGIN_MAGIC_COOKIE",
+            tfwasm_wire::handshake::MAGIC_COOKIE_VALUE,
+        )
+        .env("PLUGIN_PROTOCOL_VERSIONS", "6")
+        .env("TFWASM_CACHE_DIR", &cache)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::fs::File::create(&log).unwrap());
+    // SAFETY: between fork and exec only async-signal-safe calls (setrlimit, signal).
+    unsafe {
+        cmd.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: 1536 << 10,
+                rlim_max: 1536 << 10,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let server = Server::from_child(cmd.spawn().expect("start tfwasm serve"));
+    assert_eq!(schema_types(&server).await, 8, "served from memory");
+    assert_eq!(schema_types(&server).await, 8);
+    drop(server);
+    let log = std::fs::read_to_string(&log).unwrap();
+    let warnings: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("cannot write the compile cache"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "one warning:\n{log}");
+    assert!(warnings[0].contains("File too large"), "{warnings:?}");
+    let left: Vec<_> = std::fs::read_dir(&cache)
+        .map(|d| d.flatten().map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    assert!(
+        left.iter()
+            .all(|name| !name.to_string_lossy().ends_with(".cwasm")
+                && !name.to_string_lossy().contains("tmp")),
+        "no entry, no partial file: {left:?}"
+    );
+}

@@ -309,47 +309,37 @@ def _number(out: bytearray, value: Any, path: List[Any]) -> None:
         _str(out, str(value))
 
 
+def _length(out: bytearray, n: int, fixed: "Tup[int, int] | None", markers: List[Tup[int, int]]) -> None:
+    """A length header: the fix form ``(base, limit)`` when ``n`` is below its limit, else
+    the first ``(marker, width in bytes)`` whose width holds ``n``."""
+    if fixed is not None and n < fixed[1]:
+        out.append(fixed[0] | n)
+        return
+    for marker, width in markers:
+        if n < 2 ** (8 * width):
+            out.append(marker)
+            out += n.to_bytes(width, "big")
+            return
+    raise CtyError([], f"{n} is too long for msgpack")
+
+
 def _str(out: bytearray, text: str) -> None:
     data = text.encode("utf-8")
-    n = len(data)
-    if n < 32:
-        out.append(0xA0 | n)
-    elif n < 2**8:
-        out += b"\xd9" + struct.pack(">B", n)
-    elif n < 2**16:
-        out += b"\xda" + struct.pack(">H", n)
-    else:
-        out += b"\xdb" + struct.pack(">I", n)
+    _length(out, len(data), (0xA0, 32), [(0xD9, 1), (0xDA, 2), (0xDB, 4)])
     out += data
 
 
 def _bin(out: bytearray, data: bytes) -> None:
-    n = len(data)
-    if n < 2**8:
-        out += b"\xc4" + struct.pack(">B", n)
-    elif n < 2**16:
-        out += b"\xc5" + struct.pack(">H", n)
-    else:
-        out += b"\xc6" + struct.pack(">I", n)
+    _length(out, len(data), None, [(0xC4, 1), (0xC5, 2), (0xC6, 4)])
     out += data
 
 
 def _array_header(out: bytearray, n: int) -> None:
-    if n < 16:
-        out.append(0x90 | n)
-    elif n < 2**16:
-        out += b"\xdc" + struct.pack(">H", n)
-    else:
-        out += b"\xdd" + struct.pack(">I", n)
+    _length(out, n, (0x90, 16), [(0xDC, 2), (0xDD, 4)])
 
 
 def _map_header(out: bytearray, n: int) -> None:
-    if n < 16:
-        out.append(0x80 | n)
-    elif n < 2**16:
-        out += b"\xde" + struct.pack(">H", n)
-    else:
-        out += b"\xdf" + struct.pack(">I", n)
+    _length(out, n, (0x80, 16), [(0xDE, 2), (0xDF, 4)])
 
 
 # ---------------------------------------------------------------- msgpack decoding
