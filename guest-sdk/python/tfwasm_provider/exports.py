@@ -146,7 +146,6 @@ def exports(provider: Provider) -> Tuple[type, type, type, type, type]:
                 return wres.PlanResponse(b"", [], b"", failed(exc, f"{req.type_name} planning"), None, None)
 
         def apply_resource_change(self, wctx: Any, req: Any) -> Any:
-            r = None
             try:
                 r = provider.resource(req.type_name)
                 ty = r.schema.type
@@ -178,8 +177,7 @@ def exports(provider: Provider) -> Tuple[type, type, type, type, type]:
                 return wres.ApplyResponse(encode_state(r.schema, new), b"", diags(problems), None)
             except BaseException as exc:  # noqa: B036
                 # The prior state (null on create): the host substitutes what was reported.
-                where = f"{req.type_name}.apply" if r is None else f"{req.type_name} apply"
-                return wres.ApplyResponse(req.prior_state, b"", failed(exc, where), None)
+                return wres.ApplyResponse(req.prior_state, b"", failed(exc, f"{req.type_name} apply"), None)
 
         def import_resource_state(self, wctx: Any, req: Any) -> Any:
             try:

@@ -51,6 +51,9 @@ pub struct Journal {
     left: Mutex<Vec<Left>>,
     /// Numbers this process's entry files.
     next: AtomicU64,
+    /// Resource schema blocks, shared by every entry of their type (a create must not clone a
+    /// schema just in case the guest reports).
+    blocks: Mutex<std::collections::HashMap<String, Arc<Block>>>,
 }
 
 #[derive(Debug)]
@@ -106,6 +109,7 @@ impl Journal {
                 dir,
                 left: Mutex::new(left),
                 next: AtomicU64::new(0),
+                blocks: Mutex::default(),
             });
         }
         // What we read here decides what a plan says, so only a private directory counts.
@@ -145,7 +149,23 @@ impl Journal {
             dir,
             left: Mutex::new(left),
             next: AtomicU64::new(0),
+            blocks: Mutex::default(),
         })
+    }
+
+    /// The schema block of `type_name`, from `schema` the first time it is asked for.
+    pub(crate) fn block(
+        &self,
+        type_name: &str,
+        schema: impl FnOnce() -> Option<Block>,
+    ) -> Option<Arc<Block>> {
+        let mut blocks = self.blocks.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(block) = blocks.get(type_name) {
+            return Some(block.clone());
+        }
+        let block = Arc::new(schema()?);
+        blocks.insert(type_name.to_owned(), block.clone());
+        Some(block)
     }
 
     /// Where this journal's entries live.
@@ -156,10 +176,10 @@ impl Journal {
     /// An entry for an apply of `type_name` with `config`, written only once the guest
     /// reports a state. `block` is the resource's schema (for redaction and the `id`).
     pub(crate) fn pending(
-        self: &Arc<Self>,
+        &self,
         type_name: &str,
         config: &DynamicValue,
-        block: Block,
+        block: Arc<Block>,
     ) -> Pending {
         let n = self.next.fetch_add(1, Ordering::Relaxed);
         Pending {
@@ -219,7 +239,7 @@ pub(crate) struct Pending {
     path: PathBuf,
     type_name: String,
     config_sha256: String,
-    block: Block,
+    block: Arc<Block>,
     written: bool,
 }
 
@@ -390,7 +410,7 @@ mod tests {
         let component = root.path().join("p.wasm");
         std::fs::write(&component, b"x").unwrap();
         let journal = Arc::new(Journal::open(root.path(), &component).unwrap());
-        let mut pending = journal.pending("t_x", &config("a"), block());
+        let mut pending = journal.pending("t_x", &config("a"), Arc::new(block()));
         pending.record(&state("obj-1").msgpack);
         // The process "dies": the entry stays, now owned by a pid that does not exist.
         let file = std::fs::read_dir(journal.dir())
@@ -435,7 +455,7 @@ mod tests {
         let component = root.path().join("p.wasm");
         std::fs::write(&component, b"x").unwrap();
         let journal = Arc::new(Journal::open(root.path(), &component).unwrap());
-        let mut pending = journal.pending("t_x", &config("a"), block());
+        let mut pending = journal.pending("t_x", &config("a"), Arc::new(block()));
         pending.record(&state("obj-1").msgpack);
         let file = journal.dir().join(pending.path.file_name().unwrap());
         // Seen from another process while a live one (here: our parent) owns the entry,

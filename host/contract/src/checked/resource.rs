@@ -15,13 +15,6 @@ use crate::{
     check_write_only_null, has_write_only,
 };
 
-/// Whether an encoded state is null (the object is gone or planned away). Undecodable
-/// states are reported by the state checks, not here.
-fn is_null_state(value: &tfwasm_model::rpc::DynamicValue) -> bool {
-    value.msgpack == tfwasm_model::codec::msgpack::NULL
-        || (value.msgpack.is_empty() && value.json.is_empty())
-}
-
 impl<P: Provider> ResourceServer for Checked<P> {
     /// Also the client's side of write-only attributes: a client that cannot keep them out of
     /// state (Terraform < 1.11 says so by not announcing `write_only_attributes_allowed`)
@@ -100,7 +93,7 @@ impl<P: Provider> ResourceServer for Checked<P> {
                 resp.new_state = current;
                 resp.new_identity = current_identity;
             } else if !tfwasm_model::has_error(&resp.diagnostics) {
-                let exists = !is_null_state(&resp.new_state);
+                let exists = !resp.new_state.is_null();
                 violations.extend(
                     self.check_identity(
                         &type_name,
@@ -162,7 +155,7 @@ impl<P: Provider> ResourceServer for Checked<P> {
             // An update keeps the object, so it keeps its identity; a replacement or a
             // create names a new one.
             let update = !prior.is_null() && resp.requires_replace.is_empty();
-            let exists = !is_null_state(&resp.planned_state);
+            let exists = !resp.planned_state.is_null();
             violations.extend(
                 self.check_identity(
                     &type_name,

@@ -74,6 +74,16 @@ impl DynamicValue {
         }
     }
 
+    /// Whether this is null in either encoding, or empty (as a missing value is sent): the
+    /// prior state of a create, the planned state of a destroy.
+    pub fn is_null(&self) -> bool {
+        if self.msgpack.is_empty() {
+            self.json.is_empty() || self.json.trim_ascii() == b"null"
+        } else {
+            self.msgpack == codec::msgpack::NULL
+        }
+    }
+
     /// The msgpack encoding of null.
     pub fn null() -> DynamicValue {
         DynamicValue::from_msgpack(codec::msgpack::NULL.to_vec())

@@ -61,20 +61,13 @@ impl WasmProvider {
 impl WasmProvider {
     /// The journal and the resource's schema block, when the journal is on and the guest
     /// knows `type_name`.
-    async fn journal_for(&self, type_name: &str) -> Option<(&Arc<Journal>, &Block)> {
+    async fn journal_for(&self, type_name: &str) -> Option<(&Journal, Arc<Block>)> {
         let journal = self.journal.as_ref()?;
         let known = self.guest_schema().await.ok()?;
-        let schema = known.schema.resources.get(type_name)?;
-        Some((journal, &schema.block))
-    }
-}
-
-/// Whether a request's value is null (the prior state of a create).
-fn is_null(value: &DynamicValue) -> bool {
-    if value.msgpack.is_empty() {
-        value.json.is_empty() || value.json.trim_ascii() == b"null"
-    } else {
-        value.msgpack == tfwasm_model::codec::msgpack::NULL
+        let block = journal.block(type_name, || {
+            Some(known.schema.resources.get(type_name)?.block.clone())
+        })?;
+        Some((journal, block))
     }
 }
 
@@ -144,7 +137,7 @@ impl ResourceServer for WasmProvider {
         };
         let current_identity = req.current_identity;
         if let Some((journal, block)) = self.journal_for(&subject).await {
-            journal.settled(&subject, &current_state, block);
+            journal.settled(&subject, &current_state, &block);
         }
         match self
             .call(Rpc::ReadResource, &subject, move |store, guest| {
@@ -177,7 +170,7 @@ impl ResourceServer for WasmProvider {
         let ctx = self.context_for(req.client_capabilities);
         let subject = req.type_name.clone();
         // A create of what an interrupted apply already created is stopped here.
-        if is_null(&req.prior_state)
+        if req.prior_state.is_null()
             && let Some((journal, _)) = self.journal_for(&subject).await
         {
             let interrupted = journal.interrupted(&subject, &req.config);
@@ -231,10 +224,10 @@ impl ResourceServer for WasmProvider {
         let subject = req.type_name.clone();
         let prior = req.prior_state.clone();
         // Creates keep what the guest reports in the journal until they answer.
-        let journal = if is_null(&req.prior_state) {
+        let journal = if req.prior_state.is_null() {
             self.journal_for(&subject)
                 .await
-                .map(|(journal, block)| journal.pending(&subject, &req.config, block.clone()))
+                .map(|(journal, block)| journal.pending(&subject, &req.config, block))
         } else {
             None
         };
@@ -305,7 +298,7 @@ impl ResourceServer for WasmProvider {
                     .collect();
                 for r in &imported_resources {
                     if let Some((journal, block)) = self.journal_for(&r.type_name).await {
-                        journal.settled(&r.type_name, &r.state, block);
+                        journal.settled(&r.type_name, &r.state, &block);
                     }
                 }
                 ImportResourceStateResponse {
