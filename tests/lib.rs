@@ -350,10 +350,9 @@ pub fn package_flags(sample: &str) -> Vec<String> {
     }
 }
 
-/// A filesystem mirror of its own holding `sample` packaged with extra `tfwasm package`
-/// flags (limits, grants), for a test that needs settings the shared mirror does not have.
-pub fn mirror_with(sample: &str, flags: &[&str]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("temp dir");
+/// `tfwasm package`s `sample` as `registry.terraform.io/tfwasm/<sample>` 0.1.0 into the
+/// mirror at `dir`, with extra flags, through the tests' compile cache.
+fn package_into(dir: &Path, sample: &str, flags: &[impl AsRef<std::ffi::OsStr>]) {
     let out = Command::new(tfwasm_bin())
         .arg("package")
         .arg(component(sample))
@@ -364,7 +363,7 @@ pub fn mirror_with(sample: &str, flags: &[&str]) -> tempfile::TempDir {
             "0.1.0",
             "--out",
         ])
-        .arg(dir.path())
+        .arg(dir)
         .args(flags)
         .env("TFWASM_CACHE_DIR", cache_dir())
         .output()
@@ -374,7 +373,6 @@ pub fn mirror_with(sample: &str, flags: &[&str]) -> tempfile::TempDir {
         "tfwasm package failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    dir
 }
 
 /// A filesystem mirror holding every sample provider, packaged once per test process.
@@ -384,26 +382,7 @@ fn mirror() -> &'static Path {
         .get_or_init(|| {
             let dir = tempfile::tempdir().expect("temp dir");
             for sample in SAMPLES {
-                let out = Command::new(tfwasm_bin())
-                    .args(["package"])
-                    .arg(component(sample))
-                    .args([
-                        "--source",
-                        &format!("registry.terraform.io/tfwasm/{sample}"),
-                        "--version",
-                        "0.1.0",
-                        "--out",
-                    ])
-                    .arg(dir.path())
-                    .args(package_flags(sample))
-                    .env("TFWASM_CACHE_DIR", cache_dir())
-                    .output()
-                    .expect("run tfwasm package");
-                assert!(
-                    out.status.success(),
-                    "tfwasm package failed: {}",
-                    String::from_utf8_lossy(&out.stderr)
-                );
+                package_into(dir.path(), sample, &package_flags(sample));
             }
             dir
         })

@@ -58,6 +58,15 @@ def exports(provider: Provider) -> Tuple[type, type, type, type, type]:
     def encode_state(schema: Any, value: Optional[dict]) -> bytes:
         return cty.encode(value, schema.type)
 
+    def validate(find: Callable[[str], Any], wctx: Any, req: Any) -> List[Any]:
+        """A resource's or data source's configuration: its attributes' validators, then its own."""
+        try:
+            item = find(req.type_name)
+            config = cty.decode(req.config, item.schema.type)
+            return diags(validate_attributes(item.schema, config) + item.validate(context(wctx), config))
+        except BaseException as exc:  # noqa: B036
+            return failed(exc, f"{req.type_name} validation")
+
     class ProviderExport:
         def get_schema(self) -> Any:
             problems = [error("Invalid provider declaration", p) for p in provider.problems()]
@@ -90,12 +99,7 @@ def exports(provider: Provider) -> Tuple[type, type, type, type, type]:
 
     class ResourceExport:
         def validate_resource_config(self, wctx: Any, req: Any) -> List[Any]:
-            try:
-                r = provider.resource(req.type_name)
-                config = cty.decode(req.config, r.schema.type)
-                return diags(validate_attributes(r.schema, config) + r.validate(context(wctx), config))
-            except BaseException as exc:  # noqa: B036
-                return failed(exc, f"{req.type_name} validation")
+            return validate(provider.resource, wctx, req)
 
         def upgrade_resource_state(self, wctx: Any, req: Any) -> Any:
             try:
@@ -199,12 +203,7 @@ def exports(provider: Provider) -> Tuple[type, type, type, type, type]:
 
     class DataSourceExport:
         def validate_data_resource_config(self, wctx: Any, req: Any) -> List[Any]:
-            try:
-                d = provider.data_source(req.type_name)
-                config = cty.decode(req.config, d.schema.type)
-                return diags(validate_attributes(d.schema, config) + d.validate(context(wctx), config))
-            except BaseException as exc:  # noqa: B036
-                return failed(exc, f"{req.type_name} validation")
+            return validate(provider.data_source, wctx, req)
 
         def read_data_source(self, wctx: Any, req: Any) -> Any:
             try:

@@ -342,10 +342,9 @@ fn store_entry(path: &Path, code: &[u8], what: &str) {
     }
 }
 
-#[cfg(feature = "compiler")]
-/// Writes `parts` atomically: a temp file in the same directory, then rename. A failed write
-/// (a full disk) leaves nothing behind.
-fn store(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
+/// Writes `parts` atomically, `0600`: a temp file in the same directory, synced, then
+/// renamed. A failed write (a full disk) leaves nothing behind. Also the apply journal's.
+pub(crate) fn store(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
     use std::io::Write as _;
     use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
     let dir = path.parent().unwrap_or(Path::new("."));

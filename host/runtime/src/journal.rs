@@ -11,8 +11,8 @@
 //!
 //! Entries hold the configuration only as a SHA-256 digest and the state with sensitive and
 //! write-only attributes redacted: the journal is for finding an object, not a second copy
-//! of secrets. Files are written whole (temporary file, then rename) into a `0700`
-//! directory; no fsync, because the fault this covers is the process dying, not the machine.
+//! of secrets. Files are written whole and synced (temporary file, then rename; the compile
+//! cache's `store`) into a `0700` directory.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -309,25 +309,11 @@ fn readable_id(state: &Value, block: &Block) -> Option<String> {
 }
 
 fn write_whole(path: &Path, entry: &Entry) -> std::io::Result<()> {
-    use std::io::Write as _;
-    use std::os::unix::fs::OpenOptionsExt as _;
     if let Some(dir) = path.parent() {
         crate::cache::make_private_dir(dir).map_err(std::io::Error::other)?;
     }
-    let tmp = path.with_extension("tmp");
     let bytes = serde_json::to_vec_pretty(entry).map_err(std::io::Error::other)?;
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&tmp)
-        .and_then(|mut f| f.write_all(&bytes))
-        .and_then(|()| std::fs::rename(&tmp, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written
+    crate::cache::store(path, &[&bytes])
 }
 
 fn interrupted_diagnostic(entry: &Entry, file: &Path) -> Diagnostic {
@@ -400,16 +386,18 @@ mod tests {
         DynamicValue::encode(&value, &block().implied_type()).unwrap()
     }
 
-    fn journal_root() -> tempfile::TempDir {
-        tempfile::tempdir().unwrap()
+    /// A journal root, a component in it, and the journal of both (for this working directory).
+    fn fresh() -> (tempfile::TempDir, PathBuf, Journal) {
+        let root = tempfile::tempdir().unwrap();
+        let component = root.path().join("p.wasm");
+        std::fs::write(&component, b"x").unwrap();
+        let journal = Journal::open(root.path(), &component).unwrap();
+        (root, component, journal)
     }
 
     #[test]
     fn an_entry_left_by_a_dead_process_stops_the_same_create_until_settled() {
-        let root = journal_root();
-        let component = root.path().join("p.wasm");
-        std::fs::write(&component, b"x").unwrap();
-        let journal = Arc::new(Journal::open(root.path(), &component).unwrap());
+        let (root, component, journal) = fresh();
         let mut pending = journal.pending("t_x", &config("a"), Arc::new(block()));
         pending.record(&state("obj-1").msgpack);
         // The process "dies": the entry stays, now owned by a pid that does not exist.
@@ -451,10 +439,7 @@ mod tests {
 
     #[test]
     fn an_answered_apply_leaves_nothing_and_a_live_process_keeps_its_entries() {
-        let root = journal_root();
-        let component = root.path().join("p.wasm");
-        std::fs::write(&component, b"x").unwrap();
-        let journal = Arc::new(Journal::open(root.path(), &component).unwrap());
+        let (root, component, journal) = fresh();
         let mut pending = journal.pending("t_x", &config("a"), Arc::new(block()));
         pending.record(&state("obj-1").msgpack);
         let file = journal.dir().join(pending.path.file_name().unwrap());
