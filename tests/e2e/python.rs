@@ -131,8 +131,9 @@ fn a_python_data_source_and_function() {
 /// call with the diagnostic naming it.
 #[test]
 fn the_host_limits_apply_to_a_python_provider() {
-    // Fuel for planning alone; memory and time for every call (a fresh CPython instance
-    // alone needs more than 4 MiB and a millisecond).
+    // Fuel for planning alone; memory for every call (a fresh CPython instance alone needs
+    // more than 4 MiB). Not the deadline: it is checked every 10 ms epoch tick, and this
+    // provider's calls are shorter than that (tested on the hostile sample's `sleep`).
     let cases: &[(&str, &str, &str)] = &[
         (
             "fuel",
@@ -143,11 +144,6 @@ fn the_host_limits_apply_to_a_python_provider() {
             "memory",
             "[limits]\nmemory = \"4MiB\"\n",
             "Provider exceeded its memory limit",
-        ),
-        (
-            "deadline",
-            "[limits]\ntimeout = \"1ms\"\n",
-            "Provider exceeded its time limit",
         ),
     ];
     for client in clients() {
