@@ -1,6 +1,6 @@
 # tfwasm — run `make help` for the targets.
 CARGO ?= cargo
-SAMPLES := tfwasm-sample-random tfwasm-sample-misbehave tfwasm-sample-hostile tfwasm-sample-http tfwasm-sample-restapi tfwasm-sample-local tfwasm-sample-policy
+SAMPLES := tfwasm-sample-random tfwasm-sample-misbehave tfwasm-sample-hostile tfwasm-sample-http tfwasm-sample-restapi tfwasm-sample-local tfwasm-sample-policy tfwasm-sample-hello
 
 .PHONY: help build build-demo demo docs test bench load fuzz lint fmt clean terraform
 

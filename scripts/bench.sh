@@ -6,7 +6,8 @@
 #     the same code natively vs the gRPC floor), start-up with AutoMTLS, I/O-bound
 #     concurrency, sizes, and a provider that talks to an API (restapi against json-server,
 #     tfwasm vs native-restapi, with connections counted), and planning a set of 1,000 and
-#     10,000 nested blocks (the policy sample, tfwasm vs native-policy).
+#     10,000 nested blocks (the policy sample, tfwasm vs native-policy), and Python
+#     providers (tfwasm's Python SDK vs its Rust twin vs pyvider, natively).
 # Terraform clients: v1.0.3 (fetched once) and the newest tofu/terraform on PATH, or only
 # $TFWASM_BENCH_TERRAFORM when set.
 # Quick run for a smoke test: BENCH_ARGS="--resources 50 --runs 1 --iterations 200".
@@ -47,6 +48,8 @@ step "cargo bench: the layers of one RPC (native SDK, checks, Wasm reused/fresh)
 cargo bench -p tfwasm-bench --bench layers -- "${criterion_args[@]}"
 
 json_server="$(bash "$root/scripts/fetch-json-server.sh")"
+# The Python section's native peer: the greeting provider written with pyvider (PyPI).
+pyvider="$(bash "$root/scripts/fetch-pyvider.sh")"
 
 step "tfwasm-bench run (terraform: ${clients[*]})"
 tf_args=()
@@ -58,6 +61,7 @@ for c in "${clients[@]}"; do tf_args+=(--terraform "$c"); done
   --native-restapi "$target/release/native-restapi" \
   --native-policy "$target/release/native-policy" \
   --json-server "$json_server" \
+  --pyvider "$pyvider" \
   --independent "$independent" \
   --components "$target/wasm32-wasip2/release" \
   "${tf_args[@]}" \

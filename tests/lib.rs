@@ -200,8 +200,12 @@ pub const SAMPLES: &[&str] = &[
     "restapi",
     "local",
     "policy",
+    // sample-providers/hello: the Rust twin of python-hello.
+    "hello",
     // sample-providers/python-hello, built by componentize-py (scripts/build-python-sample.sh).
     "pyhello",
+    // tests/fixtures/python-slow, a test fixture built the same way: a call that runs long.
+    "pyslow",
 ];
 
 /// Files the hostile provider may and may not read: `granted/hello.txt` is inside the

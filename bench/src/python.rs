@@ -1,11 +1,13 @@
-//! The Python provider (sample-providers/python-hello, CPython inside the component) beside
-//! the Rust random sample, both as Terraform runs them: component and package size, the first
-//! compile (`tfwasm package` into an empty cache), a packaged start to the handshake, and
-//! `terraform apply` of `count` resources with the provider's peak memory. Both resources
-//! do the same kind of work: plan computed attributes, create without I/O.
+//! Python providers, side by side as Terraform runs them: the greeting provider written with
+//! tfwasm's Python SDK (sample-providers/python-hello, CPython inside the component), its
+//! Rust twin (sample-providers/hello) and the same provider written with pyvider
+//! (bench/pyvider-hello, PyPI's Python tfplugin6 framework, run natively from its
+//! virtualenv by a launcher in the style of `pyvider install`). Measured: what is installed,
+//! the first compile (`tfwasm package` into an empty cache), a start to the handshake, and
+//! `terraform apply` of `count` greetings with the provider's peak memory.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
@@ -16,15 +18,16 @@ use crate::terraform::{ApplyRun, Provider, Setup, Workload};
 
 /// One provider's figures.
 pub struct Side {
-    /// `python (pyhello_greeting)` or `rust (random_string)`.
+    /// `tfwasm python (pyhello)` and so on.
     pub label: &'static str,
-    /// The component file.
-    pub component_bytes: u64,
-    /// The installed package (executable, component, precompiled code).
-    pub package_bytes: u64,
-    /// `tfwasm package` into an empty compile cache.
-    pub first_compile: Duration,
-    /// The packaged executable, exec to handshake line (median).
+    /// The component file; none for a native provider.
+    pub component_bytes: Option<u64>,
+    /// What is installed: the package (executable, component, precompiled code), or for
+    /// pyvider the launcher and the virtualenv it runs.
+    pub installed_bytes: u64,
+    /// `tfwasm package` into an empty compile cache; none for a native provider.
+    pub first_compile: Option<Duration>,
+    /// The installed executable, exec to handshake line (median).
     pub start: Duration,
     /// Peak RSS of a started provider that served nothing yet, KiB.
     pub idle_rss_kib: u64,
@@ -38,56 +41,89 @@ pub struct PythonReport {
     pub client: String,
     /// Resources per apply.
     pub count: usize,
-    /// Python first, Rust second.
+    /// tfwasm Python, tfwasm Rust, then pyvider when it was given.
     pub sides: Vec<Side>,
 }
 
-/// Measures both components with `terraform` (runs interleaved).
+/// How one side is installed.
+enum Install {
+    Component(PathBuf),
+    /// A launcher script, and the virtualenv it runs (counted as installed).
+    Native { launcher: PathBuf, venv: PathBuf },
+}
+
+/// Measures the providers with `terraform` (runs interleaved). `pyvider` is the `pyvider`
+/// executable of a virtualenv where bench/pyvider-hello is installed
+/// (`scripts/fetch-pyvider.sh`); without it, that side is left out.
 ///
 /// # Errors
 /// A build artifact is missing, or packaging, a start or an apply fails.
 pub fn compare(
     tfwasm: &Path,
     components: &Path,
+    pyvider: Option<&Path>,
     terraform: &Path,
     work: &Path,
     count: usize,
     runs: usize,
 ) -> anyhow::Result<PythonReport> {
-    let cases = [
+    let mut cases = vec![
         (
-            "python (pyhello_greeting)",
-            components.join("tfwasm_sample_pyhello.wasm"),
-            Workload::greetings(count),
+            "tfwasm, Python SDK (pyhello)",
+            Install::Component(components.join("tfwasm_sample_pyhello.wasm")),
+            Workload::greetings("pyhello", count),
         ),
         (
-            "rust (random_string)",
-            components.join("tfwasm_sample_random.wasm"),
-            Workload::random_strings(count),
+            "tfwasm, Rust SDK (hello)",
+            Install::Component(components.join("tfwasm_sample_hello.wasm")),
+            Workload::greetings("hello", count),
         ),
     ];
+    if let Some(pyvider) = pyvider {
+        cases.push((
+            "pyvider 0.8.1, native (pyhello)",
+            pyvider_launcher(pyvider, work)?,
+            Workload::greetings("pyhello", count),
+        ));
+    }
     let mut sides = Vec::new();
     let mut setups = Vec::new();
-    for (i, (label, component, workload)) in cases.into_iter().enumerate() {
-        if !component.is_file() {
-            bail!("missing {}: run `make build` first", component.display());
-        }
+    for (i, (label, install, workload)) in cases.into_iter().enumerate() {
         let cache = work.join(format!("python-cache-{i}"));
+        let provider = match &install {
+            Install::Component(component) => {
+                if !component.is_file() {
+                    bail!("missing {}: run `make build` first", component.display());
+                }
+                Provider::Wasm {
+                    tfwasm,
+                    component,
+                }
+            }
+            Install::Native { launcher, .. } => Provider::Native(launcher),
+        };
         let setup = Setup::new(
             &format!("python-cmp-{i}"),
             work,
             terraform,
-            Provider::Wasm {
-                tfwasm,
-                component: &component,
-            },
+            provider,
             &workload,
             &cache,
         )?;
-        // Setup::new packages and runs `terraform init`; the compile is timed on its own,
-        // into a second empty cache.
-        let cold = work.join(format!("python-cold-{i}"));
-        let first_compile = time_package(tfwasm, &component, workload.provider_type, &cold)?;
+        let (component_bytes, first_compile, installed_bytes) = match &install {
+            Install::Component(component) => {
+                // Setup::new packaged into `cache`; the compile is timed on its own, into a
+                // second empty cache.
+                let cold = work.join(format!("python-cold-{i}"));
+                let compile = time_package(tfwasm, component, workload.provider_type, &cold)?;
+                (
+                    Some(std::fs::metadata(component)?.len()),
+                    Some(compile),
+                    setup.package_bytes(),
+                )
+            }
+            Install::Native { venv, .. } => (None, None, setup.package_bytes() + tree_bytes(venv)),
+        };
         let exe = setup.provider_executable();
         let exe = exe.to_str().context("non-UTF-8 path")?.to_owned();
         let launch = Launch::new(label, &[&exe]).env("TFWASM_CACHE_DIR", cache.to_string_lossy());
@@ -100,8 +136,8 @@ pub fn compare(
         }
         sides.push(Side {
             label,
-            component_bytes: std::fs::metadata(&component)?.len(),
-            package_bytes: setup.package_bytes(),
+            component_bytes,
+            installed_bytes,
             first_compile,
             start: median(&starts),
             idle_rss_kib,
@@ -119,6 +155,52 @@ pub fn compare(
         count,
         sides,
     })
+}
+
+/// Writes the launcher Terraform starts for the pyvider provider: what `pyvider install`
+/// writes in development mode (the virtualenv's `pyvider`, told that a wrapper started it),
+/// minus its checks.
+fn pyvider_launcher(pyvider: &Path, work: &Path) -> anyhow::Result<Install> {
+    let pyvider = pyvider
+        .canonicalize()
+        .with_context(|| format!("pyvider at {}", pyvider.display()))?;
+    let venv = pyvider
+        .parent()
+        .and_then(Path::parent)
+        .context("pyvider is not in a virtualenv's bin/")?
+        .to_owned();
+    let launcher = work.join("terraform-provider-pyhello-pyvider");
+    std::fs::write(
+        &launcher,
+        format!(
+            "#!/bin/bash\nexport PLUGIN_MAGIC_COOKIE_VALUE=\"$TF_PLUGIN_MAGIC_COOKIE\"\nexec {:?} provide \"$@\"\n",
+            pyvider.display().to_string()
+        ),
+    )?;
+    let mut permissions = std::fs::metadata(&launcher)?.permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(&launcher, permissions)?;
+    Ok(Install::Native { launcher, venv })
+}
+
+/// Bytes of every regular file under `dir` (symbolic links not followed).
+fn tree_bytes(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter_map(|e| Some((e.path(), e.file_type().ok()?)))
+        .map(|(path, kind)| {
+            if kind.is_dir() {
+                tree_bytes(&path)
+            } else if kind.is_file() {
+                std::fs::metadata(&path).map_or(0, |m| m.len())
+            } else {
+                0
+            }
+        })
+        .sum()
 }
 
 fn time_package(
@@ -156,14 +238,14 @@ impl PythonReport {
         let w = &mut s;
         let _ = writeln!(
             w,
-            "\n## Python providers (componentize-py)\n\nsample-providers/python-hello (the Python SDK in guest-sdk/python, CPython inside the component) beside the Rust random sample, both packaged by `tfwasm package` and run by {} as operators run them. `apply` creates {} resources from an empty state (-parallelism=10), median of {} runs, interleaved; peak memory is the largest `VmHWM` of one provider process. First compile is `tfwasm package` into an empty compile cache (the machine code then ships in the package).\n",
+            "\n## Python providers (componentize-py)\n\nOne greeting provider three ways: with tfwasm's Python SDK (sample-providers/python-hello, CPython inside the component), its Rust twin (sample-providers/hello), both packaged by `tfwasm package`, and written with pyvider (bench/pyvider-hello; PyPI's Python tfplugin6 framework, run natively from its virtualenv by a launcher like the one `pyvider install` writes). All run by {} as operators run them. `apply` creates {} greetings from an empty state (-parallelism=10), median of {} runs, interleaved; peak memory is the largest `VmHWM` of one provider process. Installed is the package as Terraform installs it (for pyvider, with the virtualenv it runs). First compile is `tfwasm package` into an empty compile cache (the machine code then ships in the package). Start is exec to the handshake line, without AutoMTLS, median of 10.\n",
             self.client,
             self.count,
             self.sides.first().map_or(0, |s| s.applies.len())
         );
         let _ = writeln!(
             w,
-            "| | component | package | first compile | start (exec → handshake) | idle peak RSS | apply | provider peak RSS during apply |\n|---|---|---|---|---|---|---|---|"
+            "| | component | installed | first compile | start | idle peak RSS | apply | provider peak RSS during apply |\n|---|---|---|---|---|---|---|---|"
         );
         for side in &self.sides {
             let elapsed: Vec<Duration> = side.applies.iter().map(|a| a.elapsed).collect();
@@ -177,13 +259,33 @@ impl PythonReport {
                 w,
                 "| {} | {} | {} | {} | {} | {:.1} MiB | {} | {:.1} MiB |",
                 side.label,
-                mib(side.component_bytes),
-                mib(side.package_bytes),
-                ms(side.first_compile),
+                side.component_bytes.map_or("—".into(), mib),
+                mib(side.installed_bytes),
+                side.first_compile.map_or("—".into(), ms),
                 ms(side.start),
                 side.idle_rss_kib as f64 / 1024.0,
                 ms(median(&elapsed)),
                 peak as f64 / 1024.0
+            );
+        }
+        if let (Some(ours), Some(pyvider)) = (self.sides.first(), self.sides.get(2)) {
+            let apply = |side: &Side| {
+                median(&side.applies.iter().map(|a| a.elapsed).collect::<Vec<_>>())
+            };
+            let peak = |side: &Side| {
+                side.applies
+                    .iter()
+                    .map(|a| a.provider_peak_kib)
+                    .max()
+                    .unwrap_or(0)
+                    .max(1) as f64
+            };
+            let _ = writeln!(
+                w,
+                "\ntfwasm Python / pyvider: start {:.2}×, apply {:.2}×, peak RSS {:.2}× (below 1 is tfwasm ahead).",
+                ours.start.as_secs_f64() / pyvider.start.as_secs_f64().max(1e-9),
+                apply(ours).as_secs_f64() / apply(pyvider).as_secs_f64().max(1e-9),
+                peak(ours) / peak(pyvider)
             );
         }
         s

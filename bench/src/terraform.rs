@@ -36,41 +36,38 @@ pub fn rss_anon_kib(pid: u32) -> u64 {
     status_kib(pid, "RssAnon:")
 }
 
-/// Parent pid and command name of `pid`.
-fn stat(pid: u32) -> Option<(u32, String)> {
+/// Parent pid of `pid`.
+fn parent(pid: u32) -> Option<u32> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let open = text.find('(')?;
+    // The command name, in parentheses, may itself hold spaces and parentheses.
     let close = text.rfind(')')?;
-    let comm = text[open + 1..close].to_owned();
-    let ppid = text[close + 2..].split_whitespace().nth(1)?.parse().ok()?;
-    Some((ppid, comm))
+    text[close + 2..].split_whitespace().nth(1)?.parse().ok()
 }
 
-/// Descendants of `root` whose command name starts with `prefix`.
-fn descendants_named(root: u32, prefix: &str) -> Vec<u32> {
+/// Every process descending from `root` (Terraform's only child processes are its
+/// providers, whatever their command names: a Python provider's is `pyvider` or `python3`).
+fn descendants(root: u32) -> Vec<u32> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
-    let all: Vec<(u32, u32, String)> = dir
+    let all: Vec<(u32, u32)> = dir
         .flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter_map(|pid| stat(pid).map(|(ppid, comm)| (pid, ppid, comm)))
+        .filter_map(|pid| parent(pid).map(|ppid| (pid, ppid)))
         .collect();
     let mut family = vec![root];
     let mut grew = true;
     while grew {
         grew = false;
-        for (pid, ppid, _) in &all {
+        for (pid, ppid) in &all {
             if family.contains(ppid) && !family.contains(pid) {
                 family.push(*pid);
                 grew = true;
             }
         }
     }
-    all.iter()
-        .filter(|(pid, _, comm)| *pid != root && family.contains(pid) && comm.starts_with(prefix))
-        .map(|(pid, _, _)| *pid)
-        .collect()
+    family.retain(|pid| *pid != root);
+    family
 }
 
 /// A provider laid out in a filesystem mirror, and a workspace using it.
@@ -106,12 +103,13 @@ impl Workload {
         }
     }
 
-    /// `count` `pyhello_greeting`s (the Python sample), each rendering its own name.
-    pub fn greetings(count: usize) -> Workload {
+    /// `count` `TYPE_greeting`s (the greeting samples: `pyhello` in Python, `hello` in
+    /// Rust), each rendering its own name.
+    pub fn greetings(provider_type: &'static str, count: usize) -> Workload {
         Workload {
-            provider_type: "pyhello",
+            provider_type,
             config: format!(
-                "resource \"pyhello_greeting\" \"g\" {{\n  count = {count}\n  name  = \"g-${{count.index}}\"\n}}\n"
+                "resource \"{provider_type}_greeting\" \"g\" {{\n  count = {count}\n  name  = \"g-${{count.index}}\"\n}}\n"
             ),
             package_flags: Vec::new(),
         }
@@ -291,7 +289,7 @@ impl Setup {
             std::thread::spawn(move || {
                 let mut peaks: std::collections::BTreeMap<u32, (u64, u64)> = Default::default();
                 while !done.load(Ordering::Relaxed) {
-                    for pid in descendants_named(root, "terraform-prov") {
+                    for pid in descendants(root) {
                         let (hwm, anon) = (vm_hwm_kib(pid), rss_anon_kib(pid));
                         let slot = peaks.entry(pid).or_default();
                         *slot = (slot.0.max(hwm), slot.1.max(anon));

@@ -1,8 +1,9 @@
 //! A provider written in Python (sample-providers/python-hello, built with componentize-py
 //! against the Python SDK in guest-sdk/python) through real Terraform: the whole lifecycle,
-//! an exception shown with its traceback, and the host's limits applied to it.
+//! matched step for step by its Rust twin (sample-providers/hello), an exception shown with
+//! its traceback, and the host's limits applied to it.
 
-use tfwasm_tests::{Workspace, clients, flatten};
+use tfwasm_tests::{Client, Workspace, clients, flatten};
 
 const PROVIDER: &str = r#"
 terraform {
@@ -13,66 +14,75 @@ terraform {
 "#;
 
 fn greeting(name: &str, template: Option<&str>) -> String {
+    greeting_of("pyhello", name, template)
+}
+
+/// A `TYPE_greeting` of the greeting provider `provider` (`pyhello` or `hello`).
+fn greeting_of(provider: &str, name: &str, template: Option<&str>) -> String {
     let template = template.map_or(String::new(), |t| format!("\n  template = {t:?}"));
-    format!("{PROVIDER}\nresource \"pyhello_greeting\" \"g\" {{\n  name = {name:?}{template}\n}}\n")
+    format!(
+        "terraform {{\n  required_providers {{\n    {provider} = {{ source = \"registry.terraform.io/tfwasm/{provider}\" }}\n  }}\n}}\n\
+         resource \"{provider}_greeting\" \"g\" {{\n  name = {name:?}{template}\n}}\n"
+    )
+}
+
+/// Create, no-change plan, update in place, replace and import, identical for both
+/// languages; returns the workspace holding `greeting-moon`.
+fn lifecycle(client: &Client, provider: &str) -> Workspace {
+    let address = format!("{provider}_greeting.g");
+    let who = format!("{} {provider}", client.name);
+    let ws = Workspace::new(client, &greeting_of(provider, "world", None));
+    ws.ok(&["init", "-no-color"]);
+
+    // Create.
+    ws.ok(&["apply", "-auto-approve", "-no-color"]);
+    let state = ws.resources();
+    let g = &state[&address];
+    assert_eq!(g["message"], "Hello, world!", "{who}");
+    assert_eq!(g["id"], "greeting-world", "{who}");
+    assert_eq!(g["template"], "Hello, {name}!", "{who}: the default");
+
+    // No changes.
+    let plan = ws.run(&["plan", "-detailed-exitcode", "-no-color"]);
+    assert_eq!(plan.code, 0, "{who}: {}", plan.all());
+
+    // Update in place: the id is kept (use_state_for_unknown), the message follows.
+    ws.write_config(&greeting_of(provider, "world", Some("Hi {name}")));
+    let apply = ws.ok(&["apply", "-auto-approve", "-no-color"]);
+    assert!(
+        apply.stdout.contains("0 added, 1 changed, 0 destroyed"),
+        "{who}: {}",
+        apply.stdout
+    );
+    let g = &ws.resources()[&address];
+    assert_eq!(g["message"], "Hi world", "{who}");
+    assert_eq!(g["id"], "greeting-world", "{who}");
+
+    // Replace: the name requires it.
+    ws.write_config(&greeting_of(provider, "moon", Some("Hi {name}")));
+    let apply = ws.ok(&["apply", "-auto-approve", "-no-color"]);
+    assert!(
+        apply.stdout.contains("1 added, 0 changed, 1 destroyed"),
+        "{who}: {}",
+        apply.stdout
+    );
+    assert_eq!(ws.resources()[&address]["id"], "greeting-moon", "{who}");
+
+    // Import: forget the object, bring it back by its ID.
+    ws.ok(&["state", "rm", "-no-color", &address]);
+    ws.write_config(&greeting_of(provider, "moon", None));
+    ws.ok(&["import", "-no-color", &address, "greeting-moon"]);
+    let g = &ws.resources()[&address];
+    assert_eq!(g["message"], "Hello, moon!", "{who}: read after import");
+    let plan = ws.run(&["plan", "-detailed-exitcode", "-no-color"]);
+    assert_eq!(plan.code, 0, "{who}: imported = configured: {}", plan.all());
+    ws
 }
 
 #[test]
 fn a_python_provider_goes_through_the_whole_lifecycle() {
     for client in clients() {
-        let ws = Workspace::new(client, &greeting("world", None));
-        ws.ok(&["init", "-no-color"]);
-
-        // Create.
-        ws.ok(&["apply", "-auto-approve", "-no-color"]);
-        let state = ws.resources();
-        let g = &state["pyhello_greeting.g"];
-        assert_eq!(g["message"], "Hello, world!", "{}", client.name);
-        assert_eq!(g["id"], "greeting-world");
-        assert_eq!(g["template"], "Hello, {name}!", "the default");
-
-        // No changes.
-        let plan = ws.run(&["plan", "-detailed-exitcode", "-no-color"]);
-        assert_eq!(plan.code, 0, "{}: {}", client.name, plan.all());
-
-        // Update in place: the id is kept (use_state_for_unknown), the message follows.
-        ws.write_config(&greeting("world", Some("Hi {name}")));
-        let apply = ws.ok(&["apply", "-auto-approve", "-no-color"]);
-        assert!(
-            apply.stdout.contains("0 added, 1 changed, 0 destroyed"),
-            "{}: {}",
-            client.name,
-            apply.stdout
-        );
-        let g = &ws.resources()["pyhello_greeting.g"];
-        assert_eq!(g["message"], "Hi world");
-        assert_eq!(g["id"], "greeting-world");
-
-        // Replace: the name requires it.
-        ws.write_config(&greeting("moon", Some("Hi {name}")));
-        let apply = ws.ok(&["apply", "-auto-approve", "-no-color"]);
-        assert!(
-            apply.stdout.contains("1 added, 0 changed, 1 destroyed"),
-            "{}: {}",
-            client.name,
-            apply.stdout
-        );
-        assert_eq!(ws.resources()["pyhello_greeting.g"]["id"], "greeting-moon");
-
-        // Import: forget the object, bring it back by its ID.
-        ws.ok(&["state", "rm", "-no-color", "pyhello_greeting.g"]);
-        ws.write_config(&greeting("moon", None));
-        ws.ok(&["import", "-no-color", "pyhello_greeting.g", "greeting-moon"]);
-        let g = &ws.resources()["pyhello_greeting.g"];
-        assert_eq!(g["message"], "Hello, moon!", "read after import");
-        let plan = ws.run(&["plan", "-detailed-exitcode", "-no-color"]);
-        assert_eq!(
-            plan.code,
-            0,
-            "{}: imported = configured: {}",
-            client.name,
-            plan.all()
-        );
+        let ws = lifecycle(client, "pyhello");
 
         // A bug in the provider: the exception, with its Python traceback.
         ws.write_config(&greeting("moon", Some("{oops}")));
@@ -105,6 +115,16 @@ fn a_python_provider_goes_through_the_whole_lifecycle() {
     }
 }
 
+/// The Rust twin behaves as the Python provider does, step for step.
+#[test]
+fn its_rust_twin_goes_through_the_same_lifecycle() {
+    for client in clients() {
+        let ws = lifecycle(client, "hello");
+        ws.ok(&["destroy", "-auto-approve", "-no-color"]);
+        assert!(ws.resources().is_empty(), "{}", client.name);
+    }
+}
+
 #[test]
 fn a_python_data_source_and_function() {
     for client in clients() {
@@ -132,8 +152,7 @@ fn a_python_data_source_and_function() {
 #[test]
 fn the_host_limits_apply_to_a_python_provider() {
     // Fuel for planning alone; memory for every call (a fresh CPython instance alone needs
-    // more than 4 MiB). Not the deadline: it is checked every 10 ms epoch tick, and this
-    // provider's calls are shorter than that (tested on the hostile sample's `sleep`).
+    // more than 4 MiB). The time limit needs a call that runs long: the next test.
     let cases: &[(&str, &str, &str)] = &[
         (
             "fuel",
@@ -166,5 +185,56 @@ fn the_host_limits_apply_to_a_python_provider() {
         }
         // The same provider, under its packaged settings again, plans.
         ws.ok(&["plan", "-no-color"]);
+    }
+}
+
+/// The time limit ends a Python call still running bytecode (tests/fixtures/python-slow spins
+/// for the seconds it is given), long before the call would end, and the provider serves
+/// the next call.
+#[test]
+fn the_time_limit_ends_a_running_python_call() {
+    let spin = |seconds: &str| {
+        format!(
+            "terraform {{\n  required_providers {{\n    pyslow = {{ source = \"registry.terraform.io/tfwasm/pyslow\" }}\n  }}\n}}\n\
+             data \"pyslow_spin\" \"s\" {{ seconds = {seconds} }}\noutput \"spins\" {{ value = data.pyslow_spin.s.spins }}\n"
+        )
+    };
+    for client in clients() {
+        let ws = Workspace::new(client, &spin("60"));
+        ws.ok(&["init", "-no-color"]);
+        let settings = ws.path().join("limits.toml");
+        // Fuel enough for a minute of spinning, so the clock is what ends the call.
+        std::fs::write(
+            &settings,
+            "[limits]\nfuel = 100000000000000\n[limits.rpc.ReadDataSource]\ntimeout = \"2s\"\n",
+        )
+        .unwrap();
+        let env = [("TFWASM_CONFIG", settings.to_str().unwrap())];
+        let started = std::time::Instant::now();
+        let plan = ws.run_with_env(&["plan", "-no-color"], &env);
+        let took = started.elapsed();
+        assert_ne!(plan.code, 0, "{}: {}", client.name, plan.all());
+        assert!(
+            flatten(&plan.all()).contains("Provider exceeded its time limit"),
+            "{}: {}",
+            client.name,
+            plan.all()
+        );
+        assert!(
+            took < std::time::Duration::from_secs(30),
+            "{}: the 2 s limit ended a 60 s call (plan took {took:?})",
+            client.name
+        );
+        // A short spin under the same limit completes.
+        ws.write_config(&spin("0.05"));
+        let apply = ws.run_with_env(&["apply", "-auto-approve", "-no-color"], &env);
+        assert_eq!(apply.code, 0, "{}: {}", client.name, apply.all());
+        let spins = ws.ok(&["output", "-raw", "-no-color", "spins"]);
+        assert!(
+            spins.stdout.parse::<u64>().is_ok_and(|n| n > 0),
+            "{}: {}",
+            client.name,
+            spins.stdout
+        );
     }
 }

@@ -92,6 +92,10 @@ struct RunArgs {
     /// The restapi sample served natively (`native-restapi`), for the API benchmark.
     #[arg(long)]
     native_restapi: Option<PathBuf>,
+    /// The `pyvider` executable of a virtualenv holding bench/pyvider-hello
+    /// (`scripts/fetch-pyvider.sh`), for the Python section's native peer.
+    #[arg(long)]
+    pyvider: Option<PathBuf>,
     /// The json-server executable (`scripts/fetch-json-server.sh`), for the API benchmark.
     #[arg(long)]
     json_server: Option<PathBuf>,
@@ -309,11 +313,12 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
         report.api = api_runs(&args, native_restapi, json_server, work.path(), &warm_cache)?;
     }
     if wanted("python") {
-        progress("the Python sample beside the Rust one");
-        let client = args.terraform.first().context("no terraform client")?;
+        progress("the Python greeting provider beside its Rust twin and pyvider's");
+        let client = args.terraform.last().context("no terraform client")?;
         report.python = Some(tfwasm_bench::python::compare(
             &args.tfwasm,
             &args.components,
+            args.pyvider.as_deref(),
             client,
             work.path(),
             100,
