@@ -238,26 +238,23 @@ impl PythonReport {
         let w = &mut s;
         let _ = writeln!(
             w,
-            "\n## Python providers (componentize-py)\n\nOne greeting provider three ways: with tfwasm's Python SDK (sample-providers/python-hello, CPython inside the component), its Rust twin (sample-providers/hello), both packaged by `tfwasm package`, and written with pyvider (bench/pyvider-hello; PyPI's Python tfplugin6 framework, run natively from its virtualenv by a launcher like the one `pyvider install` writes). All run by {} as operators run them. `apply` creates {} greetings from an empty state (-parallelism=10), median of {} runs, interleaved; peak memory is the largest `VmHWM` of one provider process. Installed is the package as Terraform installs it (for pyvider, with the virtualenv it runs). First compile is `tfwasm package` into an empty compile cache (the machine code then ships in the package). Start is exec to the handshake line, without AutoMTLS, median of 10.\n",
+            "\n## Python providers (componentize-py)\n\nOne greeting provider three ways: with tfwasm's Python SDK (sample-providers/python-hello, CPython inside the component), its Rust twin (sample-providers/hello), both packaged by `tfwasm package`, and written with pyvider (bench/pyvider-hello; PyPI's Python tfplugin6 framework, run natively from its virtualenv by a launcher like the one `pyvider install` writes). All run by {} as operators run them. `apply` creates {} greetings from an empty state (-parallelism=10), median of {} runs, interleaved; peak RSS is the largest `VmHWM` of one provider process, which counts the file-backed pages of mapped machine code and heap images (shared with the page cache); PSS is the largest proportional set size, which counts such a page once however many mappings share it (tfwasm maps a component's heap image once per instance slot, and RSS counts it in each); private memory is the largest `RssAnon`, the memory the process alone holds. Installed is the package as Terraform installs it (for pyvider, with the virtualenv it runs). First compile is `tfwasm package` into an empty compile cache (the machine code then ships in the package). Start is exec to the handshake line, without AutoMTLS, median of 10.\n",
             self.client,
             self.count,
             self.sides.first().map_or(0, |s| s.applies.len())
         );
         let _ = writeln!(
             w,
-            "| | component | installed | first compile | start | idle peak RSS | apply | provider peak RSS during apply |\n|---|---|---|---|---|---|---|---|"
+            "| | component | installed | first compile | start | idle peak RSS | apply | during apply: peak RSS | PSS | private memory |\n|---|---|---|---|---|---|---|---|---|---|"
         );
         for side in &self.sides {
             let elapsed: Vec<Duration> = side.applies.iter().map(|a| a.elapsed).collect();
-            let peak = side
-                .applies
-                .iter()
-                .map(|a| a.provider_peak_kib)
-                .max()
-                .unwrap_or(0);
+            let most = |of: fn(&ApplyRun) -> u64| {
+                side.applies.iter().map(of).max().unwrap_or(0) as f64 / 1024.0
+            };
             let _ = writeln!(
                 w,
-                "| {} | {} | {} | {} | {} | {:.1} MiB | {} | {:.1} MiB |",
+                "| {} | {} | {} | {} | {} | {:.1} MiB | {} | {:.1} MiB | {:.1} MiB | {:.1} MiB |",
                 side.label,
                 side.component_bytes.map_or("—".into(), mib),
                 mib(side.installed_bytes),
@@ -265,27 +262,27 @@ impl PythonReport {
                 ms(side.start),
                 side.idle_rss_kib as f64 / 1024.0,
                 ms(median(&elapsed)),
-                peak as f64 / 1024.0
+                most(|a| a.provider_peak_kib),
+                most(|a| a.provider_pss_kib),
+                most(|a| a.provider_anon_kib)
             );
         }
         if let (Some(ours), Some(pyvider)) = (self.sides.first(), self.sides.get(2)) {
             let apply = |side: &Side| {
                 median(&side.applies.iter().map(|a| a.elapsed).collect::<Vec<_>>())
             };
-            let peak = |side: &Side| {
-                side.applies
-                    .iter()
-                    .map(|a| a.provider_peak_kib)
-                    .max()
-                    .unwrap_or(0)
-                    .max(1) as f64
+            let most = |side: &Side, of: fn(&ApplyRun) -> u64| {
+                side.applies.iter().map(of).max().unwrap_or(0).max(1) as f64
             };
             let _ = writeln!(
                 w,
-                "\ntfwasm Python / pyvider: start {:.2}×, apply {:.2}×, peak RSS {:.2}× (below 1 is tfwasm ahead).",
+                "\ntfwasm Python / pyvider: start {:.2}×, idle peak RSS {:.2}×, apply {:.2}×, during apply peak RSS {:.2}×, PSS {:.2}×, private memory {:.2}× (below 1 is tfwasm ahead).",
                 ours.start.as_secs_f64() / pyvider.start.as_secs_f64().max(1e-9),
+                ours.idle_rss_kib as f64 / pyvider.idle_rss_kib.max(1) as f64,
                 apply(ours).as_secs_f64() / apply(pyvider).as_secs_f64().max(1e-9),
-                peak(ours) / peak(pyvider)
+                most(ours, |a| a.provider_peak_kib) / most(pyvider, |a| a.provider_peak_kib),
+                most(ours, |a| a.provider_pss_kib) / most(pyvider, |a| a.provider_pss_kib),
+                most(ours, |a| a.provider_anon_kib) / most(pyvider, |a| a.provider_anon_kib)
             );
         }
         s

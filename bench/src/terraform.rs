@@ -12,7 +12,12 @@ use anyhow::{Context, bail};
 
 /// A `/proc/<pid>/status` field in KiB; 0 when unreadable.
 fn status_kib(pid: u32, field: &str) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
+    proc_kib(pid, "status", field)
+}
+
+/// A field in KiB of `/proc/<pid>/<file>`; 0 when unreadable.
+fn proc_kib(pid: u32, file: &str, field: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/{file}"))
         .unwrap_or_default()
         .lines()
         .find(|l| l.starts_with(field))
@@ -29,6 +34,13 @@ pub fn vm_hwm_kib(pid: u32) -> u64 {
 /// `VmRSS` (resident memory now) of process `pid`, in KiB.
 pub fn vm_rss_kib(pid: u32) -> u64 {
     status_kib(pid, "VmRSS:")
+}
+
+/// `Pss` (resident memory now, each page divided among the mappings sharing it) of process
+/// `pid`, in KiB. Unlike RSS it counts a file page once however often it is mapped: a
+/// component's heap image is mapped once per instance slot, and RSS counts it in each.
+pub fn pss_kib(pid: u32) -> u64 {
+    proc_kib(pid, "smaps_rollup", "Pss:")
 }
 
 /// `RssAnon` (resident private memory now, without mapped files) of process `pid`, in KiB.
@@ -141,6 +153,8 @@ pub struct ApplyRun {
     pub provider_peak_kib: u64,
     /// Largest anonymous (private, not file-backed) RSS seen in a provider process, in KiB.
     pub provider_anon_kib: u64,
+    /// Largest proportional set size seen in a provider process, in KiB.
+    pub provider_pss_kib: u64,
     /// How many provider processes Terraform started.
     pub provider_processes: usize,
 }
@@ -287,12 +301,13 @@ impl Setup {
         let sampler = {
             let done = done.clone();
             std::thread::spawn(move || {
-                let mut peaks: std::collections::BTreeMap<u32, (u64, u64)> = Default::default();
+                let mut peaks: std::collections::BTreeMap<u32, (u64, u64, u64)> =
+                    Default::default();
                 while !done.load(Ordering::Relaxed) {
                     for pid in descendants(root) {
-                        let (hwm, anon) = (vm_hwm_kib(pid), rss_anon_kib(pid));
+                        let (hwm, anon, pss) = (vm_hwm_kib(pid), rss_anon_kib(pid), pss_kib(pid));
                         let slot = peaks.entry(pid).or_default();
-                        *slot = (slot.0.max(hwm), slot.1.max(anon));
+                        *slot = (slot.0.max(hwm), slot.1.max(anon), slot.2.max(pss));
                     }
                     std::thread::sleep(Duration::from_millis(25));
                 }
@@ -315,6 +330,7 @@ impl Setup {
             elapsed,
             provider_peak_kib: peaks.values().map(|p| p.0).max().unwrap_or(0),
             provider_anon_kib: peaks.values().map(|p| p.1).max().unwrap_or(0),
+            provider_pss_kib: peaks.values().map(|p| p.2).max().unwrap_or(0),
             provider_processes: peaks.len(),
         })
     }
