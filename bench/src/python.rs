@@ -49,7 +49,10 @@ pub struct PythonReport {
 enum Install {
     Component(PathBuf),
     /// A launcher script, and the virtualenv it runs (counted as installed).
-    Native { launcher: PathBuf, venv: PathBuf },
+    Native {
+        launcher: PathBuf,
+        venv: PathBuf,
+    },
 }
 
 /// Measures the providers with `terraform` (runs interleaved). `pyvider` is the `pyvider`
@@ -95,10 +98,7 @@ pub fn compare(
                 if !component.is_file() {
                     bail!("missing {}: run `make build` first", component.display());
                 }
-                Provider::Wasm {
-                    tfwasm,
-                    component,
-                }
+                Provider::Wasm { tfwasm, component }
             }
             Install::Native { launcher, .. } => Provider::Native(launcher),
         };
@@ -268,9 +268,8 @@ impl PythonReport {
             );
         }
         if let (Some(ours), Some(pyvider)) = (self.sides.first(), self.sides.get(2)) {
-            let apply = |side: &Side| {
-                median(&side.applies.iter().map(|a| a.elapsed).collect::<Vec<_>>())
-            };
+            let apply =
+                |side: &Side| median(&side.applies.iter().map(|a| a.elapsed).collect::<Vec<_>>());
             let most = |side: &Side, of: fn(&ApplyRun) -> u64| {
                 side.applies.iter().map(of).max().unwrap_or(0).max(1) as f64
             };

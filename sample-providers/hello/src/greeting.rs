@@ -51,7 +51,12 @@ impl Resource for Greeting {
             .attr(Attr::string("id").computed().use_state_for_unknown())
     }
 
-    fn create(&self, _ctx: &Context, planned: &Value, _config: &Value) -> Result<Value, Diagnostic> {
+    fn create(
+        &self,
+        _ctx: &Context,
+        planned: &Value,
+        _config: &Value,
+    ) -> Result<Value, Diagnostic> {
         let name = planned.get_string("name")?.unwrap_or_default();
         tfwasm_sdk::log::info("creating greeting", &[("name", &name)]);
         Ok(rendered(planned)?.with("id", format!("greeting-{name}")))
@@ -101,7 +106,9 @@ mod tests {
 
     #[test]
     fn import_ids_name_the_greeting() {
-        let state = Greeting.import(&Context::default(), "greeting-ada").unwrap();
+        let state = Greeting
+            .import(&Context::default(), "greeting-ada")
+            .unwrap();
         assert_eq!(state.get_string("name").unwrap().as_deref(), Some("ada"));
         let error = Greeting.import(&Context::default(), "ada").unwrap_err();
         assert!(error.detail.contains("greeting-NAME"), "{}", error.detail);
