@@ -2,7 +2,7 @@
 # Builds the Python providers with componentize-py (installed into a cache by
 # scripts/fetch-componentize-py.sh) against the Python SDK in guest-sdk/python:
 #   sample-providers/python-hello → target/wasm32-wasip2/release/tfwasm_sample_pyhello.wasm
-#   tests/fixtures/python-slow    → target/wasm32-wasip2/release/tfwasm_sample_pyslow.wasm (a test fixture)
+#   tests/fixtures/python-fixture    → target/wasm32-wasip2/release/tfwasm_sample_pyfixture.wasm (a test fixture)
 # Each is skipped when its component is newer than every source.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,4 +30,4 @@ build() {
 }
 
 build sample-providers/python-hello pyhello
-build tests/fixtures/python-slow pyslow
+build tests/fixtures/python-fixture pyfixture

@@ -204,8 +204,9 @@ pub const SAMPLES: &[&str] = &[
     "hello",
     // sample-providers/python-hello, built by componentize-py (scripts/build-python-sample.sh).
     "pyhello",
-    // tests/fixtures/python-slow, a test fixture built the same way: a call that runs long.
-    "pyslow",
+    // tests/fixtures/python-fixture, a test fixture built the same way: a call that runs long,
+    // private state.
+    "pyfixture",
 ];
 
 /// Files the hostile provider may and may not read: `granted/hello.txt` is inside the

@@ -102,7 +102,7 @@ pub fn compare(
             }
             Install::Native { launcher, .. } => Provider::Native(launcher),
         };
-        let setup = Setup::new(
+        let mut setup = Setup::new(
             &format!("python-cmp-{i}"),
             work,
             terraform,
@@ -110,6 +110,7 @@ pub fn compare(
             &workload,
             &cache,
         )?;
+        setup.sample_pss = true;
         let (component_bytes, first_compile, installed_bytes) = match &install {
             Install::Component(component) => {
                 // Setup::new packaged into `cache`; the compile is timed on its own, into a

@@ -91,6 +91,10 @@ pub struct Setup {
     terraform: PathBuf,
     cache_dir: PathBuf,
     provider_type: &'static str,
+    /// Also sample the providers' PSS (see [`pss_kib`]). Off by default: reading
+    /// `smaps_rollup` walks the whole address space, many GiB reserved for tfwasm's instance
+    /// pool, and would cost tfwasm more than a native baseline on a shared CPU.
+    pub sample_pss: bool,
 }
 
 /// What a setup's configuration creates, and with which provider.
@@ -153,7 +157,8 @@ pub struct ApplyRun {
     pub provider_peak_kib: u64,
     /// Largest anonymous (private, not file-backed) RSS seen in a provider process, in KiB.
     pub provider_anon_kib: u64,
-    /// Largest proportional set size seen in a provider process, in KiB.
+    /// Largest proportional set size seen in a provider process, in KiB (0 unless
+    /// [`Setup::sample_pss`]).
     pub provider_pss_kib: u64,
     /// How many provider processes Terraform started.
     pub provider_processes: usize,
@@ -226,6 +231,7 @@ impl Setup {
             terraform: terraform.to_owned(),
             cache_dir: cache_dir.to_owned(),
             provider_type,
+            sample_pss: false,
         };
         let out = setup.command(&["init", "-no-color"]).output()?;
         if !out.status.success() {
@@ -298,6 +304,7 @@ impl Setup {
             .with_context(|| format!("starting terraform {}", args[0]))?;
         let root = child.id();
         let done = Arc::new(AtomicBool::new(false));
+        let sample_pss = self.sample_pss;
         let sampler = {
             let done = done.clone();
             std::thread::spawn(move || {
@@ -305,7 +312,8 @@ impl Setup {
                     Default::default();
                 while !done.load(Ordering::Relaxed) {
                     for pid in descendants(root) {
-                        let (hwm, anon, pss) = (vm_hwm_kib(pid), rss_anon_kib(pid), pss_kib(pid));
+                        let pss = if sample_pss { pss_kib(pid) } else { 0 };
+                        let (hwm, anon) = (vm_hwm_kib(pid), rss_anon_kib(pid));
                         let slot = peaks.entry(pid).or_default();
                         *slot = (slot.0.max(hwm), slot.1.max(anon), slot.2.max(pss));
                     }

@@ -188,15 +188,15 @@ fn the_host_limits_apply_to_a_python_provider() {
     }
 }
 
-/// The time limit ends a Python call still running bytecode (tests/fixtures/python-slow spins
+/// The time limit ends a Python call still running bytecode (tests/fixtures/python-fixture spins
 /// for the seconds it is given), long before the call would end, and the provider serves
 /// the next call.
 #[test]
 fn the_time_limit_ends_a_running_python_call() {
     let spin = |seconds: &str| {
         format!(
-            "terraform {{\n  required_providers {{\n    pyslow = {{ source = \"registry.terraform.io/tfwasm/pyslow\" }}\n  }}\n}}\n\
-             data \"pyslow_spin\" \"s\" {{ seconds = {seconds} }}\noutput \"spins\" {{ value = data.pyslow_spin.s.spins }}\n"
+            "terraform {{\n  required_providers {{\n    pyfixture = {{ source = \"registry.terraform.io/tfwasm/pyfixture\" }}\n  }}\n}}\n\
+             data \"pyfixture_spin\" \"s\" {{ seconds = {seconds} }}\noutput \"spins\" {{ value = data.pyfixture_spin.s.spins }}\n"
         )
     };
     for client in clients() {
@@ -236,5 +236,54 @@ fn the_time_limit_ends_a_running_python_call() {
             client.name,
             spins.stdout
         );
+    }
+}
+
+/// The private state of the one instance in the workspace's state file, as JSON.
+fn private_state(ws: &Workspace) -> serde_json::Value {
+    use base64::Engine as _;
+    let text = std::fs::read_to_string(ws.path().join("terraform.tfstate")).expect("state file");
+    let state: serde_json::Value = serde_json::from_str(&text).expect("state JSON");
+    let encoded = state
+        .pointer("/resources/0/instances/0/private")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or_else(|| panic!("no private state in {text}"));
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(encoded)
+        .expect("base64");
+    serde_json::from_slice(&bytes).expect("private state is JSON")
+}
+
+/// Private state from Python: set while planning it reaches the create, which adds to it;
+/// a refresh reads and updates it; an import starts it. Terraform stores it with the state.
+#[test]
+fn python_private_state_travels_from_plan_to_apply_to_read() {
+    let config = |name: &str| {
+        format!(
+            "terraform {{\n  required_providers {{\n    pyfixture = {{ source = \"registry.terraform.io/tfwasm/pyfixture\" }}\n  }}\n}}\n\
+             resource \"pyfixture_reads\" \"r\" {{ name = {name:?} }}\n"
+        )
+    };
+    for client in clients() {
+        let ws = Workspace::new(client, &config("one"));
+        ws.ok(&["init", "-no-color"]);
+        ws.ok(&["apply", "-auto-approve", "-no-color"]);
+        assert_eq!(
+            private_state(&ws),
+            serde_json::json!({"planned_for": "one", "reads": 0}),
+            "{}: the plan's entry reached the create",
+            client.name
+        );
+        ws.ok(&["apply", "-refresh-only", "-auto-approve", "-no-color"]);
+        assert_eq!(
+            private_state(&ws)["reads"],
+            1,
+            "{}: the refresh counted itself",
+            client.name
+        );
+        ws.ok(&["state", "rm", "-no-color", "pyfixture_reads.r"]);
+        ws.ok(&["import", "-no-color", "pyfixture_reads.r", "one"]);
+        let imported = private_state(&ws);
+        assert_eq!(imported["imported"], true, "{}: {imported}", client.name);
     }
 }

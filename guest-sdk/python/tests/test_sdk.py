@@ -11,7 +11,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import tfwasm_provider as tf  # noqa: E402
 from tfwasm_provider import cty  # noqa: E402
 from tfwasm_provider.diagnostics import from_exception  # noqa: E402
-from tfwasm_provider.provider import plan_change, validate_attributes  # noqa: E402
+from tfwasm_provider.provider import load_private, plan_change, save_private, validate_attributes  # noqa: E402
 
 
 class Codec(unittest.TestCase):
@@ -159,6 +159,36 @@ class Diagnostics(unittest.TestCase):
         d = from_exception(tf.Error("Bad", "detail", ["tags", tf.Key("env")]), "x")
         self.assertEqual((d.summary, d.detail, d.path), ("Bad", "detail", ["tags", "env"]))
         self.assertIsInstance(d.path[1], tf.Key)
+
+
+class PrivateState(unittest.TestCase):
+    def test_bytes_are_the_rust_sdks(self):
+        # Compact JSON with sorted keys, empty for none: either SDK reads what the other wrote.
+        ctx = tf.Context()
+        self.assertEqual(save_private(ctx), b"")
+        ctx.set_private("etag", "v2")
+        ctx.set_private("count", 3)
+        self.assertEqual(save_private(ctx), b'{"count":3,"etag":"v2"}')
+        again = tf.Context(private=load_private(save_private(ctx)))
+        self.assertEqual(again.private("etag"), "v2")
+        again.set_private("etag", None)
+        self.assertIsNone(again.private("etag"))
+        self.assertEqual(save_private(again), b'{"count":3}')
+        self.assertEqual(load_private(b""), {})
+
+    def test_bad_keys_values_and_bytes_are_errors(self):
+        ctx = tf.Context()
+        for key in ("", ".sdk"):
+            with self.assertRaises(tf.Error) as caught:
+                ctx.set_private(key, 1)
+            self.assertEqual(caught.exception.diagnostic.summary, "Invalid private state key")
+        with self.assertRaises(tf.Error) as caught:
+            ctx.set_private("when", object())
+        self.assertEqual(caught.exception.diagnostic.summary, "Invalid private state value")
+        for data in (b"not json", b"[1]"):
+            with self.assertRaises(tf.Error) as caught:
+                load_private(data)
+            self.assertEqual(caught.exception.diagnostic.summary, "Unable to read private state")
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from typing import Any, Callable, List, Optional, Tuple
 
 from . import cty
 from .diagnostics import Diagnostic, Error, error, from_exception
-from .provider import Context, Provider, plan_change, validate_attributes
+from .provider import Context, Provider, load_private, plan_change, save_private, validate_attributes
 
 
 def exports(provider: Provider) -> Tuple[type, type, type, type, type]:
@@ -43,11 +43,11 @@ def exports(provider: Provider) -> Tuple[type, type, type, type, type]:
     def logger(level: str, message: str, fields: dict) -> None:
         wlog.log(levels.get(level, wlog.Level.INFO), message, list(fields.items()))
 
-    def context(wctx: Any, reporter: Optional[Callable[[dict], None]] = None) -> Context:
+    def context(wctx: Any, reporter: Optional[Callable[[dict], None]] = None, private: bytes = b"") -> Context:
         config = None
         if wctx.config is not None:
             config = cty.decode(wctx.config, provider.schema.type)
-        return Context(wctx.terraform_version, config, reporter, logger)
+        return Context(wctx.terraform_version, config, reporter, logger, load_private(private))
 
     def diags(items: List[Diagnostic]) -> List[Any]:
         return [d.to_wit(types) for d in items]
@@ -124,8 +124,11 @@ def exports(provider: Provider) -> Tuple[type, type, type, type, type]:
             try:
                 r = provider.resource(req.type_name)
                 state = cty.decode(req.current_state, r.schema.type)
-                new = r.read(context(wctx), state) if state is not None else None
-                return wres.ReadResponse(encode_state(r.schema, new), req.private, [], None, None)
+                if state is None:
+                    return wres.ReadResponse(encode_state(r.schema, None), req.private, [], None, None)
+                ctx = context(wctx, private=req.private)
+                new = r.read(ctx, state)
+                return wres.ReadResponse(encode_state(r.schema, new), save_private(ctx), [], None, None)
             except BaseException as exc:  # noqa: B036
                 # Keep what Terraform knew: a failed read must not forget the object.
                 return wres.ReadResponse(req.current_state, req.private, failed(exc, f"{req.type_name}.read"), None, None)
@@ -137,11 +140,12 @@ def exports(provider: Provider) -> Tuple[type, type, type, type, type]:
                 prior = cty.decode(req.prior_state, ty)
                 proposed = cty.decode(req.proposed_new_state, ty)
                 config = cty.decode(req.config, ty)
-                planned, replace = plan_change(r, context(wctx), prior, proposed, config)
+                ctx = context(wctx, private=req.prior_private)
+                planned, replace = plan_change(r, ctx, prior, proposed, config)
                 return wres.PlanResponse(
                     planned_state=encode_state(r.schema, planned),
                     requires_replace=[[types.PathStep_AttributeName(name)] for name in replace],
-                    planned_private=req.prior_private,
+                    planned_private=save_private(ctx) if planned is not None else b"",
                     diagnostics=[],
                     deferred=None,
                     planned_identity=None,
@@ -159,7 +163,7 @@ def exports(provider: Provider) -> Tuple[type, type, type, type, type]:
                 def report(state: dict) -> None:
                     progress.report_state(encode_state(r.schema, state))
 
-                ctx = context(wctx, report)
+                ctx = context(wctx, report, req.planned_private)
                 if planned is None:
                     r.delete(ctx, prior)
                     return wres.ApplyResponse(cty.encode(None, ty), b"", [], None)
@@ -178,17 +182,18 @@ def exports(provider: Provider) -> Tuple[type, type, type, type, type]:
                             + ".",
                         )
                     )
-                return wres.ApplyResponse(encode_state(r.schema, new), b"", diags(problems), None)
+                return wres.ApplyResponse(encode_state(r.schema, new), save_private(ctx), diags(problems), None)
             except BaseException as exc:  # noqa: B036
                 # The prior state (null on create): the host substitutes what was reported.
-                return wres.ApplyResponse(req.prior_state, b"", failed(exc, f"{req.type_name} apply"), None)
+                return wres.ApplyResponse(req.prior_state, req.planned_private, failed(exc, f"{req.type_name} apply"), None)
 
         def import_resource_state(self, wctx: Any, req: Any) -> Any:
             try:
                 r = provider.resource(req.type_name)
+                ctx = context(wctx)
                 state = r.schema.null_object()
-                state.update(r.import_state(context(wctx), req.id))
-                imported = wres.ImportedResource(req.type_name, encode_state(r.schema, state), b"", None)
+                state.update(r.import_state(ctx, req.id))
+                imported = wres.ImportedResource(req.type_name, encode_state(r.schema, state), save_private(ctx), None)
                 return wres.ImportResponse([imported], [], None)
             except BaseException as exc:  # noqa: B036
                 return wres.ImportResponse([], failed(exc, f"{req.type_name}.import_state"), None)

@@ -8,6 +8,7 @@ The guest keeps no state between calls: the provider configuration accepted by
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -17,8 +18,9 @@ from .schema import Schema
 
 
 class Context:
-    """The call's context: provider configuration, Terraform's version, logging, and
-    (during apply) reporting a created object before the call ends."""
+    """The call's context: provider configuration, Terraform's version, logging, the
+    resource's private state, and (during apply) reporting a created object before the call
+    ends."""
 
     def __init__(
         self,
@@ -26,12 +28,38 @@ class Context:
         config: Optional[dict] = None,
         reporter: Optional[Callable[[dict], None]] = None,
         logger: Optional[Callable[[str, str, Dict[str, str]], None]] = None,
+        private: Optional[dict] = None,
     ):
         self.terraform_version = terraform_version
         #: The provider block as ``configure`` accepted it (``None`` before that).
         self.config = config
         self._reporter = reporter
         self._logger = logger
+        self._private = dict(private or {})
+
+    def private(self, key: str) -> Any:
+        """An entry of the resource's private state (JSON the provider stored earlier with
+        :meth:`set_private`; ``None`` if absent). Terraform keeps it beside the state and never
+        shows it. Available in read, planning, apply and import."""
+        return self._private.get(key)
+
+    def set_private(self, key: str, value: Any) -> None:
+        """Stores (or with ``None``, removes) a private state entry: any JSON value. Set while
+        planning, it reaches the apply; set in create, update, read or import, it is stored
+        with the new state."""
+        if not isinstance(key, str) or not key or key.startswith("."):
+            raise Error(
+                "Invalid private state key",
+                f'Private state key {key!r} is reserved: keys must not be empty or start with ".".',
+            )
+        if value is None:
+            self._private.pop(key, None)
+            return
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError) as exc:
+            raise Error("Invalid private state value", f"The value for {key!r} is not JSON: {exc}.") from exc
+        self._private[key] = value
 
     def report_state(self, state: dict) -> None:
         """During create or update: the remote object exists now, with ``state``. Should the
@@ -44,6 +72,27 @@ class Context:
         """A line in Terraform's provider log (``TF_LOG``): level trace, debug, info, warn or error."""
         if self._logger is not None:
             self._logger(level, message, {k: str(v) for k, v in fields.items()})
+
+
+def load_private(data: bytes) -> dict:
+    """Private state bytes as Terraform keeps them (a JSON object, as the Rust SDK writes it;
+    empty for none)."""
+    if not data:
+        return {}
+    try:
+        value = json.loads(data)
+    except ValueError as exc:
+        raise Error("Unable to read private state", f"The resource's private state is not JSON: {exc}.") from exc
+    if not isinstance(value, dict):
+        raise Error("Unable to read private state", "The resource's private state is not a JSON object.")
+    return value
+
+
+def save_private(ctx: Context) -> bytes:
+    """The context's private state as bytes: compact JSON with sorted keys, empty for none."""
+    if not ctx._private:
+        return b""
+    return json.dumps(ctx._private, sort_keys=True, separators=(",", ":")).encode()
 
 
 @dataclass
