@@ -19,7 +19,7 @@ use crate::terraform::{ApplyRun, Provider, Setup, Workload};
 /// One provider's figures.
 pub struct Side {
     /// `tfwasm python (pyhello)` and so on.
-    pub label: &'static str,
+    pub label: String,
     /// The component file; none for a native provider.
     pub component_bytes: Option<u64>,
     /// What is installed: the package (executable, component, precompiled code), or for
@@ -72,20 +72,21 @@ pub fn compare(
 ) -> anyhow::Result<PythonReport> {
     let mut cases = vec![
         (
-            "tfwasm, Python SDK (pyhello)",
+            "tfwasm, Python SDK (pyhello)".to_owned(),
             Install::Component(components.join("tfwasm_sample_pyhello.wasm")),
             Workload::greetings("pyhello", count),
         ),
         (
-            "tfwasm, Rust SDK (hello)",
+            "tfwasm, Rust SDK (hello)".to_owned(),
             Install::Component(components.join("tfwasm_sample_hello.wasm")),
             Workload::greetings("hello", count),
         ),
     ];
     if let Some(pyvider) = pyvider {
+        let install = pyvider_launcher(pyvider, work)?;
         cases.push((
-            "pyvider 0.8.1, native (pyhello)",
-            pyvider_launcher(pyvider, work)?,
+            format!("pyvider {}, native (pyhello)", pyvider_version(pyvider)?),
+            install,
             Workload::greetings("pyhello", count),
         ));
     }
@@ -127,7 +128,7 @@ pub fn compare(
         };
         let exe = setup.provider_executable();
         let exe = exe.to_str().context("non-UTF-8 path")?.to_owned();
-        let launch = Launch::new(label, &[&exe]).env("TFWASM_CACHE_DIR", cache.to_string_lossy());
+        let launch = Launch::new(&label, &[&exe]).env("TFWASM_CACHE_DIR", cache.to_string_lossy());
         let mut starts = Vec::new();
         let mut idle_rss_kib = 0;
         for _ in 0..10 {
@@ -182,6 +183,25 @@ fn pyvider_launcher(pyvider: &Path, work: &Path) -> anyhow::Result<Install> {
     std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
     std::fs::set_permissions(&launcher, permissions)?;
     Ok(Install::Native { launcher, venv })
+}
+
+/// The version of pyvider installed beside the `pyvider` executable, as its metadata says.
+fn pyvider_version(pyvider: &Path) -> anyhow::Result<String> {
+    let python = pyvider.with_file_name("python3");
+    let out = std::process::Command::new(&python)
+        .args([
+            "-c",
+            "import importlib.metadata as m; print(m.version('pyvider'))",
+        ])
+        .output()
+        .with_context(|| format!("running {}", python.display()))?;
+    if !out.status.success() {
+        bail!(
+            "cannot read pyvider's version: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
 }
 
 /// Bytes of every regular file under `dir` (symbolic links not followed).
@@ -239,7 +259,7 @@ impl PythonReport {
         let w = &mut s;
         let _ = writeln!(
             w,
-            "\n## Python providers (componentize-py)\n\nOne greeting provider three ways: with tfwasm's Python SDK (sample-providers/python-hello, CPython inside the component), its Rust twin (sample-providers/hello), both packaged by `tfwasm package`, and written with pyvider (bench/pyvider-hello; PyPI's Python tfplugin6 framework, run natively from its virtualenv by a launcher like the one `pyvider install` writes). All run by {} as operators run them. `apply` creates {} greetings from an empty state (-parallelism=10), median of {} runs, interleaved; peak RSS is the largest `VmHWM` of one provider process, which counts the file-backed pages of mapped machine code and heap images (shared with the page cache); PSS is the largest proportional set size, which counts such a page once however many mappings share it (tfwasm maps a component's heap image once per instance slot, and RSS counts it in each); private memory is the largest `RssAnon`, the memory the process alone holds. Installed is the package as Terraform installs it (for pyvider, with the virtualenv it runs). First compile is `tfwasm package` into an empty compile cache (the machine code then ships in the package). Start is exec to the handshake line, without AutoMTLS, median of 10.\n",
+            "\n## Python providers (componentize-py)\n\nOne greeting provider three ways: with tfwasm's Python SDK (sample-providers/python-hello, CPython inside the component), its Rust twin (sample-providers/hello), both packaged by `tfwasm package`, and written with pyvider (bench/pyvider-hello; PyPI's Python tfplugin6 framework, run natively from its virtualenv by a launcher like the one `pyvider install` writes). All run by {} as operators run them. `apply` creates {} greetings from an empty state (-parallelism=10), median of {} runs, interleaved; peak RSS is the largest `VmHWM` of one provider process, which counts the file-backed pages of mapped machine code and heap images (shared with the page cache); PSS is the largest proportional set size, which counts such a page once however many mappings share it (tfwasm maps a component's heap image once per instance slot, and RSS counts it in each); private memory is the largest `RssAnon`, the memory the process alone holds. Installed is the package as Terraform installs it (for pyvider, with the virtualenv it runs, but not the system Python the virtualenv links to; tfwasm's package carries its CPython inside the component). First compile is `tfwasm package` into an empty compile cache (the machine code then ships in the package). Start is exec to the handshake line, without AutoMTLS, median of 10.\n",
             self.client,
             self.count,
             self.sides.first().map_or(0, |s| s.applies.len())

@@ -92,7 +92,7 @@ def save_private(ctx: Context) -> bytes:
     """The context's private state as bytes: compact JSON with sorted keys, empty for none."""
     if not ctx._private:
         return b""
-    return json.dumps(ctx._private, sort_keys=True, separators=(",", ":")).encode()
+    return json.dumps(ctx._private, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 @dataclass
