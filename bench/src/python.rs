@@ -18,7 +18,7 @@ use crate::terraform::{ApplyRun, Provider, Setup, Workload};
 
 /// One provider's figures.
 pub struct Side {
-    /// `tfwasm python (pyhello)` and so on.
+    /// `tfwasm, Python SDK (pyhello)` and so on; pyvider's names its installed version.
     pub label: String,
     /// The component file; none for a native provider.
     pub component_bytes: Option<u64>,
@@ -83,10 +83,10 @@ pub fn compare(
         ),
     ];
     if let Some(pyvider) = pyvider {
-        let install = pyvider_launcher(pyvider, work)?;
+        let venv = pyvider_venv(pyvider)?;
         cases.push((
-            format!("pyvider {}, native (pyhello)", pyvider_version(pyvider)?),
-            install,
+            format!("pyvider {}, native (pyhello)", pyvider_version(&venv)?),
+            pyvider_launcher(venv, work)?,
             Workload::greetings("pyhello", count),
         ));
     }
@@ -159,24 +159,28 @@ pub fn compare(
     })
 }
 
-/// Writes the launcher Terraform starts for the pyvider provider: what `pyvider install`
-/// writes in development mode (the virtualenv's `pyvider`, told that a wrapper started it),
-/// minus its checks.
-fn pyvider_launcher(pyvider: &Path, work: &Path) -> anyhow::Result<Install> {
+/// The virtualenv the `pyvider` executable was installed into (it sits in its `bin/`).
+fn pyvider_venv(pyvider: &Path) -> anyhow::Result<PathBuf> {
     let pyvider = pyvider
         .canonicalize()
         .with_context(|| format!("pyvider at {}", pyvider.display()))?;
-    let venv = pyvider
+    Ok(pyvider
         .parent()
         .and_then(Path::parent)
         .context("pyvider is not in a virtualenv's bin/")?
-        .to_owned();
+        .to_owned())
+}
+
+/// Writes the launcher Terraform starts for the pyvider provider: what `pyvider install`
+/// writes in development mode (the virtualenv's `pyvider`, told that a wrapper started it),
+/// minus its checks.
+fn pyvider_launcher(venv: PathBuf, work: &Path) -> anyhow::Result<Install> {
     let launcher = work.join("terraform-provider-pyhello-pyvider");
     std::fs::write(
         &launcher,
         format!(
             "#!/bin/bash\nexport PLUGIN_MAGIC_COOKIE_VALUE=\"$TF_PLUGIN_MAGIC_COOKIE\"\nexec {:?} provide \"$@\"\n",
-            pyvider.display().to_string()
+            venv.join("bin/pyvider").display().to_string()
         ),
     )?;
     let mut permissions = std::fs::metadata(&launcher)?.permissions();
@@ -185,9 +189,9 @@ fn pyvider_launcher(pyvider: &Path, work: &Path) -> anyhow::Result<Install> {
     Ok(Install::Native { launcher, venv })
 }
 
-/// The version of pyvider installed beside the `pyvider` executable, as its metadata says.
-fn pyvider_version(pyvider: &Path) -> anyhow::Result<String> {
-    let python = pyvider.with_file_name("python3");
+/// The version of pyvider installed in `venv`, as its metadata says.
+fn pyvider_version(venv: &Path) -> anyhow::Result<String> {
+    let python = venv.join("bin/python3");
     let out = std::process::Command::new(&python)
         .args([
             "-c",
