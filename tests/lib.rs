@@ -120,17 +120,20 @@ impl Client {
     }
 }
 
+/// `Terraform v1.0.3` or `OpenTofu v1.12.6`: the line of `version` naming the client (OpenTofu
+/// may print a warning about its CLI configuration first).
 fn version_line(path: &Path) -> Option<String> {
     let out = Command::new(path)
         .arg("version")
         .env("CHECKPOINT_DISABLE", "1")
+        .env("TF_CLI_CONFIG_FILE", "/dev/null")
         .output()
         .ok()?;
     String::from_utf8_lossy(&out.stdout)
         .lines()
-        .next()
-        .map(|l| l.trim().to_owned())
-        .filter(|l| !l.is_empty())
+        .map(str::trim)
+        .find(|l| l.starts_with("Terraform v") || l.starts_with("OpenTofu v"))
+        .map(str::to_owned)
 }
 
 /// A Python interpreter with grpcio (gRPC C-core), fetched and cached by
@@ -140,11 +143,32 @@ pub fn grpcio_python() -> PathBuf {
     PYTHON.get_or_init(|| fetched("fetch-grpcio.sh")).clone()
 }
 
+/// OpenTofu of `release` (a minor such as `1.12`, meaning its newest patch, or an exact
+/// version), built once from the Go module proxy by `scripts/fetch-opentofu.sh`.
+pub fn opentofu(release: &str) -> PathBuf {
+    static BUILT: std::sync::Mutex<Vec<(String, PathBuf)>> = std::sync::Mutex::new(Vec::new());
+    let mut built = BUILT
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, path)) = built.iter().find(|(r, _)| r == release) {
+        return path.clone();
+    }
+    let path = fetched_with("fetch-opentofu.sh", &[release]);
+    built.push((release.to_owned(), path.clone()));
+    path
+}
+
 /// Runs `scripts/NAME` (which installs a tool into a cache once) and returns the path it prints.
 fn fetched(name: &str) -> PathBuf {
+    fetched_with(name, &[])
+}
+
+/// [`fetched`] with arguments for the script.
+fn fetched_with(name: &str, args: &[&str]) -> PathBuf {
     let script = workspace_root().join("scripts").join(name);
     let out = Command::new("bash")
         .arg(&script)
+        .args(args)
         .output()
         .unwrap_or_else(|e| panic!("run scripts/{name}: {e}"));
     assert!(
@@ -152,19 +176,29 @@ fn fetched(name: &str) -> PathBuf {
         "scripts/{name} failed:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+    // The path is the last line; a script may print progress before it.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    PathBuf::from(
+        stdout
+            .lines()
+            .map(str::trim)
+            .rfind(|l| !l.is_empty())
+            .unwrap_or_default(),
+    )
 }
 
 /// Every client to test against: Terraform v1.0.3 (fetched and cached by
-/// `scripts/fetch-terraform.sh`), plus `tofu` and a different `terraform` found on PATH.
+/// `scripts/fetch-terraform.sh`), OpenTofu 1.12 (built once from its Go module by
+/// `scripts/fetch-opentofu.sh`), plus a different `tofu` or `terraform` found on PATH.
 pub fn clients() -> &'static [Client] {
     static CLIENTS: OnceLock<Vec<Client>> = OnceLock::new();
     CLIENTS.get_or_init(|| {
-        let pinned = fetched("fetch-terraform.sh");
-        let mut clients = vec![Client {
-            name: version_line(&pinned).expect("terraform 1.0.3 runs"),
-            path: pinned,
-        }];
+        let mut clients = Vec::new();
+        for path in [fetched("fetch-terraform.sh"), opentofu("1.12")] {
+            let name = version_line(&path)
+                .unwrap_or_else(|| panic!("{} prints no version", path.display()));
+            clients.push(Client { name, path });
+        }
         for name in ["tofu", "terraform"] {
             let Some(path) = find_on_path(name) else {
                 continue;

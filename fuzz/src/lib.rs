@@ -9,6 +9,7 @@
 //! input. Inputs are built structurally with [`arbitrary`] where that reaches deeper than raw
 //! bytes would (types, schemas, values that mostly conform to them).
 
+pub mod diff;
 pub mod echo;
 pub mod shapes;
 pub mod targets;

@@ -196,3 +196,98 @@ fn a_set_of_statements_plans_only_what_changed() {
         ]);
     }
 }
+
+/// Two statements whose `sid`s come from resources not yet created (issue 30): each holds an
+/// unknown, so neither Terraform's set nor the provider's may merge them. Merged, the plan
+/// showed one statement and the apply stopped with "block set length changed from 1 to 2".
+/// The actions list and the tags get values not yet known too (a set of strings with two
+/// unknowns, a list of nested attributes).
+#[test]
+fn statements_whose_sids_are_not_yet_known_stay_apart() {
+    const CONFIG: &str = r#"
+terraform {
+  required_providers {
+    policy = { source = "registry.terraform.io/tfwasm/policy" }
+    random = { source = "registry.terraform.io/tfwasm/random" }
+  }
+}
+
+resource "random_string" "a" { length = 8 }
+resource "random_string" "b" { length = 8 }
+
+resource "policy_document" "p" {
+  name = "p"
+  statement {
+    sid     = random_string.a.result
+    actions = ["s3:GetObject"]
+  }
+  statement {
+    sid     = random_string.b.result
+    actions = ["s3:GetObject"]
+  }
+  statement {
+    sid     = "fixed"
+    actions = [random_string.a.result, random_string.b.result]
+  }
+  tag = [{ key = "a", value = random_string.a.result }, { key = "b", value = random_string.b.result }]
+}
+
+output "n" { value = length(policy_document.p.statement) }
+"#;
+    for client in clients() {
+        let name = &client.name;
+        let ws = Workspace::new(client, CONFIG);
+        ws.ok(&["init", "-no-color"]);
+        ws.ok(&["plan", "-no-color", "-out", "p.plan"]);
+        let plan = ws.show_json(Some("p.plan"));
+        let change = plan["resource_changes"]
+            .as_array()
+            .and_then(|list| list.iter().find(|r| r["address"] == "policy_document.p"))
+            .map(|r| r["change"].clone())
+            .unwrap_or_else(|| panic!("{name}: no change for policy_document.p: {plan}"));
+        let planned = change["after"]["statement"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        assert_eq!(
+            planned.len(),
+            3,
+            "{name}: three statements planned: {change}"
+        );
+        let unknown_sids = change["after_unknown"]["statement"].as_array().map(|list| {
+            list.iter()
+                .filter(|s| s["sid"] == Value::Bool(true))
+                .count()
+        });
+        assert_eq!(unknown_sids, Some(2), "{name}: {change}");
+
+        ws.ok(&["apply", "-no-color", "p.plan"]);
+        let out = ws.ok(&["output", "-json", "n"]);
+        assert_eq!(out.stdout.trim(), "3", "{name}");
+        let state = &ws.resources()["policy_document.p"];
+        let sids: std::collections::BTreeSet<&str> = state["statement"]
+            .as_array()
+            .expect("statements")
+            .iter()
+            .filter_map(|s| s["sid"].as_str())
+            .collect();
+        let results = ws.resources();
+        let a = results["random_string.a"]["result"].as_str().unwrap();
+        let b = results["random_string.b"]["result"].as_str().unwrap();
+        assert_eq!(sids, [a, b, "fixed"].into_iter().collect(), "{name}");
+        let fixed = state["statement"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["sid"] == "fixed")
+            .unwrap();
+        assert_eq!(
+            fixed["actions"].as_array().map(Vec::len),
+            Some(2),
+            "{name}: two actions from two unknowns: {fixed}"
+        );
+        let plan = ws.run(&["plan", "-detailed-exitcode", "-no-color"]);
+        assert_eq!(plan.code, 0, "{name}: nothing to change: {}", plan.all());
+        ws.ok(&["destroy", "-auto-approve", "-no-color"]);
+    }
+}

@@ -40,7 +40,31 @@ class Codec(unittest.TestCase):
         self.roundtrip({"k": 1, "j": tf.UNKNOWN}, tf.map_of(cty.NUMBER))
         self.roundtrip(tf.Dynamic(tf.list_of(cty.BOOL), [True]), cty.DYNAMIC)
         self.roundtrip([1, "x"], tf.tuple_of([cty.NUMBER, cty.STRING]))
-        self.roundtrip({"a": ["x"] * 20}, tf.object_of({"a": tf.set_of(cty.STRING)}))
+        # A set of 20 strings: longer than msgpack's fixed-size array header.
+        self.roundtrip({"a": [f"x{i}" for i in range(20)]}, tf.object_of({"a": tf.set_of(cty.STRING)}))
+
+    def test_sets_keep_every_element_holding_an_unknown(self):
+        # go-cty: an unknown equals nothing, so two statements with unknown ids stay two;
+        # wholly known duplicates merge.
+        statement = tf.object_of({"sid": cty.STRING, "actions": tf.set_of(cty.STRING)})
+        ty = tf.set_of(statement)
+        u = {"sid": tf.UNKNOWN, "actions": ["s3:Get"]}
+        k = {"sid": "a", "actions": ["s3:Get"]}
+        self.assertEqual(cty.decode(cty.encode([u, u, k, k], ty), ty), [u, u, k])
+        strings = tf.set_of(cty.STRING)
+        self.assertEqual(cty.decode(cty.encode([tf.UNKNOWN, tf.UNKNOWN, "x", "x"], strings), strings),
+                         [tf.UNKNOWN, tf.UNKNOWN, "x"])
+        self.assertEqual(cty.from_json(["x", "x", "y"], strings), ["x", "y"])
+
+    def test_equality_follows_the_type(self):
+        strings = tf.set_of(cty.STRING)
+        self.assertTrue(cty.equal(["a", "b"], ["b", "a"], strings))
+        self.assertFalse(cty.equal(["a", "b"], ["b", "a"], tf.list_of(cty.STRING)))
+        self.assertFalse(cty.equal([tf.UNKNOWN, tf.UNKNOWN], [tf.UNKNOWN, "a"], strings))
+        self.assertTrue(cty.equal(1, 1.0, cty.NUMBER))
+        self.assertTrue(cty.equal(0.1, Decimal("0.1"), cty.NUMBER))
+        nested = tf.set_of(tf.object_of({"tags": tf.set_of(cty.STRING)}))
+        self.assertTrue(cty.equal([{"tags": ["x", "y"]}], [{"tags": ["y", "x"]}], nested))
 
     def test_refined_unknowns_decode_as_unknown(self):
         # Extension code 12 carries refinements (e.g. "not null"); the value is unknown.

@@ -172,6 +172,64 @@ class Dynamic:
         return f"Dynamic({self.type!r}, {self.value!r})"
 
 
+def equal(a: Any, b: Any, ty: Type) -> bool:
+    """Whether two values of type ``ty`` are the same value: sets compare regardless of order
+    (as multisets, since elements holding unknowns may repeat), unknowns equal unknowns."""
+    return _key(a, ty) == _key(b, ty)
+
+
+def set_elements(items: List[Any], element: Type) -> List[Any]:
+    """The elements of a set as go-cty keeps them: a wholly known element equal to an earlier
+    one is dropped; an element holding an unknown is always kept, since an unknown equals
+    nothing until it is known (two statements with unknown ids are two statements)."""
+    seen = set()
+    out = []
+    for item in items:
+        if is_wholly_known(item):
+            key = _key(item, element)
+            if key in seen:
+                continue
+            seen.add(key)
+        out.append(item)
+    return out
+
+
+_UNKNOWN_KEY = ("unknown",)
+
+
+def _key(value: Any, ty: Type) -> Any:
+    """A hashable stand-in for ``value`` that is equal exactly when the values are."""
+    if value is None:
+        return None
+    if value is UNKNOWN:
+        return _UNKNOWN_KEY
+    if isinstance(value, Dynamic):
+        return ("dynamic", value.type.json_text(), _key(value.value, value.type))
+    if ty == DYNAMIC:
+        if isinstance(value, (str, bool, int, float, Decimal)):
+            inner = _inferred(value, [])
+            return ("dynamic", inner.json_text(), _key(value, inner))
+        return ("dynamic", repr(value))
+    if isinstance(ty, Set_):
+        keys: Dict[Any, int] = {}
+        for item in value:
+            k = _key(item, ty.element)
+            keys[k] = keys.get(k, 0) + 1
+        return ("set", frozenset(keys.items()))
+    if isinstance(ty, List_):
+        return ("list", tuple(_key(v, ty.element) for v in value))
+    if isinstance(ty, Tuple_):
+        return ("tuple", tuple(_key(v, t) for v, t in zip(value, ty.elements)))
+    if isinstance(ty, Map_):
+        return ("map", frozenset((k, _key(v, ty.element)) for k, v in value.items()))
+    if isinstance(ty, Object_):
+        return ("object", tuple((k, _key(value.get(k), t)) for k, t in ty.attributes.items()))
+    if ty == NUMBER and not isinstance(value, bool):
+        # 1, 1.0 and Decimal("1.0") are one number.
+        return ("number", Decimal(repr(value)) if isinstance(value, float) else value)
+    return (ty.json_text(), value)
+
+
 def is_wholly_known(value: Any) -> bool:
     if value is UNKNOWN:
         return False
@@ -399,7 +457,8 @@ class _Reader:
         if ty == NUMBER:
             return self.number(path)
         if isinstance(ty, (List_, Set_)):
-            return [self.value(ty.element, path + [i]) for i in range(self.array_len(path))]
+            items = [self.value(ty.element, path + [i]) for i in range(self.array_len(path))]
+            return set_elements(items, ty.element) if isinstance(ty, Set_) else items
         if isinstance(ty, Map_):
             n = self.map_len(path)
             out = {}
@@ -531,7 +590,8 @@ def from_json(j: Any, ty: Type, path: Tup[Any, ...] = ()) -> Any:
     if isinstance(ty, (List_, Set_)):
         if not isinstance(j, list):
             raise CtyError(p, f"a {ty.kind} is required")
-        return [from_json(v, ty.element, path + (i,)) for i, v in enumerate(j)]
+        items = [from_json(v, ty.element, path + (i,)) for i, v in enumerate(j)]
+        return set_elements(items, ty.element) if isinstance(ty, Set_) else items
     if isinstance(ty, Map_):
         if not isinstance(j, dict):
             raise CtyError(p, "a map is required")

@@ -246,9 +246,10 @@ def plan_change(
     def decided_by_provider(a: Any) -> bool:
         return a.computed and config.get(a.name) is None and not a.has_default
 
-    changed = prior is None or any(
-        planned.get(a.name) != prior.get(a.name) for a in schema.attributes if not decided_by_provider(a)
-    )
+    def differs(a: Any) -> bool:
+        return not cty.equal(planned.get(a.name), prior.get(a.name), a.type)
+
+    changed = prior is None or any(differs(a) for a in schema.attributes if not decided_by_provider(a))
     if changed:
         for a in schema.attributes:
             if not decided_by_provider(a):
@@ -260,7 +261,7 @@ def plan_change(
     replace = []
     if prior is not None:
         for a in schema.attributes:
-            if a.requires_replace and planned.get(a.name) is not cty.UNKNOWN and planned.get(a.name) != prior.get(a.name):
+            if a.requires_replace and planned.get(a.name) is not cty.UNKNOWN and differs(a):
                 replace.append(a.name)
     plan = Plan(prior=prior, config=config, planned=planned, requires_replace=replace)
     resource.modify_plan(ctx, plan)

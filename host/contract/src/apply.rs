@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 
-use tfwasm_model::hash::{HashMap, hash_map, hash_set, value_hasher};
+use tfwasm_model::hash::{HashMap, hash_map, value_hasher};
 use tfwasm_model::{Block, BlockNesting, Number, Refinement, Type, Value};
 
 use crate::at::At;
@@ -42,11 +42,29 @@ pub fn check_apply(block: &Block, planned: &Value, new: &Value) -> Vec<Violation
             "unknown value after apply: every value must be known once applied",
         ));
     }
-    object(block, planned, new, &root, &mut out);
+    object(block, planned, new, &root, Keys::Exact, &mut out);
     out
 }
 
-fn object(block: &Block, planned: &Value, actual: &Value, path: &At<'_>, out: &mut Vec<Violation>) {
+/// How a map of blocks is compared after apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Keys {
+    /// Its keys must be the planned ones, which tfwasm checks and core does not (core
+    /// compares only a map of blocks' count): reported where the blocks are addressed.
+    Exact,
+    /// Only its count, as core: inside set elements being correlated, so a key rule cannot
+    /// make elements fail to correlate where core's correlate.
+    Count,
+}
+
+fn object(
+    block: &Block,
+    planned: &Value,
+    actual: &Value,
+    path: &At<'_>,
+    keys: Keys,
+    out: &mut Vec<Violation>,
+) {
     for a in &block.attributes {
         let here = path.attr(&a.name);
         let before = out.len();
@@ -73,6 +91,7 @@ fn object(block: &Block, planned: &Value, actual: &Value, path: &At<'_>, out: &m
             attr(planned, name),
             attr(actual, name),
             &path.attr(name),
+            keys,
             out,
         );
     }
@@ -178,6 +197,7 @@ fn value(ty: &Type, planned: &Value, actual: &Value, path: &At<'_>, out: &mut Ve
         }
         Type::Set(elem) => set(
             |p, a| compatible(elem, p, a),
+            None,
             planned,
             actual,
             path,
@@ -210,14 +230,16 @@ fn sequence<'t>(
 }
 
 /// Set elements cannot be matched by position: each planned element must correlate with an
-/// actual one and vice versa; the set may shrink (unknowns can collapse) but not grow.
+/// actual one and vice versa (core's `assertSetValuesCompatible`); the set may shrink
+/// (unknowns can turn out equal and coalesce) but not grow.
 ///
-/// Linear in the size of the sets: a wholly known element correlates only with an equal one
-/// (found by hashing); only actual elements left over are tried against the planned elements
-/// holding unknowns, and for objects only against those whose known attributes agree
-/// (indexed by those attributes), so a 10,000-element set costs no pairwise comparison.
+/// Linear in the size of the sets where they agree: an element is tried only against the
+/// elements of the other side whose values of its known key attributes (`keys`, or every
+/// attribute) are the same, found by hashing; a wholly known element that is not an object
+/// only against equal ones. So a 10,000-element set costs no pairwise comparison.
 fn set(
     correlates: impl Fn(&Value, &Value) -> bool,
+    keys: Option<&[&str]>,
     planned: &Value,
     actual: &Value,
     path: &At<'_>,
@@ -225,31 +247,60 @@ fn set(
     out: &mut Vec<Violation>,
 ) {
     let (p, a) = (elements(planned), elements(actual));
-    let mut actual_members = hash_set(a.len());
-    actual_members.extend(a.iter());
-    let mut planned_members = hash_set(p.len());
-    planned_members.extend(p.iter().filter(|v| v.is_wholly_known()));
-    for pv in p.iter().filter(|pv| pv.is_wholly_known()) {
-        if !actual_members.contains(pv) {
-            out.push(Violation::new(
-                path,
-                format!(
-                    "planned set element {} does not correlate with any element in actual",
-                    render(pv)
-                ),
-            ));
+    let mut p_ok = vec![false; p.len()];
+    let mut a_ok = vec![false; a.len()];
+    let mut actual_by: HashMap<Vec<&str>, HashMap<u64, Vec<usize>>> = hash_map(1);
+    let mut actual_plain: Option<HashMap<&Value, Vec<usize>>> = None;
+    for (i, pv) in p.iter().enumerate() {
+        let candidates: Vec<usize> = match unwrap_dynamic(pv) {
+            Value::Object(attrs) => {
+                let names = known_names(attrs, keys);
+                let key = projection(attrs, &names);
+                let index = actual_by
+                    .entry(names)
+                    .or_insert_with_key(|names| index_objects(a, names));
+                index.get(&key).cloned().unwrap_or_default()
+            }
+            _ if pv.is_wholly_known() => {
+                let plain = actual_plain.get_or_insert_with(|| {
+                    let mut m: HashMap<&Value, Vec<usize>> = hash_map(a.len());
+                    for (j, av) in a.iter().enumerate() {
+                        m.entry(av).or_default().push(j);
+                    }
+                    m
+                });
+                plain.get(pv).cloned().unwrap_or_default()
+            }
+            _ => (0..a.len()).collect(),
+        };
+        if let Some(j) = candidates.into_iter().find(|&j| correlates(pv, &a[j])) {
+            p_ok[i] = true;
+            a_ok[j] = true;
         }
     }
-    let placeholders = Placeholders::new(p.iter().filter(|v| !v.is_wholly_known()));
-    for av in a.iter().filter(|av| !planned_members.contains(av)) {
-        if !placeholders.candidates(av).any(|pv| correlates(pv, av)) {
-            out.push(Violation::new(
-                path,
-                format!(
-                    "actual set element {} does not correlate with any element in plan",
-                    render(av)
-                ),
-            ));
+    let before = out.len();
+    for (pv, _) in p.iter().zip(&p_ok).filter(|(_, ok)| !**ok) {
+        out.push(Violation::new(
+            path,
+            format!(
+                "planned set element {} does not correlate with any element in actual",
+                render(pv)
+            ),
+        ));
+    }
+    // As core does, actual elements are reported only when every planned one correlated.
+    if out.len() == before && a_ok.contains(&false) {
+        let index = Index::new(p.iter(), keys);
+        for (av, _) in a.iter().zip(&a_ok).filter(|(_, ok)| !**ok) {
+            if !index.candidates(av).any(|i| correlates(&p[i], av)) {
+                out.push(Violation::new(
+                    path,
+                    format!(
+                        "actual set element {} does not correlate with any element in plan",
+                        render(av)
+                    ),
+                ));
+            }
         }
     }
     if a.len() > p.len() {
@@ -260,44 +311,40 @@ fn set(
     }
 }
 
-/// Planned set elements that hold unknowns, indexed for correlation: objects by the values
-/// of their wholly known attributes (grouped by which attributes those are), anything else
-/// in one list.
-struct Placeholders<'a> {
-    by_known: HashMap<Vec<&'a str>, HashMap<u64, Vec<&'a Value>>>,
-    others: Vec<&'a Value>,
+/// Planned set elements indexed for correlation: objects by the values of their wholly
+/// known key attributes (grouped by which attributes those are), anything else in one list.
+struct Index<'a> {
+    by_known: HashMap<Vec<&'a str>, HashMap<u64, Vec<usize>>>,
+    others: Vec<usize>,
 }
 
-impl<'a> Placeholders<'a> {
-    fn new(planned: impl Iterator<Item = &'a Value>) -> Placeholders<'a> {
-        let mut out = Placeholders {
+impl<'a> Index<'a> {
+    fn new(planned: impl Iterator<Item = &'a Value>, keys: Option<&[&str]>) -> Index<'a> {
+        let mut out = Index {
             by_known: hash_map(1),
             others: Vec::new(),
         };
-        for pv in planned {
+        for (i, pv) in planned.enumerate() {
             match unwrap_dynamic(pv) {
                 Value::Object(attrs) => {
-                    let known: Vec<&str> = attrs
-                        .iter()
-                        .filter(|(_, v)| v.is_wholly_known())
-                        .map(|(k, _)| k.as_str())
-                        .collect();
+                    let known = known_names(attrs, keys);
                     let key = projection(attrs, &known);
                     out.by_known
                         .entry(known)
                         .or_default()
                         .entry(key)
                         .or_default()
-                        .push(pv);
+                        .push(i);
                 }
-                _ => out.others.push(pv),
+                _ => out.others.push(i),
             }
         }
         out
     }
 
-    /// The placeholders `actual` might complete.
-    fn candidates<'s>(&'s self, actual: &'s Value) -> impl Iterator<Item = &'a Value> + 's {
+    /// The planned elements `actual` might complete: those whose known key attributes
+    /// `actual` has the same values for.
+    fn candidates<'s>(&'s self, actual: &'s Value) -> impl Iterator<Item = usize> + 's {
         let objects = match unwrap_dynamic(actual) {
             Value::Object(attrs) => Some(attrs),
             _ => None,
@@ -309,6 +356,27 @@ impl<'a> Placeholders<'a> {
             .chain(self.others.iter())
             .copied()
     }
+}
+
+/// The key attributes (`keys`, or every attribute) of an object whose values are wholly
+/// known.
+fn known_names<'a>(attrs: &'a BTreeMap<String, Value>, keys: Option<&[&str]>) -> Vec<&'a str> {
+    attrs
+        .iter()
+        .filter(|(k, v)| keys.is_none_or(|keys| keys.contains(&k.as_str())) && v.is_wholly_known())
+        .map(|(k, _)| k.as_str())
+        .collect()
+}
+
+/// The object elements of a set (by position) by the hash of their values of `names`.
+fn index_objects(items: &[Value], names: &[&str]) -> HashMap<u64, Vec<usize>> {
+    let mut index: HashMap<u64, Vec<usize>> = hash_map(items.len());
+    for (j, item) in items.iter().enumerate() {
+        if let Value::Object(attrs) = unwrap_dynamic(item) {
+            index.entry(projection(attrs, names)).or_default().push(j);
+        }
+    }
+    index
 }
 
 /// The hash of an object's values of `names` (absent ones as null).
@@ -332,6 +400,7 @@ fn block_value(
     planned: &Value,
     actual: &Value,
     path: &At<'_>,
+    keys: Keys,
     out: &mut Vec<Violation>,
 ) {
     // tfplugin6.11: a computed block planned unknown must come back as a value.
@@ -351,7 +420,7 @@ fn block_value(
                 (true, false) => {
                     out.push(Violation::new(path, "block was absent, but now present"))
                 }
-                (false, false) => object(block, planned, actual, path, out),
+                (false, false) => object(block, planned, actual, path, keys, out),
             }
         }
         BlockNesting::List => {
@@ -367,39 +436,56 @@ fn block_value(
                 ));
             }
             for (i, (pv, av)) in p.iter().zip(a).enumerate() {
-                object(block, pv, av, &path.index(i as i64), out);
+                block_object(block, pv, av, &path.index(i as i64), keys, out);
             }
         }
         BlockNesting::Map => {
-            if planned.is_unknown() || actual.is_unknown() {
+            // As core: a null map of blocks after apply is not checked further.
+            if planned.is_unknown() || planned.is_null() || actual.is_null() {
                 return;
             }
             let (p, a) = (entries(planned), entries(actual));
-            for key in p.keys().filter(|k| !a.contains_key(*k)) {
-                out.push(Violation::new(
+            if keys == Keys::Count && p.len() != a.len() {
+                return out.push(Violation::new(
                     path,
-                    format!("block key {key:?} has vanished"),
+                    format!("block count changed from {} to {}", p.len(), a.len()),
                 ));
             }
-            for key in a.keys().filter(|k| !p.contains_key(*k)) {
-                out.push(Violation::new(
-                    path,
-                    format!("new block key {key:?} has appeared"),
-                ));
+            if keys == Keys::Exact {
+                for key in p.keys().filter(|k| !a.contains_key(*k)) {
+                    out.push(Violation::new(
+                        path,
+                        format!("block key {key:?} has vanished"),
+                    ));
+                }
+                for key in a.keys().filter(|k| !p.contains_key(*k)) {
+                    out.push(Violation::new(
+                        path,
+                        format!("new block key {key:?} has appeared"),
+                    ));
+                }
             }
             for (key, pv) in p {
                 if let Some(av) = a.get(key) {
-                    object(block, pv, av, &path.key(key), out);
+                    block_object(block, pv, av, &path.key(key), keys, out);
                 }
             }
         }
         BlockNesting::Set => {
-            if planned.is_unknown() || actual.is_unknown() {
+            if planned.is_unknown() || actual.is_unknown() || planned.is_null() || actual.is_null()
+            {
                 return;
             }
-            let ty = block.implied_type();
+            // Blocks correlate as core's assertObjectCompatible has it (a nested block may
+            // come back null), keyed by their attributes, whose values compare exactly.
+            let keys: Vec<&str> = block.attributes.iter().map(|a| a.name.as_str()).collect();
             set(
-                |p, a| compatible(&ty, p, a),
+                |p, a| {
+                    let mut scratch = Vec::new();
+                    block_object(block, p, a, &At::Root, Keys::Count, &mut scratch);
+                    scratch.is_empty()
+                },
+                Some(&keys),
                 planned,
                 actual,
                 path,
@@ -407,6 +493,24 @@ fn block_value(
                 out,
             );
         }
+    }
+}
+
+/// One block of a list or map: present in the plan and after apply alike (core's
+/// `assertObjectCompatible`), then compared attribute by attribute.
+fn block_object(
+    block: &Block,
+    planned: &Value,
+    actual: &Value,
+    path: &At<'_>,
+    keys: Keys,
+    out: &mut Vec<Violation>,
+) {
+    match (planned.is_null(), actual.is_null()) {
+        (true, true) => {}
+        (false, true) => out.push(Violation::new(path, "was present, but now absent")),
+        (true, false) => out.push(Violation::new(path, "was absent, but now present")),
+        (false, false) => object(block, planned, actual, path, keys, out),
     }
 }
 
@@ -527,7 +631,9 @@ mod tests {
         let actual = rules(n, known);
         assert_eq!(check_apply(&block(), &planned, &actual), Vec::new());
 
-        // One element known in the plan, one new: each is reported once.
+        // One known planned element gone and a new one in its place: as core does, the
+        // planned element is reported, and the actual one only when every planned one
+        // correlates.
         let planned = rules(n, |i| if i == 7 { Value::unknown() } else { known(i) });
         let mut actual = rules(n, known);
         if let Some(Value::Set(items)) = actual.get_mut("rule") {
@@ -535,8 +641,98 @@ mod tests {
         }
         let found = check_apply(&block(), &planned, &actual);
         let messages: Vec<String> = found.iter().map(ToString::to_string).collect();
-        assert_eq!(messages.len(), 2, "{messages:?}");
+        assert_eq!(messages.len(), 1, "{messages:?}");
         assert!(messages[0].contains("planned set element"), "{messages:?}");
-        assert!(messages[1].contains("actual set element"), "{messages:?}");
+        // Every planned element completed, one more appeared: that one is reported, and
+        // the set grew.
+        let mut actual = rules(n, known);
+        if let Some(Value::Set(items)) = actual.get_mut("rule") {
+            items.push(Value::object([
+                ("port", Value::from(n + 1)),
+                ("id", "new".into()),
+            ]));
+        }
+        let messages: Vec<String> = check_apply(&block(), &planned, &actual)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        assert!(messages[0].contains("actual set element"), "{messages:?}");
+        assert!(messages[1].contains("length changed"), "{messages:?}");
+    }
+
+    /// Terraform core's case "set block two unknowns become two knowns"
+    /// (objchange/compatible_test.go): two planned elements `{foo: unknown}` completed as
+    /// `"hello"` and `"world"`. Merging the two unknowns reported "block set length changed
+    /// from 1 to 2", which stopped real applies.
+    #[test]
+    fn a_set_block_of_two_unknowns_becomes_two_knowns() {
+        let schema = Block {
+            block_types: vec![tfwasm_model::NestedBlock {
+                type_name: "block".into(),
+                nesting: BlockNesting::Set,
+                block: Block {
+                    attributes: vec![tfwasm_model::Attribute {
+                        optional: true,
+                        ..tfwasm_model::Attribute::new("foo", Type::String)
+                    }],
+                    ..Block::default()
+                },
+                min_items: 0,
+                max_items: 0,
+            }],
+            ..Block::default()
+        };
+        let element = |foo: Value| Value::object([("foo", foo)]);
+        let with = |items: Vec<Value>| Value::object([("block", Value::set_of(items))]);
+        let planned = with(vec![element(Value::unknown()), element(Value::unknown())]);
+        assert_eq!(
+            planned
+                .get("block")
+                .and_then(Value::as_elements)
+                .map(<[Value]>::len),
+            Some(2)
+        );
+        let two = with(vec![element("hello".into()), element("world".into())]);
+        assert_eq!(check_apply(&schema, &planned, &two), Vec::new());
+        // They may also turn out equal and coalesce, but not grow.
+        let one = with(vec![element("hello".into())]);
+        assert_eq!(check_apply(&schema, &planned, &one), Vec::new());
+        let three = with(vec![
+            element("a".into()),
+            element("b".into()),
+            element("c".into()),
+        ]);
+        let found = check_apply(&schema, &planned, &three);
+        assert!(
+            found.iter().any(|v| v
+                .to_string()
+                .contains("block set length changed from 2 to 3")),
+            "{found:?}"
+        );
+    }
+
+    /// A planned element holding an unknown must be completed by some actual element, as
+    /// core requires of every planned element; it may not silently disappear.
+    #[test]
+    fn a_placeholder_nothing_completes_is_reported() {
+        let rule = |port: i64, id: Value| Value::object([("port", Value::from(port)), ("id", id)]);
+        let planned = Value::object([(
+            "rule",
+            Value::Set(vec![rule(1, Value::unknown()), rule(2, "x".into())]),
+        )]);
+        let actual = Value::object([("rule", Value::Set(vec![rule(2, "x".into())]))]);
+        let found = check_apply(&block(), &planned, &actual);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].to_string().contains("planned set element"),
+            "{found:?}"
+        );
+        // Completed by an element equal to a known planned one: they coalesce.
+        let planned = Value::object([(
+            "rule",
+            Value::Set(vec![rule(2, Value::unknown()), rule(2, "x".into())]),
+        )]);
+        assert_eq!(check_apply(&block(), &planned, &actual), Vec::new());
     }
 }

@@ -74,11 +74,7 @@ pub(crate) fn same(a: &Value, b: &Value) -> bool {
         (List(x), List(y)) | (Tuple(x), Tuple(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q))
         }
-        (Set(x), Set(y)) => {
-            x.len() == y.len()
-                && x.iter().all(|p| y.iter().any(|q| same(p, q)))
-                && y.iter().all(|q| x.iter().any(|p| same(p, q)))
-        }
+        (Set(x), Set(y)) => same_multiset(x, y),
         (Map(x), Map(y)) | (Object(x), Object(y)) => {
             x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
         }
@@ -87,9 +83,48 @@ pub(crate) fn same(a: &Value, b: &Value) -> bool {
     }
 }
 
-/// The attribute `name` of an object value; null when the object is null or lacks it.
+/// Sets under [`same`], as multisets (elements holding unknowns may repeat), in linear
+/// time: a value's hash ignores refinements, so it agrees with [`same`].
+fn same_multiset(x: &[Value], y: &[Value]) -> bool {
+    #[derive(Clone, Copy)]
+    struct Unrefined<'a>(&'a Value);
+    impl PartialEq for Unrefined<'_> {
+        fn eq(&self, other: &Self) -> bool {
+            same(self.0, other.0)
+        }
+    }
+    impl Eq for Unrefined<'_> {}
+    impl std::hash::Hash for Unrefined<'_> {
+        fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+            self.0.hash(state);
+        }
+    }
+    if x.len() != y.len() {
+        return false;
+    }
+    let mut counts: tfwasm_model::hash::HashMap<Unrefined<'_>, usize> =
+        tfwasm_model::hash::hash_map(x.len());
+    for p in x {
+        *counts.entry(Unrefined(p)).or_default() += 1;
+    }
+    y.iter().all(|q| match counts.get_mut(&Unrefined(q)) {
+        Some(n) if *n > 0 => {
+            *n -= 1;
+            true
+        }
+        _ => false,
+    })
+}
+
+/// The attribute `name` of an object value; null when the object is null or lacks it,
+/// unknown when the object is unknown.
 pub(crate) fn attr<'a>(value: &'a Value, name: &str) -> &'a Value {
     const NULL: Value = Value::Null;
+    static UNKNOWN: std::sync::LazyLock<Value> = std::sync::LazyLock::new(Value::unknown);
+    // go-cty: every attribute of an unknown object is unknown.
+    if unwrap_dynamic(value).is_unknown() {
+        return &UNKNOWN;
+    }
     value.get(name).unwrap_or(&NULL)
 }
 

@@ -276,8 +276,12 @@ fn nested_attribute(
             }
         }
         ObjectNesting::Set => {
+            // Elements holding unknowns may yet coalesce, so a set's length is known only
+            // when it is wholly known (or has at most one element), else it lies between 1
+            // and its element count: core refuses only counts that cannot agree.
             let (planned_items, config_items) = (elements(planned), elements(config));
-            if planned_items.len() != config_items.len() {
+            let ((plo, phi), (clo, chi)) = (set_length(planned), set_length(config));
+            if phi < clo || plo > chi {
                 out.push(Violation::new(
                     path,
                     format!(
@@ -409,6 +413,17 @@ fn both_present(planned: &Value, config: &Value, path: &At<'_>, out: &mut Vec<Vi
         (true, true) => {}
     }
     false
+}
+
+/// go-cty's `Length()` of a set as a range: exact when the set is wholly known or holds at
+/// most one element, else from 1 to its element count.
+fn set_length(set: &Value) -> (usize, usize) {
+    let n = elements(set).len();
+    if set.is_wholly_known() || n <= 1 {
+        (n, n)
+    } else {
+        (1, n)
+    }
 }
 
 fn element_unknown(path: &At<'_>) -> Violation {

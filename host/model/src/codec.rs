@@ -75,3 +75,128 @@ pub(crate) fn inferred_primitive_type(value: &Value) -> Option<Type> {
         _ => None,
     }
 }
+
+/// A string as go-cty holds it: in Unicode normalization form C (`cty.StringVal`
+/// normalizes every string and map key that enters it, so "e\u{301}" and "\u{e9}" are one
+/// string to Terraform).
+pub(crate) fn normalized(s: String) -> String {
+    use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
+    if s.is_ascii() || is_nfc_quick(s.chars()) == IsNormalized::Yes {
+        return s;
+    }
+    s.nfc().collect()
+}
+
+/// A refinement's string prefix as go-cty writes it: at most 256 bytes. A longer one is cut
+/// before its last whole character, which a following character could still change
+/// (go-cty's `SafeKnownPrefix` drops the last grapheme cluster); a cut ending in punctuation
+/// or a space keeps it.
+pub(crate) fn safe_prefix(prefix: &str) -> &str {
+    const MAX: usize = 256;
+    if prefix.len() <= MAX {
+        return prefix;
+    }
+    let mut end = MAX - 1;
+    while !prefix.is_char_boundary(end) {
+        end -= 1;
+    }
+    let cut = &prefix[..end];
+    match cut.chars().next_back() {
+        Some(c) if "-_:;/\\,.(){}[]|?!~ \t@#$%^&*+\"'".contains(c) => cut,
+        Some(c) => &cut[..cut.len() - c.len_utf8()],
+        None => cut,
+    }
+}
+
+/// go-cty builds a list, set or map only from elements of one type (`cty.ListVal` panics
+/// otherwise, and a client with it): where the element type holds `dynamic`, each element's
+/// concrete type must be the first's, an element of plain `dynamic` type (null or unknown)
+/// aside. Such an element then takes the collection's element type, as it does in go-cty
+/// (a null in a `list(dynamic)` of strings is a null string, and is written as one).
+pub(crate) fn element_types<'a>(
+    items: impl Iterator<Item = &'a mut Value>,
+    elem: &Type,
+    kind: &str,
+    path: &impl crate::ToPath,
+) -> Result<(), CodecError> {
+    if !elem.has_dynamic() {
+        return Ok(());
+    }
+    let mut first: Option<Type> = None;
+    let mut untyped: Vec<&mut Value> = Vec::new();
+    for item in items {
+        let ty = item.concrete_type(elem);
+        if matches!(ty, Type::Dynamic) {
+            untyped.push(item);
+            continue;
+        }
+        match &first {
+            None => first = Some(ty),
+            Some(t) if *t == ty => {}
+            Some(t) => {
+                return Err(CodecError::new(
+                    path,
+                    format!("inconsistent {kind} element types ({t} then {ty})"),
+                ));
+            }
+        }
+    }
+    if let Some(t) = first {
+        for item in untyped {
+            *item = Value::Dynamic(t.clone(), Box::new(std::mem::take(item)));
+        }
+    }
+    Ok(())
+}
+
+/// A dynamic slot's value as go-cty holds it: with the concrete type of what it holds (the
+/// type written beside it may still say `dynamic` inside, `["list","dynamic"]`), or plain
+/// when that is `dynamic` itself (a null or unknown).
+pub(crate) fn dynamic_value(ty: &Type, value: Value) -> Value {
+    let concrete = value.concrete_type(ty);
+    if matches!(concrete, Type::Dynamic) {
+        return match value {
+            Value::Dynamic(_, inner) => *inner,
+            other => other,
+        };
+    }
+    let value = retyped(value, ty, &concrete);
+    Value::Dynamic(concrete, Box::new(value))
+}
+
+/// `value`, decoded as `declared`, as a value of its `concrete` type: the dynamic wrappers
+/// where `declared` says `dynamic` and `concrete` does not come off.
+fn retyped(value: Value, declared: &Type, concrete: &Type) -> Value {
+    match (declared, concrete, value) {
+        (Type::Dynamic, Type::Dynamic, v) => v,
+        (Type::Dynamic, _, Value::Dynamic(_, inner)) => *inner,
+        (Type::List(d), Type::List(c), Value::List(items)) => {
+            Value::List(items.into_iter().map(|v| retyped(v, d, c)).collect())
+        }
+        (Type::Set(d), Type::Set(c), Value::Set(items)) => {
+            Value::Set(items.into_iter().map(|v| retyped(v, d, c)).collect())
+        }
+        (Type::Map(d), Type::Map(c), Value::Map(m)) => {
+            Value::Map(m.into_iter().map(|(k, v)| (k, retyped(v, d, c))).collect())
+        }
+        (Type::Object(d), Type::Object(c), Value::Object(m)) => Value::Object(
+            m.into_iter()
+                .map(|(k, v)| {
+                    let v = match (d.get(&k), c.get(&k)) {
+                        (Some(dt), Some(ct)) => retyped(v, dt, ct),
+                        _ => v,
+                    };
+                    (k, v)
+                })
+                .collect(),
+        ),
+        (Type::Tuple(d), Type::Tuple(c), Value::Tuple(items)) => Value::Tuple(
+            items
+                .into_iter()
+                .zip(d.iter().zip(c))
+                .map(|(v, (dt, ct))| retyped(v, dt, ct))
+                .collect(),
+        ),
+        (_, _, v) => v,
+    }
+}

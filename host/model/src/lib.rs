@@ -11,6 +11,7 @@
 
 #![deny(missing_docs)]
 
+pub mod canonical;
 pub mod codec;
 mod diagnostic;
 mod number;

@@ -1,22 +1,63 @@
-//! cty's arbitrary-precision number.
+//! cty's numbers, as go-cty holds, compares, orders and writes them.
 
+mod binary;
+
+use std::cmp::Ordering;
 use std::fmt;
+use std::hash::{Hash, Hasher};
 use std::str::FromStr;
 
-use bigdecimal::{BigDecimal, ToPrimitive};
+use bigdecimal::num_bigint::{BigInt, BigUint, Sign};
+use bigdecimal::{BigDecimal, ToPrimitive, Zero};
 
-/// An arbitrary-precision decimal, as cty numbers are. Equality is numeric: `1` equals `1.0`.
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Number(BigDecimal);
+/// A cty number.
+///
+/// go-cty holds a number as a binary float (`big.Float`): 512 bits of mantissa when it was
+/// parsed from text, 53 when it arrived as a float64, an exact integer when it arrived as
+/// one. A `Number` keeps what decides how go-cty compares, orders and writes it:
+/// - a decimal: integers, and decimals of at most [`EXACT_DIGITS`] significant digits, which
+///   a 512-bit float prints and compares as the decimal itself (longer ones are rounded to
+///   the 512-bit float go-cty would hold);
+/// - a binary float: a float64 ([`Number::from_f64`], or one from the wire) or a long
+///   decimal rounded to 512 bits, with its exact value and the shortest text that names it.
+///
+/// Equality is go-cty's: integers compare by exact value, other numbers by their shortest
+/// text, so `0.1` parsed from text equals the float64 `0.1` (whose exact value is not 0.1),
+/// and `1` equals `1.0`. Writing follows go-cty too: integers within `i64` as msgpack
+/// integers, non-integers that are exactly a float64 as float64, everything else as text.
+#[derive(Clone)]
+pub struct Number(Repr);
+
+#[derive(Clone)]
+enum Repr {
+    /// Exactly this value, normalized.
+    Decimal(BigDecimal),
+    /// `-0` (text "-0" or the float64 -0.0): equal to zero, written "-0" as text.
+    NegativeZero,
+    /// A binary float whose text is not its exact value.
+    Binary(Box<Binary>),
+}
+
+#[derive(Clone)]
+struct Binary {
+    /// Its exact value.
+    exact: BigDecimal,
+    /// The shortest decimal that names it at its precision: what go-cty writes.
+    text: BigDecimal,
+    /// The float64 it is, when it is exactly one.
+    float64: Option<f64>,
+}
 
 /// A number's text could not be parsed, or its magnitude is out of range.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{text:?} is not a decimal number{}", if *.out_of_range { format!(" tfwasm can hold (its decimal exponent is beyond ±{MAX_EXPONENT})") } else { String::new() })]
+#[error("{text:?} is not a decimal number{}", if *.out_of_range { format!(" tfwasm can hold (its decimal exponent is beyond ±{MAX_EXPONENT})") } else if *.infinite { " tfwasm can hold (an infinity)".to_owned() } else { String::new() })]
 pub struct ParseNumberError {
     /// The rejected text.
     pub text: String,
     /// Well-formed, but too large or too small in magnitude.
     pub out_of_range: bool,
+    /// `Inf`: go-cty parses it, but no state or configuration can hold it.
+    pub infinite: bool,
 }
 
 /// Largest decimal exponent a number may have. Numbers are written out in plain decimal
@@ -24,133 +65,353 @@ pub struct ParseNumberError {
 /// float64 ends at 1e308, and nothing in a configuration comes near this bound.
 pub const MAX_EXPONENT: i64 = 10_000;
 
+/// Significant digits a decimal keeps exactly. A 512-bit float identifies every decimal of
+/// up to 153 digits, so go-cty prints and compares such a decimal as itself; beyond that it
+/// rounds, and so does tfwasm.
+pub const EXACT_DIGITS: u64 = 150;
+
+/// Mantissa bits of a number go-cty parsed from text.
+const TEXT_PRECISION: u64 = 512;
+
+/// Below this magnitude every integer is a float64 and prints as itself.
+const EXACT_F64_INTEGERS: f64 = 9_007_199_254_740_992.0;
+
 impl Number {
-    /// Exact value of an `f64`; `None` for NaN and infinities, which cty cannot hold as state.
+    /// The float64 `value`, as go-cty holds one; `None` for NaN and infinities, which cty
+    /// cannot hold as state.
     pub fn from_f64(value: f64) -> Option<Number> {
         if !value.is_finite() {
             return None;
         }
-        // Display of f64 is the shortest text that round-trips, which is what a
-        // Go client decoding the same float64 would print and compare.
-        BigDecimal::from_str(&format!("{value}"))
-            .ok()
-            .map(|d| Number(d.normalized()))
+        if value == 0.0 {
+            return Some(Number(if value.is_sign_negative() {
+                Repr::NegativeZero
+            } else {
+                Repr::Decimal(BigDecimal::zero())
+            }));
+        }
+        if value.fract() == 0.0 && value.abs() < EXACT_F64_INTEGERS {
+            return Some(Number(Repr::Decimal(BigDecimal::from(value as i64))));
+        }
+        let (m, e) = binary::of_f64(value);
+        let negative = value < 0.0;
+        Some(Number(Repr::Binary(Box::new(Binary {
+            exact: decimal_of(&binary::Digits::of_binary(&m, e), negative),
+            text: decimal_of(&binary::shortest(&m, e, 53), negative),
+            float64: Some(value),
+        }))))
+    }
+
+    /// The exact value (zero for -0).
+    fn exact(&self) -> &BigDecimal {
+        static ZERO: std::sync::LazyLock<BigDecimal> = std::sync::LazyLock::new(BigDecimal::zero);
+        match &self.0 {
+            Repr::Decimal(d) => d,
+            Repr::NegativeZero => &ZERO,
+            Repr::Binary(b) => &b.exact,
+        }
+    }
+
+    /// The shortest text that names it, as a decimal (zero for -0).
+    fn text(&self) -> &BigDecimal {
+        match &self.0 {
+            Repr::Binary(b) => &b.text,
+            _ => self.exact(),
+        }
     }
 
     /// The value as `i64` when it is an integer in range.
     pub fn to_i64(&self) -> Option<i64> {
-        if self.0.is_integer() {
-            self.0.to_i64()
-        } else {
-            None
-        }
+        let d = self.exact();
+        if d.is_integer() { d.to_i64() } else { None }
     }
 
     /// The value as `u64` when it is a non-negative integer in range.
     pub fn to_u64(&self) -> Option<u64> {
-        if self.0.is_integer() {
-            self.0.to_u64()
-        } else {
-            None
-        }
+        let d = self.exact();
+        if d.is_integer() { d.to_u64() } else { None }
     }
 
     /// The nearest `f64`.
     pub fn to_f64(&self) -> f64 {
-        self.0.to_f64().unwrap_or(f64::NAN)
+        match &self.0 {
+            Repr::Binary(b) if b.float64.is_some() => b.float64.unwrap_or_default(),
+            Repr::NegativeZero => -0.0,
+            _ => self.exact().to_f64().unwrap_or(f64::NAN),
+        }
     }
 
-    /// The value as an `f64` only when that conversion is exact (the wire sends such
-    /// non-integers as float64, as go-cty does).
+    /// The value as an `f64` when it is not an integer and is exactly a float64: go-cty
+    /// writes such numbers as msgpack float64 and the rest as integers or text.
     pub fn to_exact_f64(&self) -> Option<f64> {
-        let f = self.0.to_f64()?;
-        Number::from_f64(f).filter(|back| back == self).map(|_| f)
+        match &self.0 {
+            Repr::Binary(b) => b.float64.filter(|f| f.fract() != 0.0),
+            Repr::NegativeZero => None,
+            Repr::Decimal(d) => {
+                if d.is_integer() {
+                    return None;
+                }
+                let f = d.to_f64()?;
+                (f.is_finite() && exact_f64(f) == *d).then_some(f)
+            }
+        }
     }
 
     /// True for whole numbers.
     pub fn is_integer(&self) -> bool {
-        self.0.is_integer()
+        self.exact().is_integer()
     }
+
+    fn is_negative(&self) -> bool {
+        matches!(self.0, Repr::NegativeZero) || self.exact().sign() == Sign::Minus
+    }
+
+    /// `big.Float.String()` of the number (`%.10g`): how go-cty hashes a number inside a
+    /// set element, which orders sets of objects.
+    pub(crate) fn hash_text(&self) -> String {
+        let digits = match &self.0 {
+            Repr::Decimal(d) => {
+                let mut digits = digits_of(d);
+                // A 512-bit float is within 2^-512 of the decimal, so it rounds to the same
+                // ten digits unless the decimal sits exactly on a tie; then which side of
+                // it the float lies decides.
+                if digits.mant.len() == 11 && digits.mant[10] == b'5' {
+                    let (n, exp10) = integer_and_exponent(d);
+                    match binary::round_decimal(&n, exp10, TEXT_PRECISION).2 {
+                        Ordering::Greater => digits.round_up(10),
+                        Ordering::Less => digits.round_down(10),
+                        Ordering::Equal => digits.round(10),
+                    }
+                } else {
+                    digits.round(10);
+                }
+                digits
+            }
+            Repr::NegativeZero => binary::Digits {
+                mant: Vec::new(),
+                exp: 0,
+            },
+            Repr::Binary(b) => {
+                let mut digits = digits_of(&b.exact);
+                digits.round(10);
+                digits
+            }
+        };
+        let sign = if self.is_negative() { "-" } else { "" };
+        format!("{sign}{}", digits.general10())
+    }
+
+    /// For two equal numbers, whether go-cty hashes them alike ([`Number::hash_text`]):
+    /// not `0` and `-0`, nor a float64 and a decimal whose ten-digit roundings differ.
+    pub(crate) fn hashes_alike(&self, other: &Number) -> bool {
+        match (&self.0, &other.0) {
+            (Repr::NegativeZero, Repr::NegativeZero) | (Repr::Decimal(_), Repr::Decimal(_)) => true,
+            (Repr::NegativeZero, _) | (_, Repr::NegativeZero) => false,
+            _ => self.is_integer() || self.hash_text() == other.hash_text(),
+        }
+    }
+
+    /// go-cty's order of numbers (`big.Float.Cmp`), consistent with equality.
+    pub fn cmp_value(&self, other: &Number) -> Ordering {
+        if self == other {
+            return Ordering::Equal;
+        }
+        self.exact().cmp(other.exact())
+    }
+}
+
+/// The exact decimal of a finite `f64`.
+fn exact_f64(f: f64) -> BigDecimal {
+    if f == 0.0 {
+        return BigDecimal::zero();
+    }
+    let (m, e) = binary::of_f64(f);
+    decimal_of(&binary::Digits::of_binary(&m, e), f < 0.0)
+}
+
+/// Digits as a decimal with a sign.
+fn decimal_of(digits: &binary::Digits, negative: bool) -> BigDecimal {
+    if digits.mant.is_empty() {
+        return BigDecimal::zero();
+    }
+    let n: BigUint = std::str::from_utf8(&digits.mant)
+        .expect("digits")
+        .parse()
+        .expect("digits");
+    let scale = digits.mant.len() as i64 - digits.exp;
+    let sign = if negative { Sign::Minus } else { Sign::Plus };
+    BigDecimal::new(BigInt::from_biguint(sign, n), scale)
+}
+
+/// A decimal's magnitude as `n × 10^exp10`.
+fn integer_and_exponent(d: &BigDecimal) -> (BigUint, i64) {
+    let (n, scale) = d.as_bigint_and_exponent();
+    (n.magnitude().clone(), -scale)
+}
+
+/// A decimal's magnitude as digits.
+fn digits_of(d: &BigDecimal) -> binary::Digits {
+    let (n, exp10) = integer_and_exponent(d);
+    binary::Digits::of_integer(&n, exp10)
+}
+
+/// What go-cty's `ParseNumberVal` accepts (Go's `big.ParseFloat` in base 10): a sign, digits
+/// with at most one point and at least one digit, an exponent.
+fn well_formed(text: &str) -> bool {
+    let b = text.as_bytes();
+    let mut i = usize::from(matches!(b.first(), Some(b'+' | b'-')));
+    let mut digits = 0;
+    while i < b.len() && b[i].is_ascii_digit() {
+        i += 1;
+        digits += 1;
+    }
+    if i < b.len() && b[i] == b'.' {
+        i += 1;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+            digits += 1;
+        }
+    }
+    if digits == 0 {
+        return false;
+    }
+    if i < b.len() && matches!(b[i], b'e' | b'E') {
+        i += 1;
+        if i < b.len() && matches!(b[i], b'+' | b'-') {
+            i += 1;
+        }
+        let start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == start {
+            return false;
+        }
+    }
+    i == b.len()
 }
 
 impl FromStr for Number {
     type Err = ParseNumberError;
     fn from_str(text: &str) -> Result<Number, ParseNumberError> {
-        let trimmed = text.trim();
-        let valid = !trimmed.is_empty()
-            && trimmed
-                .chars()
-                .all(|c| c.is_ascii_digit() || matches!(c, '-' | '+' | '.' | 'e' | 'E'));
-        let error = |out_of_range| ParseNumberError {
+        let error = |out_of_range, infinite| ParseNumberError {
             text: text.to_owned(),
             out_of_range,
+            infinite,
         };
-        if !valid {
-            return Err(error(false));
+        if matches!(text.trim_start_matches(['+', '-']), "Inf" | "inf") {
+            return Err(error(false, true));
         }
-        let d = BigDecimal::from_str(trimmed)
-            .map_err(|_| error(false))?
+        if !well_formed(text) {
+            return Err(error(false, false));
+        }
+        // BigDecimal reads ".5" and "5." too, but not a leading "+".
+        let d = BigDecimal::from_str(text.strip_prefix('+').unwrap_or(text))
+            .map_err(|_| error(false, false))?
             .normalized();
         // Found by fuzzing (fuzz/corpus/json_value/huge-exponent): an exponent in the
         // billions parsed fine and then ran out of memory when written out.
         let (digits, scale) = d.as_bigint_and_exponent();
         let magnitude = digits.magnitude().bits() as i64 / 3 - scale;
         if scale.unsigned_abs() > MAX_EXPONENT as u64 || magnitude.abs() > MAX_EXPONENT {
-            return Err(error(true));
+            return Err(error(true, false));
         }
-        Ok(Number(d))
+        if d.is_zero() {
+            return Ok(Number(if text.starts_with('-') {
+                Repr::NegativeZero
+            } else {
+                Repr::Decimal(d)
+            }));
+        }
+        if d.digits() <= EXACT_DIGITS {
+            return Ok(Number(Repr::Decimal(d)));
+        }
+        // Too long for a 512-bit float to tell apart: what go-cty holds is that float.
+        let negative = d.sign() == Sign::Minus;
+        let (n, exp10) = integer_and_exponent(&d);
+        let (m, e, _) = binary::round_decimal(&n, exp10, TEXT_PRECISION);
+        let exact = decimal_of(&binary::Digits::of_binary(&m, e), negative);
+        let text = decimal_of(&binary::shortest(&m, e, TEXT_PRECISION), negative);
+        let float64 = exact
+            .to_f64()
+            .filter(|f| f.is_finite() && exact_f64(*f) == exact);
+        Ok(Number(Repr::Binary(Box::new(Binary {
+            exact,
+            text,
+            float64,
+        }))))
+    }
+}
+
+impl PartialEq for Number {
+    /// go-cty's `rawNumberEqual`: integers by exact value, other numbers by their text.
+    fn eq(&self, other: &Number) -> bool {
+        let (a, b) = (self.exact(), other.exact());
+        if a.sign() != b.sign() || a.is_integer() != b.is_integer() {
+            return false;
+        }
+        if a.is_integer() {
+            a == b
+        } else {
+            self.text() == other.text()
+        }
+    }
+}
+
+impl Eq for Number {}
+
+/// Agrees with equality: integers hash their value, other numbers their text.
+impl Hash for Number {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        let exact = self.exact();
+        if exact.is_integer() {
+            exact.hash(state);
+        } else {
+            self.text().hash(state);
+        }
+    }
+}
+
+impl PartialOrd for Number {
+    fn partial_cmp(&self, other: &Number) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// [`Number::cmp_value`].
+impl Ord for Number {
+    fn cmp(&self, other: &Number) -> Ordering {
+        self.cmp_value(other)
     }
 }
 
 impl From<i64> for Number {
     fn from(value: i64) -> Number {
-        Number(BigDecimal::from(value))
+        Number(Repr::Decimal(BigDecimal::from(value)))
     }
 }
 
 impl From<u64> for Number {
     fn from(value: u64) -> Number {
-        Number(BigDecimal::from(value))
+        Number(Repr::Decimal(BigDecimal::from(value)))
     }
 }
 
 impl From<i32> for Number {
     fn from(value: i32) -> Number {
-        Number(BigDecimal::from(value))
+        Number(Repr::Decimal(BigDecimal::from(value)))
     }
 }
 
-/// Plain decimal text without an exponent, as go-cty writes numbers.
+/// Plain decimal text without an exponent, as go-cty writes numbers (`Text('f', -1)`).
 impl fmt::Display for Number {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let d = self.0.normalized();
-        let (digits, scale) = d.as_bigint_and_exponent();
-        if scale <= 0 {
-            let mut s = digits.to_string();
-            if digits.sign() != bigdecimal::num_bigint::Sign::NoSign {
-                s.push_str(&"0".repeat((-scale) as usize));
-            }
-            return f.write_str(&s);
+        if matches!(self.0, Repr::NegativeZero) {
+            return f.write_str("-0");
         }
-        let negative = digits.sign() == bigdecimal::num_bigint::Sign::Minus;
-        let magnitude = digits.magnitude().to_string();
-        let scale = scale as usize;
-        let (int_part, frac_part) = if magnitude.len() > scale {
-            let split = magnitude.len() - scale;
-            (magnitude[..split].to_owned(), magnitude[split..].to_owned())
-        } else {
-            (
-                "0".to_owned(),
-                format!("{}{}", "0".repeat(scale - magnitude.len()), magnitude),
-            )
-        };
-        write!(
-            f,
-            "{}{}.{}",
-            if negative { "-" } else { "" },
-            int_part,
-            frac_part
-        )
+        let d = self.text();
+        let sign = if d.sign() == Sign::Minus { "-" } else { "" };
+        write!(f, "{sign}{}", digits_of(d).plain())
     }
 }
 
@@ -204,10 +465,14 @@ mod tests {
         );
     }
 
+    /// go-cty writes a non-integer as a float64 only when it is exactly one: a float64 it
+    /// was given, or a decimal such as 0.5; the decimal 0.1 is not a float64 (its 512-bit
+    /// float is not the float64 0.1), so it is written as text.
     #[test]
     fn exact_f64_only_when_lossless() {
         assert_eq!("0.5".parse::<Number>().unwrap().to_exact_f64(), Some(0.5));
-        assert_eq!("0.1".parse::<Number>().unwrap().to_exact_f64(), Some(0.1));
+        assert_eq!("0.1".parse::<Number>().unwrap().to_exact_f64(), None);
+        assert_eq!(Number::from_f64(0.1).unwrap().to_exact_f64(), Some(0.1));
         assert_eq!(
             "0.1000000000000000000001"
                 .parse::<Number>()
@@ -215,6 +480,49 @@ mod tests {
                 .to_exact_f64(),
             None
         );
+    }
+
+    /// Equality as go-cty's: integers by value, other numbers by their shortest text.
+    #[test]
+    fn a_float64_equals_the_decimal_it_prints_as() {
+        let float = Number::from_f64(0.1).unwrap();
+        let text: Number = "0.1".parse().unwrap();
+        assert_eq!(float, text);
+        assert_eq!(float.to_string(), "0.1");
+        // 1e23 as a float64 is 99999999999999991611392: an integer, compared exactly, but
+        // written as its shortest text.
+        let big = Number::from_f64(1e23).unwrap();
+        assert_ne!(big, "1e23".parse().unwrap());
+        assert_eq!(big.to_string(), "100000000000000000000000");
+        assert_eq!(Number::from_f64(-0.0).unwrap().to_string(), "-0");
+        assert_eq!(Number::from_f64(-0.0).unwrap(), Number::from(0));
+    }
+
+    /// Beyond 150 significant digits a decimal is the 512-bit float go-cty parses it to.
+    #[test]
+    fn long_decimals_round_as_go_cty_parses_them() {
+        let long = format!("1.{}1", "0".repeat(200));
+        let n: Number = long.parse().unwrap();
+        assert_eq!(
+            n,
+            Number::from(1),
+            "the 1 in the 202nd digit is beyond 512 bits"
+        );
+        let exact = format!("1.{}1", "0".repeat(100));
+        assert_ne!(exact.parse::<Number>().unwrap(), Number::from(1));
+    }
+
+    #[test]
+    fn only_go_ctys_number_syntax_parses() {
+        for text in ["1e3", "1E3", "+5", "-0", ".5", "5.", "00012", "-1.5e+2"] {
+            assert!(text.parse::<Number>().is_ok(), "{text}");
+        }
+        for text in [
+            " 1", "1 ", "1_000", "0x10", "e5", "1e", ".", "--1", "Inf", "NaN",
+        ] {
+            assert!(text.parse::<Number>().is_err(), "{text}");
+        }
+        assert!("Inf".parse::<Number>().unwrap_err().infinite);
     }
 
     #[test]

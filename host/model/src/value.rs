@@ -47,7 +47,9 @@ pub enum Value {
     String(String),
     /// A list (ordered).
     List(Vec<Value>),
-    /// A set; order carries no meaning and equality ignores it.
+    /// A set; order carries no meaning and equality ignores it. Wholly known elements are
+    /// distinct; elements holding an unknown may repeat, because go-cty never finds an unknown
+    /// equal to anything, so a set keeps every element that holds one ([`Value::set_of`]).
     Set(Vec<Value>),
     /// A map.
     Map(BTreeMap<String, Value>),
@@ -59,6 +61,9 @@ pub enum Value {
     Dynamic(Type, Box<Value>),
 }
 
+/// Structural equality (go-cty's `RawEquals`): two unknowns are equal when their refinements
+/// are, and sets compare as multisets. This is what the contract checks compare with ("the
+/// planned value is the configured one"); go-cty's `Equals` is [`Value::cty_equals`].
 impl PartialEq for Value {
     fn eq(&self, other: &Value) -> bool {
         use Value::*;
@@ -156,29 +161,81 @@ pub(crate) fn hash_of(value: &Value) -> u64 {
     hash_state().hash_one(value)
 }
 
+/// A set element's identity as go-cty sees it: equal, and hashed alike. go-cty compares set
+/// elements only within one hash bucket, and its hash text of a number is its first ten
+/// digits with a sign, so `0` and `-0` (equal numbers) are two elements of a set.
+#[derive(Clone, Copy)]
+struct Element<'a>(&'a Value);
+
+impl PartialEq for Element<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0 && hashes_alike(self.0, other.0)
+    }
+}
+
+impl Eq for Element<'_> {}
+
+/// Stricter equality, same hash.
+impl Hash for Element<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.0.hash(state);
+    }
+}
+
+/// Whether two equal values have the same go-cty hash text, which differs only where
+/// numbers do (`0` and `-0`; a float64 and a decimal whose ten-digit roundings differ).
+fn hashes_alike(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.hashes_alike(y),
+        (Value::List(x), Value::List(y)) | (Value::Tuple(x), Value::Tuple(y)) => {
+            x.iter().zip(y).all(|(p, q)| hashes_alike(p, q))
+        }
+        (Value::Map(x), Value::Map(y)) | (Value::Object(x), Value::Object(y)) => {
+            x.values().zip(y.values()).all(|(p, q)| hashes_alike(p, q))
+        }
+        (Value::Set(_), Value::Set(_)) if a.holds_number() => {
+            crate::canonical::hash_text(a) == crate::canonical::hash_text(b)
+        }
+        (Value::Dynamic(_, x), Value::Dynamic(_, y)) => hashes_alike(x, y),
+        _ => true,
+    }
+}
+
 /// Below this many elements, pairwise comparison beats hashing.
 const SMALL_SET: usize = 16;
 
-/// Set equality in linear time: set elements are distinct, so equal lengths and every
-/// element of `a` in `b` suffice.
+/// Set equality as multisets of go-cty elements ([`Element`]), in linear time: elements
+/// holding unknowns may repeat, so each must occur as often in `a` as in `b`.
 fn same_elements(a: &[Value], b: &[Value]) -> bool {
     if a.len() != b.len() {
         return false;
     }
     if a.len() <= SMALL_SET {
-        return a.iter().all(|x| b.contains(x));
+        let count =
+            |set: &[Value], x: &Value| set.iter().filter(|y| Element(y) == Element(x)).count();
+        return a.iter().all(|x| count(a, x) == count(b, x));
     }
-    let mut members = hash_set(b.len());
-    members.extend(b.iter());
-    a.iter().all(|x| members.contains(x))
+    let mut counts: HashMap<Element<'_>, usize> = hash_map(a.len());
+    for x in a {
+        *counts.entry(Element(x)).or_default() += 1;
+    }
+    b.iter().all(|y| match counts.get_mut(&Element(y)) {
+        Some(n) if *n > 0 => {
+            *n -= 1;
+            true
+        }
+        _ => false,
+    })
 }
 
-/// The elements of a set, duplicates dropped (first occurrence kept), in linear time.
+/// The elements of a set as go-cty keeps them, in linear time: a wholly known element equal
+/// to an earlier one (and hashed alike, [`Element`]) is dropped, the first kept; an element
+/// holding an unknown is always kept, since it equals nothing until it is known.
 pub(crate) fn dedup_set(items: Vec<Value>) -> Vec<Value> {
     if items.len() <= SMALL_SET {
         let mut out: Vec<Value> = Vec::with_capacity(items.len());
         for item in items {
-            if !out.contains(&item) {
+            if !item.is_wholly_known() || !out.iter().any(|o| Element(o) == Element(&item)) {
                 out.push(item);
             }
         }
@@ -187,7 +244,7 @@ pub(crate) fn dedup_set(items: Vec<Value>) -> Vec<Value> {
     let mut seen = hash_set(items.len());
     let mut keep = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
-        if seen.insert(item) {
+        if !item.is_wholly_known() || seen.insert(Element(item)) {
             keep.push(i);
         }
     }
@@ -203,9 +260,35 @@ pub(crate) fn dedup_set(items: Vec<Value>) -> Vec<Value> {
 }
 
 impl Value {
-    /// A set of `items`, duplicates dropped (first occurrence kept), as every set value must be.
+    /// A set of `items` as go-cty makes it: wholly known duplicates dropped (first occurrence
+    /// kept), every element holding an unknown kept.
     pub fn set_of(items: Vec<Value>) -> Value {
         Value::Set(dedup_set(items))
+    }
+
+    /// go-cty's `Equals(...).True()`: both wholly known and equal (an unknown is never equal
+    /// to anything, not even to an identical unknown), or both null whatever their types.
+    /// A set merges two elements only if they are also hashed alike (`0` and `-0` are
+    /// `Equals` but two elements).
+    pub fn cty_equals(&self, other: &Value) -> bool {
+        let null = |v: &Value| {
+            matches!(v, Value::Null) || matches!(v, Value::Dynamic(_, inner) if inner.is_null())
+        };
+        if null(self) || null(other) {
+            return null(self) && null(other);
+        }
+        self.is_wholly_known() && other.is_wholly_known() && self == other
+    }
+
+    /// True when a number appears anywhere in it.
+    fn holds_number(&self) -> bool {
+        match self {
+            Value::Number(_) => true,
+            Value::List(v) | Value::Set(v) | Value::Tuple(v) => v.iter().any(Value::holds_number),
+            Value::Map(m) | Value::Object(m) => m.values().any(Value::holds_number),
+            Value::Dynamic(_, v) => v.holds_number(),
+            _ => false,
+        }
     }
 
     /// A plain unknown.
@@ -367,6 +450,35 @@ impl Value {
         true
     }
 
+    /// The type go-cty gives this value when it is decoded as `declared`: `dynamic` slots
+    /// take the type their value carries (null and unknown ones stay `dynamic`), collections
+    /// the type of their first element whose type is not plain `dynamic`.
+    pub fn concrete_type(&self, declared: &Type) -> Type {
+        match (declared, self) {
+            (Type::Dynamic, Value::Dynamic(t, _)) => t.clone(),
+            (Type::List(e) | Type::Set(e) | Type::Map(e), _) if !e.has_dynamic() => {
+                declared.clone()
+            }
+            (Type::List(e), Value::List(items)) => Type::list(first_concrete(items.iter(), e)),
+            (Type::Set(e), Value::Set(items)) => Type::set(first_concrete(items.iter(), e)),
+            (Type::Map(e), Value::Map(m)) => Type::map(first_concrete(m.values(), e)),
+            (Type::Object(attrs), Value::Object(m)) => Type::Object(
+                attrs
+                    .iter()
+                    .map(|(k, t)| (k.clone(), m.get(k).unwrap_or(&Value::Null).concrete_type(t)))
+                    .collect(),
+            ),
+            (Type::Tuple(elems), Value::Tuple(items)) => Type::Tuple(
+                elems
+                    .iter()
+                    .zip(items)
+                    .map(|(t, v)| v.concrete_type(t))
+                    .collect(),
+            ),
+            _ => declared.clone(),
+        }
+    }
+
     /// A null-filled object of the given object type (the "all attributes null" value core
     /// uses as a synthetic prior on create). Other types give [`Value::Null`].
     pub fn null_object_of(ty: &Type) -> Value {
@@ -376,6 +488,22 @@ impl Value {
             }
             _ => Value::Null,
         }
+    }
+}
+
+/// The type of a collection's elements as go-cty infers it: the first that is not plain
+/// `dynamic`; `dynamic` when every element's is; the declared one when there are none.
+fn first_concrete<'a>(mut items: impl Iterator<Item = &'a Value>, declared: &Type) -> Type {
+    let mut any = false;
+    let found = items.find_map(|v| {
+        any = true;
+        let t = v.concrete_type(declared);
+        (!matches!(t, Type::Dynamic)).then_some(t)
+    });
+    match found {
+        Some(t) => t,
+        None if any => Type::Dynamic,
+        None => declared.clone(),
     }
 }
 
@@ -454,6 +582,58 @@ mod tests {
             )
         };
         assert_eq!(nested(&[1, 2, 3]), nested(&[3, 1, 2]));
+    }
+
+    /// go-cty keeps every set element that holds an unknown: two policy statements whose
+    /// `sid`s come from resources not yet created are two statements, not one.
+    #[test]
+    fn set_elements_holding_unknowns_are_never_merged() {
+        let statement = |sid: Value| Value::object([("sid", sid), ("actions", "s3:Get".into())]);
+        for n in [2, 3, SMALL_SET + 5] {
+            let mut items: Vec<Value> = (0..n).map(|_| statement(Value::unknown())).collect();
+            items.push(Value::unknown());
+            items.push(Value::unknown());
+            items.push(statement("a".into()));
+            items.push(statement("a".into()));
+            let set = Value::set_of(items);
+            assert_eq!(
+                set.as_elements().map(<[Value]>::len),
+                Some(n + 3),
+                "{n} unknown statements, two unknowns, one known statement"
+            );
+        }
+        // Known elements still merge, small and large, nested sets included.
+        let nested = |i: i64| Value::Set(vec![Value::from(i), Value::from(i + 1)]);
+        let large: Vec<Value> = (0..40).map(|i| nested(i % 20)).collect();
+        assert_eq!(dedup_set(large).len(), 20);
+    }
+
+    #[test]
+    fn sets_with_repeated_unknowns_compare_as_multisets() {
+        let u = Value::unknown;
+        let k = || Value::from("k");
+        assert_eq!(Value::Set(vec![u(), k()]), Value::Set(vec![k(), u()]));
+        assert_ne!(Value::Set(vec![u(), u()]), Value::Set(vec![u(), k()]));
+        assert_ne!(Value::Set(vec![u(), k()]), Value::Set(vec![u(), u()]));
+        let many = |unknowns: usize, knowns: i64| {
+            let mut v: Vec<Value> = (0..unknowns).map(|_| u()).collect();
+            v.extend((0..knowns).map(Value::from));
+            Value::Set(v)
+        };
+        assert_eq!(many(10, 20), many(10, 20));
+        assert_ne!(many(11, 19), many(10, 20));
+        assert_eq!(hash_of(&many(10, 20)), hash_of(&many(10, 20)));
+    }
+
+    #[test]
+    fn set_equivalence_needs_wholly_known_equal_values() {
+        let known = Value::object([("a", Value::from(1))]);
+        let holding_unknown = Value::object([("a", Value::unknown())]);
+        assert!(known.cty_equals(&known.clone()));
+        assert!(!holding_unknown.cty_equals(&holding_unknown.clone()));
+        assert_eq!(holding_unknown, holding_unknown.clone(), "yet raw-equal");
+        assert!(!Value::unknown().cty_equals(&Value::unknown()));
+        assert!(Value::Null.cty_equals(&Value::Null));
     }
 
     #[test]

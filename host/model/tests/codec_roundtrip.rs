@@ -137,21 +137,31 @@ fn typed_value(unknowns: bool) -> impl Strategy<Value = (Type, Value)> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
+    /// Decoding puts a value in go-cty's form (strings in NFC, refinements that pin a
+    /// value down made that value, empty refinements dropped, dynamic values typed by what
+    /// they hold); from then on a round trip changes nothing, bytes included. What that form
+    /// is, go-cty decides: the differential tests (`make fuzz-diff`) compare it.
     #[test]
     fn msgpack_round_trips((ty, value) in typed_value(true)) {
-        let bytes = msgpack::encode(&value, &ty).unwrap();
+        // A collection of dynamic values of several types is refused (go-cty panics on it).
+        let first = msgpack::decode(&msgpack::encode(&value, &ty).unwrap(), &ty);
+        prop_assume!(first.is_ok());
+        let first = first.unwrap();
+        let bytes = msgpack::encode(&first, &ty).unwrap();
         let back = msgpack::decode(&bytes, &ty).unwrap();
-        prop_assert_eq!(&back, &value);
-        // Encoding is deterministic, so a second trip gives the same bytes.
+        prop_assert_eq!(&back, &first);
         prop_assert_eq!(msgpack::encode(&back, &ty).unwrap(), bytes);
     }
 
     #[test]
     fn json_round_trips((ty, value) in typed_value(false)) {
-        let json = json::encode(&value, &ty).unwrap();
-        let text = json.to_string();
+        let first = json::decode_bytes(json::encode_text(&value, &ty).unwrap().as_bytes(), &ty);
+        prop_assume!(first.is_ok());
+        let first = first.unwrap();
+        let text = json::encode_text(&first, &ty).unwrap();
         let back = json::decode_bytes(text.as_bytes(), &ty).unwrap();
-        prop_assert_eq!(back, value);
+        prop_assert_eq!(&back, &first);
+        prop_assert_eq!(json::encode_text(&back, &ty).unwrap(), text);
     }
 
     #[test]

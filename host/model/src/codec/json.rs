@@ -103,6 +103,75 @@ pub fn encode(value: &Value, ty: &Type) -> Result<Json, CodecError> {
     write(value, ty, &AttributePath::root(), false)
 }
 
+/// `value` of type `ty` as the JSON text go-cty writes (`ctyjson.Marshal`): compact, object
+/// attributes and map keys in order, strings escaped as Go's `encoding/json` escapes them
+/// (`<`, `>`, `&`, U+2028 and U+2029 as `\u` escapes too). Unknown values are an error.
+pub fn encode_text(value: &Value, ty: &Type) -> Result<String, CodecError> {
+    let json = encode(value, ty)?;
+    let mut out = String::new();
+    write_text(&json, &mut out);
+    Ok(out)
+}
+
+fn write_text(json: &Json, out: &mut String) {
+    match json {
+        Json::Null => out.push_str("null"),
+        Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Json::Number(n) => out.push_str(&n.to_string()),
+        Json::String(s) => go_string(s, out),
+        Json::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_text(item, out);
+            }
+            out.push(']');
+        }
+        Json::Object(entries) => {
+            out.push('{');
+            for (i, (k, v)) in entries.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                go_string(k, out);
+                out.push(':');
+                write_text(v, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// A JSON string as Go's `encoding/json` writes it with HTML escaping (as `json.Marshal`).
+fn go_string(s: &str, out: &mut String) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '\\' | '"' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '<' | '>' | '&' | '\u{0}'..='\u{1f}' | '\u{2028}' | '\u{2029}' => {
+                let r = c as u32;
+                out.push_str("\\u");
+                for shift in [12, 8, 4, 0] {
+                    out.push(HEX[((r >> shift) & 0xf) as usize] as char);
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
 /// Like [`encode`], but writes an unknown value as the marker [`decode_with_unknowns`]
 /// reads (with its refinements), so plans can be written out and read back.
 pub fn encode_with_unknowns(value: &Value, ty: &Type) -> Result<Json, CodecError> {
@@ -181,11 +250,11 @@ fn read(
             let inner_ty =
                 Type::from_json(type_json).map_err(|e| CodecError::new(path, e.to_string()))?;
             let inner = read(value_json, &inner_ty, path, depth + 1, unknowns)?;
-            Ok(Value::Dynamic(inner_ty, Box::new(inner)))
+            Ok(super::dynamic_value(&inner_ty, inner))
         }
         Type::String => json
             .as_str()
-            .map(|s| Value::String(s.to_owned()))
+            .map(|s| Value::String(super::normalized(s.to_owned())))
             .ok_or_else(|| wrong("string")),
         Type::Bool => json.as_bool().map(Value::Bool).ok_or_else(|| wrong("bool")),
         Type::Number => match json {
@@ -208,6 +277,13 @@ fn read(
                 .enumerate()
                 .map(|(i, item)| read(item, elem, &path.index(i as i64), depth + 1, unknowns))
                 .collect::<Result<Vec<_>, _>>()?;
+            let kind = if matches!(ty, Type::List(_)) {
+                "list"
+            } else {
+                "set"
+            };
+            let mut values = values;
+            super::element_types(values.iter_mut(), elem, kind, path)?;
             Ok(if matches!(ty, Type::List(_)) {
                 Value::List(values)
             } else {
@@ -234,10 +310,11 @@ fn read(
             let mut out = BTreeMap::new();
             for (key, item) in entries {
                 out.insert(
-                    key.clone(),
+                    super::normalized(key.clone()),
                     read(item, elem, &path.key(key.clone()), depth + 1, unknowns)?,
                 );
             }
+            super::element_types(out.values_mut(), elem, "map", path)?;
             Ok(Value::Map(out))
         }
         Type::Object(attrs) => {

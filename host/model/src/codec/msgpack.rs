@@ -94,21 +94,14 @@ impl<'a> Reader<'a> {
             | Marker::FixExt16
             | Marker::Ext8
             | Marker::Ext16
-            | Marker::Ext32 => {
-                let unknown = self.unknown(path)?;
-                // go-cty refines only unknowns of a known type; one in a dynamic slot is
-                // plain (as the encoder writes it), whatever refinements the bytes carry.
-                return Ok(if matches!(ty, Type::Dynamic) {
-                    Value::unknown()
-                } else {
-                    unknown
-                });
-            }
+            | Marker::Ext32 => return self.unknown(ty, path, depth),
             _ => {}
         }
         match ty {
             Type::Dynamic => self.dynamic(path, depth),
-            Type::String => self.string(path).map(Value::String),
+            Type::String => self
+                .string(path)
+                .map(|s| Value::String(super::normalized(s))),
             Type::Number => self.number(path).map(Value::Number),
             Type::Bool => match self.marker(path)? {
                 Marker::True => Ok(Value::Bool(true)),
@@ -121,6 +114,12 @@ impl<'a> Reader<'a> {
                 for i in 0..len {
                     items.push(self.value(elem, &path.index(i as i64), depth + 1)?);
                 }
+                let kind = if matches!(ty, Type::List(_)) {
+                    "list"
+                } else {
+                    "set"
+                };
+                super::element_types(items.iter_mut(), elem, kind, path)?;
                 Ok(if matches!(ty, Type::List(_)) {
                     Value::List(items)
                 } else {
@@ -142,10 +141,11 @@ impl<'a> Reader<'a> {
                 let len = self.map_len(path)?;
                 let mut entries = BTreeMap::new();
                 for _ in 0..len {
-                    let key = self.string(path)?;
+                    let key = super::normalized(self.string(path)?);
                     let item = self.value(elem, &path.key(&key), depth + 1)?;
                     entries.insert(key, item);
                 }
+                super::element_types(entries.values_mut(), elem, "map", path)?;
                 Ok(Value::Map(entries))
             }
             Type::Object(attrs) => {
@@ -205,10 +205,18 @@ impl<'a> Reader<'a> {
         let ty =
             Type::from_json_bytes(type_bytes).map_err(|e| CodecError::new(path, e.to_string()))?;
         let inner = self.value(&ty, path, depth + 1)?;
-        Ok(Value::Dynamic(ty, Box::new(inner)))
+        Ok(super::dynamic_value(&ty, inner))
     }
 
-    fn unknown(&mut self, path: &PathRef<'_>) -> Result<Value, CodecError> {
+    /// An unknown of type `ty`, with its refinements as go-cty reads them
+    /// (`unmarshalUnknownValue`): an extension of at most one byte is a plain unknown; a
+    /// longer one must be extension 12 holding a map of refinements (at most 1 KiB).
+    fn unknown(
+        &mut self,
+        ty: &Type,
+        path: &PathRef<'_>,
+        depth: usize,
+    ) -> Result<Value, CodecError> {
         let (code_and_len, fixed) = match self.marker(path)? {
             Marker::FixExt1 => (None, 1),
             Marker::FixExt2 => (None, 2),
@@ -222,11 +230,20 @@ impl<'a> Reader<'a> {
         let len = code_and_len.map_or(fixed, |l| l as usize);
         let code = self.take(1, path)?[0] as i8;
         let body = self.take(len, path)?;
-        if code == EXT_REFINED_UNKNOWN && body.len() > 1 && body.len() <= MAX_REFINEMENT_BODY {
-            // A malformed refinement still means "unknown": refinements are hints.
-            return Ok(Value::Unknown(parse_refinement(body).unwrap_or_default()));
+        if len <= 1 {
+            return Ok(Value::unknown());
         }
-        Ok(Value::unknown())
+        if code != EXT_REFINED_UNKNOWN {
+            return Err(CodecError::new(
+                path,
+                format!("unsupported extension type {code:#04x} with length {len}"),
+            ));
+        }
+        if len > MAX_REFINEMENT_BODY {
+            return Err(CodecError::new(path, "oversize unknown value refinement"));
+        }
+        refined(body, ty, depth)
+            .map_err(|e| CodecError::new(path, format!("unknown value refinements: {e}")))
     }
 
     fn string(&mut self, path: &PathRef<'_>) -> Result<String, CodecError> {
@@ -330,75 +347,167 @@ fn mismatch(path: &PathRef<'_>, expected: &str, found: Marker) -> CodecError {
     CodecError::new(path, format!("expected {expected}, found msgpack {found}"))
 }
 
-fn parse_refinement(body: &[u8]) -> Option<Refinement> {
-    let mut reader = Reader { buf: body, pos: 0 };
+/// An unknown's refinements as go-cty builds them (`RefinementBuilder`): a refinement that
+/// cannot apply to the type or contradicts another is an error (go-cty errors or panics);
+/// refinements that pin the value down make it that value: null, a number, an empty
+/// collection, a list of unknowns, a one-element set.
+fn refined(body: &[u8], ty: &Type, depth: usize) -> Result<Value, String> {
     let root = PathRef::Root;
-    let len = reader.map_len(&root).ok()?;
+    let mut reader = Reader { buf: body, pos: 0 };
+    let entries = reader.map_len(&root).map_err(|_| "not a map".to_owned())?;
+    if matches!(ty, Type::Dynamic) {
+        // go-cty ignores refinements of a dynamic-typed unknown, whatever they say.
+        return Ok(Value::unknown());
+    }
+    let collection = matches!(ty, Type::List(_) | Type::Set(_) | Type::Map(_));
     let mut r = Refinement::default();
-    for _ in 0..len {
-        let key = reader.number(&root).ok()?.to_i64()?;
+    let mut null: Option<bool> = None;
+    let (mut min_len, mut max_len) = (0u64, u64::MAX);
+    for _ in 0..entries {
+        let key = reader
+            .number(&root)
+            .ok()
+            .and_then(|n| n.to_i64())
+            .ok_or("non-integer key in map")?;
         match key {
-            1 => r.not_null = matches!(reader.marker(&root).ok()?, Marker::False),
-            2 => r.string_prefix = Some(reader.string(&root).ok()?),
-            3 | 4 => {
-                if reader.array_len(&root).ok()? != 2 {
-                    return None;
+            1 => {
+                let is_null = match reader.marker(&root).map_err(|e| e.message)? {
+                    Marker::True => true,
+                    Marker::False => false,
+                    _ => return Err("null refinement is not boolean".into()),
+                };
+                if null.is_some_and(|n| n != is_null) {
+                    return Err("refined as both null and not null".into());
                 }
-                let n = reader.number(&root).ok()?;
-                let inclusive = matches!(reader.marker(&root).ok()?, Marker::True);
-                if key == 3 {
-                    r.number_lower = Some((n, inclusive));
+                null = Some(is_null);
+            }
+            2 => {
+                if !matches!(ty, Type::String) {
+                    return Err("string prefix refinement for non-string type".into());
+                }
+                let prefix = super::normalized(reader.string(&root).map_err(|_| {
+                    "string prefix refinement is not valid UTF-8 string".to_owned()
+                })?);
+                let have = r.string_prefix.take().unwrap_or_default();
+                let common = prefix.len().min(have.len());
+                if prefix.as_bytes()[..common] != have.as_bytes()[..common] {
+                    return Err(
+                        "refined prefix is inconsistent with previous refined prefix".into(),
+                    );
+                }
+                r.string_prefix = Some(if prefix.len() > have.len() {
+                    prefix
                 } else {
-                    r.number_upper = Some((n, inclusive));
+                    have
+                })
+                .filter(|p| !p.is_empty());
+            }
+            5 | 6 => {
+                if !collection {
+                    return Err("length bound refinement for non-collection type".into());
+                }
+                let bound = reader
+                    .number(&root)
+                    .ok()
+                    .and_then(|n| n.to_i64())
+                    .ok_or("length bound refinement must be an integer")?;
+                if key == 5 {
+                    if bound > 0 && bound as u64 > min_len {
+                        min_len = bound as u64;
+                    }
+                } else if bound < 0 || (bound as u64) < max_len {
+                    if bound < 0 {
+                        return Err(format!(
+                            "collection length upper bound {bound} is less than lower bound {min_len}"
+                        ));
+                    }
+                    max_len = bound as u64;
+                }
+                if max_len < min_len {
+                    return Err(format!(
+                        "collection length upper bound {max_len} is less than lower bound {min_len}"
+                    ));
                 }
             }
-            5 => r.length_lower = reader.number(&root).ok()?.to_u64(),
-            6 => r.length_upper = reader.number(&root).ok()?.to_u64(),
-            _ => skip(&mut reader)?,
+            3 | 4 => {
+                if !matches!(ty, Type::Number) {
+                    return Err("numeric bound refinement for non-number type".into());
+                }
+                let pair = Type::Tuple(vec![Type::Number, Type::Bool]);
+                let bound = reader
+                    .value(&pair, &root, depth + 1)
+                    .map_err(|e| e.message)?;
+                let (Some(Value::Number(n)), Some(Value::Bool(inclusive))) = (
+                    bound.as_elements().and_then(|b| b.first()),
+                    bound.as_elements().and_then(|b| b.get(1)),
+                ) else {
+                    return Err("number bound refinement must be a [number, bool] array".into());
+                };
+                let (n, inclusive) = (n.clone(), *inclusive);
+                if key == 3 {
+                    let tighter = r.number_lower.as_ref().is_none_or(|(have, have_inc)| {
+                        if inclusive && !have_inc {
+                            n > *have
+                        } else {
+                            n >= *have
+                        }
+                    });
+                    if tighter {
+                        r.number_lower = Some((n, inclusive));
+                    }
+                } else {
+                    let tighter = r.number_upper.as_ref().is_none_or(|(have, have_inc)| {
+                        if inclusive && !have_inc {
+                            n < *have
+                        } else {
+                            n <= *have
+                        }
+                    });
+                    if tighter {
+                        r.number_upper = Some((n, inclusive));
+                    }
+                }
+                if let (Some((lo, lo_inc)), Some((hi, hi_inc))) = (&r.number_lower, &r.number_upper)
+                {
+                    let consistent = if lo_inc != hi_inc { lo < hi } else { lo <= hi };
+                    if !consistent {
+                        return Err(format!(
+                            "number lower bound {lo} is greater than upper bound {hi}"
+                        ));
+                    }
+                }
+            }
+            // go-cty leaves an unknown key's value in place (it is read as the next key),
+            // and so does this.
+            _ => {}
         }
     }
-    Some(r)
-}
-
-/// Skips one msgpack value of any kind (for refinement keys we do not know).
-fn skip(reader: &mut Reader<'_>) -> Option<()> {
-    let root = PathRef::Root;
-    let marker = reader.marker(&root).ok()?;
-    let n = |r: &mut Reader<'_>, w| r.uint(w, &PathRef::Root).ok().map(|v| v as usize);
-    match marker {
-        Marker::Null | Marker::True | Marker::False | Marker::FixPos(_) | Marker::FixNeg(_) => {}
-        Marker::U8 | Marker::I8 => {
-            reader.take(1, &root).ok()?;
-        }
-        Marker::U16 | Marker::I16 => {
-            reader.take(2, &root).ok()?;
-        }
-        Marker::U32 | Marker::I32 | Marker::F32 => {
-            reader.take(4, &root).ok()?;
-        }
-        Marker::U64 | Marker::I64 | Marker::F64 => {
-            reader.take(8, &root).ok()?;
-        }
-        Marker::FixStr(len) => {
-            reader.take(usize::from(len), &root).ok()?;
-        }
-        Marker::Str8 | Marker::Bin8 => {
-            let len = n(reader, 1)?;
-            reader.take(len, &root).ok()?;
-        }
-        Marker::Str16 | Marker::Bin16 => {
-            let len = n(reader, 2)?;
-            reader.take(len, &root).ok()?;
-        }
-        Marker::Str32 | Marker::Bin32 => {
-            let len = n(reader, 4)?;
-            reader.take(len, &root).ok()?;
-        }
-        Marker::FixArray(len) => (0..len).try_for_each(|_| skip(reader))?,
-        Marker::FixMap(len) => (0..u16::from(len) * 2).try_for_each(|_| skip(reader))?,
-        _ => return None,
+    if null == Some(true) {
+        return Ok(Value::Null);
     }
-    Some(())
+    r.not_null = null == Some(false);
+    r.length_lower = (min_len > 0).then_some(min_len);
+    r.length_upper = (max_len != u64::MAX).then_some(max_len);
+    if r.not_null {
+        if let (Some((lo, true)), Some((hi, true))) = (&r.number_lower, &r.number_upper)
+            && lo == hi
+        {
+            return Ok(Value::Number(lo.clone()));
+        }
+        if collection && min_len == max_len {
+            match (ty, min_len) {
+                (Type::List(_), 0) => return Ok(Value::List(Vec::new())),
+                (Type::Set(_), 0) => return Ok(Value::Set(Vec::new())),
+                (Type::Map(_), 0) => return Ok(Value::Map(BTreeMap::new())),
+                (Type::List(_), n) if n <= MAX_REFINEMENT_BODY as u64 => {
+                    return Ok(Value::List(vec![Value::unknown(); n as usize]));
+                }
+                (Type::Set(_), 1) => return Ok(Value::Set(vec![Value::unknown()])),
+                _ => {}
+            }
+        }
+    }
+    Ok(Value::Unknown(r))
 }
 
 fn write_value(
@@ -532,12 +641,12 @@ fn write_value(
     }
 }
 
+/// As go-cty writes a number: an integer within `i64` as an integer, a non-integer that is
+/// exactly a float64 as float64, anything else (larger integers too) as its text.
 fn write_number(out: &mut Vec<u8>, n: &Number) {
     if let Some(i) = n.to_i64() {
         rmp::encode::write_sint(out, i).expect("vec write");
-    } else if let Some(u) = n.to_u64() {
-        rmp::encode::write_uint(out, u).expect("vec write");
-    } else if let Some(f) = n.to_exact_f64().filter(|_| !n.is_integer()) {
+    } else if let Some(f) = n.to_exact_f64() {
         rmp::encode::write_f64(out, f).expect("vec write");
     } else {
         rmp::encode::write_str(out, &n.to_string()).expect("vec write");
@@ -550,21 +659,33 @@ fn write_unknown(out: &mut Vec<u8>, refinement: &Refinement) {
         return;
     }
     let mut body = Vec::new();
+    // As go-cty writes them: no empty prefix, no zero lower length bound, prefixes cut to
+    // at most 256 bytes.
+    let prefix = refinement
+        .string_prefix
+        .as_deref()
+        .filter(|p| !p.is_empty())
+        .map(super::safe_prefix);
+    let length_lower = refinement.length_lower.filter(|n| *n > 0);
     let entries = [
         refinement.not_null,
-        refinement.string_prefix.is_some(),
+        prefix.is_some(),
         refinement.number_lower.is_some(),
         refinement.number_upper.is_some(),
-        refinement.length_lower.is_some(),
+        length_lower.is_some(),
         refinement.length_upper.is_some(),
     ];
+    if !entries.contains(&true) {
+        out.extend_from_slice(&[0xd4, 0, 0]);
+        return;
+    }
     rmp::encode::write_map_len(&mut body, entries.iter().filter(|e| **e).count() as u32)
         .expect("vec write");
     if refinement.not_null {
         rmp::encode::write_sint(&mut body, 1).expect("vec write");
         rmp::encode::write_bool(&mut body, false).expect("vec write");
     }
-    if let Some(prefix) = &refinement.string_prefix {
+    if let Some(prefix) = prefix {
         rmp::encode::write_sint(&mut body, 2).expect("vec write");
         rmp::encode::write_str(&mut body, prefix).expect("vec write");
     }
@@ -576,7 +697,7 @@ fn write_unknown(out: &mut Vec<u8>, refinement: &Refinement) {
             rmp::encode::write_bool(&mut body, *inclusive).expect("vec write");
         }
     }
-    for (key, bound) in [(5, refinement.length_lower), (6, refinement.length_upper)] {
+    for (key, bound) in [(5, length_lower), (6, refinement.length_upper)] {
         if let Some(n) = bound {
             rmp::encode::write_sint(&mut body, key).expect("vec write");
             rmp::encode::write_uint(&mut body, n).expect("vec write");

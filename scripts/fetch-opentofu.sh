@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Usage: fetch-opentofu.sh [MINOR | VERSION]      e.g. 1.12 (its newest patch) or 1.11.5
+# Builds OpenTofu's `tofu` from its Go module (the Go module proxy) into the tools cache once,
+# then reuses it, and prints the binary's path as its last line. Default: 1.12.
+#
+# `go install github.com/opentofu/opentofu/cmd/tofu@vX` refuses the module (its go.mod has a
+# `replace`), so this builds a small wrapper module that requires OpenTofu at the tag and
+# copies the tag's `replace` and `godebug` lines, as OpenTofu's own release does.
+#   TFWASM_TOOLS_DIR  cache directory (default: $XDG_CACHE_HOME/tfwasm-tools or ~/.cache/tfwasm-tools)
+set -euo pipefail
+
+module=github.com/opentofu/opentofu
+want="${1:-1.12}"
+cache="${TFWASM_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/tfwasm-tools}"
+export GOTOOLCHAIN="${GOTOOLCHAIN:-local}" GOFLAGS="${GOFLAGS:-} -buildvcs=false"
+
+fail() { echo "fetch-opentofu.sh: $*" >&2; exit 1; }
+
+case "$want" in
+  [0-9]*.[0-9]*.[0-9]*) minor="" ; version="v${want#v}" ;;
+  [0-9]*.[0-9]*) minor="$want" ; version="" ;;
+  *) fail "expected a minor such as 1.12 or a version such as 1.12.6, not '$want'" ;;
+esac
+
+# A cached build of an exact version needs neither Go nor the network.
+is_version() { [ -x "$1" ] && TF_CLI_CONFIG_FILE=/dev/null CHECKPOINT_DISABLE=1 "$1" version 2>/dev/null | grep -qx "OpenTofu $2"; }
+if [ -n "$version" ] && is_version "$cache/opentofu-${version#v}/tofu" "$version"; then
+  echo "$cache/opentofu-${version#v}/tofu"
+  exit 0
+fi
+
+command -v go >/dev/null 2>&1 ||
+  fail "Go is not installed: OpenTofu is built from its Go module (Go 1.24.3 or newer for tofu 1.10, 1.26.6 for 1.12)"
+
+# The proxy's version list can be incomplete, so a minor's newest patch is found by asking
+# for each patch after the newest listed one until two in a row are missing.
+exists() { go list -m -json "$module@$1" >/dev/null 2>&1; }
+if [ -z "$version" ]; then
+  listed=$(go list -m -versions "$module" 2>/dev/null) ||
+    fail "cannot reach the Go module proxy ($(go env GOPROXY)) to list $module's versions"
+  patch=-1
+  for v in $listed; do
+    case "$v" in "v$minor".*) p=${v#"v$minor".}; case "$p" in *[!0-9]*) ;; *) [ "$p" -gt "$patch" ] && patch=$p ;; esac ;; esac
+  done
+  misses=0
+  next=$((patch + 1))
+  while [ "$misses" -lt 2 ]; do
+    if exists "v$minor.$next"; then patch=$next; misses=0; else misses=$((misses + 1)); fi
+    next=$((next + 1))
+  done
+  [ "$patch" -ge 0 ] || fail "the Go module proxy has no release of OpenTofu $minor"
+  version="v$minor.$patch"
+fi
+
+out="$cache/opentofu-${version#v}"
+if is_version "$out/tofu" "$version"; then
+  echo "$out/tofu"
+  exit 0
+fi
+
+start=$(date +%s)
+echo "building OpenTofu $version from the Go module proxy into $out (once; a few minutes)" >&2
+src=$(go mod download -json "$module@$version" 2>&1) ||
+  fail "cannot download $module@$version from the Go module proxy ($(go env GOPROXY)): $src"
+gomod=$(printf '%s' "$src" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",*$/\1/p')
+[ -f "$gomod" ] || fail "no go.mod for $module@$version in the download"
+
+need=$(sed -n 's/^go \([0-9.]*\)$/\1/p' "$gomod")
+have=$(go env GOVERSION | sed 's/^go//')
+if [ "$(printf '%s\n%s\n' "$need" "$have" | sort -V | head -1)" != "$need" ]; then
+  fail "OpenTofu $version needs Go $need; this machine has Go $have"
+fi
+
+work="$out.build"
+rm -rf "$work"
+mkdir -p "$work"
+{
+  echo "module tfwasm.local/build-tofu"
+  echo
+  echo "go $need"
+  echo
+  # godebug blocks and replace lines, exactly as the tag has them.
+  awk '/^godebug \(/,/^\)/' "$gomod"
+  sed -n '/^godebug [^(]/p; /^replace /p' "$gomod"
+  echo
+  echo "require $module $version"
+} >"$work/go.mod"
+
+(
+  cd "$work"
+  GOFLAGS="$GOFLAGS -mod=mod" go get "$module/cmd/tofu@$version" >&2
+  CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X $module/version.dev=no" -o "$work/tofu" "$module/cmd/tofu" >&2
+) || fail "building OpenTofu $version failed (see above)"
+mkdir -p "$out"
+mv "$work/tofu" "$out/tofu"
+rm -rf "$work"
+is_version "$out/tofu" "$version" || fail "the built binary does not report OpenTofu $version"
+echo "built OpenTofu $version in $(($(date +%s) - start)) s" >&2
+echo "$out/tofu"
