@@ -2,7 +2,7 @@
 CARGO ?= cargo
 SAMPLES := tfwasm-sample-random tfwasm-sample-misbehave tfwasm-sample-hostile tfwasm-sample-http tfwasm-sample-restapi tfwasm-sample-local tfwasm-sample-policy tfwasm-sample-hello
 
-.PHONY: help build build-demo demo docs test bench load fuzz lint fmt clean terraform
+.PHONY: help build build-demo demo docs test bench load fuzz fuzz-diff lint fmt clean terraform
 
 help: ## List targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-10s %s\n", $$1, $$2}'
@@ -46,6 +46,10 @@ load: build ## 100,000 RPCs on one AutoMTLS connection, 64 in flight, 2 % hostil
 
 fuzz: ## Fuzz every target under libFuzzer for FUZZ_SECONDS (default 60) each; needs nightly (installed if missing)
 	bash scripts/fuzz.sh
+
+fuzz-diff: ## Differential tests against go-cty and OpenTofu's objchange: DIFF_CASES value cases (default 1,000,000) and a tenth as many check cases; needs Go
+	$(CARGO) build --release -p tfwasm-fuzz --bin fuzz-diff
+	DIFF_CASES=$${DIFF_CASES:-1000000} $${CARGO_TARGET_DIR:-target}/release/fuzz-diff
 
 lint: ## Format check and clippy for host and guest
 	$(CARGO) fmt --all -- --check

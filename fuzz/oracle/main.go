@@ -15,6 +15,9 @@
 //	{"op":"plan","schema":S,"prior":B,"config":B,"planned":B}   AssertPlanValid
 //	{"op":"apply","schema":S,"planned":B,"actual":B}            AssertObjectCompatible
 //
+// Both also report what OpenTofu's gRPC client checks of the same answer: write-only
+// attributes null in the planned and the new state (plugin6/validation).
+//
 // A panic in the reference code is an answer too ({"panic": "..."}), never a crash.
 package main
 
@@ -32,6 +35,7 @@ import (
 
 	"github.com/opentofu/opentofu/internal/configs/configschema"
 	"github.com/opentofu/opentofu/internal/plans/objchange"
+	"github.com/opentofu/opentofu/internal/plugin6/validation"
 )
 
 type request struct {
@@ -161,14 +165,18 @@ func serve(req *request) (ans answer) {
 			if err != nil {
 				return answer{Error: err.Error()}
 			}
-			return answer{Errors: texts(objchange.AssertPlanValid(schema, prior, config, planned))}
+			errs := texts(objchange.AssertPlanValid(schema, prior, config, planned))
+			errs = append(errs, writeOnly(schema, planned)...)
+			return answer{Errors: errs}
 		}
 		planned, actual := decode("planned", req.Planned), decode("actual", req.Actual)
 		if err != nil {
 			return answer{Error: err.Error()}
 		}
 		known := actual.IsWhollyKnown()
-		return answer{Errors: texts(objchange.AssertObjectCompatible(schema, planned, actual)), WhollyKnown: &known}
+		errs := texts(objchange.AssertObjectCompatible(schema, planned, actual))
+		errs = append(errs, writeOnly(schema, actual)...)
+		return answer{Errors: errs, WhollyKnown: &known}
 	default:
 		return answer{Error: fmt.Sprintf("unknown op %q", req.Op)}
 	}
@@ -188,6 +196,14 @@ func encode(val cty.Value, ty cty.Type) answer {
 		ans.JSON = &s
 	}
 	return ans
+}
+
+func writeOnly(schema *configschema.Block, v cty.Value) []string {
+	var out []string
+	for _, d := range validation.WriteOnlyAttributes(schema, v, "resource") {
+		out = append(out, d.Description().Summary+": "+d.Description().Detail)
+	}
+	return out
 }
 
 func texts(errs []error) []string {

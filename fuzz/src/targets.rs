@@ -103,14 +103,22 @@ pub fn contract_checks(data: &[u8]) {
         .collect();
     let _ = tfwasm_contract::check_requires_replace(block, prior, &paths);
     for value in &values {
-        // Unknowns have no msgpack form in state; the codecs must say so, not panic.
-        if let Ok(bytes) = msgpack::encode(value, &ty) {
-            assert_eq!(&msgpack::decode(&bytes, &ty).expect("round trip"), value);
+        // Decoding puts a value in go-cty's form (NFC strings, typed dynamic values, ...);
+        // from then on a round trip changes nothing. A collection of dynamic values of
+        // several types is refused, as go-cty panics on it.
+        if let Ok(bytes) = msgpack::encode(value, &ty)
+            && let Ok(first) = msgpack::decode(&bytes, &ty)
+        {
+            let again = msgpack::encode(&first, &ty).expect("a decoded value encodes");
+            assert_eq!(msgpack::decode(&again, &ty).expect("round trip"), first);
         }
-        if let Ok(text) = json::encode_with_unknowns(value, &ty) {
+        if let Ok(text) = json::encode_with_unknowns(value, &ty)
+            && let Ok(first) = json::decode_with_unknowns(&text, &ty)
+        {
+            let again = json::encode_with_unknowns(&first, &ty).expect("a decoded value encodes");
             assert_eq!(
-                &json::decode_with_unknowns(&text, &ty).expect("round trip"),
-                value
+                json::decode_with_unknowns(&again, &ty).expect("round trip"),
+                first
             );
         }
     }

@@ -1,5 +1,6 @@
 //! End to end with real Terraform: every test runs against each client in
-//! `tfwasm_tests::clients()` (Terraform v1.0.3 always, plus tofu/terraform from PATH).
+//! `tfwasm_tests::clients()` (Terraform v1.0.3 and OpenTofu 1.12 always, plus a tofu or
+//! terraform of another version from PATH).
 
 mod contracts;
 mod debug_mode;
@@ -13,4 +14,5 @@ mod python;
 mod random;
 mod record_replay;
 mod restapi;
+mod unknowns;
 mod upgrade;

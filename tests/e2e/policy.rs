@@ -197,11 +197,11 @@ fn a_set_of_statements_plans_only_what_changed() {
     }
 }
 
-/// Two statements whose `sid`s come from resources not yet created (issue 30): each holds an
-/// unknown, so neither Terraform's set nor the provider's may merge them. Merged, the plan
-/// showed one statement and the apply stopped with "block set length changed from 1 to 2".
-/// The actions list and the tags get values not yet known too (a set of strings with two
-/// unknowns, a list of nested attributes).
+/// Two statements whose `sid`s come from resources not yet created (issue 30's
+/// configuration): each holds an unknown, so neither Terraform's set nor the provider's may
+/// merge them. Merged, the plan showed one statement (`n = 1`) and the apply stopped with
+/// "block set length changed from 1 to 2". (`tests/e2e/unknowns.rs` has lists, maps and
+/// nested sets of values not yet known in every sample.)
 #[test]
 fn statements_whose_sids_are_not_yet_known_stay_apart() {
     const CONFIG: &str = r#"
@@ -214,7 +214,6 @@ terraform {
 
 resource "random_string" "a" { length = 8 }
 resource "random_string" "b" { length = 8 }
-
 resource "policy_document" "p" {
   name = "p"
   statement {
@@ -225,13 +224,7 @@ resource "policy_document" "p" {
     sid     = random_string.b.result
     actions = ["s3:GetObject"]
   }
-  statement {
-    sid     = "fixed"
-    actions = [random_string.a.result, random_string.b.result]
-  }
-  tag = [{ key = "a", value = random_string.a.result }, { key = "b", value = random_string.b.result }]
 }
-
 output "n" { value = length(policy_document.p.statement) }
 "#;
     for client in clients() {
@@ -249,43 +242,31 @@ output "n" { value = length(policy_document.p.statement) }
             .as_array()
             .cloned()
             .unwrap_or_default();
-        assert_eq!(
-            planned.len(),
-            3,
-            "{name}: three statements planned: {change}"
-        );
+        assert_eq!(planned.len(), 2, "{name}: two statements planned: {change}");
         let unknown_sids = change["after_unknown"]["statement"].as_array().map(|list| {
             list.iter()
                 .filter(|s| s["sid"] == Value::Bool(true))
                 .count()
         });
         assert_eq!(unknown_sids, Some(2), "{name}: {change}");
+        // The length of a set whose elements hold unknowns is not known until they are
+        // (they might yet coalesce), so `n` is not planned as 1 any more.
+        let n = &plan["planned_values"]["outputs"]["n"];
+        assert_ne!(n["value"], 1, "{name}: {n}");
 
         ws.ok(&["apply", "-no-color", "p.plan"]);
         let out = ws.ok(&["output", "-json", "n"]);
-        assert_eq!(out.stdout.trim(), "3", "{name}");
-        let state = &ws.resources()["policy_document.p"];
-        let sids: std::collections::BTreeSet<&str> = state["statement"]
+        assert_eq!(out.stdout.trim(), "2", "{name}");
+        let resources = ws.resources();
+        let sids: std::collections::BTreeSet<&str> = resources["policy_document.p"]["statement"]
             .as_array()
             .expect("statements")
             .iter()
             .filter_map(|s| s["sid"].as_str())
             .collect();
-        let results = ws.resources();
-        let a = results["random_string.a"]["result"].as_str().unwrap();
-        let b = results["random_string.b"]["result"].as_str().unwrap();
-        assert_eq!(sids, [a, b, "fixed"].into_iter().collect(), "{name}");
-        let fixed = state["statement"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|s| s["sid"] == "fixed")
-            .unwrap();
-        assert_eq!(
-            fixed["actions"].as_array().map(Vec::len),
-            Some(2),
-            "{name}: two actions from two unknowns: {fixed}"
-        );
+        let a = resources["random_string.a"]["result"].as_str().unwrap();
+        let b = resources["random_string.b"]["result"].as_str().unwrap();
+        assert_eq!(sids, [a, b].into_iter().collect(), "{name}");
         let plan = ws.run(&["plan", "-detailed-exitcode", "-no-color"]);
         assert_eq!(plan.code, 0, "{name}: nothing to change: {}", plan.all());
         ws.ok(&["destroy", "-auto-approve", "-no-color"]);

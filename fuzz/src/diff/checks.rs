@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use serde_json::{Value as Json, json};
-use tfwasm_contract::{Violation, check_apply, check_plan};
+use tfwasm_contract::{Violation, check_apply, check_plan, check_write_only_null};
 use tfwasm_model::codec::msgpack;
 use tfwasm_model::{
     Attribute, AttributeType, Block, BlockNesting, NestedBlock, NestedObject, ObjectNesting,
@@ -128,6 +128,8 @@ impl Gen<'_> {
             }
         }
         attr.sensitive = self.rng.chance(1, 6);
+        // Write-only: configured, never computed (the schema rules), rarely.
+        attr.write_only = !attr.computed && self.rng.chance(1, 10);
         attr
     }
 
@@ -333,7 +335,10 @@ impl Gen<'_> {
         for a in &block.attributes {
             let c = config.get(&a.name).cloned().unwrap_or_default();
             let p = prior.get(&a.name).cloned().unwrap_or_default();
-            let v = if !c.is_null() {
+            let v = if a.write_only {
+                // Write-only values never enter a plan.
+                Value::Null
+            } else if !c.is_null() {
                 if !p.is_null() && self.rng.chance(1, 6) {
                     p
                 } else {
@@ -684,7 +689,8 @@ pub fn judge(case: &Case, answers: &[Answer]) -> Vec<Outcome> {
         wire(&case.new),
     );
     let plan = check_plan(&case.schema, &prior, &config, &planned);
-    let apply = check_apply(&case.schema, &planned, &new);
+    let mut apply = check_apply(&case.schema, &planned, &new);
+    apply.extend(check_write_only_null(&case.schema, &new));
     vec![
         compare("plan", case, &plan, &answers[0], false),
         compare("apply", case, &apply, &answers[1], true),
@@ -735,6 +741,11 @@ fn compare(
     {
         return Outcome::Deliberate(why);
     }
+    if ours.is_empty() && errors.iter().all(|e| opentofu_write_only_false_positive(e)) {
+        return Outcome::Deliberate(
+            "OpenTofu reports a null write-only attribute inside a set element holding unknowns as set (cty's Path.Apply is unknown there)",
+        );
+    }
     let ty = case.schema.implied_type();
     Outcome::Disagree(format!(
         "{what}: tfwasm {}, OpenTofu {}\n  tfwasm: {:?}\n  OpenTofu: {errors:?}\n  schema {}\n  prior   {:?}\n  config  {:?}\n  planned {:?}\n  new     {:?}\n  (msgpack planned {})",
@@ -756,6 +767,16 @@ fn compare(
         case.new,
         hex(&bytes(&case.planned, &ty)),
     ))
+}
+
+/// OpenTofu 1.12's write-only check (`plugin6/validation.WriteOnlyAttributes`) follows each
+/// write-only path with `cty.Path.Apply`, which for a set element holding unknowns gives an
+/// unknown, not the element; the null write-only attribute inside is then "an actual value"
+/// and the plan is refused. tfwasm checks the value itself. Only errors of that rule at a
+/// path through a set element (`[...]`) are such.
+fn opentofu_write_only_false_positive(error: &str) -> bool {
+    error.contains("returned an actual value for the write-only attribute")
+        && error.contains("[...]")
 }
 
 /// Where tfwasm refuses what OpenTofu accepts, on purpose (docs/contracts.md): the rules

@@ -52,6 +52,11 @@ pub fn check_plan_for(
         return out;
     }
     object(rules, block, prior, config, planned, &root, &mut out);
+    out.extend(crate::write_only::write_only_not_null(
+        block,
+        planned,
+        "planned value for write-only attribute is not null",
+    ));
     out
 }
 
@@ -155,14 +160,9 @@ fn attribute(
     path: &At<'_>,
     out: &mut Vec<Violation>,
 ) {
-    // Write-only values never enter a plan, whatever the configuration holds.
-    if a.write_only {
-        if !planned.is_null() {
-            out.push(Violation::new(
-                path,
-                "planned value for write-only attribute is not null",
-            ));
-        }
+    // Write-only values never enter a plan, whatever the configuration holds: a null one is
+    // right (any other is also reported, at any depth, by the walk in `check_plan_for`).
+    if a.write_only && planned.is_null() {
         return;
     }
     if same(planned, config) {

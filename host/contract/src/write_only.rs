@@ -1,6 +1,7 @@
 //! Write-only attributes (Terraform 1.11): their values reach the provider in configuration
 //! only and are never stored, so every state a provider returns (apply, read, upgrade,
-//! import, move) holds null there, at any depth. Plans are checked in `plan.rs`.
+//! import, move) holds null there, at any depth; so does a plan (`plan.rs` uses the walk
+//! here with its own message).
 
 use tfwasm_model::{Attribute, AttributeType, Block, NestedBlock, Value};
 
@@ -10,6 +11,18 @@ use crate::at::At;
 /// Paths of write-only attributes that are not null in `value`, an object of `block`. Costs
 /// only a look at the schema when `block` has no write-only attribute.
 pub fn check_write_only_null(block: &Block, value: &Value) -> Vec<Violation> {
+    write_only_not_null(
+        block,
+        value,
+        "a write-only attribute must be null in every returned state; its value belongs in configuration only",
+    )
+}
+
+/// [`check_write_only_null`] with its own message (a plan's says so). Where write-only
+/// attributes are expected, an element of a list, set or map of nested attribute objects
+/// must not be null either: OpenTofu's client walks every such element to check its
+/// write-only attributes and panics on a null one.
+pub(crate) fn write_only_not_null(block: &Block, value: &Value, message: &str) -> Vec<Violation> {
     let mut out = Vec::new();
     if has_write_only(block) {
         walk(
@@ -17,6 +30,7 @@ pub fn check_write_only_null(block: &Block, value: &Value) -> Vec<Violation> {
             &block.block_types,
             value,
             &At::Root,
+            message,
             &mut out,
         );
     }
@@ -42,6 +56,7 @@ fn walk(
     block_types: &[NestedBlock],
     value: &Value,
     path: &At<'_>,
+    message: &str,
     out: &mut Vec<Violation>,
 ) {
     let Value::Object(fields) = value else {
@@ -54,16 +69,16 @@ fn walk(
         let here = path.attr(&a.name);
         if a.write_only {
             if !v.is_null() {
-                out.push(Violation::new(
-                    &here,
-                    "a write-only attribute must be null in every returned state; its value belongs in configuration only",
-                ));
+                out.push(Violation::new(&here, message));
             }
         } else if let AttributeType::Nested(object) = &a.ty
             && any_write_only(&object.attributes)
         {
-            each_object(v, &here, &mut |element, at| {
-                walk(&object.attributes, &[], element, at, out)
+            let nulls = Nulls::Refused {
+                unknown: object.attributes.iter().any(|a| a.write_only),
+            };
+            each_object(v, &here, nulls, out, &mut |element, at, out| {
+                walk(&object.attributes, &[], element, at, message, out)
             });
         }
     }
@@ -71,31 +86,70 @@ fn walk(
         let Some(v) = fields.get(&nested.type_name) else {
             continue;
         };
-        each_object(v, &path.attr(&nested.type_name), &mut |element, at| {
-            walk(
-                &nested.block.attributes,
-                &nested.block.block_types,
-                element,
-                at,
-                out,
-            )
-        });
+        each_object(
+            v,
+            &path.attr(&nested.type_name),
+            Nulls::Skipped,
+            out,
+            &mut |element, at, out| {
+                walk(
+                    &nested.block.attributes,
+                    &nested.block.block_types,
+                    element,
+                    at,
+                    message,
+                    out,
+                )
+            },
+        );
     }
+}
+
+/// What a null element of a list, set or map of nested objects means here.
+#[derive(Clone, Copy)]
+enum Nulls {
+    /// In nested attributes: OpenTofu's client walks every element to check its write-only
+    /// attributes and panics on a null one, so it is reported; an unknown one holds
+    /// write-only attributes that are not null, reported where they are its own (`unknown`),
+    /// as OpenTofu reports them (deeper ones are unknown objects it does not enter).
+    Refused { unknown: bool },
+    /// In nested blocks: nothing to check, null or unknown (OpenTofu skips them too).
+    Skipped,
 }
 
 /// Calls `f` on `value` if it is one object (single nesting), else on each element of a
 /// list, set or map of them, with its path.
-fn each_object(value: &Value, path: &At<'_>, f: &mut dyn FnMut(&Value, &At<'_>)) {
+fn each_object(
+    value: &Value,
+    path: &At<'_>,
+    nulls: Nulls,
+    out: &mut Vec<Violation>,
+    f: &mut dyn FnMut(&Value, &At<'_>, &mut Vec<Violation>),
+) {
+    let mut element = |item: &Value, at: &At<'_>, out: &mut Vec<Violation>| {
+        match (item, nulls) {
+            (Value::Null, Nulls::Refused { .. }) => out.push(Violation::new(
+                at,
+                "a null element of a nested attribute whose objects hold write-only attributes (OpenTofu's client fails on it)",
+            )),
+            (Value::Unknown(_), Nulls::Refused { unknown: true }) => out.push(Violation::new(
+                at,
+                "an unknown element of a nested attribute whose objects hold write-only attributes, which must be null",
+            )),
+            (Value::Null | Value::Unknown(_), _) => {}
+            _ => f(item, at, out),
+        }
+    };
     match value {
-        Value::Object(_) => f(value, path),
+        Value::Object(_) => f(value, path, out),
         Value::List(items) | Value::Set(items) | Value::Tuple(items) => {
             for (i, item) in items.iter().enumerate() {
-                f(item, &path.index(i as i64));
+                element(item, &path.index(i as i64), out);
             }
         }
         Value::Map(map) => {
             for (key, item) in map {
-                f(item, &path.key(key));
+                element(item, &path.key(key), out);
             }
         }
         _ => {}
@@ -170,5 +224,18 @@ mod tests {
                 AttributePath::attribute("rule").index(0).attr("secret_wo"),
             ]
         );
+    }
+
+    /// OpenTofu's client walks each element of a nested attribute holding write-only
+    /// attributes and panics on a null one; every returned state is checked for them.
+    #[test]
+    fn a_null_element_among_write_only_objects_is_reported() {
+        let state = Value::object([
+            ("name", Value::from("n")),
+            ("creds", Value::List(vec![Value::Null])),
+        ]);
+        let found = check_write_only_null(&block(), &state);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].to_string().starts_with(".creds[0]: a null element"), "{found:?}");
     }
 }

@@ -17,7 +17,7 @@ use tfwasm_model::{AttributePath, Block, Type, Value};
 fn merged(json: Option<&Json>, defaults: &Json) -> Json {
     match (json, defaults) {
         (None, _) => Json::Null,
-        (Some(Json::Object(obj)), Json::Object(base)) => {
+        (Some(Json::Object(obj)), Json::Object(base)) if !obj.contains_key("$unknown") => {
             let mut out = base.clone();
             for (k, v) in obj {
                 out.insert(k.clone(), v.clone());

@@ -23,6 +23,16 @@ impl PolicyDocument {
                 )
                 .attr(Attr::set("actions", Type::String).required().description("Actions the statement covers."))
                 .attr(
+                    Attr::map_nested(
+                        "principals",
+                        vec![Attr::set("identifiers", Type::String)
+                            .required()
+                            .description("Principals of this type, e.g. role ARNs.")],
+                    )
+                    .optional()
+                    .description("Who the statement applies to, by principal type (`AWS`, `Service`, ...)."),
+                )
+                .attr(
                     Attr::custom("condition", &custom::JSON)
                         .optional()
                         .description("Condition as a JSON object: validated, and compared by meaning, so formatting never shows as a change."),
@@ -165,6 +175,9 @@ fn document(statements: &[Value]) -> String {
                 json!(s.attr("effect").as_str().unwrap_or("Allow")),
             );
             out.insert("Action".into(), json!(actions(s)));
+            if let Some(principals) = principals(s) {
+                out.insert("Principal".into(), principals);
+            }
             if let Some(condition) = s.attr("condition").as_str() {
                 out.insert(
                     "Condition".into(),
@@ -194,7 +207,26 @@ fn actions(statement: &Value) -> Vec<String> {
     out
 }
 
-/// A statement's digest over its meaning: the condition is normalised, actions sorted.
+/// `{"AWS": ["arn:..."], ...}`: each type's identifiers sorted, so the document is stable.
+fn principals(statement: &Value) -> Option<Json> {
+    let entries = statement.attr("principals").as_entries()?;
+    let mut out = Map::new();
+    for (kind, principal) in entries {
+        let mut ids: Vec<&str> = principal
+            .attr("identifiers")
+            .as_elements()
+            .unwrap_or_default()
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        ids.sort_unstable();
+        out.insert(kind.clone(), json!(ids));
+    }
+    Some(Json::Object(out))
+}
+
+/// A statement's digest over its meaning: the condition is normalised, actions and
+/// principals sorted.
 fn fingerprint(statement: &Value) -> String {
     let condition = statement
         .attr("condition")
@@ -202,13 +234,16 @@ fn fingerprint(statement: &Value) -> String {
         .and_then(|c| serde_json::from_str::<Json>(c).ok())
         .map(|c| c.to_string())
         .unwrap_or_default();
-    let text = format!(
+    let mut text = format!(
         "{}\n{}\n{}\n{}",
         statement.attr("sid").as_str().unwrap_or_default(),
         statement.attr("effect").as_str().unwrap_or_default(),
         actions(statement).join(","),
         condition
     );
+    if let Some(principals) = principals(statement) {
+        text.push_str(&format!("\n{principals}"));
+    }
     hex(fnv(text.as_bytes()))
 }
 
