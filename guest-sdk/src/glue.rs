@@ -354,6 +354,20 @@ fn identity_for(
     encode(&value, ty, "identity").map(Some)
 }
 
+/// [`identity_for`] when it is wholly known, else none.
+fn known_identity(
+    entry: &Entry<Box<dyn Resource>>,
+    state: &Value,
+) -> Result<Option<Vec<u8>>, Diagnostic> {
+    let Some((identity, _)) = entry.identity() else {
+        return Ok(None);
+    };
+    if state.is_null() || !entry.item.identity_of(identity, state).is_wholly_known() {
+        return Ok(None);
+    }
+    identity_for(entry, state)
+}
+
 /// The identity a request carries, decoded, if it names something: Terraform sends an
 /// all-null identity for state stored before the type had one.
 fn stored_identity(bytes: &Option<Vec<u8>>, entry: &Entry<Box<dyn Resource>>) -> Option<Value> {
@@ -1014,11 +1028,13 @@ pub fn plan_resource_change(
         }
         let planned = encode(&plan.planned, ty, "plan")?;
         // An update keeps the object and so its identity; a create or replacement names a
-        // new object, known where the plan is.
+        // new object: planned only when the plan already knows all of it, as
+        // terraform-plugin-framework plans none. OpenTofu stores the planned identity as
+        // JSON, which cannot hold an unknown, and fails the plan on one.
         let keeps_object = !plan.prior.is_null() && plan.requires_replace.is_empty();
         let identity = match stored_identity(&req.prior_identity, entry) {
             Some(_) if keeps_object && !plan.planned.is_null() => req.prior_identity.clone(),
-            _ => identity_for(entry, &plan.planned)?,
+            _ => known_identity(entry, &plan.planned)?,
         };
         Ok((planned, plan.requires_replace, save_private(&ctx), identity))
     })();

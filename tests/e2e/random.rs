@@ -378,10 +378,20 @@ fn moved_blocks_turn_a_random_string_into_a_random_password_and_back_keeping_the
         ));
         let apply = ws.ok(&["apply", "-auto-approve", "-no-color"]);
         let text = flatten(&apply.stdout);
-        assert!(
-            text.contains("0 added, 0 changed, 0 destroyed"),
-            "{name}: {text}"
-        );
+        // `result` is sensitive in random_password and not in random_string: OpenTofu shows
+        // dropping the marking as an in-place update of the same value, Terraform as nothing.
+        if name.starts_with("OpenTofu") {
+            assert!(
+                text.contains("will no longer be marked as sensitive")
+                    && text.contains("0 added, 1 changed, 0 destroyed"),
+                "{name}: {text}"
+            );
+        } else {
+            assert!(
+                text.contains("0 added, 0 changed, 0 destroyed"),
+                "{name}: {text}"
+            );
+        }
         let back = &ws.resources()["random_string.s"];
         assert_eq!(back["result"], original, "{name}");
         assert_eq!(back["id"], original, "{name}");

@@ -14,7 +14,9 @@ use crate::{Violation, attr, same};
 /// Where an identity is looked at, for the wording of violations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IdentityRole {
-    /// In a plan: unknowns allowed (the object may not exist yet).
+    /// In a plan: unknowns allowed (the object may not exist yet), and none at all (a new
+    /// object's identity is known after apply; terraform-plugin-framework plans none, and
+    /// OpenTofu cannot store one holding unknowns).
     Planned,
     /// After apply, read, import or move: wholly known.
     Final,
@@ -35,6 +37,7 @@ pub fn check_identity(
             path: root,
             message: "returned an identity, but the provider declares no identity for this resource type".into(),
         }],
+        (true, None | Some(Value::Null)) if role == IdentityRole::Planned => Vec::new(),
         (true, None) => vec![Violation {
             path: root,
             message: "returned no identity, but this resource type declares one: Terraform stores the identity with the state, and import and list rely on it".into(),
@@ -121,9 +124,12 @@ mod tests {
         assert!(check_identity(false, None, IdentityRole::Final).is_empty());
         assert_eq!(check_identity(true, None, IdentityRole::Final).len(), 1);
         assert_eq!(
-            check_identity(true, Some(&Value::Null), IdentityRole::Planned).len(),
+            check_identity(true, Some(&Value::Null), IdentityRole::Final).len(),
             1
         );
+        // A plan may leave a new object's identity to the apply.
+        assert!(check_identity(true, None, IdentityRole::Planned).is_empty());
+        assert!(check_identity(true, Some(&Value::Null), IdentityRole::Planned).is_empty());
         let v = check_identity(false, Some(&id(&[("id", s("a"))])), IdentityRole::Final);
         assert!(v[0].message.contains("declares no identity"), "{v:?}");
     }

@@ -236,6 +236,11 @@ mod tests {
         ]);
         let found = check_write_only_null(&block(), &state);
         assert_eq!(found.len(), 1, "{found:?}");
-        assert!(found[0].to_string().starts_with(".creds[0]: a null element"), "{found:?}");
+        assert!(
+            found[0]
+                .to_string()
+                .starts_with(".creds[0]: a null element"),
+            "{found:?}"
+        );
     }
 }
