@@ -24,7 +24,7 @@ build-demo: ## Build only what `make demo` needs
 	$(CARGO) build --release -p tfwasm-runner
 	$(CARGO) build --release --target wasm32-wasip2 -p tfwasm-sample-random -p tfwasm-sample-restapi
 
-demo: build-demo ## Package the random sample and run a real terraform/tofu init, apply, plan, destroy
+demo: build-demo ## Package the random and restapi samples and run a real OpenTofu (built once if missing) init, apply, plan, destroy
 	bash scripts/demo.sh
 
 docs: build ## Regenerate the samples' documentation (sample-providers/*/docs) with `tfwasm docs`

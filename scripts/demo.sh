@@ -2,7 +2,10 @@
 # The main job: package sample components as providers and run a real terraform (or tofu)
 # against them, all local: the random sample (init / apply / plan / destroy), then the
 # restapi sample against a local json-server it was granted, and nothing else.
-# Uses tofu or terraform from PATH when present, else Terraform v1.0.3 (fetched once).
+# Runs OpenTofu, the client tfwasm is built for: `tofu` from PATH, else OpenTofu 1.12 built once
+# from its Go module (scripts/fetch-opentofu.sh, a few minutes the first time). Only when that
+# build is impossible (no Go, no module proxy) does it say why and use Terraform: `terraform`
+# from PATH, else Terraform v1.0.3 (fetched once).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -15,9 +18,19 @@ for f in "$tfwasm" "$component" "$restapi"; do
   [ -f "$f" ] || { echo "missing $f: run 'make build' first" >&2; exit 1; }
 done
 
-if command -v tofu >/dev/null 2>&1; then tf="$(command -v tofu)"
-elif command -v terraform >/dev/null 2>&1; then tf="$(command -v terraform)"
-else tf="$(bash "$root/scripts/fetch-terraform.sh")"
+if command -v tofu >/dev/null 2>&1; then
+  tf="$(command -v tofu)"
+else
+  echo "==> No tofu on PATH: building OpenTofu 1.12 from the Go module proxy (once, then cached)"
+  started=$(date +%s)
+  if tf="$(bash "$root/scripts/fetch-opentofu.sh" 1.12 | tail -n 1)" && [ -x "$tf" ]; then
+    echo "==> OpenTofu ready in $(($(date +%s) - started)) s: $tf"
+  else
+    echo "==> OpenTofu could not be built (the reason is above); using Terraform instead" >&2
+    if command -v terraform >/dev/null 2>&1; then tf="$(command -v terraform)"
+    else tf="$(bash "$root/scripts/fetch-terraform.sh")"
+    fi
+  fi
 fi
 
 work="$target/demo"
@@ -73,7 +86,7 @@ TF
 export TF_CLI_CONFIG_FILE="$work/cli.tfrc" TF_IN_AUTOMATION=1 TF_INPUT=0 CHECKPOINT_DISABLE=1
 cd "$work/project"
 
-step "Using $("$tf" version | head -n1) ($tf)"
+step "Using $("$tf" version | grep -E '^(OpenTofu|Terraform) v' | head -n1) ($tf)"
 step "init (from the local filesystem mirror)"
 "$tf" init -no-color
 step "apply"

@@ -113,11 +113,44 @@ impl Client {
         self.at_least((1, 11, 0), (1, 11, 0))
     }
 
-    /// `moved` blocks across resource types (MoveResourceState): Terraform >= 1.8; OpenTofu
-    /// from 1.8 (not tried here: no OpenTofu on these machines).
+    /// `moved` blocks across resource types (MoveResourceState): Terraform >= 1.8, OpenTofu
+    /// >= 1.8.
     pub fn has_cross_type_moves(&self) -> bool {
         self.at_least((1, 8, 0), (1, 8, 0))
     }
+
+    /// Resource identity, `import { identity = {...} }`: Terraform >= 1.12, OpenTofu >= 1.12.
+    pub fn has_identity(&self) -> bool {
+        self.at_least((1, 12, 0), (1, 12, 0))
+    }
+}
+
+/// An OpenTofu release that added what a test exercises: the test also runs against it, the
+/// oldest OpenTofu that has the feature, besides [`clients`].
+#[derive(Debug, Clone, Copy)]
+pub enum Since {
+    /// 1.10: provider-defined functions through `GetFunctions`/`CallFunction`, `moved`
+    /// across resource types (MoveResourceState).
+    Functions,
+    /// 1.11: ephemeral resources, write-only attributes.
+    Ephemeral,
+}
+
+/// [`clients`] and the oldest OpenTofu with `feature`, built once by
+/// `scripts/fetch-opentofu.sh`.
+pub fn clients_since(feature: Since) -> Vec<Client> {
+    let release = match feature {
+        Since::Functions => "1.10",
+        Since::Ephemeral => "1.11",
+    };
+    let mut out = clients().to_vec();
+    let path = opentofu(release);
+    let name =
+        version_line(&path).unwrap_or_else(|| panic!("{} prints no version", path.display()));
+    if out.iter().all(|c| c.name != name) {
+        out.push(Client { name, path });
+    }
+    out
 }
 
 /// `Terraform v1.0.3` or `OpenTofu v1.12.6`: the line of `version` naming the client (OpenTofu

@@ -3,7 +3,7 @@
 //! source, drift (a deleted or edited file is written again), the permission warning, a path
 //! outside the grants refused with the `--allow-dir` to add, and destroy.
 
-use tfwasm_tests::{Workspace, clients, flatten, local_dir};
+use tfwasm_tests::{Since, Workspace, clients, clients_since, flatten, local_dir};
 
 const PROVIDER: &str = r#"
 terraform {
@@ -153,7 +153,7 @@ fn a_path_outside_the_grants_is_refused_with_the_grant_to_add() {
 
 #[test]
 fn direxists_in_an_output_and_a_resource_argument() {
-    for (i, client) in clients().iter().enumerate() {
+    for (i, client) in clients_since(Since::Functions).iter().enumerate() {
         let name = &client.name;
         if !client.has_functions() {
             println!(

@@ -6,6 +6,7 @@ mod contracts;
 mod debug_mode;
 mod hostile;
 mod http;
+mod identity;
 mod local;
 mod network_mirror;
 mod plugin_binary;

@@ -3,7 +3,7 @@
 //! matched step for step by its Rust twin (sample-providers/hello), an exception shown with
 //! its traceback, and the host's limits applied to it.
 
-use tfwasm_tests::{Client, Workspace, clients, flatten};
+use tfwasm_tests::{Client, Since, Workspace, clients, clients_since, flatten};
 
 const PROVIDER: &str = r#"
 terraform {
@@ -127,7 +127,7 @@ fn its_rust_twin_goes_through_the_same_lifecycle() {
 
 #[test]
 fn a_python_data_source_and_function() {
-    for client in clients() {
+    for client in &clients_since(Since::Functions) {
         let mut config = format!(
             "{PROVIDER}\ndata \"pyhello_shout\" \"s\" {{ text = \"quiet\" }}\noutput \"data\" {{ value = data.pyhello_shout.s.result }}\n"
         );

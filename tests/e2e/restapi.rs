@@ -4,7 +4,7 @@
 //! sources (with `Link` pagination), destroy, and an API the operator did not grant.
 
 use serde_json::{Value, json};
-use tfwasm_tests::{JsonServer, Run, Workspace, clients, flatten};
+use tfwasm_tests::{JsonServer, Run, Since, Workspace, clients, clients_since, flatten};
 
 const CONFIG: &str = r#"
 terraform {
@@ -316,7 +316,7 @@ resource "restapi_object" "user" {
 
 #[test]
 fn an_ephemeral_password_reaches_the_api_through_data_wo_and_is_never_stored() {
-    for client in clients() {
+    for client in &clients_since(Since::Ephemeral) {
         let name = &client.name;
         let server = JsonServer::start(&json!({ "items": [] }), 0);
         let api = server.url();

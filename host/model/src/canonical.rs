@@ -30,8 +30,10 @@ pub fn canonicalize(value: &mut Value) {
     }
 }
 
-/// go-cty's hash text of a value (its set elements in go-cty's order).
-pub(crate) fn hash_text(value: &Value) -> Vec<u8> {
+/// go-cty's hash text of a value (its set elements in go-cty's order): what buckets and
+/// orders set elements. Distinct values can share one (numbers are hashed by their first ten
+/// digits), and then keep their insertion order.
+pub fn hash_text(value: &Value) -> Vec<u8> {
     let mut value = value.clone();
     canonicalize(&mut value);
     let mut out = Vec::new();
