@@ -8,8 +8,9 @@
 #     tfwasm vs native-restapi, with connections counted), and planning a set of 1,000 and
 #     10,000 nested blocks (the policy sample, tfwasm vs native-policy), and Python
 #     providers (tfwasm's Python SDK vs its Rust twin vs pyvider, natively).
-# Terraform clients: v1.0.3 (fetched once) and the newest tofu/terraform on PATH, or only
-# $TFWASM_BENCH_TERRAFORM when set.
+# Clients: Terraform v1.0.3 (fetched once) and OpenTofu 1.12 (built once), or only
+# $TFWASM_BENCH_TERRAFORM when set. The yardstick operators would pick instead:
+# hashicorp/terraform-provider-random itself, built natively once from the Go module proxy.
 # Quick run for a smoke test: BENCH_ARGS="--resources 50 --runs 1 --iterations 200".
 set -euo pipefail
 
@@ -23,9 +24,7 @@ if [ -n "${TFWASM_BENCH_TERRAFORM:-}" ]; then
   clients+=("$TFWASM_BENCH_TERRAFORM")
 else
   clients+=("$(bash "$root/scripts/fetch-terraform.sh")")
-  if command -v tofu >/dev/null 2>&1; then clients+=("$(command -v tofu)")
-  elif command -v terraform >/dev/null 2>&1; then clients+=("$(command -v terraform)")
-  fi
+  clients+=("$(bash "$root/scripts/fetch-opentofu.sh" 1.12 | tail -n 1)")
 fi
 
 step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
@@ -47,6 +46,9 @@ cargo bench -p tfwasm-runtime --bench call -- "${criterion_args[@]}"
 step "cargo bench: the layers of one RPC (native SDK, checks, Wasm reused/fresh)"
 cargo bench -p tfwasm-bench --bench layers -- "${criterion_args[@]}"
 
+step "hashicorp/terraform-provider-random (Go, built once from the Go module proxy)"
+hashicorp_random="$(bash "$root/scripts/fetch-hashicorp-random.sh")"
+
 json_server="$(bash "$root/scripts/fetch-json-server.sh")"
 # The Python section's native peer: the greeting provider written with pyvider (PyPI).
 pyvider="$(bash "$root/scripts/fetch-pyvider.sh")"
@@ -63,6 +65,7 @@ for c in "${clients[@]}"; do tf_args+=(--terraform "$c"); done
   --json-server "$json_server" \
   --pyvider "$pyvider" \
   --independent "$independent" \
+  --hashicorp-random "$hashicorp_random" \
   --components "$target/wasm32-wasip2/release" \
   "${tf_args[@]}" \
   --criterion "$target/criterion" \

@@ -32,24 +32,34 @@ fi
 command -v go >/dev/null 2>&1 ||
   fail "Go is not installed: OpenTofu is built from its Go module (Go 1.24.3 or newer for tofu 1.10, 1.26.6 for 1.12)"
 
-# The proxy's version list can be incomplete, so a minor's newest patch is found by asking
-# for each patch after the newest listed one until two in a row are missing.
+# The proxy's version list can be incomplete, and so can its releases (some patches are not
+# served, some fail checksum verification), so a minor's patches are found by asking for each
+# one after the newest listed until four in a row are missing, and the newest that downloads
+# and verifies is taken.
 exists() { go list -m -json "$module@$1" >/dev/null 2>&1; }
 if [ -z "$version" ]; then
   listed=$(go list -m -versions "$module" 2>/dev/null) ||
     fail "cannot reach the Go module proxy ($(go env GOPROXY)) to list $module's versions"
-  patch=-1
+  patches=""
+  newest=-1
   for v in $listed; do
-    case "$v" in "v$minor".*) p=${v#"v$minor".}; case "$p" in *[!0-9]*) ;; *) [ "$p" -gt "$patch" ] && patch=$p ;; esac ;; esac
+    case "$v" in "v$minor".*) p=${v#"v$minor".}; case "$p" in *[!0-9]*) ;; *) patches="$patches $p"; [ "$p" -gt "$newest" ] && newest=$p ;; esac ;; esac
   done
   misses=0
-  next=$((patch + 1))
-  while [ "$misses" -lt 2 ]; do
-    if exists "v$minor.$next"; then patch=$next; misses=0; else misses=$((misses + 1)); fi
+  next=$((newest + 1))
+  [ "$newest" -ge 0 ] || next=0
+  while [ "$misses" -lt 4 ]; do
+    if exists "v$minor.$next"; then patches="$patches $next"; misses=0; else misses=$((misses + 1)); fi
     next=$((next + 1))
   done
-  [ "$patch" -ge 0 ] || fail "the Go module proxy has no release of OpenTofu $minor"
-  version="v$minor.$patch"
+  [ -n "$patches" ] || fail "the Go module proxy has no release of OpenTofu $minor"
+  for p in $(printf '%s\n' $patches | sort -rn | uniq); do
+    # A cached build of a patch that was chosen before needs no download.
+    if is_version "$cache/opentofu-$minor.$p/tofu" "v$minor.$p"; then version="v$minor.$p"; break; fi
+    if go mod download "$module@v$minor.$p" >/dev/null 2>&1; then version="v$minor.$p"; break; fi
+    echo "OpenTofu v$minor.$p is listed but does not download and verify here; trying the one before" >&2
+  done
+  [ -n "$version" ] || fail "no release of OpenTofu $minor downloads and verifies from the Go module proxy"
 fi
 
 out="$cache/opentofu-${version#v}"

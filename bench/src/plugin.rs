@@ -60,7 +60,9 @@ impl Plugin {
                 "TF_PLUGIN_MAGIC_COOKIE",
                 tfwasm_wire::handshake::MAGIC_COOKIE_VALUE,
             )
-            .env("PLUGIN_PROTOCOL_VERSIONS", "6")
+            // As Terraform and OpenTofu offer: a protocol-5 provider (hashicorp/random)
+            // picks 5, tfwasm 6.
+            .env("PLUGIN_PROTOCOL_VERSIONS", "5,6")
             .env_remove("PLUGIN_CLIENT_CERT")
             .envs(launch.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .stdin(Stdio::null())
@@ -72,7 +74,7 @@ impl Plugin {
         let mut line = String::new();
         BufReader::new(stdout).read_line(&mut line)?;
         let started_in = started.elapsed();
-        if !line.starts_with("1|6|") {
+        if !line.starts_with("1|6|") && !line.starts_with("1|5|") {
             let _ = child.kill();
             bail!("{}: no handshake line (got {line:?})", launch.label);
         }

@@ -433,6 +433,59 @@ fn a_provider_killed_mid_apply_is_remembered_by_the_next_plan() {
     }
 }
 
+/// The client itself (Terraform, OpenTofu) killed (SIGKILL) in the middle of an apply, after
+/// the guest reported creating its object: the orphaned provider stops on its own (the call
+/// ends at its deadline; nothing keeps running for a client that is gone), nothing reached
+/// the state, and the next run's plan names the object the journal remembers.
+#[test]
+fn a_client_killed_mid_apply_leaves_no_provider_behind_and_the_object_remembered() {
+    for client in clients() {
+        let name = &client.name;
+        let mut config = PROVIDER.to_owned();
+        config.push_str(&act("slow", "create_then_hang", "remote-2"));
+        let ws = Workspace::new(client, &config);
+        ws.ok(&["init", "-no-color"]);
+        let apply = ws.start(&["apply", "-auto-approve", "-no-color"], &[]);
+        let entry = wait_for_journal_entry(&ws.journal_dir());
+        assert!(entry.contains("remote-2"), "{name}: {entry}");
+        let providers = tfwasm_tests::providers_of(apply.pid());
+        assert!(!providers.is_empty(), "{name}: a provider is running");
+        // SAFETY: kill has no memory preconditions; the pid is the client's.
+        unsafe { libc::kill(apply.pid() as libc::pid_t, libc::SIGKILL) };
+        let _ = apply.wait();
+        let started = std::time::Instant::now();
+        let alive = |pid: &u32| {
+            std::path::Path::new(&format!("/proc/{pid}")).exists()
+                && !std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+                    s.rsplit(')')
+                        .next()
+                        .is_some_and(|r| r.trim_start().starts_with('Z'))
+                })
+        };
+        while providers.iter().any(alive) && started.elapsed() < std::time::Duration::from_secs(30)
+        {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        assert!(
+            !providers.iter().any(alive),
+            "{name}: the orphaned provider is still running after 30 s"
+        );
+        assert!(!ws.resources().contains_key("hostile_act.slow"), "{name}");
+        let plan = ws.run(&["plan", "-no-color"]);
+        let flat = flatten(&plan.all());
+        assert_eq!(plan.code, 1, "{name}: {}", plan.all());
+        assert!(
+            flat.contains("An interrupted apply left an object behind")
+                && flat.contains("with id \"remote-2\""),
+            "{name}: {}",
+            plan.all()
+        );
+        ws.ok(&["import", "-no-color", "hostile_act.slow", "remote-2"]);
+        let plan = ws.run(&["plan", "-no-color"]);
+        assert_eq!(plan.code, 0, "{name}: {}", plan.all());
+    }
+}
+
 /// The entry files under a journal directory (one level of per-working-directory folders).
 fn journal_entries(root: &std::path::Path) -> Vec<std::path::PathBuf> {
     let Ok(dirs) = std::fs::read_dir(root) else {

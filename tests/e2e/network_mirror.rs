@@ -1,7 +1,7 @@
 //! Distribution as operators run it: `tfwasm package --archive` writes zip archives in the
-//! network-mirror layout; Terraform installs the provider from that mirror served over
-//! loopback HTTPS, records the printed `h1:` hash in its lock file, and
-//! `terraform providers lock -net-mirror` agrees.
+//! network-mirror layout; each client installs the provider from that mirror served over
+//! loopback HTTPS (OpenTofu under its own registry host, `registry.opentofu.org`), records
+//! the printed `h1:` hash in its lock file, and `providers lock -net-mirror` agrees.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -54,28 +54,34 @@ impl Drop for Https {
     }
 }
 
-#[test]
-fn terraform_installs_from_a_network_mirror_of_archives_and_locks_its_hash() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dist = tmp.path().join("dist");
+/// The source address a client's users write: OpenTofu's own registry host for OpenTofu
+/// (whose default registry it is), Terraform's for Terraform.
+fn source_for(client: &tfwasm_tests::Client) -> &'static str {
+    if client.name.starts_with("OpenTofu") {
+        OPENTOFU_SOURCE
+    } else {
+        SOURCE
+    }
+}
+
+const OPENTOFU_SOURCE: &str = "registry.opentofu.org/tfwasm/random";
+
+/// Packages the random component under `source` into `dist` (`--archive`) and returns the
+/// `h1:` hash it printed.
+fn archive(tmp: &std::path::Path, dist: &std::path::Path, source: &str) -> String {
     let out = Command::new(tfwasm_bin())
         .arg("package")
         .arg(component("random"))
-        .args(["--source", SOURCE, "--version", "0.1.0", "--out"])
-        .arg(tmp.path().join("unpacked"))
+        .args(["--source", source, "--version", "0.1.0", "--out"])
+        .arg(tmp.join("unpacked").join(source.replace('/', "_")))
         .arg("--archive")
-        .arg(&dist)
+        .arg(dist)
         .env("TFWASM_CACHE_DIR", cache_dir())
         .output()
         .unwrap();
     let report = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "{report}");
-    let h1 = report
-        .split('"')
-        .find(|s| s.starts_with("h1:"))
-        .unwrap_or_else(|| panic!("no h1 hash printed: {report}"))
-        .to_owned();
-    let listed = dist.join("registry.terraform.io/tfwasm/random");
+    let listed = dist.join(source);
     for file in [
         "index.json",
         "0.1.0.json",
@@ -88,6 +94,21 @@ fn terraform_installs_from_a_network_mirror_of_archives_and_locks_its_hash() {
             listed.display()
         );
     }
+    report
+        .split('"')
+        .find(|s| s.starts_with("h1:"))
+        .unwrap_or_else(|| panic!("no h1 hash printed: {report}"))
+        .to_owned()
+}
+
+#[test]
+fn terraform_installs_from_a_network_mirror_of_archives_and_locks_its_hash() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dist = tmp.path().join("dist");
+    let hashes: std::collections::BTreeMap<&str, String> = [SOURCE, OPENTOFU_SOURCE]
+        .into_iter()
+        .map(|source| (source, archive(tmp.path(), &dist, source)))
+        .collect();
 
     let key = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned()]).unwrap();
     let (cert, key_file) = (tmp.path().join("cert.pem"), tmp.path().join("key.pem"));
@@ -100,10 +121,12 @@ fn terraform_installs_from_a_network_mirror_of_archives_and_locks_its_hash() {
 
     for client in clients() {
         let name = &client.name;
+        let source = source_for(client);
+        let h1 = &hashes[source];
         let ws = Workspace::new(
             client,
             &format!(
-                "terraform {{\n  required_providers {{\n    random = {{ source = \"{SOURCE}\" }}\n  }}\n}}\nresource \"random_pet\" \"p\" {{}}\n"
+                "terraform {{\n  required_providers {{\n    random = {{ source = \"{source}\" }}\n  }}\n}}\nresource \"random_pet\" \"p\" {{}}\n"
             ),
         );
         std::fs::write(
@@ -117,7 +140,7 @@ fn terraform_installs_from_a_network_mirror_of_archives_and_locks_its_hash() {
         assert_eq!(init.code, 0, "{name}: {}", init.all());
         let lock = std::fs::read_to_string(ws.path().join(".terraform.lock.hcl")).unwrap();
         assert!(
-            lock.contains(&h1),
+            lock.contains(h1.as_str()),
             "{name}: {h1} not in the lock file:\n{lock}"
         );
         let apply = ws.run_with_env(&["apply", "-auto-approve", "-no-color"], &env);
@@ -131,13 +154,16 @@ fn terraform_installs_from_a_network_mirror_of_archives_and_locks_its_hash() {
                 "lock",
                 "-platform=linux_amd64",
                 &mirror_flag,
-                SOURCE,
+                source,
             ],
             &env,
         );
         assert_eq!(lock_run.code, 0, "{name}: {}", lock_run.all());
         let lock = std::fs::read_to_string(ws.path().join(".terraform.lock.hcl")).unwrap();
-        assert!(lock.contains(&h1), "{name}: providers lock:\n{lock}");
+        assert!(
+            lock.contains(h1.as_str()),
+            "{name}: providers lock:\n{lock}"
+        );
         ws.run_with_env(&["destroy", "-auto-approve", "-no-color"], &env);
     }
 }

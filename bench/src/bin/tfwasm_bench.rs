@@ -63,6 +63,10 @@ struct RunArgs {
     /// on the tf-provider crate). Every Terraform-level figure is compared against it.
     #[arg(long)]
     independent: Option<PathBuf>,
+    /// hashicorp/terraform-provider-random built natively (`scripts/fetch-hashicorp-random.sh`):
+    /// the provider operators would run instead, compared beside the independent baseline.
+    #[arg(long)]
+    hashicorp_random: Option<PathBuf>,
     /// Terraform (or tofu) binaries for the Terraform-level benchmarks (repeatable; each is
     /// measured on its own).
     #[arg(long, required = true)]
@@ -202,6 +206,7 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
         .into_iter()
         .chain(&args.terraform)
         .chain(&args.independent)
+        .chain(&args.hashicorp_random)
     {
         if !f.is_file() {
             bail!("missing {}: run `make build` first", f.display());
@@ -419,6 +424,7 @@ struct TerraformRuns {
 
 /// The providers every Terraform-level figure compares, as Terraform installs them.
 const INDEPENDENT: &str = "independent";
+const HASHICORP: &str = "hashicorp-random";
 const TFWASM: &str = "tfwasm";
 const NATIVE: &str = "native-random";
 
@@ -442,6 +448,9 @@ fn terraform_setups(
     let mut providers = Vec::new();
     if let Some(independent) = &args.independent {
         providers.push((INDEPENDENT, MirrorProvider::Native(independent)));
+    }
+    if let Some(hashicorp) = &args.hashicorp_random {
+        providers.push((HASHICORP, MirrorProvider::Native(hashicorp)));
     }
     providers.push((
         TFWASM,
@@ -541,6 +550,12 @@ fn finish(args: &RunArgs, mut report: Report) -> anyhow::Result<()> {
         report.binaries.push((
             "independent-random".into(),
             std::fs::metadata(independent)?.len(),
+        ));
+    }
+    if let Some(hashicorp) = &args.hashicorp_random {
+        report.binaries.push((
+            "terraform-provider-random (hashicorp, v3.9.0)".into(),
+            std::fs::metadata(hashicorp)?.len(),
         ));
     }
     report.parallelism = args.parallelism;
@@ -1012,7 +1027,7 @@ impl Report {
         // 1. Terraform
         let _ = writeln!(
             w,
-            "## 1. Terraform, as operators run it\n\n`random_string`s (`count = N`, `length = 16`), -parallelism={}, median of {} runs per provider, interleaved. Every provider is installed from a filesystem mirror as Terraform installs it: **independent** is `independent-random`, hashicorp/random's `random_string` on the `tf-provider` crate (`bench/independent`, sharing no code with tfwasm); **tfwasm** is the random component packaged by `tfwasm package`; **native-random** is the random sample's own code compiled natively behind tfwasm's server (the same code without Wasm). `apply` starts from an empty state; `plan -refresh=true` upgrades, reads and plans every resource of the applied state. Private memory is the largest `RssAnon` seen in one provider process.\n",
+            "## 1. Terraform, as operators run it\n\n`random_string`s (`count = N`, `length = 16`), -parallelism={}, median of {} runs per provider, interleaved. Every provider is installed from a filesystem mirror as Terraform installs it: **hashicorp-random** is hashicorp/terraform-provider-random v3.9.0 itself, the Go provider (terraform-plugin-framework, protocol 5) operators run, built natively from the Go module proxy (`scripts/fetch-hashicorp-random.sh`, stripped as its releases are); **independent** is `independent-random`, hashicorp/random's `random_string` on the `tf-provider` crate (`bench/independent`, sharing no code with tfwasm); **tfwasm** is the random component packaged by `tfwasm package`; **native-random** is the random sample's own code compiled natively behind tfwasm's server (the same code without Wasm). `apply` starts from an empty state; `plan -refresh=true` upgrades, reads and plans every resource of the applied state. Private memory is the largest `RssAnon` seen in one provider process.\n",
             self.parallelism,
             self.terraform
                 .first()
@@ -1020,9 +1035,10 @@ impl Report {
         );
         let _ = writeln!(
             w,
-            "| client | command | resources | independent | tfwasm | tfwasm / independent | native-random | native-random / independent | private memory independent / tfwasm |\n|---|---|---|---|---|---|---|---|---|"
+            "| client | command | resources | hashicorp-random (Go) | independent | tfwasm | tfwasm / hashicorp | tfwasm / independent | native-random | native-random / independent | private memory hashicorp / independent / tfwasm |\n|---|---|---|---|---|---|---|---|---|---|---|"
         );
         let mut memory: (u64, u64) = (0, 0);
+        let mut memory_hashicorp: u64 = 0;
         for t in &self.terraform {
             let times = |k: &str| -> Vec<Duration> {
                 t.runs
@@ -1038,24 +1054,38 @@ impl Report {
             };
             memory.0 = memory.0.max(anon(INDEPENDENT));
             memory.1 = memory.1.max(anon(TFWASM));
-            let (i, x, n) = (
+            memory_hashicorp = memory_hashicorp.max(anon(HASHICORP));
+            let (h, i, x, n) = (
+                median(&times(HASHICORP)),
                 median(&times(INDEPENDENT)),
                 median(&times(TFWASM)),
                 median(&times(NATIVE)),
             );
-            let (rx, rn) = (ratio(x, i), ratio(n, i));
+            let (rh, rx, rn) = (ratio(x, h), ratio(x, i), ratio(n, i));
             let _ = writeln!(
                 w,
-                "| {} | {} | {} | {} | {} | {rx:.3}× | {} | {rn:.3}× | {:.1} / {:.1} MiB |",
+                "| {} | {} | {} | {} | {} | {} | {rh:.3}× | {rx:.3}× | {} | {rn:.3}× | {:.1} / {:.1} / {:.1} MiB |",
                 t.client,
                 t.command,
                 t.resources,
+                ms(h),
                 ms(i),
                 ms(x),
                 ms(n),
+                anon(HASHICORP) as f64 / 1024.0,
                 anon(INDEPENDENT) as f64 / 1024.0,
                 anon(TFWASM) as f64 / 1024.0,
             );
+            if !h.is_zero() {
+                targets.push((
+                    format!(
+                        "{} {}, {}: tfwasm ≤ 1.0× hashicorp/random (Go)",
+                        t.client, t.command, t.resources
+                    ),
+                    format!("{rh:.3}×"),
+                    rh <= 1.0,
+                ));
+            }
             if !i.is_zero() {
                 targets.push((
                     format!(
@@ -1066,6 +1096,18 @@ impl Report {
                     rx <= 1.05,
                 ));
             }
+        }
+        if memory_hashicorp > 0 {
+            let r = memory.1 as f64 / memory_hashicorp as f64;
+            targets.push((
+                "peak private memory of a provider process: tfwasm ≤ hashicorp/random".into(),
+                format!(
+                    "{:.1} / {:.1} MiB = {r:.2}×",
+                    memory.1 as f64 / 1024.0,
+                    memory_hashicorp as f64 / 1024.0
+                ),
+                r <= 1.0,
+            ));
         }
         if memory.0 > 0 {
             let r = memory.1 as f64 / memory.0 as f64;
@@ -1093,6 +1135,17 @@ impl Report {
                     format!("{:.1} MB", *bytes as f64 / 1e6),
                     *bytes <= 25_000_000,
                 ));
+                if let Some(theirs) = t.package_bytes.get(HASHICORP) {
+                    targets.push((
+                        "tfwasm package ≤ hashicorp/random's".into(),
+                        format!(
+                            "{:.1} MB / {:.1} MB",
+                            *bytes as f64 / 1e6,
+                            *theirs as f64 / 1e6
+                        ),
+                        bytes <= theirs,
+                    ));
+                }
             }
         }
 
@@ -1180,21 +1233,26 @@ impl Report {
             );
             let _ = writeln!(
                 w,
-                "| provider | plaintext | AutoMTLS | AutoMTLS / independent |\n|---|---|---|---|"
+                "| provider | plaintext | AutoMTLS | AutoMTLS / hashicorp-random | AutoMTLS / independent |\n|---|---|---|---|---|"
             );
-            let independent = c
-                .starts
-                .iter()
-                .find(|s| s.0 == INDEPENDENT)
-                .map(|s| median(&s.2));
+            let of = |who: &str| c.starts.iter().find(|s| s.0 == who).map(|s| median(&s.2));
+            let (hashicorp, independent) = (of(HASHICORP), of(INDEPENDENT));
             for (name, plain, tls) in &c.starts {
+                let rh = hashicorp.map_or(0.0, |h| ratio(median(tls), h));
                 let r = independent.map_or(0.0, |i| ratio(median(tls), i));
                 let _ = writeln!(
                     w,
-                    "| {name} | {} | {} | {r:.2}× |",
+                    "| {name} | {} | {} | {rh:.2}× | {r:.2}× |",
                     ms(median(plain)),
                     ms(median(tls))
                 );
+                if *name == TFWASM && hashicorp.is_some() {
+                    targets.push((
+                        "start with AutoMTLS: tfwasm ≤ 1.0× hashicorp/random".into(),
+                        format!("{rh:.2}×"),
+                        rh <= 1.0,
+                    ));
+                }
                 if *name == TFWASM && independent.is_some() {
                     targets.push((
                         "start with AutoMTLS, warm cache: tfwasm ≤ 1.5× independent".into(),

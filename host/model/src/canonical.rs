@@ -192,6 +192,7 @@ fn quote(s: &str, out: &mut Vec<u8>) {
 }
 
 /// Go's `strconv.IsPrint`: letters, marks, numbers, punctuation, symbols and ASCII space.
+#[cfg(feature = "unicode")]
 fn is_print(c: char) -> bool {
     use unicode_general_category::{GeneralCategory as G, get_general_category};
     if c == ' ' {
@@ -208,6 +209,14 @@ fn is_print(c: char) -> bool {
             | G::LineSeparator
             | G::ParagraphSeparator
     )
+}
+
+/// Without the Unicode tables (guests): controls and spaces other than ASCII space are not
+/// printable, everything else is. Only the order of set elements holding such strings can
+/// differ from go-cty's, and the order of a set means nothing to Terraform.
+#[cfg(not(feature = "unicode"))]
+fn is_print(c: char) -> bool {
+    c == ' ' || !(c.is_control() || c.is_whitespace())
 }
 
 /// CRC-32 (IEEE), as Go's `crc32.ChecksumIEEE`.

@@ -79,12 +79,18 @@ pub(crate) fn inferred_primitive_type(value: &Value) -> Option<Type> {
 /// A string as go-cty holds it: in Unicode normalization form C (`cty.StringVal`
 /// normalizes every string and map key that enters it, so "e\u{301}" and "\u{e9}" are one
 /// string to Terraform).
+///
+/// Without the `unicode` feature (guests) strings are kept as they come: those a guest decodes
+/// are what Terraform sent, normalized already.
 pub(crate) fn normalized(s: String) -> String {
-    use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
-    if s.is_ascii() || is_nfc_quick(s.chars()) == IsNormalized::Yes {
-        return s;
+    #[cfg(feature = "unicode")]
+    {
+        use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
+        if !s.is_ascii() && is_nfc_quick(s.chars()) != IsNormalized::Yes {
+            return s.nfc().collect();
+        }
     }
-    s.nfc().collect()
+    s
 }
 
 /// A refinement's string prefix as go-cty writes it: at most 256 bytes. A longer one is cut
