@@ -322,6 +322,34 @@ fn guest_logs_reach_the_provider_log_with_their_fields() {
             !run.stderr.contains(secret),
             "the generated value never reaches the log"
         );
+        // TF_LOG=debug, as operators set it: the client's log and the provider's together.
+        let run = ws.run_with_env(
+            &[
+                "apply",
+                "-auto-approve",
+                "-no-color",
+                "-replace=random_string.s",
+            ],
+            &[("TF_LOG", "debug")],
+        );
+        assert_eq!(run.code, 0, "{}", run.all());
+        assert!(
+            run.stderr
+                .lines()
+                .any(|l| l.contains("generated random_string") && l.contains("length=7")),
+            "{}: the guest's line under TF_LOG=debug:\n{}",
+            client.name,
+            run.stderr
+        );
+        let secret = ws.resources()["random_string.s"]["result"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(
+            !run.stderr.contains(&secret),
+            "{}: no secret in the log",
+            client.name
+        );
     }
 }
 

@@ -162,6 +162,10 @@ resource "policy_document" "p" {{
     );
 }
 
+/// The provider block holds a value not yet known too (a header): restapi asks to defer such
+/// plans where the client allows deferral; Terraform 1.0.3 does not, and OpenTofu never
+/// does (it sends no `deferral_allowed`), so tfwasm drops the deferral and the plan goes on
+/// with what is known.
 #[test]
 fn restapi_object_data_not_yet_known() {
     let pets = with_pets(&["restapi"]);
@@ -185,6 +189,11 @@ resource "restapi_object" "o" {{
         |name, plan| {
             let (_, unknown) = planned(plan, "restapi_object.o");
             assert_eq!(unknown["data"], true, "{name}: {unknown}");
+            assert!(
+                plan.get("deferred_changes")
+                    .is_none_or(|d| d.as_array().is_none_or(Vec::is_empty)),
+                "{name}: nothing deferred: {plan}"
+            );
         },
         |name, resources| {
             let a = resources["random_pet.a"]["id"].as_str().unwrap();

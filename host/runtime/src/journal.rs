@@ -271,12 +271,34 @@ impl Pending {
         }
     }
 
-    /// The apply answered: its entry is no longer needed.
+    /// The apply answered: its entry is no longer needed, unless the client that asked is
+    /// gone ([`client_gone`]): then the answer, and the object in it, never reaches a state
+    /// file, and the entry stays for the next plan to report.
     pub(crate) fn finish(self) {
-        if self.written {
+        if self.written && !client_gone() {
             remove_entry(&self.path);
         }
     }
+}
+
+/// The process that started this provider (Terraform, OpenTofu), when known.
+static CLIENT: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+/// Names the client process (the parent at start), so an answer finished after it died keeps
+/// its journal entry. Without it every answer is taken as delivered.
+pub fn watch_client(parent: i32) {
+    CLIENT.store(parent, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether the client named by [`watch_client`] is no longer this process's parent.
+pub fn client_gone() -> bool {
+    gone(CLIENT.load(std::sync::atomic::Ordering::Relaxed))
+}
+
+/// Whether `client` (0: none named) is no longer this process's parent.
+fn gone(client: i32) -> bool {
+    // SAFETY: getppid has no preconditions and cannot fail.
+    client > 1 && unsafe { libc::getppid() } != client
 }
 
 /// Removes an entry, and its directory when that was the last one (no litter per working
@@ -347,13 +369,49 @@ fn process_alive(pid: u32) -> bool {
     }
     // SAFETY: kill with signal 0 sends nothing; it only checks the pid.
     let rc = unsafe { libc::kill(pid, 0) };
-    rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    let exists = rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+    // A zombie (dead, not yet reaped: an orphaned provider whose new parent has not waited
+    // for it) serves nothing.
+    exists && !zombie(pid)
+}
+
+/// Whether `pid` is a zombie, from `/proc/<pid>/stat` (false where that cannot be read).
+fn zombie(pid: libc::pid_t) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rfind(')')
+            .and_then(|close| stat[close + 1..].split_whitespace().next())
+            == Some("Z")
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use tfwasm_model::{Attribute, Type};
+
+    /// An orphaned provider that died but was not reaped yet (a zombie) owns no entries.
+    #[test]
+    fn a_zombie_is_not_alive() {
+        let child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        let started = std::time::Instant::now();
+        while !zombie(pid as libc::pid_t) && started.elapsed() < std::time::Duration::from_secs(5) {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert!(!process_alive(pid), "dead, not yet reaped");
+        drop(child);
+        // SAFETY: getppid has no preconditions.
+        assert!(process_alive(unsafe { libc::getppid() } as u32));
+    }
+
+    #[test]
+    fn an_answer_after_the_client_is_gone_keeps_its_entry() {
+        // SAFETY: getppid has no preconditions.
+        let parent = unsafe { libc::getppid() };
+        assert!(!gone(parent));
+        assert!(gone(parent + 100_000));
+        assert!(!gone(0), "unwatched: every answer counts as delivered");
+    }
 
     fn block() -> Block {
         let mut secret = Attribute::new("password", Type::String);

@@ -276,6 +276,8 @@ fn exit_when_orphaned(parent: libc::pid_t) {
     if parent <= 1 {
         return;
     }
+    // An apply that answers after the client died keeps its journal entry.
+    tfwasm_runtime::journal::watch_client(parent);
     tokio::spawn(async move {
         loop {
             tokio::time::sleep(PARENT_CHECK_INTERVAL).await;
