@@ -392,14 +392,14 @@ mod tests {
     /// An orphaned provider that died but was not reaped yet (a zombie) owns no entries.
     #[test]
     fn a_zombie_is_not_alive() {
-        let child = std::process::Command::new("true").spawn().unwrap();
+        let mut child = std::process::Command::new("true").spawn().unwrap();
         let pid = child.id();
         let started = std::time::Instant::now();
         while !zombie(pid as libc::pid_t) && started.elapsed() < std::time::Duration::from_secs(5) {
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
         assert!(!process_alive(pid), "dead, not yet reaped");
-        drop(child);
+        child.wait().unwrap();
         // SAFETY: getppid has no preconditions.
         assert!(process_alive(unsafe { libc::getppid() } as u32));
     }
