@@ -34,10 +34,10 @@ docs: build ## Regenerate the samples' documentation (sample-providers/*/docs) w
 	    $$( [ -d $$ex ] && echo --examples $$ex ) --out sample-providers/$$s/docs; \
 	done
 
-test: build ## Unit, property, protocol and end-to-end tests (real Terraform)
+test: build ## Unit, property, protocol and end-to-end tests (real Terraform 1.0.3 and OpenTofu 1.10-1.12)
 	bash scripts/test.sh
 
-bench: build ## Benchmarks side by side (Terraform vs an independent native provider, Wasm vs native, gRPC floor); writes docs/benchmarks.md
+bench: build ## Benchmarks side by side (Terraform and OpenTofu; tfwasm vs hashicorp/random and an independent native provider, Wasm vs native, gRPC floor); writes docs/benchmarks.md
 	bash scripts/bench.sh
 
 load: build ## 100,000 RPCs on one AutoMTLS connection, 64 in flight, 2 % hostile (fuel, memory, panic, deadline); fails on any unexpected outcome
