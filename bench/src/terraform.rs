@@ -78,7 +78,11 @@ fn descendants(root: u32) -> Vec<u32> {
             }
         }
     }
-    family.retain(|pid| *pid != root);
+    // A child between Go's fork and exec still runs Terraform's image and shows Terraform's
+    // memory; only processes that have become something else are providers.
+    let exe = |pid: u32| std::fs::read_link(format!("/proc/{pid}/exe")).ok();
+    let client = exe(root);
+    family.retain(|pid| *pid != root && exe(*pid) != client);
     family
 }
 

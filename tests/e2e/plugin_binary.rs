@@ -142,7 +142,7 @@ fn package_carries_its_ca_files_and_refuses_unusable_ones() {
     // `tfwasm inspect` on the packaged component reads the package's settings.
     let out = Command::new(tfwasm_tests::tfwasm_bin())
         .arg("inspect")
-        .arg(platform.join("component.wasm"))
+        .arg(platform.join("component.cwasm"))
         .env("TFWASM_CACHE_DIR", tfwasm_tests::cache_dir())
         .output()
         .unwrap();
@@ -238,6 +238,10 @@ fn a_package_serves_its_precompiled_code_without_a_compiler() {
         std::fs::read(tfwasm_tests::runner_bin()).unwrap(),
         "the package's executable is the runner"
     );
+    assert!(
+        !package.join("component.wasm").exists(),
+        "a runner package carries only the precompiled code, not the component it cannot compile"
+    );
     let runner_size = std::fs::metadata(&binary).unwrap().len();
     let tfwasm_size = std::fs::metadata(tfwasm_tests::tfwasm_bin()).unwrap().len();
     assert!(
@@ -255,7 +259,7 @@ fn a_package_serves_its_precompiled_code_without_a_compiler() {
     );
     let out = Command::new(tfwasm_tests::tfwasm_bin())
         .arg("inspect")
-        .arg(package.join("component.wasm"))
+        .arg(package.join("component.cwasm"))
         .env("TFWASM_CACHE_DIR", &empty_cache)
         .output()
         .unwrap();
@@ -282,6 +286,10 @@ fn a_package_serves_its_precompiled_code_without_a_compiler() {
         &dir.path().join("mirror-full"),
         &tfwasm_tests::cache_dir(),
         &["--runner".as_ref(), tfwasm.as_os_str()],
+    );
+    assert!(
+        package.join("component.wasm").is_file(),
+        "a full tfwasm's package carries the component to compile"
     );
     std::fs::write(package.join("component.cwasm"), b"not machine code").unwrap();
     let line = start_package(&package, &empty_cache).expect("compiles instead");

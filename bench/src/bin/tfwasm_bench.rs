@@ -202,14 +202,30 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
     std::fs::create_dir_all(&warm_cache)?;
     let random = args.components.join("tfwasm_sample_random.wasm");
     let hostile = args.components.join("tfwasm_sample_hostile.wasm");
-    for f in [&args.tfwasm, &args.native, &random, &hostile]
+    // Each input names where it comes from, so a missing one says what to run.
+    let built = "run `make build` first";
+    let inputs = [&args.tfwasm, &args.native, &random, &hostile]
         .into_iter()
-        .chain(&args.terraform)
-        .chain(&args.independent)
-        .chain(&args.hashicorp_random)
-    {
+        .map(|f| (f, built))
+        .chain(args.terraform.iter().map(|f| {
+            (
+                f,
+                "scripts/fetch-terraform.sh or scripts/fetch-opentofu.sh fetches it",
+            )
+        }))
+        .chain(
+            args.independent
+                .iter()
+                .map(|f| (f, "scripts/bench.sh builds it from bench/independent")),
+        )
+        .chain(
+            args.hashicorp_random
+                .iter()
+                .map(|f| (f, "scripts/fetch-hashicorp-random.sh builds it")),
+        );
+    for (f, remedy) in inputs {
         if !f.is_file() {
-            bail!("missing {}: run `make build` first", f.display());
+            bail!("missing {}: {remedy}", f.display());
         }
     }
     let me = std::env::current_exe()?;

@@ -266,6 +266,19 @@ impl Gen<'_> {
                     .collect()
             }
             1 => format!("{}{}", self.rng.pick(STRINGS), self.rng.pick(STRINGS)),
+            // Around the 256 bytes go-cty keeps of a refinement's prefix, ending in a letter
+            // or in punctuation (which the cut treats differently).
+            2 if self.rng.chance(1, 4) => {
+                let n = self.rng.range(250, 262);
+                let mut s: String = (0..n)
+                    .map(|_| (b'a' + self.rng.below(26) as u8) as char)
+                    .collect();
+                if n > 255 && self.rng.coin() {
+                    let punctuation = *self.rng.pick(&["-", " ", "."]);
+                    s.replace_range(254..255, punctuation);
+                }
+                s
+            }
             _ => (*self.rng.pick(STRINGS)).to_owned(),
         }
     }

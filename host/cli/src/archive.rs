@@ -187,7 +187,7 @@ mod tests {
     #[test]
     fn archives_are_reproducible_and_listed_for_the_mirror() {
         let package = tempfile::tempdir().unwrap();
-        std::fs::write(package.path().join("component.wasm"), b"\0asm").unwrap();
+        std::fs::write(package.path().join("component.cwasm"), b"ELF").unwrap();
         std::fs::write(package.path().join("terraform-provider-x_v1.0.0"), b"#!").unwrap();
         let dist = tempfile::tempdir().unwrap();
         let release = Release {

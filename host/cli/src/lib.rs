@@ -12,25 +12,38 @@ pub mod record;
 
 use std::path::{Path, PathBuf};
 
-/// The component shipped beside the runner in a provider package.
-pub const PACKAGED_COMPONENT: &str = "component.wasm";
-
-/// The component's code, precompiled by `tfwasm package` for the platform's baseline CPU.
+/// The component's code in a provider package, precompiled by `tfwasm package` for the
+/// platform's baseline CPU. `tfwasm inspect`, `docs` and `serve --component` take it as the
+/// component.
 pub const PACKAGED_CODE: &str = "component.cwasm";
 
-/// `component.wasm` next to the running executable (symlinks resolved), if any.
+/// The component itself, shipped beside its code only when the package's executable is a
+/// full tfwasm, which can compile it when the code cannot be used. The runner cannot, and
+/// Terraform hashes every byte of a package at every command, so its packages leave it out.
+pub const PACKAGED_SOURCE: &str = "component.wasm";
+
+/// The package's component next to the running executable (symlinks resolved), if any: its
+/// `component.wasm` when there is one (so its code has a fallback), else its `component.cwasm`.
 pub fn packaged_component() -> Option<PathBuf> {
     let exe = std::env::current_exe().ok()?;
     let exe = std::fs::canonicalize(&exe).unwrap_or(exe);
-    let candidate = exe.parent()?.join(PACKAGED_COMPONENT);
-    candidate.is_file().then_some(candidate)
+    let dir = exe.parent()?;
+    [PACKAGED_SOURCE, PACKAGED_CODE]
+        .into_iter()
+        .map(|name| dir.join(name))
+        .find(|candidate| candidate.is_file())
 }
 
-/// The precompiled code beside a package's `component.wasm`, if `component` is one.
+/// A package's precompiled code for `component`: the file itself when it is a
+/// `component.cwasm`, the `component.cwasm` beside it when it is a package's `component.wasm`.
 pub fn packaged_code(component: &Path) -> Option<PathBuf> {
-    if component.file_name()? != PACKAGED_COMPONENT {
+    let name = component.file_name()?;
+    let code = if name == PACKAGED_CODE {
+        component.to_owned()
+    } else if name == PACKAGED_SOURCE {
+        component.with_file_name(PACKAGED_CODE)
+    } else {
         return None;
-    }
-    let code = component.with_file_name(PACKAGED_CODE);
+    };
     code.is_file().then_some(code)
 }

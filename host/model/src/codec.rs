@@ -206,3 +206,23 @@ fn retyped(value: Value, declared: &Type, concrete: &Type) -> Value {
         (_, _, v) => v,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::safe_prefix;
+
+    #[test]
+    fn long_prefixes_are_cut_as_go_cty_cuts_them() {
+        let short = "a".repeat(256);
+        assert_eq!(safe_prefix(&short), short, "256 bytes are kept whole");
+        // Cut to 255 bytes, then the last letter goes: a following character could change it.
+        let letters = "b".repeat(300);
+        assert_eq!(safe_prefix(&letters), "b".repeat(254));
+        // Punctuation or a space ending the cut stays.
+        let dashed = format!("{}-{}", "c".repeat(254), "c".repeat(40));
+        assert_eq!(safe_prefix(&dashed), format!("{}-", "c".repeat(254)));
+        // A multi-byte character straddling the cut is dropped whole, never split.
+        let wide = format!("{}é{}", "d".repeat(254), "d".repeat(40));
+        assert_eq!(safe_prefix(&wide), "d".repeat(253));
+    }
+}

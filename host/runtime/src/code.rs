@@ -46,6 +46,13 @@ pub(crate) fn load(
     let unusable = match precompiled {
         Some(artifact) => match load_precompiled(engine, artifact) {
             Ok(component) => return Ok((component, Origin::Packaged)),
+            // Packages carry no `.wasm` to fall back to.
+            Err(reason) if artifact == path => {
+                return Err(LoadError::Precompiled {
+                    path: artifact.to_owned(),
+                    reason,
+                });
+            }
             Err(reason) => Some((artifact, reason)),
         },
         None => None,

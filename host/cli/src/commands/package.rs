@@ -10,9 +10,11 @@ use tfwasm_runtime::{DiscardLog, LoadOptions, WasmProvider, cache};
 /// Arguments of `tfwasm package`.
 ///
 /// Writes `OUT/HOST/NAMESPACE/TYPE/VERSION/OS_ARCH/terraform-provider-TYPE_vVERSION` (the
-/// runner: tfwasm without its compiler) with the component beside it as `component.wasm`,
-/// its code precompiled for the platform's baseline CPU as `component.cwasm`, and the
-/// settings as `tfwasm.toml`. Point Terraform at it with
+/// runner: tfwasm without its compiler) with the component's code beside it, precompiled
+/// for the platform's baseline CPU, as `component.cwasm`, and the settings as `tfwasm.toml`.
+/// The `.wasm` itself stays out unless the executable is a full tfwasm (`--runner`), which
+/// can compile it when that code cannot be used: the runner cannot, and Terraform hashes
+/// every byte of a package at every command. Point Terraform at it with
 /// `provider_installation { filesystem_mirror { path = "OUT" } }` and run `terraform init`;
 /// no network is needed.
 #[derive(Debug, clap::Args)]
@@ -187,8 +189,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         args.provider_version
     ));
     copy(&runner.path, &binary)?;
-    write(&dir.join(crate::PACKAGED_COMPONENT), &wasm)?;
     write(&dir.join(crate::PACKAGED_CODE), &code)?;
+    let source = dir.join(crate::PACKAGED_SOURCE);
+    if runner.lean {
+        // Left by an earlier package of this version made with a full tfwasm.
+        if source.is_file() {
+            std::fs::remove_file(&source)
+                .with_context(|| format!("removing {}", source.display()))?;
+        }
+    } else {
+        write(&source, &wasm)?;
+    }
     // The package carries its CA files, so it keeps working when the mirror moves.
     settings.http.ca_files = package_ca_files(&args.ca_files, &dir)?;
     let settings_path = dir.join(crate::config::FILE_NAME);

@@ -19,8 +19,9 @@ use crate::record::{Recorded, Recorder};
 /// Arguments of `tfwasm serve`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The provider component (`wasm32-wasip2`). Defaults to `component.wasm` next to this
-    /// executable, which is where `tfwasm package` puts it.
+    /// The provider component (`wasm32-wasip2`), or a package's precompiled
+    /// `component.cwasm`. Defaults to the `component.cwasm` next to this executable, which
+    /// is where `tfwasm package` puts it.
     #[arg(long, value_name = "PATH")]
     component: Option<PathBuf>,
     /// Listen on loopback TCP (in PLUGIN_MIN_PORT..PLUGIN_MAX_PORT) instead of a unix socket.
@@ -193,7 +194,7 @@ fn load(
 ) -> anyhow::Result<(Served, PathBuf)> {
     let component = component.or_else(crate::packaged_component).ok_or_else(|| {
         anyhow::anyhow!(
-            "no provider component: pass --component PATH, or run a package made by `tfwasm package` (component.wasm beside the executable)"
+            "no provider component: pass --component PATH, or run a package made by `tfwasm package` (component.cwasm beside the executable)"
         )
     })?;
     let (provider, record) = load_checked(&component, cache_dir, level)?;
