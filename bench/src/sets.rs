@@ -46,6 +46,7 @@ fn statement(i: usize, changed: bool) -> Value {
         ("sid", Value::from(format!("s{i}"))),
         ("effect", Value::Null),
         ("actions", Value::Set(actions)),
+        ("principals", Value::Null),
         ("condition", Value::from(format!("{{\"n\":{i}}}"))),
         ("fingerprint", Value::Null),
     ])
@@ -180,4 +181,16 @@ pub async fn set_scaling(
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The workload follows the policy sample's schema as it changes.
+    #[test]
+    fn the_configuration_fits_the_policy_schema() {
+        let ty = policy_type().unwrap();
+        dv(&config(3, Some(1)), &ty).unwrap();
+    }
 }

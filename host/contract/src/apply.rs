@@ -166,18 +166,7 @@ fn value(ty: &Type, planned: &Value, actual: &Value, path: &At<'_>, out: &mut Ve
         ),
         Type::Map(elem) => {
             let (p, a) = (entries(planned), entries(actual));
-            for key in p.keys().filter(|k| !a.contains_key(*k)) {
-                out.push(Violation::new(
-                    path,
-                    format!("element {key:?} has vanished"),
-                ));
-            }
-            for key in a.keys().filter(|k| !p.contains_key(*k)) {
-                out.push(Violation::new(
-                    path,
-                    format!("new element {key:?} has appeared"),
-                ));
-            }
+            key_changes(&p, &a, "element", path, out);
             for (key, pv) in p {
                 if let Some(av) = a.get(key) {
                     value(elem, pv, av, &path.key(key), out);
@@ -452,18 +441,7 @@ fn block_value(
                 ));
             }
             if keys == Keys::Exact {
-                for key in p.keys().filter(|k| !a.contains_key(*k)) {
-                    out.push(Violation::new(
-                        path,
-                        format!("block key {key:?} has vanished"),
-                    ));
-                }
-                for key in a.keys().filter(|k| !p.contains_key(*k)) {
-                    out.push(Violation::new(
-                        path,
-                        format!("new block key {key:?} has appeared"),
-                    ));
-                }
+                key_changes(&p, &a, "block key", path, out);
             }
             for (key, pv) in p {
                 if let Some(av) = a.get(key) {
@@ -583,6 +561,25 @@ fn elements(value: &Value) -> &[Value] {
 fn entries(value: &Value) -> &BTreeMap<String, Value> {
     static EMPTY: BTreeMap<String, Value> = BTreeMap::new();
     unwrap_dynamic(value).as_entries().unwrap_or(&EMPTY)
+}
+
+/// Keys of a map that the apply dropped or added (`noun` names them in the message).
+fn key_changes(
+    planned: &BTreeMap<String, Value>,
+    actual: &BTreeMap<String, Value>,
+    noun: &str,
+    path: &At<'_>,
+    out: &mut Vec<Violation>,
+) {
+    for key in planned.keys().filter(|k| !actual.contains_key(*k)) {
+        out.push(Violation::new(path, format!("{noun} {key:?} has vanished")));
+    }
+    for key in actual.keys().filter(|k| !planned.contains_key(*k)) {
+        out.push(Violation::new(
+            path,
+            format!("new {noun} {key:?} has appeared"),
+        ));
+    }
 }
 
 #[cfg(test)]

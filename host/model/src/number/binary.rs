@@ -111,10 +111,15 @@ impl Digits {
 
     /// Plain decimal text (`Text('f', -1)` of these digits), without a sign.
     pub fn plain(&self) -> String {
+        self.fixed((self.mant.len() as i64 - self.exp).max(0))
+    }
+
+    /// The digits in fixed notation with `fraction` digits after the point (zeros past the
+    /// last digit), without a sign.
+    fn fixed(&self, fraction: i64) -> String {
         let mut out = String::new();
-        let len = self.mant.len() as i64;
         if self.exp > 0 {
-            let m = len.min(self.exp) as usize;
+            let m = (self.mant.len() as i64).min(self.exp) as usize;
             out.push_str(std::str::from_utf8(&self.mant[..m]).expect("digits"));
             for _ in m as i64..self.exp {
                 out.push('0');
@@ -122,7 +127,6 @@ impl Digits {
         } else {
             out.push('0');
         }
-        let fraction = (len - self.exp).max(0);
         if fraction > 0 {
             out.push('.');
             for i in 0..fraction {
@@ -161,24 +165,7 @@ impl Digits {
             return out;
         }
         let prec = if prec > self.exp { len } else { prec };
-        let fraction = (prec - self.exp).max(0);
-        let mut out = String::new();
-        if self.exp > 0 {
-            let m = len.min(self.exp) as usize;
-            out.push_str(std::str::from_utf8(&self.mant[..m]).expect("digits"));
-            for _ in m as i64..self.exp {
-                out.push('0');
-            }
-        } else {
-            out.push('0');
-        }
-        if fraction > 0 {
-            out.push('.');
-            for i in 0..fraction {
-                out.push(self.at((self.exp + i) as usize) as char);
-            }
-        }
-        out
+        self.fixed((prec - self.exp).max(0))
     }
 }
 
