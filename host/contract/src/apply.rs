@@ -166,7 +166,7 @@ fn value(ty: &Type, planned: &Value, actual: &Value, path: &At<'_>, out: &mut Ve
         ),
         Type::Map(elem) => {
             let (p, a) = (entries(planned), entries(actual));
-            key_changes(&p, &a, "element", path, out);
+            key_changes(p, a, "element", path, out);
             for (key, pv) in p {
                 if let Some(av) = a.get(key) {
                     value(elem, pv, av, &path.key(key), out);
@@ -441,7 +441,7 @@ fn block_value(
                 ));
             }
             if keys == Keys::Exact {
-                key_changes(&p, &a, "block key", path, out);
+                key_changes(p, a, "block key", path, out);
             }
             for (key, pv) in p {
                 if let Some(av) = a.get(key) {
