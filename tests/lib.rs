@@ -534,41 +534,54 @@ impl Started {
     }
 }
 
+/// Every process descending from `root`, from `/proc`.
+pub fn descendants(root: u32) -> Vec<u32> {
+    let parent = |pid: u32| -> Option<u32> {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // The command name in parentheses may hold spaces; the ppid follows its end.
+        stat[stat.rfind(')')? + 1..]
+            .split_whitespace()
+            .nth(1)?
+            .parse()
+            .ok()
+    };
+    let all: Vec<(u32, u32)> = std::fs::read_dir("/proc")
+        .map(|d| {
+            d.flatten()
+                .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+                .filter_map(|pid| Some((pid, parent(pid)?)))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut family = vec![root];
+    let mut grew = true;
+    while grew {
+        grew = false;
+        for (pid, ppid) in &all {
+            if family.contains(ppid) && !family.contains(pid) {
+                family.push(*pid);
+                grew = true;
+            }
+        }
+    }
+    family.retain(|pid| *pid != root);
+    family
+}
+
 /// The provider plugins a client process runs, found among its descendants in `/proc` by
 /// their executable name (`terraform-provider-…`). Descendants, not children: Terraform
 /// 1.0 runs itself under a panic-catching parent process.
 pub fn providers_of(client: u32) -> Vec<u32> {
-    let parent_of = |pid: u32| -> Option<u32> {
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        // The command name in parentheses may hold spaces; the ppid follows its end.
-        let rest = &stat[stat.rfind(')')? + 1..];
-        rest.split_whitespace().nth(1)?.parse().ok()
-    };
-    let is_provider = |pid: u32| {
+    let is_provider = |pid: &u32| {
         std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|cmd| {
             let argv0 = cmd.split(|b| *b == 0).next().unwrap_or_default();
             let name = argv0.rsplit(|b| *b == b'/').next().unwrap_or_default();
             name.starts_with(b"terraform-provider-")
         })
     };
-    let Ok(procs) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    procs
-        .flatten()
-        .filter_map(|p| p.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|&pid| {
-            // Walk up to the client (or to init).
-            let mut up = pid;
-            for _ in 0..16 {
-                match parent_of(up) {
-                    Some(parent) if parent == client => return is_provider(pid),
-                    Some(parent) if parent > 1 => up = parent,
-                    _ => return false,
-                }
-            }
-            false
-        })
+    descendants(client)
+        .into_iter()
+        .filter(is_provider)
         .collect()
 }
 

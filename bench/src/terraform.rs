@@ -48,41 +48,16 @@ pub fn rss_anon_kib(pid: u32) -> u64 {
     status_kib(pid, "RssAnon:")
 }
 
-/// Parent pid of `pid`.
-fn parent(pid: u32) -> Option<u32> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name, in parentheses, may itself hold spaces and parentheses.
-    let close = text.rfind(')')?;
-    text[close + 2..].split_whitespace().nth(1)?.parse().ok()
-}
-
-/// Every process descending from `root` (Terraform's only child processes are its
-/// providers, whatever their command names: a Python provider's is `pyvider` or `python3`).
+/// Terraform's provider processes: every process descending from `root` (a Python
+/// provider's command is `pyvider` or `python3`, so not by name) that has left the client's
+/// image.
 fn descendants(root: u32) -> Vec<u32> {
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    let all: Vec<(u32, u32)> = dir
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter_map(|pid| parent(pid).map(|ppid| (pid, ppid)))
-        .collect();
-    let mut family = vec![root];
-    let mut grew = true;
-    while grew {
-        grew = false;
-        for (pid, ppid) in &all {
-            if family.contains(ppid) && !family.contains(pid) {
-                family.push(*pid);
-                grew = true;
-            }
-        }
-    }
+    let mut family = tfwasm_tests::descendants(root);
     // A child between Go's fork and exec still runs Terraform's image and shows Terraform's
     // memory; only processes that have become something else are providers.
     let exe = |pid: u32| std::fs::read_link(format!("/proc/{pid}/exe")).ok();
     let client = exe(root);
-    family.retain(|pid| *pid != root && exe(*pid) != client);
+    family.retain(|pid| exe(*pid) != client);
     family
 }
 

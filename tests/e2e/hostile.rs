@@ -454,7 +454,7 @@ fn a_client_killed_mid_apply_leaves_no_provider_behind_and_the_object_remembered
         // parent), not the providers.
         let mut client_pids = vec![apply.pid()];
         client_pids.extend(
-            descendants(apply.pid())
+            tfwasm_tests::descendants(apply.pid())
                 .into_iter()
                 .filter(|pid| !providers.contains(pid)),
         );
@@ -494,39 +494,6 @@ fn a_client_killed_mid_apply_leaves_no_provider_behind_and_the_object_remembered
         let plan = ws.run(&["plan", "-no-color"]);
         assert_eq!(plan.code, 0, "{name}: {}", plan.all());
     }
-}
-
-/// Every process descending from `root`, from `/proc`.
-fn descendants(root: u32) -> Vec<u32> {
-    let parent = |pid: u32| -> Option<u32> {
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        stat[stat.rfind(')')? + 1..]
-            .split_whitespace()
-            .nth(1)?
-            .parse()
-            .ok()
-    };
-    let all: Vec<(u32, u32)> = std::fs::read_dir("/proc")
-        .map(|d| {
-            d.flatten()
-                .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-                .filter_map(|pid| Some((pid, parent(pid)?)))
-                .collect()
-        })
-        .unwrap_or_default();
-    let mut family = vec![root];
-    let mut grew = true;
-    while grew {
-        grew = false;
-        for (pid, ppid) in &all {
-            if family.contains(ppid) && !family.contains(pid) {
-                family.push(*pid);
-                grew = true;
-            }
-        }
-    }
-    family.retain(|pid| *pid != root);
-    family
 }
 
 /// The entry files under a journal directory (one level of per-working-directory folders).
