@@ -25,6 +25,15 @@ fi
 
 command -v go >/dev/null 2>&1 ||
   fail "Go is not installed: the oracle is built from go-cty and OpenTofu's Go module (Go 1.26.6 or newer)"
+# Test binaries ask for the oracle in parallel: one builds, the others wait and reuse it.
+mkdir -p "$cache"
+exec 9>"$cache/.build.lock"
+command -v flock >/dev/null 2>&1 || fail "flock is not installed (util-linux)"
+flock 9
+if [ -x "$bin" ]; then
+  echo "$bin"
+  exit 0
+fi
 echo "building tfwasm-oracle against OpenTofu $version (go-cty and objchange, from the Go module proxy) into $cache" >&2
 info=$(go mod download -json "$module@$version" 2>&1) ||
   fail "cannot download $module@$version from the Go module proxy ($(go env GOPROXY)): $info"

@@ -315,7 +315,8 @@ pub fn local_dir() -> PathBuf {
 
 /// Two loopback HTTP servers for the hostile provider, started once per test process:
 /// `(allowed, forbidden)` ports. The allowed one serves `/hello`, `/redirect-in` (to its own
-/// `/hello`), `/redirect-out` (to the forbidden server) and `/big` (9 MiB); the forbidden one
+/// `/hello`), `/redirect-out` (to the forbidden server), `/big` (9 MiB) and `/hang` (never
+/// answers; how long each client held it open goes to [`hang_held`]); the forbidden one
 /// answers everything with a body that must never be seen.
 pub fn http_fixture() -> (u16, u16) {
     static PORTS: OnceLock<(u16, u16)> = OnceLock::new();
@@ -341,6 +342,16 @@ pub fn http_fixture() -> (u16, u16) {
 }
 
 type Responder = dyn Fn(&str, u16) -> (u16, Option<String>, Vec<u8>) + Send + Sync;
+
+/// How long each request to the fixture's `/hang` was held open before its client closed it.
+pub fn hang_held() -> Vec<std::time::Duration> {
+    HANG_HELD
+        .lock()
+        .map(|held| held.clone())
+        .unwrap_or_default()
+}
+
+static HANG_HELD: std::sync::Mutex<Vec<std::time::Duration>> = std::sync::Mutex::new(Vec::new());
 
 /// A tiny HTTP/1.1 server on 127.0.0.1 answering each request with `respond(path, own port)`.
 fn serve_http(
@@ -368,6 +379,16 @@ fn serve_http(
                     .nth(1)
                     .unwrap_or("/")
                     .to_owned();
+                if path == "/hang" {
+                    // Never answer; wait for the client to give up.
+                    let started = std::time::Instant::now();
+                    let mut rest = Vec::new();
+                    let _ = std::io::Read::read_to_end(&mut reader, &mut rest);
+                    if let Ok(mut held) = HANG_HELD.lock() {
+                        held.push(started.elapsed());
+                    }
+                    return;
+                }
                 let (status, location, body) = respond(&path, port);
                 let mut head = format!(
                     "HTTP/1.1 {status} X\r\ncontent-length: {}\r\nconnection: close\r\n",
@@ -424,7 +445,7 @@ pub fn package_flags(sample: &str) -> Vec<String> {
 
 /// `tfwasm package`s `sample` as `registry.terraform.io/tfwasm/<sample>` 0.1.0 into the
 /// mirror at `dir`, with extra flags, through the tests' compile cache.
-fn package_into(dir: &Path, sample: &str, flags: &[impl AsRef<std::ffi::OsStr>]) {
+pub fn package_into(dir: &Path, sample: &str, flags: &[impl AsRef<std::ffi::OsStr>]) {
     let out = Command::new(tfwasm_bin())
         .arg("package")
         .arg(component(sample))

@@ -143,6 +143,40 @@ fn every_attack_is_stopped_and_grants_work() {
             ],
         ),
         (
+            // 32 MiB of detail: cut to the diagnostic budget, the error kept.
+            "huge_diagnostic",
+            "huge_diagnostic",
+            "32",
+            &["Huge diagnostic", "[truncated by tfwasm]"],
+        ),
+        (
+            // Private state is held to the value limit like the state.
+            "huge_private",
+            "huge_private",
+            "20",
+            &[
+                "Provider returned a value that is too large",
+                "at most 16777216 bytes are accepted",
+            ],
+        ),
+        (
+            // 6000 header blocks of 16 KiB: host memory, stopped by the handle limit.
+            "fields_hoard",
+            "fields_hoard",
+            "6000",
+            &["Provider crashed", "resource table has no free keys"],
+        ),
+        (
+            // The stderr capture is full before the panic; its message still arrives.
+            "stderr_then_panic",
+            "stderr_then_panic",
+            "",
+            &[
+                "Provider crashed",
+                "hostile provider panicked after filling stderr",
+            ],
+        ),
+        (
             "secret_env",
             "read_env",
             HOSTILE_SECRET_ENV,
@@ -164,6 +198,9 @@ fn every_attack_is_stopped_and_grants_work() {
     let ipv6 = format!("http://[::1]:{allowed}/");
     let ipv6_entry = format!("add \"http://[::1]:{allowed}\" to http under [grants]");
     let userinfo = format!("http://127.0.0.1:{allowed}@127.0.0.1:{forbidden}/");
+    // The allowed host after the `@`: the userinfo would reach the server in `Host`.
+    let userinfo_allowed = format!("http://127.0.0.1:{forbidden}@127.0.0.1:{allowed}/");
+    let userinfo_denied = "with user information in its URL (user:password@127.0.0.1)";
     let http_cases: Vec<(&str, &str, &str, Vec<&str>)> = vec![
         (
             "http_denied",
@@ -193,7 +230,13 @@ fn every_attack_is_stopped_and_grants_work() {
             "http_userinfo",
             "http_get",
             &userinfo,
-            vec!["Outgoing HTTP request denied", &denied_entry],
+            vec!["Outgoing HTTP request denied", userinfo_denied],
+        ),
+        (
+            "http_userinfo_allowed_host",
+            "http_get",
+            &userinfo_allowed,
+            vec!["Outgoing HTTP request denied", userinfo_denied],
         ),
         (
             "http_big",
@@ -264,6 +307,13 @@ fn every_attack_is_stopped_and_grants_work() {
         }
         // The panic hook's advice does not apply to a guest.
         assert!(!flat.contains("RUST_BACKTRACE"), "{}", client.name);
+        // The 32 MiB diagnostic reached Terraform cut to the 1 MiB budget.
+        assert!(
+            apply.all().len() < 4 << 20,
+            "{}: {} bytes of output",
+            client.name,
+            apply.all().len()
+        );
         for secret in [
             "must not be readable",
             "secret-value",
@@ -345,6 +395,98 @@ fn every_attack_is_stopped_and_grants_work() {
                 client.name
             );
         }
+    }
+}
+
+/// What the host does for a guest besides running it is bounded: a guest writing 64 MiB of
+/// log lines gets its call's 64 KiB into Terraform's log and one "log capped" line; a guest
+/// reporting its state a thousand times during an apply gets a hundred journal writes and a
+/// warning, and the apply still succeeds with its state.
+#[test]
+fn host_work_for_a_guest_is_capped() {
+    for client in clients() {
+        let mut config = PROVIDER.to_owned();
+        config.push_str(&act("log_flood", "log_flood", "64"));
+        config.push_str(&act("report_flood", "report_flood", "1000"));
+        let ws = Workspace::new(client, &config);
+        ws.ok(&["init", "-no-color"]);
+        let log = ws.path().join("terraform.log");
+        let log_path = log.display().to_string();
+        let apply = ws.run_with_env(
+            &["apply", "-auto-approve", "-no-color"],
+            &[("TF_LOG", "trace"), ("TF_LOG_PATH", &log_path)],
+        );
+        assert_eq!(apply.code, 0, "{}: {}", client.name, apply.all());
+        let flat = flatten(&apply.all());
+        assert!(
+            flat.contains("Provider state reports not journaled")
+                && flat.contains("the last 900 were kept in memory only"),
+            "{}: {}",
+            client.name,
+            apply.all()
+        );
+        let state = ws.resources();
+        assert_eq!(state["hostile_act.log_flood"]["result"], "logged 64 MiB");
+        assert_eq!(
+            state["hostile_act.report_flood"]["result"],
+            "reported 1000 times"
+        );
+        let text = std::fs::read_to_string(&log).expect("terraform.log");
+        let flood_lines = text.lines().filter(|l| l.contains("flood flood")).count();
+        assert!(
+            (1..=64).contains(&flood_lines),
+            "{}: {flood_lines} flood lines reached the log (64 KiB per call allows 63)",
+            client.name
+        );
+        assert_eq!(
+            text.matches("log capped: the guest wrote more than 64KiB per call")
+                .count(),
+            1,
+            "{}: one notice",
+            client.name
+        );
+    }
+}
+
+/// A request the guest leaves in flight when its call answers is cancelled then, not left
+/// running (up to twice the deadline) while the provider serves other calls: the server
+/// sees the connection closed well before the next resource's two-second call ends.
+#[test]
+fn requests_left_in_flight_end_with_their_call() {
+    let (allowed, _) = tfwasm_tests::http_fixture();
+    for client in clients() {
+        let config = format!(
+            r#"{PROVIDER}
+resource "hostile_act" "leave" {{
+  behavior = "http_leave"
+  target   = "http://127.0.0.1:{allowed}/hang"
+}}
+resource "hostile_act" "after" {{
+  behavior   = "sleep"
+  target     = "2000"
+  depends_on = [hostile_act.leave]
+}}
+"#
+        );
+        let before = tfwasm_tests::hang_held().len();
+        let ws = Workspace::new(client, &config);
+        ws.ok(&["init", "-no-color"]);
+        ws.ok(&["apply", "-auto-approve", "-no-color"]);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let held = loop {
+            let held = tfwasm_tests::hang_held();
+            if held.len() > before || std::time::Instant::now() > deadline {
+                break held;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
+        let this = held.get(before).expect("the request reached the server");
+        // The guest waits 0.5 s after sending; the next call sleeps 2 s.
+        assert!(
+            *this < std::time::Duration::from_millis(1500),
+            "{}: the request stayed open {this:?}, past the call that sent it",
+            client.name
+        );
     }
 }
 

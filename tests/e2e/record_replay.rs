@@ -1,13 +1,16 @@
 //! Record and replay as an operator and an author use them: `TFWASM_RECORD` during a real
-//! `terraform apply` writes a bug-report directory with secrets redacted, and `tfwasm replay`
+//! `terraform apply` writes a bug-report directory that only its user can read. By default it
+//! keeps no value at all (only their shape), and `tfwasm replay` says which setting to turn
+//! on; with `TFWASM_RECORD_VALUES=non-sensitive` it keeps all but the secrets, and replay
 //! re-runs it against the component, passing when nothing changed and naming the field when
-//! something did.
+//! something did. A recording directory the guest could reach is refused.
 
+use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use serde_json::Value;
-use tfwasm_tests::{Workspace, cache_dir, clients, component, tfwasm_bin};
+use serde_json::{Value, json};
+use tfwasm_tests::{Workspace, cache_dir, clients, component, flatten, tfwasm_bin};
 
 const CONFIG: &str = r#"
 terraform {
@@ -26,11 +29,27 @@ resource "random_password" "p" {
 }
 "#;
 
-/// Every recorded call of every session under `root`, with the file it is in.
+/// A filesystem mirror holding only the random sample, packaged with `flags`.
+fn random_mirror(flags: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    tfwasm_tests::package_into(dir.path(), "random", flags);
+    dir
+}
+
+/// Every recorded call of every session under `root`, with the file it is in; checks on the
+/// way that the recording is private: directories `0700`, files `0600`.
 fn entries(root: &Path) -> Vec<(PathBuf, Value)> {
+    let mode = |p: &Path| std::fs::metadata(p).expect("stat").permissions().mode() & 0o777;
+    assert_eq!(mode(root), 0o700, "{}", root.display());
     let mut out = Vec::new();
-    for session in std::fs::read_dir(root).expect("recording directory") {
-        let session = session.expect("session entry").path();
+    for item in std::fs::read_dir(root).expect("recording directory") {
+        let session = item.expect("recording entry").path();
+        if !session.is_dir() {
+            // The secrets every process marked, and the lock they write under.
+            assert_eq!(mode(&session), 0o600, "{}", session.display());
+            continue;
+        }
+        assert_eq!(mode(&session), 0o700, "{}", session.display());
         assert!(
             session.join("session.json").is_file(),
             "{} has no session.json",
@@ -38,6 +57,7 @@ fn entries(root: &Path) -> Vec<(PathBuf, Value)> {
         );
         for file in std::fs::read_dir(&session).expect("session directory") {
             let file = file.expect("file").path();
+            assert_eq!(mode(&file), 0o600, "{}", file.display());
             if file.file_name().is_some_and(|n| n != "session.json") {
                 let text = std::fs::read_to_string(&file).expect("read entry");
                 let json: Value = serde_json::from_str(&text)
@@ -60,26 +80,105 @@ fn replay(dir: &Path) -> std::process::Output {
         .expect("run tfwasm replay")
 }
 
+/// The recorded call of `rpc` about `subject`.
+fn call(entries: &[(PathBuf, Value)], rpc: &str, subject: &str) -> (PathBuf, Value) {
+    entries
+        .iter()
+        .find(|(_, e)| e["rpc"] == rpc && e["subject"] == subject)
+        .unwrap_or_else(|| panic!("no {rpc} of {subject} recorded"))
+        .clone()
+}
+
+/// An apply recorded into a fresh directory with `env`: the workspace, the recording and
+/// the password Terraform stored.
+fn recorded_apply(
+    client: &tfwasm_tests::Client,
+    mirror: &Path,
+    env: &[(&str, &str)],
+) -> (Workspace, tempfile::TempDir, String) {
+    let recording = tempfile::tempdir().expect("temp dir");
+    let record = recording.path().join("recording");
+    let record = record.to_str().expect("utf-8 temp path");
+    let ws = Workspace::with_mirror(client, CONFIG, mirror);
+    ws.ok(&["init", "-no-color"]);
+    let mut env = env.to_vec();
+    env.push(("TFWASM_RECORD", record));
+    let run = ws.run_with_env(&["apply", "-auto-approve", "-no-color"], &env);
+    assert_eq!(run.code, 0, "{}: apply failed:\n{}", client.name, run.all());
+    let password = ws.resources()["random_password.p"]["result"]
+        .as_str()
+        .expect("password in state")
+        .to_owned();
+    assert_eq!(password.len(), 24);
+    (ws, recording, password)
+}
+
 #[test]
-fn an_apply_is_recorded_with_secrets_redacted_and_replays_until_a_response_changes() {
+fn by_default_a_recording_keeps_no_value_and_replay_names_the_setting_that_does() {
+    let mirror = random_mirror(&[]);
     for client in clients() {
-        let recording = tempfile::tempdir().expect("temp dir");
-        let record = recording.path().to_str().expect("utf-8 temp path");
-        let ws = Workspace::new(client, CONFIG);
-        ws.ok(&["init", "-no-color"]);
-        let run = ws.run_with_env(
-            &["apply", "-auto-approve", "-no-color"],
-            &[("TFWASM_RECORD", record)],
+        let (ws, recording, password) = recorded_apply(client, mirror.path(), &[]);
+        let root = recording.path().join("recording");
+        let entries = entries(&root);
+        for (file, _) in &entries {
+            let text = std::fs::read_to_string(file).expect("read entry");
+            assert!(
+                !text.contains(&password),
+                "{}: {} holds the password",
+                client.name,
+                file.display()
+            );
+        }
+        let integer = ws.resources()["random_integer.i"]["result"].clone();
+        let (_, password_apply) = call(&entries, "ApplyResourceChange", "random_password");
+        let (_, integer_apply) = call(&entries, "ApplyResourceChange", "random_integer");
+        let redacted = json!({"$redacted": true});
+        for (apply, attr) in [
+            (&password_apply, "result"),
+            (&password_apply, "length"),
+            (&integer_apply, "result"),
+            (&integer_apply, "seed"),
+        ] {
+            assert_eq!(
+                apply["response"]["new_state"]["value"][attr], redacted,
+                "{}: no value is kept, not even {attr} ({integer}):\n{apply:#}",
+                client.name
+            );
+        }
+        assert_eq!(
+            integer_apply["request"]["config"]["value"]["keepers"],
+            Value::Null,
+            "nulls stay: the shape is what the recording is for"
         );
-        assert_eq!(run.code, 0, "{}: apply failed:\n{}", client.name, run.all());
 
-        let password = ws.resources()["random_password.p"]["result"]
-            .as_str()
-            .expect("password in state")
-            .to_owned();
-        assert_eq!(password.len(), 24);
+        let out = replay(&root);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{}: {stdout}\n{stderr}",
+            client.name
+        );
+        assert!(
+            stderr.contains("TFWASM_RECORD_VALUES=non-sensitive") && !stdout.contains(" 0 skipped"),
+            "{}: replay says the values were not recorded and how to record them:\n{stdout}\n{stderr}",
+            client.name
+        );
+    }
+}
 
-        let entries = entries(recording.path());
+#[test]
+fn non_sensitive_values_are_recorded_with_secrets_redacted_and_replay_until_a_response_changes() {
+    let mirror = random_mirror(&[]);
+    for client in clients() {
+        let (_ws, recording, password) = recorded_apply(
+            client,
+            mirror.path(),
+            &[("TFWASM_RECORD_VALUES", "non-sensitive")],
+        );
+        let root = recording.path().join("recording");
+        let entries = entries(&root);
         let rpcs: Vec<&str> = entries
             .iter()
             .filter_map(|(_, e)| e["rpc"].as_str())
@@ -102,17 +201,10 @@ fn an_apply_is_recorded_with_secrets_redacted_and_replays_until_a_response_chang
                 file.display()
             );
         }
-        let apply_of = |subject: &str| {
-            entries
-                .iter()
-                .find(|(_, e)| e["rpc"] == "ApplyResourceChange" && e["subject"] == subject)
-                .unwrap_or_else(|| panic!("{}: no apply of {subject} recorded", client.name))
-                .clone()
-        };
-        let (_, password_apply) = apply_of("random_password");
+        let (_, password_apply) = call(&entries, "ApplyResourceChange", "random_password");
         assert_eq!(
             password_apply["response"]["new_state"]["value"]["result"],
-            serde_json::json!({"$redacted": true}),
+            json!({"$redacted": true}),
             "{}: {password_apply:#}",
             client.name
         );
@@ -123,7 +215,7 @@ fn an_apply_is_recorded_with_secrets_redacted_and_replays_until_a_response_chang
         );
 
         // Unchanged component: every response matches.
-        let out = replay(recording.path());
+        let out = replay(&root);
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert_eq!(
             out.status.code(),
@@ -135,13 +227,13 @@ fn an_apply_is_recorded_with_secrets_redacted_and_replays_until_a_response_chang
         assert!(stdout.contains(" 0 differ"), "{stdout}");
 
         // A recorded response that no longer matches is reported at its path.
-        let (file, mut integer_apply) = apply_of("random_integer");
+        let (file, mut integer_apply) = call(&entries, "ApplyResourceChange", "random_integer");
         let result = &mut integer_apply["response"]["new_state"]["value"]["result"];
         let actual = result.as_i64().expect("integer result");
         *result = Value::from(actual + 100);
         std::fs::write(&file, serde_json::to_vec_pretty(&integer_apply).unwrap())
             .expect("tamper with the recording");
-        let out = replay(recording.path());
+        let out = replay(&root);
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert_eq!(out.status.code(), Some(1), "{}: {stdout}", client.name);
         assert!(
@@ -152,6 +244,40 @@ fn an_apply_is_recorded_with_secrets_redacted_and_replays_until_a_response_chang
             client.name
         );
         assert!(stdout.contains(" 1 differ"), "{stdout}");
+    }
+}
+
+#[test]
+fn a_recording_directory_inside_a_grant_stops_the_provider_naming_both() {
+    let granted = tempfile::tempdir().expect("temp dir");
+    let grant = format!("{}:/data:rw", granted.path().display());
+    let mirror = random_mirror(&["--allow-dir", &grant]);
+    let inside = granted.path().join("recording");
+    for client in clients() {
+        let ws = Workspace::with_mirror(client, CONFIG, mirror.path());
+        ws.ok(&["init", "-no-color"]);
+        let run = ws.run_with_env(
+            &["plan", "-no-color"],
+            &[
+                ("TFWASM_RECORD", inside.to_str().expect("utf-8 temp path")),
+                // The provider's reason reaches Terraform's output through its log.
+                ("TF_LOG_PROVIDER", "ERROR"),
+            ],
+        );
+        let output = flatten(&run.all());
+        assert_ne!(run.code, 0, "{}: the plan ran:\n{output}", client.name);
+        assert!(
+            output.contains("recording refused")
+                && output.contains(&inside.display().to_string())
+                && output.contains("/data"),
+            "{}: the error names the recording directory and the grant:\n{output}",
+            client.name
+        );
+        assert!(
+            !inside.exists(),
+            "{}: nothing was written in the grant",
+            client.name
+        );
     }
 }
 

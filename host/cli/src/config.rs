@@ -11,6 +11,13 @@
 //! timeout = "30s"
 //! stack = "1MiB"
 //! instances = "reuse"            # default; "fresh" runs every call in a new instance
+//! # What the host does on the guest's behalf (defaults shown):
+//! log_per_call = "64KiB"         # guest log lines and stdout/stderr; beyond: dropped, one notice
+//! log_per_instance = "1MiB"      # an instance past it is retired
+//! diagnostics_per_call = 1000    # beyond: replaced by one (an error if any dropped one was)
+//! diagnostic_bytes_per_call = "1MiB"
+//! state_reports_per_call = 100   # journal writes per apply; later reports stay in memory
+//! state_report_bytes_per_call = "64MiB"
 //!
 //! [limits.rpc.ApplyResourceChange]
 //! timeout = "10m"
@@ -27,11 +34,13 @@
 //! no_proxy = "localhost,.internal"
 //!
 //! [record]                       # off by default; for bug reports (`tfwasm replay`)
-//! dir = "/tmp/tfwasm-recording"  # relative to this file
+//! dir = "/tmp/tfwasm-recording"  # relative to this file; never inside a [grants] dir
+//! values = "redacted"            # default: no values, only their shape; "non-sensitive"
+//!                                # keeps all but sensitive/write-only ones, so it replays
 //! ```
 //!
 //! Run-time overrides: `TFWASM_CONFIG` names another settings file to use instead;
-//! `TFWASM_RECORD=DIR` records into `DIR`;
+//! `TFWASM_RECORD=DIR` records into `DIR`, `TFWASM_RECORD_VALUES` sets `record.values`;
 //! `TFWASM_CONTRACT_VIOLATIONS`, `TFWASM_FUEL`, `TFWASM_MEMORY`, `TFWASM_TIMEOUT` and
 //! `TFWASM_INSTANCES` override single values.
 
@@ -80,11 +89,14 @@ pub struct RecordConfig {
     /// Where each provider process writes its session directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dir: Option<String>,
+    /// What recordings keep of values (default: none, only their shape).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub values: Option<crate::record::Values>,
 }
 
 impl RecordConfig {
     fn is_empty(&self) -> bool {
-        self.dir.is_none()
+        *self == RecordConfig::default()
     }
 }
 
@@ -197,6 +209,24 @@ pub struct LimitsConfig {
     /// `fresh`: every call gets a new instance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instances: Option<Instances>,
+    /// Guest log bytes per call, e.g. `64KiB`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_per_call: Option<String>,
+    /// Guest log bytes per instance, e.g. `1MiB`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_per_instance: Option<String>,
+    /// Diagnostics per response.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diagnostics_per_call: Option<usize>,
+    /// Diagnostic text per response, e.g. `1MiB`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diagnostic_bytes_per_call: Option<String>,
+    /// Journal writes per apply.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state_reports_per_call: Option<u32>,
+    /// Journal bytes per apply, e.g. `64MiB`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state_report_bytes_per_call: Option<String>,
     /// Overrides per RPC name.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub rpc: BTreeMap<String, LimitValues>,
@@ -205,6 +235,53 @@ pub struct LimitsConfig {
 impl LimitsConfig {
     fn is_empty(&self) -> bool {
         *self == LimitsConfig::default()
+    }
+
+    /// The host-work limits set here, over the defaults in `work`.
+    fn host_work(&self, work: &mut tfwasm_runtime::HostWork) -> anyhow::Result<()> {
+        let size = |value: &Option<String>, key: &str, into: &mut usize| -> anyhow::Result<()> {
+            if let Some(text) = value {
+                *into = text
+                    .parse::<ByteSize>()
+                    .with_context(|| format!("limits.{key}"))?
+                    .0;
+            }
+            Ok(())
+        };
+        size(
+            &self.log_per_call,
+            "log_per_call",
+            &mut work.log_bytes_per_call,
+        )?;
+        size(
+            &self.log_per_instance,
+            "log_per_instance",
+            &mut work.log_bytes_per_instance,
+        )?;
+        size(
+            &self.diagnostic_bytes_per_call,
+            "diagnostic_bytes_per_call",
+            &mut work.diagnostic_bytes_per_call,
+        )?;
+        size(
+            &self.state_report_bytes_per_call,
+            "state_report_bytes_per_call",
+            &mut work.state_report_bytes_per_call,
+        )?;
+        if let Some(n) = self.diagnostics_per_call {
+            work.diagnostics_per_call = n;
+        }
+        if let Some(n) = self.state_reports_per_call {
+            work.state_reports_per_call = n;
+        }
+        if work.log_bytes_per_instance < work.log_bytes_per_call {
+            bail!(
+                "limits.log_per_instance ({}) is below limits.log_per_call ({})",
+                ByteSize(work.log_bytes_per_instance),
+                ByteSize(work.log_bytes_per_call)
+            );
+        }
+        Ok(())
     }
 }
 
@@ -261,8 +338,8 @@ pub struct Resolved {
     pub http: HttpSettings,
     /// Where the settings came from, for messages.
     pub source: String,
-    /// Record every call into this directory (`tfwasm replay` reads it).
-    pub record: Option<PathBuf>,
+    /// Record every call, where and how (`tfwasm replay` reads it).
+    pub record: Option<crate::record::Settings>,
 }
 
 fn apply_values(values: &LimitValues, context: &str) -> anyhow::Result<LimitsOverride> {
@@ -298,6 +375,7 @@ impl ProviderConfig {
         if let Some(instances) = self.limits.instances {
             limits.reuse_instances = instances == Instances::Reuse;
         }
+        self.limits.host_work(&mut limits.host_work)?;
         for (name, values) in &self.limits.rpc {
             let rpc = name
                 .parse::<Rpc>()
@@ -318,6 +396,11 @@ impl ProviderConfig {
             .context("grants.dirs")?;
         let http =
             tfwasm_runtime::HttpAllowList::parse(&self.grants.http).context("grants.http")?;
+        let record = self.record.dir.as_ref().map(|d| crate::record::Settings {
+            dir: base.join(d),
+            values: self.record.values.unwrap_or_default(),
+            grants: dirs.clone(),
+        });
         Ok(Resolved {
             mode: self.contracts.violations.mode(),
             limits,
@@ -328,7 +411,7 @@ impl ProviderConfig {
             },
             http: self.http.resolve(base)?,
             source,
-            record: self.record.dir.as_ref().map(|d| base.join(d)),
+            record,
         })
     }
 }
@@ -385,6 +468,12 @@ pub fn load(component: &Path) -> anyhow::Result<Resolved> {
         let dir =
             std::env::current_dir().map_or_else(|_| PathBuf::from(&value), |cwd| cwd.join(&value));
         config.record.dir = Some(dir.display().to_string());
+    }
+    if let Some(value) = env(crate::record::VALUES_ENV) {
+        config.record.values = Some(
+            crate::record::Values::parse(&value)
+                .with_context(|| format!("{}={value:?}", crate::record::VALUES_ENV))?,
+        );
     }
     let base = path.parent().unwrap_or(Path::new("."));
     config
@@ -479,6 +568,44 @@ mod tests {
     }
 
     #[test]
+    fn host_work_limits_parse_name_their_key_and_round_trip() {
+        let text = "[limits]\nlog_per_call = \"16KiB\"\nlog_per_instance = \"256KiB\"\ndiagnostics_per_call = 50\ndiagnostic_bytes_per_call = \"64KiB\"\nstate_reports_per_call = 7\nstate_report_bytes_per_call = \"8MiB\"\n";
+        let config = parse(text).unwrap();
+        assert_eq!(parse(&render(&config).unwrap()).unwrap(), config);
+        let work = config
+            .resolve("x".into(), Path::new("."))
+            .unwrap()
+            .limits
+            .host_work;
+        assert_eq!(
+            work,
+            tfwasm_runtime::HostWork {
+                log_bytes_per_call: 16 << 10,
+                log_bytes_per_instance: 256 << 10,
+                diagnostics_per_call: 50,
+                diagnostic_bytes_per_call: 64 << 10,
+                state_reports_per_call: 7,
+                state_report_bytes_per_call: 8 << 20,
+            }
+        );
+        let resolve_err = |text: &str| {
+            let err = parse(text)
+                .unwrap()
+                .resolve("x".into(), Path::new("."))
+                .err()
+                .expect("refused");
+            format!("{err:#}")
+        };
+        let err = resolve_err("[limits]\nlog_per_call = \"lots\"\n");
+        assert!(
+            err.contains("limits.log_per_call") && err.contains("lots"),
+            "{err}"
+        );
+        let err = resolve_err("[limits]\nlog_per_call = \"2MiB\"\n");
+        assert!(err.contains("below limits.log_per_call"), "{err}");
+    }
+
+    #[test]
     fn round_trips() {
         let config = parse(
             "[contracts]\nviolations = \"warn\"\n[limits]\nfuel = 5\nmemory = \"64MiB\"\n[limits.rpc.ApplyResourceChange]\ntimeout = \"10m\"\n[grants]\nenv = [\"A\"]\ndirs = [\"/tmp:/t:rw\"]\n",
@@ -492,6 +619,31 @@ mod tests {
             std::time::Duration::from_secs(600)
         );
         assert!(resolved.grants.dirs[0].writable);
+    }
+
+    #[test]
+    fn recordings_keep_no_values_unless_asked_and_know_the_grants() {
+        use crate::record::Values;
+        let resolved = parse("[record]\ndir = \"rec\"\n[grants]\ndirs = [\"/srv:/data:rw\"]\n")
+            .unwrap()
+            .resolve("x".into(), Path::new("/pkg"))
+            .unwrap();
+        let record = resolved.record.expect("recording on");
+        assert_eq!(record.dir, PathBuf::from("/pkg/rec"));
+        assert_eq!(record.values, Values::Redacted, "no values by default");
+        assert_eq!(
+            record.grants, resolved.grants.dirs,
+            "checked against the grants"
+        );
+        let config = parse("[record]\ndir = \"rec\"\nvalues = \"non-sensitive\"\n").unwrap();
+        assert_eq!(parse(&render(&config).unwrap()).unwrap(), config);
+        let resolved = config.resolve("x".into(), Path::new(".")).unwrap();
+        assert_eq!(resolved.record.unwrap().values, Values::NonSensitive);
+        let err = parse("[record]\nvalues = \"all\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("all"), "{err}");
+        assert!(Values::parse("non-sensitive").is_ok() && Values::parse("clear").is_err());
     }
 
     #[test]

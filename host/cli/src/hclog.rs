@@ -89,6 +89,30 @@ pub fn max_level() -> Level {
     }
 }
 
+/// The most verbose guest line to write: `level` when Terraform shows provider logs at all
+/// (`TF_LOG` or `TF_LOG_PROVIDER` set and not `off`) or a person reads them (`serve
+/// --debug`); else none. Terraform drops a provider's lines without those settings, so
+/// writing a guest's would only spend host time on it.
+pub fn guest_level(level: Level) -> Option<Level> {
+    let var = |name| std::env::var(name).ok();
+    guest_level_from(
+        level,
+        var("TF_LOG").as_deref(),
+        var("TF_LOG_PROVIDER").as_deref(),
+        HUMAN_READABLE.load(std::sync::atomic::Ordering::Relaxed),
+    )
+}
+
+fn guest_level_from(
+    level: Level,
+    tf_log: Option<&str>,
+    tf_log_provider: Option<&str>,
+    human: bool,
+) -> Option<Level> {
+    let on = |v: Option<&str>| v.is_some_and(|v| !v.is_empty() && !v.eq_ignore_ascii_case("off"));
+    (human || on(tf_log) || on(tf_log_provider)).then_some(level)
+}
+
 /// Which events reach the log: tfwasm's own at `level`; the internals of its dependencies
 /// (h2 and hyper frame dumps, tonic, rustls, wasmtime, cranelift) only where `TFWASM_LOG`
 /// asks for them, in `tracing`'s directive syntax (`TFWASM_LOG=h2=debug,wasmtime=trace`).
@@ -150,8 +174,8 @@ impl<S: Subscriber> Layer<S> for HclogLayer {
 
 /// Sends guest log lines to stderr in hclog form, under the module `tfwasm.guest`.
 pub struct GuestLog {
-    /// Most verbose level written.
-    pub max_level: Level,
+    /// Most verbose level written; none writes nothing (see [`guest_level`]).
+    pub max_level: Option<Level>,
 }
 
 impl tfwasm_runtime::GuestLogSink for GuestLog {
@@ -163,7 +187,7 @@ impl tfwasm_runtime::GuestLogSink for GuestLog {
             "warn" => Level::WARN,
             _ => Level::ERROR,
         };
-        if parsed <= self.max_level {
+        if self.max_level.is_some_and(|max| parsed <= max) {
             emit(
                 level,
                 "tfwasm.guest",
@@ -198,6 +222,17 @@ mod tests {
         );
         tracing::subscriber::with_default(subscriber, emit);
         count.load(Ordering::Relaxed)
+    }
+
+    #[test]
+    fn guest_lines_are_written_only_when_someone_reads_them() {
+        let l = Level::WARN;
+        assert_eq!(guest_level_from(l, None, None, false), None);
+        assert_eq!(guest_level_from(l, Some(""), Some("off"), false), None);
+        assert_eq!(guest_level_from(l, Some("OFF"), None, false), None);
+        assert_eq!(guest_level_from(l, Some("debug"), None, false), Some(l));
+        assert_eq!(guest_level_from(l, None, Some("trace"), false), Some(l));
+        assert_eq!(guest_level_from(l, None, None, true), Some(l));
     }
 
     #[test]

@@ -206,9 +206,97 @@ pub fn check_env_name(name: &str) -> Result<(), ParseGrantError> {
     }
 }
 
+/// A set of directory grants that cannot be used together.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("granted directory {grant}: {message}")]
+pub struct DirGrantsError {
+    /// The grant as written.
+    pub grant: String,
+    /// Why it cannot be used.
+    pub message: String,
+}
+
+/// Resolves every grant's host directory to its canonical path (what the guest gets is
+/// decided now, not by whatever a path names when an instance starts later) and refuses a
+/// grant inside a read-write one: the guest could rename it away and plant a symlink in its
+/// place, and the next instance would open wherever that points.
+///
+/// # Errors
+/// A grant that is not an existing directory, or lies inside (or is) a read-write grant.
+pub fn pin_dirs(dirs: &mut [DirGrant]) -> Result<(), DirGrantsError> {
+    for dir in dirs.iter_mut() {
+        let fail = |message: String| DirGrantsError {
+            grant: dir.to_string(),
+            message,
+        };
+        if !dir.host.is_dir() {
+            return Err(fail("not an existing directory on this host".into()));
+        }
+        dir.host = std::fs::canonicalize(&dir.host)
+            .map_err(|e| fail(format!("cannot resolve it: {e}")))?;
+    }
+    for (i, inner) in dirs.iter().enumerate() {
+        for (j, outer) in dirs.iter().enumerate() {
+            if i != j && outer.writable && inner.host.starts_with(&outer.host) {
+                return Err(DirGrantsError {
+                    grant: inner.to_string(),
+                    message: format!(
+                        "it lies inside the read-write grant {outer}, so the provider could replace it with a symlink to anywhere; grant directories that do not nest in a read-write one"
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn grants_are_pinned_and_none_may_lie_inside_a_writable_one() {
+        let root = tempfile::tempdir().unwrap();
+        let out = root.path().join("out");
+        std::fs::create_dir_all(out.join("inner")).unwrap();
+        std::fs::create_dir(root.path().join("data")).unwrap();
+        std::os::unix::fs::symlink(out.join("inner"), root.path().join("alias")).unwrap();
+        let grant = |host: &Path, guest: &str, writable| DirGrant {
+            host: host.to_owned(),
+            guest: guest.into(),
+            writable,
+        };
+        // Side by side, and a writable grant inside a read-only one: fine, and canonical.
+        let mut ok = vec![
+            grant(&out, "/out", true),
+            grant(&root.path().join("data/../data"), "/data", false),
+        ];
+        pin_dirs(&mut ok).unwrap();
+        assert_eq!(
+            ok[1].host,
+            std::fs::canonicalize(root.path().join("data")).unwrap()
+        );
+        let mut ro_around = vec![grant(root.path(), "/all", false), grant(&out, "/out", true)];
+        pin_dirs(&mut ro_around).unwrap();
+        // Inside a writable grant, by its own path, through a symlink, or the same directory.
+        for inner in [out.join("inner"), root.path().join("alias"), out.clone()] {
+            let mut nested = vec![grant(&out, "/out", true), grant(&inner, "/inner", false)];
+            let err = pin_dirs(&mut nested).unwrap_err();
+            assert!(
+                err.message.contains("lies inside the read-write grant")
+                    && err.message.contains("/out:rw"),
+                "{err}"
+            );
+        }
+        let mut missing = vec![grant(&root.path().join("nope"), "/n", false)];
+        assert!(
+            pin_dirs(&mut missing)
+                .unwrap_err()
+                .message
+                .contains("not an existing directory")
+        );
+    }
 
     #[test]
     fn dir_grants_parse() {

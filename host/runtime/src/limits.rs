@@ -13,7 +13,7 @@ pub use tfwasm_model::Rpc;
 pub struct Limits {
     /// Fuel (roughly, wasm instructions) one call may consume. Deterministic CPU bound.
     pub fuel: u64,
-    /// Most linear memory one instance may grow to, in bytes.
+    /// Most memory one instance may hold, in bytes: all its linear memories and tables together.
     pub memory_bytes: usize,
     /// Wall-clock time one call may take.
     pub timeout: Duration,
@@ -73,6 +73,57 @@ pub struct CallLimits {
     /// instance per call (a failed call's instance is always dropped). On by default; see
     /// docs/benchmarks.md for the measurement behind that choice.
     pub reuse_instances: bool,
+    /// Bounds on the host's work for the guest (logs, diagnostics, journal writes).
+    pub host_work: HostWork,
+}
+
+/// Bounds on what the host does on a guest's behalf beyond running its code: writing its log
+/// lines, handing its diagnostics to Terraform, journaling the states it reports. Each costs
+/// host CPU, memory or disk that fuel and the memory limit do not see, so each has a limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HostWork {
+    /// Log bytes (WIT `log` lines plus stdout/stderr) one call may write; lines beyond are
+    /// dropped, with one line saying so.
+    pub log_bytes_per_call: usize,
+    /// Log bytes one instance may write over its life; an instance past it is retired.
+    pub log_bytes_per_instance: usize,
+    /// Diagnostics one response may carry; the rest are replaced by one saying how many
+    /// were dropped (an error if any dropped one was).
+    pub diagnostics_per_call: usize,
+    /// Bytes of diagnostic text (summary, detail, path) one response may carry.
+    pub diagnostic_bytes_per_call: usize,
+    /// States one apply may write to the journal; later reports are kept in memory only.
+    pub state_reports_per_call: u32,
+    /// Bytes of state one apply may write to the journal.
+    pub state_report_bytes_per_call: usize,
+}
+
+impl HostWork {
+    /// Default log bytes per call: 64 KiB.
+    pub const DEFAULT_LOG_BYTES_PER_CALL: usize = 64 << 10;
+    /// Default log bytes per instance: 1 MiB.
+    pub const DEFAULT_LOG_BYTES_PER_INSTANCE: usize = 1 << 20;
+    /// Default diagnostics per call: 1000 (a validation error per element of a long list).
+    pub const DEFAULT_DIAGNOSTICS_PER_CALL: usize = 1000;
+    /// Default diagnostic bytes per call: 1 MiB.
+    pub const DEFAULT_DIAGNOSTIC_BYTES_PER_CALL: usize = 1 << 20;
+    /// Default journal writes per apply: 100.
+    pub const DEFAULT_STATE_REPORTS_PER_CALL: u32 = 100;
+    /// Default journal bytes per apply: 64 MiB (four largest states).
+    pub const DEFAULT_STATE_REPORT_BYTES_PER_CALL: usize = 64 << 20;
+}
+
+impl Default for HostWork {
+    fn default() -> HostWork {
+        HostWork {
+            log_bytes_per_call: HostWork::DEFAULT_LOG_BYTES_PER_CALL,
+            log_bytes_per_instance: HostWork::DEFAULT_LOG_BYTES_PER_INSTANCE,
+            diagnostics_per_call: HostWork::DEFAULT_DIAGNOSTICS_PER_CALL,
+            diagnostic_bytes_per_call: HostWork::DEFAULT_DIAGNOSTIC_BYTES_PER_CALL,
+            state_reports_per_call: HostWork::DEFAULT_STATE_REPORTS_PER_CALL,
+            state_report_bytes_per_call: HostWork::DEFAULT_STATE_REPORT_BYTES_PER_CALL,
+        }
+    }
 }
 
 /// Concurrent instances the pooling allocator provides for.
@@ -94,6 +145,7 @@ impl CallLimits {
             fuel_metering: true,
             pooling: false,
             reuse_instances: true,
+            host_work: HostWork::default(),
         }
     }
 

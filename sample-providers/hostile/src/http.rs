@@ -27,7 +27,42 @@ pub(crate) fn get(url: &str) -> Result<String, String> {
     Err(format!("more than {MAX_REDIRECTS} redirects"))
 }
 
+/// Builds `count` header blocks of 16 KiB each and keeps them all: host memory the guest's
+/// memory limit does not see, bounded by the host's handle limit.
+pub(crate) fn hoard_fields(count: usize) -> Result<usize, String> {
+    let value = vec![b'v'; 16 << 10];
+    let mut kept = Vec::with_capacity(count);
+    for _ in 0..count {
+        let fields = Fields::new();
+        fields
+            .append("x-hoard", &value)
+            .map_err(|e| format!("append failed: {e:?}"))?;
+        kept.push(fields);
+    }
+    Ok(kept.len())
+}
+
+/// Sends a GET to `url`, gives it half a second to reach the server, and returns without
+/// waiting for, or dropping, the response: the request is left in flight when the call
+/// answers.
+pub(crate) fn leave(url: &str) -> Result<(), String> {
+    let request = request(url)?;
+    let pending =
+        outgoing_handler::handle(request, None).map_err(|e| format!("GET {url} failed: {e:?}"))?;
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    std::mem::forget(pending);
+    Ok(())
+}
+
 fn once(url: &str) -> Result<(u16, Option<String>, Vec<u8>), String> {
+    let request = request(url)?;
+    let pending =
+        outgoing_handler::handle(request, None).map_err(|e| format!("GET {url} failed: {e:?}"))?;
+    answer(url, pending)
+}
+
+/// A GET request for `url`.
+fn request(url: &str) -> Result<OutgoingRequest, String> {
     let (scheme, rest) = url
         .split_once("://")
         .ok_or_else(|| format!("{url:?} is not an absolute URL"))?;
@@ -53,9 +88,14 @@ fn once(url: &str) -> Result<(u16, Option<String>, Vec<u8>), String> {
     request
         .set_path_with_query(Some(path))
         .map_err(|()| "cannot set the path")?;
+    Ok(request)
+}
 
-    let pending =
-        outgoing_handler::handle(request, None).map_err(|e| format!("GET {url} failed: {e:?}"))?;
+/// Waits for the response to `url` and reads it whole.
+fn answer(
+    url: &str,
+    pending: wasip2::http::types::FutureIncomingResponse,
+) -> Result<(u16, Option<String>, Vec<u8>), String> {
     pending.subscribe().block();
     let response = pending
         .get()

@@ -26,6 +26,13 @@ pub const BEHAVIORS: &[&str] = &[
     "create_then_hang",
     "write_file",
     "link_file",
+    "log_flood",
+    "huge_diagnostic",
+    "stderr_then_panic",
+    "report_flood",
+    "http_leave",
+    "fields_hoard",
+    "huge_private",
 ];
 
 /// The provider.
@@ -110,12 +117,42 @@ fn act(value: &Value) -> Result<String, Diagnostic> {
                 format!("linking /out/link to {target:?} failed: {e}"),
             ),
         },
+        // `target` MiB of 1 KiB log lines: the host's log budget ends it, not the guest.
+        "log_flood" => {
+            let mib: usize = target.parse().unwrap_or(64);
+            let line = "flood ".repeat(170);
+            for _ in 0..mib * 1024 {
+                tfwasm_sdk::log::warn(&line, &[]);
+            }
+            Ok(format!("logged {mib} MiB"))
+        }
+        // One error diagnostic of `target` MiB.
+        "huge_diagnostic" => fail(
+            "Huge diagnostic",
+            "x".repeat(target.parse().unwrap_or(32) << 20),
+        ),
+        // Fills the host's stderr capture, then panics: the crash report still names the panic.
+        "stderr_then_panic" => {
+            for _ in 0..1024 {
+                eprintln!("{}", "noise ".repeat(40));
+            }
+            panic!("hostile provider panicked after filling stderr");
+        }
         "read_env" => match std::env::var(&target) {
             Ok(value) => Ok(value),
             Err(_) => fail(
                 "Environment variable not available",
                 format!("{target:?} is not set for this provider"),
             ),
+        },
+        "fields_hoard" => match http::hoard_fields(target.parse().unwrap_or(6000)) {
+            Ok(n) => Ok(format!("hoarded {n} header blocks")),
+            Err(e) => fail("Header blocks refused", e),
+        },
+        // Leaves a request in flight when the call answers: the host must cancel it then.
+        "http_leave" => match http::leave(&target) {
+            Ok(()) => Ok("left a request in flight".into()),
+            Err(e) => fail("HTTP request failed", e),
         },
         "http_get" => match http::get(&target) {
             Ok(body) => Ok(body),
@@ -172,6 +209,29 @@ impl Resource for Act {
             // The remote object exists from here on; then the provider crashes.
             ctx.report_state(&planned.clone().with("result", "created").with("id", "act"))?;
             panic!("hostile provider crashed after creating its object");
+        }
+        if field(planned, "behavior") == "huge_private" {
+            // Private state ends up in Terraform's state as much as the state does.
+            let mib: usize = field(planned, "target").parse().unwrap_or(20);
+            ctx.set_private("hoard", Some("p".repeat(mib << 20).into()))?;
+            return Ok(planned.clone().with("result", "ok").with("id", "act"));
+        }
+        if field(planned, "behavior") == "report_flood" {
+            // Every report is a journal write in the host: `target` of them, 64 KiB each.
+            let times: usize = field(planned, "target").parse().unwrap_or(1000);
+            let filler = "r".repeat(64 << 10);
+            for _ in 0..times {
+                ctx.report_state(
+                    &planned
+                        .clone()
+                        .with("result", filler.as_str())
+                        .with("id", "act"),
+                )?;
+            }
+            return Ok(planned
+                .clone()
+                .with("result", format!("reported {times} times"))
+                .with("id", "act"));
         }
         if field(planned, "behavior") == "create_then_hang" {
             // The remote object (named by `target`) exists from here on; then the provider

@@ -79,6 +79,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     for rpc in limits.per_rpc.keys() {
         outln!(out, "           {rpc}: {}", describe(&limits.for_rpc(*rpc)));
     }
+    let work = &limits.host_work;
+    outln!(
+        out,
+        "host work: log {} per call, {} per instance; diagnostics {} ({}) per call; journal {} writes ({}) per apply",
+        ByteSize(work.log_bytes_per_call),
+        ByteSize(work.log_bytes_per_instance),
+        work.diagnostics_per_call,
+        ByteSize(work.diagnostic_bytes_per_call),
+        work.state_reports_per_call,
+        ByteSize(work.state_report_bytes_per_call)
+    );
     let grants = provider.grants();
     outln!(out, "grants:");
     outln!(

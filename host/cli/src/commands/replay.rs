@@ -27,7 +27,8 @@ pub struct Args {
 }
 
 /// Exit status: 0 when every response matches, 1 when some differ, 2 when the recording or
-/// the component cannot be used.
+/// the component cannot be used, or when the recording kept no values to replay calls with
+/// (the default, `values = "redacted"`).
 pub fn run(args: Args) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -40,7 +41,12 @@ pub fn run(args: Args) -> ExitCode {
         }
     };
     match runtime.block_on(replay(&args)) {
-        Ok(Totals { differ: 0, .. }) => ExitCode::SUCCESS,
+        Ok(Totals {
+            differ: 0,
+            unrecorded: 0,
+            ..
+        }) => ExitCode::SUCCESS,
+        Ok(Totals { differ: 0, .. }) => ExitCode::from(2),
         Ok(_) => ExitCode::from(1),
         Err(error) => {
             eprintln!("error: {error:#}");
@@ -56,12 +62,17 @@ struct Totals {
     same: usize,
     differ: usize,
     skipped: usize,
+    /// Calls not replayed because the recording kept no values.
+    unrecorded: usize,
+    /// Redacted request values replayed as placeholders.
+    placeholders: usize,
 }
 
 async fn replay(args: &Args) -> anyhow::Result<Totals> {
     let mut totals = Totals::default();
     for dir in sessions(&args.dir)? {
-        let (session, entries) = read_session(&dir)?;
+        let recording = read_session(&dir)?;
+        let (session, entries) = (&recording.session, &recording.entries);
         let component = args.component.clone().unwrap_or(session.component.clone());
         let bytes = std::fs::read(&component).with_context(|| {
             format!(
@@ -82,26 +93,40 @@ async fn replay(args: &Args) -> anyhow::Result<Totals> {
                 component.display()
             );
         }
+        if session.values == crate::record::Values::Redacted {
+            println!(
+                "  note: recorded with values = \"redacted\" (the default): calls that carry values cannot be replayed"
+            );
+        }
         // A fresh provider per session, as each session was a provider process.
         let (provider, _) =
             super::serve::load_checked(&component, args.cache_dir.clone(), tracing::Level::WARN)?;
-        let outcomes = replay_session(&provider, &entries).await;
+        let outcomes = replay_session(&provider, &recording).await;
         for (entry, outcome) in entries.iter().zip(&outcomes) {
             let call = format!("{:06} {} {}", entry.seq, entry.rpc, entry.subject);
             match outcome {
-                Outcome::Same => {
+                Outcome::Same { placeholders } => {
                     totals.same += 1;
+                    totals.placeholders += placeholders;
                     if args.verbose {
-                        println!("  same     {call}");
+                        println!("  same     {call}{}", with_placeholders(*placeholders));
                     }
+                }
+                Outcome::Unrecorded => {
+                    totals.unrecorded += 1;
+                    println!("  skipped  {call}: its values were not recorded");
                 }
                 Outcome::Skipped(why) => {
                     totals.skipped += 1;
                     println!("  skipped  {call}: {why}");
                 }
-                Outcome::Differs(changes) => {
+                Outcome::Differs {
+                    changes,
+                    placeholders,
+                } => {
                     totals.differ += 1;
-                    println!("  differs  {call}");
+                    totals.placeholders += placeholders;
+                    println!("  differs  {call}{}", with_placeholders(*placeholders));
                     for change in changes.iter().take(MAX_CHANGES_SHOWN) {
                         println!(
                             "      {}: recorded {}, replayed {}",
@@ -126,9 +151,31 @@ async fn replay(args: &Args) -> anyhow::Result<Totals> {
         if totals.sessions == 1 { "" } else { "s" },
         totals.same,
         totals.differ,
-        totals.skipped
+        totals.skipped + totals.unrecorded
     );
+    if totals.placeholders > 0 {
+        println!(
+            "{} redacted request values were replayed as placeholders; values redacted in the recording are not compared",
+            totals.placeholders
+        );
+    }
+    if totals.unrecorded > 0 {
+        eprintln!(
+            "error: {} calls could not be replayed: the recording kept no values (values = \"redacted\", the default, so that a recording holds no secret). To replay, record again with {}=non-sensitive (or [record] values = \"non-sensitive\" in tfwasm.toml), which keeps every value but those marked sensitive or write-only.",
+            totals.unrecorded,
+            crate::record::VALUES_ENV
+        );
+    }
     Ok(totals)
+}
+
+/// What a call's line says about placeholders in its request.
+fn with_placeholders(count: usize) -> String {
+    match count {
+        0 => String::new(),
+        1 => " (1 redacted value replayed as a placeholder)".into(),
+        n => format!(" ({n} redacted values replayed as placeholders)"),
+    }
 }
 
 const MAX_CHANGES_SHOWN: usize = 10;

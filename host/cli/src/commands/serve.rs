@@ -199,19 +199,19 @@ fn load(
     })?;
     let (provider, record) = load_checked(&component, cache_dir, level)?;
     let recorder = record
-        .map(|dir| Recorder::start(&dir, &component, &provider_name(&component)))
+        .map(|settings| Recorder::start(&settings, &component, &provider_name(&component)))
         .transpose()
         .context("cannot start recording ([record] dir or TFWASM_RECORD)")?;
     Ok((Recorded::new(provider, recorder), component))
 }
 
 /// Loads `component` with its operator settings behind the contract checks; also returns
-/// where the settings ask calls to be recorded.
+/// where and how the settings ask calls to be recorded.
 pub(crate) fn load_checked(
     component: &Path,
     cache_dir: Option<PathBuf>,
     level: tracing::Level,
-) -> anyhow::Result<(Checked<WasmProvider>, Option<PathBuf>)> {
+) -> anyhow::Result<(Checked<WasmProvider>, Option<crate::record::Settings>)> {
     let settings = crate::config::load(component)?;
     let cache_dir = cache_dir.unwrap_or_else(cache::default_dir);
     let options = LoadOptions {
@@ -219,7 +219,9 @@ pub(crate) fn load_checked(
         grants: settings.grants,
         cache_dir,
         precompiled: crate::packaged_code(component),
-        log_sink: Arc::new(GuestLog { max_level: level }),
+        log_sink: Arc::new(GuestLog {
+            max_level: crate::hclog::guest_level(level),
+        }),
         settings_hint: settings.source,
         display_name: Some(provider_name(component)),
         http: settings.http,

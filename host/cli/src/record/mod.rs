@@ -4,36 +4,101 @@
 //! writes a session directory under `DIR`: `session.json` (tfwasm version, component and its
 //! SHA-256) and one `NNNNNN-Rpc.json` per call with the request Terraform sent and the
 //! response it got back (after the contract checks). Values are decoded to JSON against the
-//! schema, secrets redacted (`values`). `tfwasm replay DIR` sends the requests, in order, to a
-//! component and reports every response that differs (`replay`).
+//! schema and redacted (`values`): by default every value is (`redact`), keeping only its
+//! shape; with `[record] values = "non-sensitive"` only what any process of the run marks
+//! sensitive or write-only is (`sensitive`, `shared`). `tfwasm replay DIR` sends the requests,
+//! in order, to a component and reports every response that differs (`replay`).
+//!
+//! The recording is written by the host where no guest can reach it: outside every granted
+//! directory, in `0700` directories, each file created `0600` without following symlinks
+//! (`store`).
 //!
 //! [`Recorded`] wraps the checked provider in every process; without a recorder it forwards
 //! each call untouched. One module per RPC family (`families/`) says, for each RPC, how its
 //! request and response are recorded and how the request is replayed.
 
 mod families;
+mod redact;
 pub mod replay;
+mod sensitive;
+mod shared;
+mod store;
 pub mod values;
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
-use anyhow::Context as _;
+use anyhow::{Context as _, bail};
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 use sha2::Digest as _;
 use tfwasm_model::Provider;
+use tfwasm_runtime::DirGrant;
 
-use values::{Direction, Schemas};
+use sensitive::Sensitive;
+use values::{Policy, Schemas};
 
 /// Names the directory to record into (overrides `[record] dir`).
 pub const RECORD_ENV: &str = "TFWASM_RECORD";
+/// Says what a recording keeps of values (overrides `[record] values`).
+pub const VALUES_ENV: &str = "TFWASM_RECORD_VALUES";
+
+/// What a recording keeps of the values calls carry.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Values {
+    /// None: every string, number and bool, and every map key, is redacted; nulls, unknowns
+    /// and the shape of collections and objects stay. Terraform does not tell a provider which
+    /// inputs came from sensitive variables, so only this keeps every secret out.
+    #[default]
+    Redacted,
+    /// All but what any process of the run marks sensitive or write-only, so that a recording
+    /// replays faithfully. Private state, function arguments and results and ephemeral results
+    /// are still redacted.
+    NonSensitive,
+}
+
+impl Values {
+    /// Reads the setting's text.
+    pub fn parse(text: &str) -> anyhow::Result<Values> {
+        match text {
+            "redacted" => Ok(Values::Redacted),
+            "non-sensitive" => Ok(Values::NonSensitive),
+            other => bail!("{other:?} is neither \"redacted\" nor \"non-sensitive\""),
+        }
+    }
+
+    /// The setting's text.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Values::Redacted => "redacted",
+            Values::NonSensitive => "non-sensitive",
+        }
+    }
+
+    /// What recordings of format 1 kept: values but sensitive and write-only attributes.
+    fn format_1() -> Values {
+        Values::NonSensitive
+    }
+}
+
+/// Where and how the settings ask calls to be recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    /// The recording's root: each process writes a session directory in it.
+    pub dir: PathBuf,
+    /// What is kept of values.
+    pub values: Values,
+    /// The directories granted to the guest, which the recording must stay out of.
+    pub grants: Vec<DirGrant>,
+}
 
 /// What `session.json` holds.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Session {
-    /// Format of the recording; replay refuses others.
+    /// Format of the recording; replay refuses newer ones.
     pub format: u32,
     /// The tfwasm that recorded it.
     pub tfwasm: String,
@@ -47,10 +112,13 @@ pub struct Session {
     pub started: String,
     /// The provider process.
     pub pid: u32,
+    /// What the recording keeps of values.
+    #[serde(default = "Values::format_1")]
+    pub values: Values,
 }
 
-/// The recording format this tfwasm writes and replays.
-pub const FORMAT: u32 = 1;
+/// The recording format this tfwasm writes (1: no `values`, values kept but secrets).
+pub const FORMAT: u32 = 2;
 
 /// One recorded call: `NNNNNN-Rpc.json`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -72,14 +140,28 @@ pub struct Entry {
 
 /// Writes one session's calls.
 pub struct Recorder {
-    dir: PathBuf,
+    root: store::Dir,
+    session: store::Dir,
+    values: Values,
     seq: AtomicU64,
     warned: AtomicBool,
+    /// The secrets this process's schema marks, once added to the root's; `None` when they
+    /// could not be, and then nothing more is written.
+    own: OnceLock<Option<Sensitive>>,
 }
 
 impl Recorder {
-    /// Starts a session directory under `root` for `component`.
-    pub fn start(root: &Path, component: &Path, provider: &str) -> anyhow::Result<Recorder> {
+    /// Starts a session directory under `settings.dir` for `component`. Refused when the
+    /// directory is one a guest could reach (`store`).
+    pub fn start(
+        settings: &Settings,
+        component: &Path,
+        provider: &str,
+    ) -> anyhow::Result<Recorder> {
+        store::check_outside_grants(&settings.dir, &settings.grants)?;
+        let root = store::Dir::open_root(&settings.dir)?;
+        // Again now that it exists: whatever it resolves to must be outside the grants too.
+        store::check_outside_grants(root.path(), &settings.grants)?;
         let bytes = std::fs::read(component)
             .with_context(|| format!("cannot read {}", component.display()))?;
         let now = time::OffsetDateTime::now_utc();
@@ -89,10 +171,8 @@ impl Recorder {
                 "[year][month][day]T[hour][minute][second].[subsecond digits:3]Z"
             ))
             .unwrap_or_default();
-        let dir = root.join(format!("{stamp}-{pid}"));
-        std::fs::create_dir_all(&dir)
-            .with_context(|| format!("cannot create the recording directory {}", dir.display()))?;
-        let session = Session {
+        let session = session_dir(&root, &format!("{stamp}-{pid}"))?;
+        let meta = Session {
             format: FORMAT,
             tfwasm: env!("CARGO_PKG_VERSION").to_owned(),
             provider: provider.to_owned(),
@@ -102,30 +182,101 @@ impl Recorder {
                 .format(&time::format_description::well_known::Rfc3339)
                 .unwrap_or_default(),
             pid,
+            values: settings.values,
         };
-        write_json(&dir.join(SESSION_FILE), &session)?;
-        tracing::info!(dir = %dir.display(), "recording every call");
+        session
+            .create_new(SESSION_FILE, &to_json(&meta)?)
+            .with_context(|| {
+                format!(
+                    "cannot write {}",
+                    session.path().join(SESSION_FILE).display()
+                )
+            })?;
+        tracing::info!(dir = %session.path().display(), values = settings.values.as_str(), "recording every call");
         Ok(Recorder {
-            dir,
+            root,
+            session,
+            values: settings.values,
             seq: AtomicU64::new(0),
             warned: AtomicBool::new(false),
+            own: OnceLock::new(),
         })
     }
 
     /// The session directory.
     pub fn dir(&self) -> &Path {
-        &self.dir
+        self.session.path()
     }
 
-    fn write(&self, entry: &Entry) {
-        let path = self
-            .dir
-            .join(format!("{:06}-{}.json", entry.seq, entry.rpc));
-        if let Err(error) = write_json(&path, entry)
-            && !self.warned.swap(true, Ordering::Relaxed)
-        {
+    /// This process's secrets, added to the root's before the first call is written.
+    fn own(&self, schemas: &Schemas) -> Option<&Sensitive> {
+        self.own
+            .get_or_init(|| {
+                let own = Sensitive::of(&schemas.provider);
+                match shared::publish(&self.root, &own) {
+                    Ok(()) => Some(own),
+                    Err(error) => {
+                        self.warn(&error.context("not recording: the secrets of this schema cannot be added to the recording's"));
+                        None
+                    }
+                }
+            })
+            .as_ref()
+    }
+
+    /// Redacts `entry` (values still encoded) and writes it, under the root's lock.
+    fn record(&self, schemas: &Schemas, mut entry: Entry) {
+        let Some(own) = self.own(schemas) else {
+            return;
+        };
+        let written = shared::lock(&self.root).and_then(|mut locked| {
+            locked.sensitive.merge(own);
+            let policy = Policy {
+                values: self.values,
+                sensitive: &locked.sensitive,
+            };
+            schemas.decode(&entry.rpc, &entry.subject, &mut entry.request, &policy);
+            schemas.decode(&entry.rpc, &entry.subject, &mut entry.response, &policy);
+            let name = format!("{:06}-{}.json", entry.seq, entry.rpc);
+            self.session
+                .create_new(&name, &to_json(&entry)?)
+                .with_context(|| {
+                    format!("cannot write {}", self.session.path().join(&name).display())
+                })
+        });
+        if let Err(error) = written {
+            self.warn(&error);
+        }
+    }
+
+    fn warn(&self, error: &anyhow::Error) {
+        if !self.warned.swap(true, Ordering::Relaxed) {
             // Recording is for diagnosis; the run itself goes on.
             tracing::warn!("cannot record calls (further failures not reported): {error:#}");
+        }
+    }
+}
+
+/// A new session directory named `name`, or `name-2`, ... when a recorder of this process
+/// started in the same millisecond.
+fn session_dir(root: &store::Dir, name: &str) -> anyhow::Result<store::Dir> {
+    let mut n = 1;
+    loop {
+        let candidate = if n == 1 {
+            name.to_owned()
+        } else {
+            format!("{name}-{n}")
+        };
+        match root.create_dir(&candidate) {
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 100 => n += 1,
+            created => {
+                return created.with_context(|| {
+                    format!(
+                        "cannot create the session directory {}",
+                        root.path().join(&candidate).display()
+                    )
+                });
+            }
         }
     }
 }
@@ -133,10 +284,19 @@ impl Recorder {
 /// The file of a session's metadata.
 pub const SESSION_FILE: &str = "session.json";
 
-fn write_json<T: Serialize>(path: &Path, value: &T) -> anyhow::Result<()> {
+/// Whether `name` is a recorded call's file: `NNNNNN-Rpc.json`.
+fn is_call_file(name: &str) -> bool {
+    name.ends_with(".json")
+        && name
+            .split_once('-')
+            .is_some_and(|(seq, _)| !seq.is_empty() && seq.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// A recording file's text.
+fn to_json<T: Serialize>(value: &T) -> anyhow::Result<Vec<u8>> {
     let mut text = serde_json::to_vec_pretty(value)?;
     text.push(b'\n');
-    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+    Ok(text)
 }
 
 /// A provider whose calls are recorded when a [`Recorder`] is given, else passed through.
@@ -173,22 +333,23 @@ impl<P: Provider> Recorded<P> {
             return call(req).await;
         };
         let seq = recorder.seq.fetch_add(1, Ordering::Relaxed) + 1;
-        let mut request = serde_json::to_value(&req).unwrap_or(Json::Null);
+        let request = serde_json::to_value(&req).unwrap_or(Json::Null);
         let started = Instant::now();
         let resp = call(req).await;
         let elapsed = started.elapsed();
-        let mut response = serde_json::to_value(&resp).unwrap_or(Json::Null);
+        let response = serde_json::to_value(&resp).unwrap_or(Json::Null);
         let schemas = schemas_of(&self.inner, &self.schemas).await;
-        schemas.rewrite(rpc, subject, &mut request, Direction::Decode);
-        schemas.rewrite(rpc, subject, &mut response, Direction::Decode);
-        recorder.write(&Entry {
-            seq,
-            rpc: rpc.to_owned(),
-            subject: subject.to_owned(),
-            elapsed_ms: elapsed.as_secs_f64() * 1000.0,
-            request,
-            response,
-        });
+        recorder.record(
+            schemas,
+            Entry {
+                seq,
+                rpc: rpc.to_owned(),
+                subject: subject.to_owned(),
+                elapsed_ms: elapsed.as_secs_f64() * 1000.0,
+                request,
+                response,
+            },
+        );
         resp
     }
 }
@@ -213,4 +374,219 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> anyhow::Result<T> {
     let text = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     serde_json::from_slice(&text)
         .with_context(|| format!("{}: not a recording file", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt as _;
+
+    use serde_json::json;
+    use tfwasm_model::rpc::{DynamicValue, PlanResourceChangeRequest};
+    use tfwasm_model::{Attribute, Block, Schema, Type, Value};
+
+    use super::*;
+
+    fn schemas(password_sensitive: bool) -> Schemas {
+        let mut password = Attribute::new("password", Type::String);
+        password.sensitive = password_sensitive;
+        let block = Block {
+            attributes: vec![Attribute::new("id", Type::String), password],
+            ..Block::default()
+        };
+        let mut schemas = Schemas::default();
+        schemas
+            .provider
+            .resources
+            .insert("t_x".into(), Schema { version: 0, block });
+        schemas
+    }
+
+    fn plan(seq: u64, password: &str) -> Entry {
+        let ty = schemas(true).provider.resources["t_x"].block.implied_type();
+        let config = Value::object([
+            ("id", Value::String("i-1".into())),
+            ("password", Value::String(password.into())),
+        ]);
+        let request = PlanResourceChangeRequest {
+            type_name: "t_x".into(),
+            config: DynamicValue::encode(&config, &ty).unwrap(),
+            ..Default::default()
+        };
+        Entry {
+            seq,
+            rpc: "PlanResourceChange".into(),
+            subject: "t_x".into(),
+            elapsed_ms: 1.0,
+            request: serde_json::to_value(request).unwrap(),
+            response: json!({}),
+        }
+    }
+
+    struct Run {
+        tmp: tempfile::TempDir,
+        settings: Settings,
+        component: PathBuf,
+    }
+
+    fn run(values: Values) -> Run {
+        let tmp = tempfile::tempdir().unwrap();
+        let component = tmp.path().join("provider.wasm");
+        std::fs::write(&component, b"\0asm").unwrap();
+        let settings = Settings {
+            dir: tmp.path().join("recording"),
+            values,
+            grants: Vec::new(),
+        };
+        Run {
+            tmp,
+            settings,
+            component,
+        }
+    }
+
+    impl Run {
+        fn start(&self) -> Recorder {
+            Recorder::start(&self.settings, &self.component, "t").unwrap()
+        }
+
+        /// Every file of the recording, with its text.
+        fn files(&self) -> Vec<(PathBuf, String)> {
+            let mut out = Vec::new();
+            let mut dirs = vec![self.settings.dir.clone()];
+            while let Some(dir) = dirs.pop() {
+                for entry in std::fs::read_dir(&dir).unwrap() {
+                    let path = entry.unwrap().path();
+                    if path.is_dir() {
+                        dirs.push(path);
+                    } else {
+                        let text = std::fs::read_to_string(&path).unwrap();
+                        out.push((path, text));
+                    }
+                }
+            }
+            out
+        }
+    }
+
+    fn mode(path: &Path) -> u32 {
+        std::fs::symlink_metadata(path)
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777
+    }
+
+    #[test]
+    fn a_recording_is_private_to_its_user() {
+        let run = run(Values::Redacted);
+        let recorder = run.start();
+        recorder.record(&schemas(true), plan(1, "hunter2"));
+        assert_eq!(mode(&run.settings.dir), 0o700);
+        assert_eq!(mode(recorder.dir()), 0o700);
+        let files = run.files();
+        assert!(
+            files.len() >= 4,
+            "session, call, secrets and lock: {files:?}"
+        );
+        for (path, _) in &files {
+            assert_eq!(mode(path), 0o600, "{}", path.display());
+        }
+    }
+
+    #[test]
+    fn a_secret_one_process_marks_never_stays_in_what_another_recorded_whatever_the_order() {
+        let run = run(Values::NonSensitive);
+        // Process B's schema drops `sensitive` and records first.
+        let b = run.start();
+        b.record(&schemas(false), plan(1, "hunter2"));
+        assert!(run.files().iter().any(|(_, text)| text.contains("hunter2")));
+        // Process A's schema marks it: what B wrote is redacted as A starts recording...
+        let a = run.start();
+        a.record(&schemas(true), plan(1, "s3cr3t-a"));
+        // ...and what B writes after, by A's schema too.
+        b.record(&schemas(false), plan(2, "s3cr3t-b"));
+        let files = run.files();
+        for (path, text) in &files {
+            for secret in ["hunter2", "s3cr3t-a", "s3cr3t-b"] {
+                assert!(
+                    !text.contains(secret),
+                    "{} holds {secret}:\n{text}",
+                    path.display()
+                );
+            }
+        }
+        let calls: Vec<_> = files
+            .iter()
+            .filter(|(p, _)| {
+                p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().contains("PlanResourceChange"))
+            })
+            .collect();
+        assert_eq!(calls.len(), 3, "{files:?}");
+        for (_, text) in calls {
+            let entry: Entry = serde_json::from_str(text).unwrap();
+            assert_eq!(
+                entry.request["config"]["value"]["password"],
+                json!({"$redacted": true})
+            );
+            assert_eq!(
+                entry.request["config"]["value"]["id"], "i-1",
+                "the rest stays readable"
+            );
+        }
+    }
+
+    #[test]
+    fn a_symlink_planted_at_the_next_name_is_not_followed() {
+        let run = run(Values::Redacted);
+        let victim = run.tmp.path().join("victim.txt");
+        std::fs::write(&victim, "precious").unwrap();
+        let recorder = run.start();
+        recorder.record(&schemas(true), plan(1, "hunter2"));
+        assert!(!recorder.warned.load(Ordering::Relaxed));
+        std::os::unix::fs::symlink(
+            &victim,
+            recorder.dir().join("000002-PlanResourceChange.json"),
+        )
+        .unwrap();
+        recorder.record(&schemas(true), plan(2, "hunter2"));
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        assert!(
+            recorder.warned.load(Ordering::Relaxed),
+            "the failed write is reported"
+        );
+        // The next call is written as usual.
+        recorder.record(&schemas(true), plan(3, "hunter2"));
+        assert!(
+            recorder
+                .dir()
+                .join("000003-PlanResourceChange.json")
+                .is_file()
+        );
+    }
+
+    #[test]
+    fn recording_into_a_granted_directory_is_refused_at_start() {
+        let mut run = run(Values::Redacted);
+        let granted = run.tmp.path().join("granted");
+        std::fs::create_dir(&granted).unwrap();
+        run.settings.dir = granted.join("recording");
+        run.settings.grants = vec![format!("{}:/data:rw", granted.display()).parse().unwrap()];
+        let error = format!(
+            "{:#}",
+            Recorder::start(&run.settings, &run.component, "t")
+                .err()
+                .unwrap()
+        );
+        assert!(
+            error.contains(&run.settings.dir.display().to_string())
+                && error.contains(&granted.display().to_string())
+                && error.contains("/data"),
+            "{error}"
+        );
+        assert!(
+            !run.settings.dir.exists(),
+            "nothing is created in the grant"
+        );
+    }
 }

@@ -1,5 +1,10 @@
 //! Replaying a recording: each session's requests, in order, against a provider, and the
 //! responses compared with the recorded ones after the same decoding and redaction.
+//!
+//! A request holding values the recording did not keep is not sent: by default a recording
+//! keeps no values, so only the calls without any replay ([`Outcome::Unrecorded`]); with
+//! `values = "non-sensitive"` secrets and private state are replayed as placeholders, and
+//! what has none (function arguments, a redacted raw state) is skipped.
 
 use std::path::{Path, PathBuf};
 
@@ -7,8 +12,11 @@ use anyhow::{Context as _, bail};
 use serde_json::Value as Json;
 use tfwasm_model::Provider;
 
-use super::values::Direction;
-use super::{Entry, FORMAT, SESSION_FILE, Session, read_json, schemas_of};
+use super::redact::markers;
+use super::sensitive::Sensitive;
+use super::shared::SENSITIVE_FILE;
+use super::values::Policy;
+use super::{Entry, FORMAT, SESSION_FILE, Session, Values, is_call_file, read_json, schemas_of};
 
 /// The session directories of a recording: `dir` itself when it is one, else its
 /// subdirectories that are, oldest first.
@@ -34,12 +42,22 @@ pub fn sessions(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     Ok(found)
 }
 
-/// One session: its metadata and calls in order.
-pub fn read_session(dir: &Path) -> anyhow::Result<(Session, Vec<Entry>)> {
+/// One recorded session, read.
+pub struct Recording {
+    /// Its metadata.
+    pub session: Session,
+    /// Its calls in order.
+    pub entries: Vec<Entry>,
+    /// The secrets the processes that recorded beside it marked.
+    sensitive: Sensitive,
+}
+
+/// One session: its metadata, calls in order, and the secrets of its recording.
+pub fn read_session(dir: &Path) -> anyhow::Result<Recording> {
     let session: Session = read_json(&dir.join(SESSION_FILE))?;
-    if session.format != FORMAT {
+    if !(1..=FORMAT).contains(&session.format) {
         bail!(
-            "{}: recording format {} (this tfwasm replays format {FORMAT})",
+            "{}: recording format {} (this tfwasm replays formats 1 to {FORMAT})",
             dir.display(),
             session.format
         );
@@ -47,23 +65,43 @@ pub fn read_session(dir: &Path) -> anyhow::Result<(Session, Vec<Entry>)> {
     let mut entries = Vec::new();
     for file in std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))? {
         let path = file?.path();
-        let is_call = path.extension().is_some_and(|e| e == "json")
-            && path.file_name().is_some_and(|n| n != SESSION_FILE);
-        if is_call {
+        if path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(is_call_file)
+        {
             entries.push(read_json::<Entry>(&path)?);
         }
     }
     entries.sort_by_key(|e| e.seq);
-    Ok((session, entries))
+    let shared = dir.parent().map(|root| root.join(SENSITIVE_FILE));
+    let sensitive = match shared.filter(|p| p.is_file()) {
+        Some(path) => read_json(&path)?,
+        None => Sensitive::default(),
+    };
+    Ok(Recording {
+        session,
+        entries,
+        sensitive,
+    })
 }
 
 /// What replaying one call found.
 #[derive(Debug)]
 pub enum Outcome {
-    /// The response matched.
-    Same,
+    /// The response matched, where the recording has values to compare.
+    Same {
+        /// Redacted parts of the request replayed as placeholders.
+        placeholders: usize,
+    },
     /// The response differed at these places.
-    Differs(Vec<Change>),
+    Differs {
+        changes: Vec<Change>,
+        /// Redacted parts of the request replayed as placeholders.
+        placeholders: usize,
+    },
+    /// Not replayed: the recording kept none of its request's values (the default).
+    Unrecorded,
     /// Not replayed, with the reason.
     Skipped(String),
 }
@@ -79,37 +117,74 @@ pub struct Change {
     pub replayed: Json,
 }
 
-/// Replays `entries` against `provider`, one outcome per entry.
-pub async fn replay_session<P: Provider>(provider: &P, entries: &[Entry]) -> Vec<Outcome> {
+/// Replays `recording`'s calls against `provider`, one outcome per call. Replayed responses
+/// are redacted as the recording was, with the secrets of both the recording and `provider`.
+pub async fn replay_session<P: Provider>(provider: &P, recording: &Recording) -> Vec<Outcome> {
     let cell = tokio::sync::OnceCell::new();
     let schemas = schemas_of(provider, &cell).await;
-    let mut outcomes = Vec::with_capacity(entries.len());
-    for entry in entries {
+    let mut sensitive = recording.sensitive.clone();
+    sensitive.merge(&Sensitive::of(&schemas.provider));
+    let policy = Policy {
+        values: recording.session.values,
+        sensitive: &sensitive,
+    };
+    let mut outcomes = Vec::with_capacity(recording.entries.len());
+    for entry in &recording.entries {
         if entry.rpc == "StopProvider" {
             outcomes.push(Outcome::Skipped("StopProvider is not replayed".into()));
             continue;
         }
         let mut request = entry.request.clone();
-        schemas.rewrite(&entry.rpc, &entry.subject, &mut request, Direction::Encode);
+        let redacted = markers(&request);
+        if redacted > 0 && recording.session.values == Values::Redacted {
+            outcomes.push(Outcome::Unrecorded);
+            continue;
+        }
+        schemas.encode(&entry.rpc, &entry.subject, &mut request);
+        let unfilled = unfilled_fields(&request);
+        if !unfilled.is_empty() {
+            let verb = if unfilled.len() == 1 { "was" } else { "were" };
+            outcomes.push(Outcome::Skipped(format!(
+                "its {} {verb} not recorded (function arguments, private state and state no schema here can redact never are)",
+                unfilled.join(", ")
+            )));
+            continue;
+        }
         let outcome = match super::families::replay(provider, &entry.rpc, request).await {
             None => Outcome::Skipped(format!("unknown RPC {:?}", entry.rpc)),
             Some(Err(error)) => {
                 Outcome::Skipped(format!("the recorded request does not read: {error}"))
             }
             Some(Ok(mut response)) => {
-                schemas.rewrite(&entry.rpc, &entry.subject, &mut response, Direction::Decode);
+                schemas.decode(&entry.rpc, &entry.subject, &mut response, &policy);
                 let mut changes = Vec::new();
                 diff(&mut String::new(), &entry.response, &response, &mut changes);
                 if changes.is_empty() {
-                    Outcome::Same
+                    Outcome::Same {
+                        placeholders: redacted,
+                    }
                 } else {
-                    Outcome::Differs(changes)
+                    Outcome::Differs {
+                        changes,
+                        placeholders: redacted,
+                    }
                 }
             }
         };
         outcomes.push(outcome);
     }
     outcomes
+}
+
+/// The fields of a request that still hold redacted values after placeholders were filled in.
+fn unfilled_fields(request: &Json) -> Vec<String> {
+    request
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(_, v)| markers(v) > 0)
+        .map(|(k, _)| format!("`{k}`"))
+        .collect()
 }
 
 /// The places where `recorded` and `replayed` differ, deepest first reported.

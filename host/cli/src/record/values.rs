@@ -1,20 +1,26 @@
-//! The schema-aware pass over a recorded message: encoded values become readable JSON with
-//! secrets redacted, and back again for replay.
+//! The schema-aware pass over a recorded message: encoded values become readable JSON,
+//! redacted as the recording's [`Policy`] says, and back again for replay.
 //!
 //! A message is first turned into JSON by serde (values as `{"msgpack": BASE64}`, see
 //! `tfwasm_model::rpc::forms`); this pass then finds each value by its field name, decodes it
-//! against the schema that field belongs to, and writes `{"value": JSON}` in go-cty's JSON
-//! encoding (unknowns as `{"$unknown": true}`). Sensitive and write-only attributes become
-//! `{"$redacted": true}` at any depth. A value that does not decode stays encoded, so a
-//! recording of a misbehaving provider keeps the bytes it sent.
+//! against the schema that field belongs to, redacts it and writes `{"value": JSON}` in
+//! go-cty's JSON encoding (unknowns as `{"$unknown": true}`, secrets as `{"$redacted": true}`).
+//!
+//! Whatever the policy, a recording holds no private state, no function argument or result,
+//! no ephemeral resource's result, no raw state it cannot redact by a schema, and no value it
+//! could not decode (and so could not redact in part): of those it keeps the shape at most.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value as Json, json};
 use tfwasm_model::codec::json::{decode_with_unknowns, encode_with_unknowns};
-use tfwasm_model::codec::redact::{is_redacted, redact_block};
+use tfwasm_model::codec::redact::{is_redacted, redacted};
 use tfwasm_model::rpc::{GetFunctionsResponse, GetResourceIdentitySchemasResponse};
 use tfwasm_model::{Block, ProviderSchema, Type};
+
+use super::Values;
+use super::redact::{is_encoded, leaves, unrefine};
+use super::sensitive::{Object, Sensitive};
 
 /// The schemas a recording is read with.
 #[derive(Debug, Default)]
@@ -24,12 +30,13 @@ pub struct Schemas {
     pub functions: GetFunctionsResponse,
 }
 
-/// Which schema a value field belongs to.
-enum Slot<'a> {
-    /// An object of a block: provider config, a resource's state, ...
-    Block(&'a Block),
-    /// A plain type (identities, function arguments and results).
-    Type(Type),
+/// What a recording keeps of values.
+#[derive(Clone, Copy)]
+pub struct Policy<'a> {
+    /// Every value's leaves redacted, or only secrets.
+    pub values: Values,
+    /// The secrets of every process of the run.
+    pub sensitive: &'a Sensitive,
 }
 
 /// The family a message belongs to, which decides whose schema `config`, `state` etc. use.
@@ -40,10 +47,12 @@ enum Family {
     DataSource,
     Ephemeral,
     Function,
+    /// Any other RPC: its values, if it has any, are redacted whole.
+    Other,
 }
 
-fn family(rpc: &str) -> Option<Family> {
-    Some(match rpc {
+fn family(rpc: &str) -> Family {
+    match rpc {
         "ValidateProviderConfig" | "ConfigureProvider" => Family::Provider,
         "ValidateResourceConfig"
         | "UpgradeResourceState"
@@ -54,162 +63,292 @@ fn family(rpc: &str) -> Option<Family> {
         | "MoveResourceState"
         | "UpgradeResourceIdentity" => Family::Resource,
         "ValidateDataResourceConfig" | "ReadDataSource" => Family::DataSource,
-        "ValidateEphemeralResourceConfig" | "OpenEphemeralResource" => Family::Ephemeral,
+        "ValidateEphemeralResourceConfig"
+        | "OpenEphemeralResource"
+        | "RenewEphemeralResource"
+        | "CloseEphemeralResource" => Family::Ephemeral,
         "CallFunction" => Family::Function,
-        _ => return None,
-    })
+        _ => Family::Other,
+    }
 }
 
-/// Which way the pass goes.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Direction {
-    /// Encoded → readable, redacting (recording).
-    Decode,
-    /// Readable → encoded, redacted values replaced by placeholders (replay).
-    Encode,
+/// The fields that hold an object of the message's type (for `provider_meta`, of the
+/// provider's meta schema).
+const OBJECT_FIELDS: &[&str] = &[
+    "config",
+    "prior_state",
+    "proposed_new_state",
+    "planned_state",
+    "new_state",
+    "current_state",
+    "upgraded_state",
+    "state",
+    "target_state",
+    "result",
+];
+
+/// Which object the value in `field` is of, by the message alone: the schema of another
+/// process names its objects the same way.
+fn object_of<'a>(family: Family, subject: &'a str, field: &str) -> Option<Object<'a>> {
+    if !OBJECT_FIELDS.contains(&field) && field != "provider_meta" {
+        return None;
+    }
+    if field == "provider_meta" {
+        return matches!(family, Family::Resource | Family::DataSource)
+            .then_some(Object::ProviderMeta);
+    }
+    match family {
+        Family::Provider => Some(Object::Provider),
+        Family::Resource => Some(Object::Resource(subject)),
+        Family::DataSource => Some(Object::DataSource(subject)),
+        Family::Ephemeral => Some(Object::EphemeralResource(subject)),
+        Family::Function | Family::Other => None,
+    }
+}
+
+/// Private state: opaque bytes a provider may keep anything in.
+fn is_private(field: &str) -> bool {
+    field == "private" || field.ends_with("_private")
+}
+
+/// Values no policy keeps: a function's arguments and result, an ephemeral resource's
+/// result (values Terraform never stores, so nobody expects them on disk).
+fn always_secret(family: Family, field: &str) -> bool {
+    matches!(
+        (family, field),
+        (Family::Function, "arguments" | "result") | (Family::Ephemeral, "result")
+    )
 }
 
 impl Schemas {
-    /// Rewrites the value fields of one message of `rpc`. `subject` is the request's type or
-    /// function name (for MoveResourceState, the target type).
-    pub fn rewrite(&self, rpc: &str, subject: &str, message: &mut Json, direction: Direction) {
-        let Some(family) = family(rpc) else { return };
+    /// Encoded → readable, redacted by `policy` (recording, and replayed responses).
+    /// `subject` is the request's type or function name (for MoveResourceState, the target
+    /// type).
+    pub fn decode(&self, rpc: &str, subject: &str, message: &mut Json, policy: &Policy<'_>) {
+        let family = family(rpc);
         let Some(fields) = message.as_object_mut() else {
             return;
         };
         for (field, value) in fields.iter_mut() {
-            match field.as_str() {
-                "imported_resources" => {
-                    // Each imported object names its own type.
-                    for item in value.as_array_mut().into_iter().flatten() {
-                        let type_name = item["type_name"].as_str().unwrap_or(subject).to_owned();
-                        self.rewrite(rpc, &type_name, item, direction);
-                    }
+            let field = field.as_str();
+            if value.is_null() {
+                continue;
+            }
+            if field == "imported_resources" {
+                // Each imported object names its own type.
+                for item in value.as_array_mut().into_iter().flatten() {
+                    let type_name = item["type_name"].as_str().unwrap_or(subject).to_owned();
+                    self.decode(rpc, &type_name, item, policy);
                 }
-                "arguments" => {
-                    let function = self.functions.functions.get(subject);
-                    for (i, arg) in value.as_array_mut().into_iter().flatten().enumerate() {
-                        if let Some(p) = function.and_then(|f| f.parameter(i)) {
-                            convert(arg, &Slot::Type(p.ty.clone()), direction);
-                        }
-                    }
+            } else if is_private(field) {
+                if value.as_str() != Some("") {
+                    *value = redacted();
                 }
-                "raw_state" | "source_state" => {
-                    // Stored JSON of some schema version: redacted by the current schema's
-                    // attribute names, as far as they match.
-                    if let Some(block) = self.object_block(Family::Resource, subject)
-                        && let Some(json) = value.get_mut("json")
-                    {
-                        match direction {
-                            Direction::Decode => redact_block(json, block),
-                            Direction::Encode => fill_redacted(json, &block.implied_type()),
-                        }
-                    }
+            } else if field == "raw_state" {
+                raw(value, Some(Object::Resource(subject)), policy);
+            } else if field == "raw_identity" {
+                // Identity attributes cannot be marked sensitive.
+                raw(value, None, policy);
+            } else if matches!(field, "source_state" | "source_identity") {
+                // State of a type, perhaps of another provider, no schema here describes.
+                *value = redacted();
+            } else if field == "id" && rpc == "ImportResourceState" {
+                // The operator's import ID: a value like any other.
+                if policy.values == Values::Redacted && value.as_str() != Some("") {
+                    *value = redacted();
                 }
-                name => {
-                    if let Some(slot) = self.slot(family, subject, name) {
-                        convert(value, &slot, direction);
-                    }
+            } else if field == "arguments" {
+                let function = self.functions.functions.get(subject);
+                for (i, arg) in value.as_array_mut().into_iter().flatten().enumerate() {
+                    let ty = function.and_then(|f| f.parameter(i)).map(|p| p.ty.clone());
+                    decode_value(arg, ty.as_ref(), None, true, policy);
                 }
+            } else if !is_encoded(value) {
+                // Not a value (the schema response's `provider_meta`, for one).
+            } else if let Some(ty) = self.value_type(family, subject, field) {
+                let whole = always_secret(family, field) || policy.values == Values::Redacted;
+                let object = object_of(family, subject, field);
+                decode_value(value, Some(&ty), object, whole, policy);
+            } else {
+                // A value of a type or RPC this schema does not describe.
+                *value = redacted();
             }
         }
     }
 
-    fn slot(&self, family: Family, subject: &str, field: &str) -> Option<Slot<'_>> {
-        if field == "provider_meta" {
-            return self
-                .provider
-                .provider_meta
-                .as_ref()
-                .map(|s| Slot::Block(&s.block));
+    /// Readable → encoded, redacted values replaced by placeholders of their type: `""` for
+    /// private state, `"(redacted)"`, 0, false, empty collections for values (replay). What
+    /// has no placeholder (a redacted raw state, function arguments) stays redacted.
+    pub fn encode(&self, rpc: &str, subject: &str, message: &mut Json) {
+        let family = family(rpc);
+        let Some(fields) = message.as_object_mut() else {
+            return;
+        };
+        for (field, value) in fields.iter_mut() {
+            let field = field.as_str();
+            if field == "imported_resources" {
+                for item in value.as_array_mut().into_iter().flatten() {
+                    let type_name = item["type_name"].as_str().unwrap_or(subject).to_owned();
+                    self.encode(rpc, &type_name, item);
+                }
+            } else if is_private(field) {
+                if is_redacted(value) {
+                    *value = Json::String(String::new());
+                }
+            } else if field == "raw_state" {
+                // Stored JSON of some schema version: filled by the current schema's
+                // attribute names, as far as they match.
+                if let Some(block) = self.object_block(Object::Resource(subject))
+                    && let Some(json) = value.get_mut("json")
+                {
+                    fill_redacted(json, &block.implied_type());
+                }
+            } else if field == "arguments" {
+                let function = self.functions.functions.get(subject);
+                for (i, arg) in value.as_array_mut().into_iter().flatten().enumerate() {
+                    if let Some(p) = function.and_then(|f| f.parameter(i)) {
+                        encode_value(arg, &p.ty);
+                    }
+                }
+            } else if let Some(ty) = self.value_type(family, subject, field) {
+                encode_value(value, &ty);
+            }
         }
-        if field.ends_with("identity") && !field.starts_with("source") {
-            let schema = self.identities.identity_schemas.get(subject)?;
-            return Some(Slot::Type(schema.implied_type()));
-        }
-        if matches!(family, Family::Function) {
-            let function = self.functions.functions.get(subject)?;
-            return (field == "result").then(|| Slot::Type(function.return_type.clone()));
-        }
-        matches!(
-            field,
-            "config"
-                | "prior_state"
-                | "proposed_new_state"
-                | "planned_state"
-                | "new_state"
-                | "current_state"
-                | "upgraded_state"
-                | "state"
-                | "target_state"
-                | "result"
-        )
-        .then(|| self.object_block(family, subject).map(Slot::Block))
-        .flatten()
     }
 
-    fn object_block(&self, family: Family, type_name: &str) -> Option<&Block> {
+    /// The type of the value in `field`, when this schema describes it.
+    fn value_type(&self, family: Family, subject: &str, field: &str) -> Option<Type> {
+        if let Some(object) = object_of(family, subject, field) {
+            return self.object_block(object).map(Block::implied_type);
+        }
+        if field.ends_with("identity") {
+            let schema = self.identities.identity_schemas.get(subject)?;
+            return Some(schema.implied_type());
+        }
+        if matches!(family, Family::Function) && field == "result" {
+            return Some(self.functions.functions.get(subject)?.return_type.clone());
+        }
+        None
+    }
+
+    fn object_block(&self, object: Object<'_>) -> Option<&Block> {
         let p = &self.provider;
-        let schema = match family {
-            Family::Provider => Some(&p.provider),
-            Family::Resource => p.resources.get(type_name),
-            Family::DataSource => p.data_sources.get(type_name),
-            Family::Ephemeral => p.ephemeral_resources.get(type_name),
-            Family::Function => None,
+        let schema = match object {
+            Object::Provider => Some(&p.provider),
+            Object::ProviderMeta => p.provider_meta.as_ref(),
+            Object::Resource(name) => p.resources.get(name),
+            Object::DataSource(name) => p.data_sources.get(name),
+            Object::EphemeralResource(name) => p.ephemeral_resources.get(name),
         };
         schema.map(|s| &s.block)
     }
 }
 
-/// Converts one value field in place.
-fn convert(field: &mut Json, slot: &Slot<'_>, direction: Direction) {
-    let ty = match slot {
-        Slot::Block(block) => block.implied_type(),
-        Slot::Type(ty) => ty.clone(),
-    };
-    match direction {
-        Direction::Decode => {
-            let Some(bytes) = field
-                .get("msgpack")
-                .and_then(Json::as_str)
-                .and_then(|b| STANDARD.decode(b).ok())
-            else {
-                return;
-            };
-            let Ok(value) = tfwasm_model::codec::msgpack::decode(&bytes, &ty) else {
-                return;
-            };
-            let Ok(mut readable) = encode_with_unknowns(&value, &ty) else {
-                return;
-            };
-            if let Slot::Block(block) = slot {
-                redact_block(&mut readable, block);
-            }
-            *field = json!({ "value": readable });
-        }
-        Direction::Encode => {
-            let Some(mut readable) = field.get_mut("value").map(Json::take) else {
-                return;
-            };
-            fill_redacted(&mut readable, &ty);
-            // A value that does not fit its schema is handed over as it is, in go-cty's JSON
-            // encoding, for the provider to reject.
-            *field = match decode_with_unknowns(&readable, &ty)
-                .ok()
-                .and_then(|v| tfwasm_model::codec::msgpack::encode(&v, &ty).ok())
+/// Redacts by `sensitive` again a message recorded earlier (values already readable), for
+/// secrets another process of the run made known since. Returns whether anything changed.
+pub fn redact_again(rpc: &str, subject: &str, message: &mut Json, sensitive: &Sensitive) -> bool {
+    let family = family(rpc);
+    let before = message.clone();
+    if let Some(fields) = message.as_object_mut() {
+        for (field, value) in fields.iter_mut() {
+            if field == "imported_resources" {
+                for item in value.as_array_mut().into_iter().flatten() {
+                    let type_name = item["type_name"].as_str().unwrap_or(subject).to_owned();
+                    redact_again(rpc, &type_name, item, sensitive);
+                }
+            } else if field == "raw_state" {
+                if let Some(json) = value.get_mut("json") {
+                    sensitive.redact(Object::Resource(subject), json);
+                }
+            } else if let Some(object) = object_of(family, subject, field)
+                && let Some(readable) = value.get_mut("value")
             {
-                Some(bytes) => json!({ "msgpack": STANDARD.encode(bytes) }),
-                None => json!({ "json": readable }),
-            };
+                sensitive.redact(object, readable);
+            }
         }
+    }
+    *message != before
+}
+
+/// A stored state or identity as Terraform sends it for an upgrade: redacted whole by default;
+/// with `non-sensitive`, its JSON redacted by the secrets of `object` as far as the attribute
+/// names match. A flatmap state or JSON that does not parse is redacted whole.
+fn raw(value: &mut Json, object: Option<Object<'_>>, policy: &Policy<'_>) {
+    let readable = policy.values == Values::NonSensitive
+        && value.get("flatmap").is_none()
+        && value
+            .get("json")
+            .and_then(Json::as_object)
+            .is_some_and(|o| !(o.len() == 1 && o.contains_key("unparsed")));
+    match value.get_mut("json") {
+        Some(json) if readable => {
+            if let Some(object) = object {
+                policy.sensitive.redact(object, json);
+            }
+        }
+        _ => *value = redacted(),
     }
 }
 
+/// Decodes one encoded value of type `ty` in place to `{"value": JSON}`, redacting every leaf
+/// (`whole`) or the secrets of `object`. A value that does not decode is redacted whole.
+fn decode_value(
+    field: &mut Json,
+    ty: Option<&Type>,
+    object: Option<Object<'_>>,
+    whole: bool,
+    policy: &Policy<'_>,
+) {
+    if field.is_null() {
+        return;
+    }
+    let decoded = ty.and_then(|ty| {
+        let value = if let Some(b64) = field.get("msgpack").and_then(Json::as_str) {
+            let bytes = STANDARD.decode(b64).ok()?;
+            tfwasm_model::codec::msgpack::decode(&bytes, ty).ok()?
+        } else {
+            tfwasm_model::codec::json::decode(field.get("json")?, ty).ok()?
+        };
+        Some((encode_with_unknowns(&value, ty).ok()?, ty))
+    });
+    let Some((mut readable, ty)) = decoded else {
+        *field = redacted();
+        return;
+    };
+    if whole {
+        leaves(&mut readable, ty);
+    } else if let Some(object) = object {
+        policy.sensitive.redact(object, &mut readable);
+    }
+    *field = json!({ "value": readable });
+}
+
+/// Encodes one readable value of type `ty` in place, placeholders for redacted parts.
+fn encode_value(field: &mut Json, ty: &Type) {
+    let Some(mut readable) = field.get_mut("value").map(Json::take) else {
+        return;
+    };
+    fill_redacted(&mut readable, ty);
+    // A value that does not fit its schema is handed over as it is, in go-cty's JSON
+    // encoding, for the provider to reject.
+    *field = match decode_with_unknowns(&readable, ty)
+        .ok()
+        .and_then(|v| tfwasm_model::codec::msgpack::encode(&v, ty).ok())
+    {
+        Some(bytes) => json!({ "msgpack": STANDARD.encode(bytes) }),
+        None => json!({ "json": readable }),
+    };
+}
+
 /// Replaces each redaction marker by a stand-in of the type found there, so a recording with
-/// its secrets removed still replays: `"(redacted)"`, 0, false, empty collections.
+/// its secrets removed still replays: `"(redacted)"`, 0, false, empty collections; a redacted
+/// refinement of an unknown is dropped.
 pub fn fill_redacted(json: &mut Json, ty: &Type) {
     if is_redacted(json) {
         *json = placeholder(ty);
+        return;
+    }
+    if unrefine(json) > 0 {
         return;
     }
     match (ty, json) {
@@ -263,16 +402,19 @@ fn placeholder(ty: &Type) -> Json {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tfwasm_model::codec::redact::redacted;
-    use tfwasm_model::rpc::{DynamicValue, PlanResourceChangeRequest};
+    use tfwasm_model::rpc::{
+        CallFunctionRequest, CallFunctionResponse, DynamicValue, Function,
+        OpenEphemeralResourceResponse, Parameter, PlanResourceChangeRequest, RawState,
+        ReadResourceRequest, UpgradeResourceStateRequest,
+    };
     use tfwasm_model::{Attribute, BlockNesting, NestedBlock, Schema, Value};
 
-    fn schemas() -> Schemas {
+    fn block(password_sensitive: bool) -> Block {
         let mut password = Attribute::new("password", Type::String);
-        password.sensitive = true;
+        password.sensitive = password_sensitive;
         let mut token = Attribute::new("token", Type::Number);
         token.write_only = true;
-        let block = Block {
+        Block {
             attributes: vec![Attribute::new("id", Type::String), password, token],
             block_types: vec![NestedBlock {
                 type_name: "rule".into(),
@@ -289,22 +431,57 @@ mod tests {
                 max_items: 0,
             }],
             ..Block::default()
-        };
+        }
+    }
+
+    fn schemas(password_sensitive: bool) -> Schemas {
         let mut provider = ProviderSchema::default();
-        provider
-            .resources
-            .insert("t_x".into(), Schema { version: 0, block });
+        provider.resources.insert(
+            "t_x".into(),
+            Schema {
+                version: 0,
+                block: block(password_sensitive),
+            },
+        );
+        provider.ephemeral_resources.insert(
+            "t_token".into(),
+            Schema {
+                version: 0,
+                block: Block {
+                    attributes: vec![Attribute::new("value", Type::String)],
+                    ..Block::default()
+                },
+            },
+        );
+        let mut functions = GetFunctionsResponse::default();
+        functions.functions.insert(
+            "echo".into(),
+            Function {
+                parameters: vec![Parameter {
+                    name: "s".into(),
+                    ty: Type::String,
+                    allow_null_value: false,
+                    allow_unknown_values: false,
+                    description: String::new(),
+                    description_kind: Default::default(),
+                }],
+                variadic_parameter: None,
+                return_type: Type::String,
+                summary: String::new(),
+                description: String::new(),
+                description_kind: Default::default(),
+                deprecation_message: String::new(),
+            },
+        );
         Schemas {
             provider,
+            functions,
             ..Schemas::default()
         }
     }
 
-    #[test]
-    fn secrets_are_redacted_at_any_depth_and_replay_with_placeholders() {
-        let schemas = schemas();
-        let ty = schemas.provider.resources["t_x"].block.implied_type();
-        let config = Value::object([
+    fn config() -> Value {
+        Value::object([
             ("id", Value::unknown()),
             ("password", Value::String("hunter2".into())),
             ("token", Value::Number(7.into())),
@@ -312,26 +489,83 @@ mod tests {
                 "rule",
                 Value::List(vec![Value::object([(
                     "secret",
-                    Value::String("s3".into()),
+                    Value::String("s3cr3t".into()),
                 )])]),
             ),
-        ]);
-        let req = PlanResourceChangeRequest {
+        ])
+    }
+
+    fn plan_request(schemas: &Schemas) -> Json {
+        let ty = schemas.provider.resources["t_x"].block.implied_type();
+        serde_json::to_value(PlanResourceChangeRequest {
             type_name: "t_x".into(),
-            config: DynamicValue::encode(&config, &ty).unwrap(),
+            config: DynamicValue::encode(&config(), &ty).unwrap(),
+            prior_private: b"{\"etag\":\"abc\"}".to_vec(),
             ..Default::default()
-        };
-        let mut json = serde_json::to_value(&req).unwrap();
-        schemas.rewrite("PlanResourceChange", "t_x", &mut json, Direction::Decode);
+        })
+        .unwrap()
+    }
+
+    fn policy(values: Values, sensitive: &Sensitive) -> Policy<'_> {
+        Policy { values, sensitive }
+    }
+
+    #[test]
+    fn by_default_no_value_is_kept_only_its_shape() {
+        let schemas = schemas(true);
+        let sensitive = Sensitive::of(&schemas.provider);
+        let mut json = plan_request(&schemas);
+        schemas.decode(
+            "PlanResourceChange",
+            "t_x",
+            &mut json,
+            &policy(Values::Redacted, &sensitive),
+        );
         let text = json.to_string();
-        assert!(!text.contains("hunter2") && !text.contains("s3"), "{text}");
+        assert!(
+            !text.contains("hunter2") && !text.contains("s3cr3t") && !text.contains("etag"),
+            "{text}"
+        );
+        let config = &json["config"]["value"];
+        assert_eq!(config["id"], json!({"$unknown": true}), "unknowns stay");
+        assert_eq!(config["password"], redacted());
+        assert_eq!(
+            config["rule"][0]["secret"],
+            redacted(),
+            "lists keep their length"
+        );
+        assert_eq!(json["prior_private"], redacted());
+        assert_eq!(json["prior_state"], Json::Null, "nulls stay");
+    }
+
+    #[test]
+    fn non_sensitive_keeps_values_and_replays_secrets_as_placeholders() {
+        let schemas = schemas(true);
+        let ty = schemas.provider.resources["t_x"].block.implied_type();
+        let sensitive = Sensitive::of(&schemas.provider);
+        let mut json = plan_request(&schemas);
+        schemas.decode(
+            "PlanResourceChange",
+            "t_x",
+            &mut json,
+            &policy(Values::NonSensitive, &sensitive),
+        );
+        let text = json.to_string();
+        assert!(
+            !text.contains("hunter2") && !text.contains("s3cr3t"),
+            "{text}"
+        );
         let config_json = &json["config"]["value"];
-        assert_eq!(config_json["id"], json!({"$unknown": true}));
         assert_eq!(config_json["password"], redacted());
         assert_eq!(config_json["token"], redacted());
         assert_eq!(config_json["rule"][0]["secret"], redacted());
+        assert_eq!(
+            json["prior_private"],
+            redacted(),
+            "private state never stays"
+        );
 
-        schemas.rewrite("PlanResourceChange", "t_x", &mut json, Direction::Encode);
+        schemas.encode("PlanResourceChange", "t_x", &mut json);
         let back: PlanResourceChangeRequest = serde_json::from_value(json).unwrap();
         let replayed = back.config.decode(&ty).unwrap();
         assert_eq!(
@@ -340,14 +574,182 @@ mod tests {
         );
         assert_eq!(replayed.get("token"), Some(&Value::Number(0.into())));
         assert!(replayed.get("id").unwrap().is_unknown());
+        assert!(back.prior_private.is_empty());
     }
 
     #[test]
-    fn undecodable_values_stay_encoded() {
-        let schemas = schemas();
-        let mut json = json!({ "config": { "msgpack": STANDARD.encode([0xc1]) } });
+    fn a_secret_another_process_marked_is_redacted_where_this_schema_does_not_mark_it() {
+        // Process A's schema marks `password` sensitive; process B's (this one) does not.
+        let a = schemas(true);
+        let b = schemas(false);
+        let mut union = Sensitive::of(&b.provider);
+        union.merge(&Sensitive::of(&a.provider));
+        let mut json = plan_request(&b);
+        b.decode(
+            "PlanResourceChange",
+            "t_x",
+            &mut json,
+            &policy(Values::NonSensitive, &union),
+        );
+        assert_eq!(json["config"]["value"]["password"], redacted());
+        assert!(!json.to_string().contains("hunter2"));
+
+        // Recorded under B's schema alone, then redacted again once A's secrets are known.
+        let mut earlier = plan_request(&b);
+        let alone = Sensitive::of(&b.provider);
+        b.decode(
+            "PlanResourceChange",
+            "t_x",
+            &mut earlier,
+            &policy(Values::NonSensitive, &alone),
+        );
+        assert!(earlier.to_string().contains("hunter2"));
+        assert!(redact_again(
+            "PlanResourceChange",
+            "t_x",
+            &mut earlier,
+            &union
+        ));
+        assert!(!earlier.to_string().contains("hunter2"));
+        assert!(!redact_again(
+            "PlanResourceChange",
+            "t_x",
+            &mut earlier,
+            &union
+        ));
+    }
+
+    #[test]
+    fn function_arguments_results_and_ephemeral_results_are_never_kept() {
+        let schemas = schemas(true);
+        let sensitive = Sensitive::default();
+        for values in [Values::Redacted, Values::NonSensitive] {
+            let policy = policy(values, &sensitive);
+            let arg =
+                DynamicValue::encode(&Value::String("hunter2".into()), &Type::String).unwrap();
+            let mut request = serde_json::to_value(CallFunctionRequest {
+                name: "echo".into(),
+                arguments: vec![arg.clone()],
+            })
+            .unwrap();
+            schemas.decode("CallFunction", "echo", &mut request, &policy);
+            assert_eq!(request["arguments"][0], json!({"value": redacted()}));
+            let mut response = serde_json::to_value(CallFunctionResponse {
+                result: arg,
+                ..Default::default()
+            })
+            .unwrap();
+            schemas.decode("CallFunction", "echo", &mut response, &policy);
+            assert_eq!(response["result"], json!({"value": redacted()}));
+
+            let ty = schemas.provider.ephemeral_resources["t_token"]
+                .block
+                .implied_type();
+            let mut opened = serde_json::to_value(OpenEphemeralResourceResponse {
+                result: DynamicValue::encode(
+                    &Value::object([("value", Value::String("hunter2".into()))]),
+                    &ty,
+                )
+                .unwrap(),
+                private: b"lease-42".to_vec(),
+                ..Default::default()
+            })
+            .unwrap();
+            schemas.decode("OpenEphemeralResource", "t_token", &mut opened, &policy);
+            assert_eq!(opened["result"]["value"]["value"], redacted());
+            assert_eq!(opened["private"], redacted());
+            assert!(!opened.to_string().contains("hunter2"));
+        }
+    }
+
+    #[test]
+    fn stored_state_is_redacted_by_the_secrets_of_its_type_and_whole_by_default() {
+        let schemas = schemas(true);
+        let sensitive = Sensitive::of(&schemas.provider);
+        let request = |stored: &str| {
+            serde_json::to_value(UpgradeResourceStateRequest {
+                type_name: "t_x".into(),
+                version: 0,
+                raw_state: RawState {
+                    json: stored.as_bytes().to_vec(),
+                    flatmap: Default::default(),
+                },
+            })
+            .unwrap()
+        };
+        let stored = r#"{"id":"i-1","password":"hunter2"}"#;
+        let mut kept = request(stored);
+        let policy_kept = policy(Values::NonSensitive, &sensitive);
+        schemas.decode("UpgradeResourceState", "t_x", &mut kept, &policy_kept);
+        assert_eq!(
+            kept["raw_state"],
+            json!({"json": {"id": "i-1", "password": {"$redacted": true}}})
+        );
+        schemas.encode("UpgradeResourceState", "t_x", &mut kept);
+        let back: UpgradeResourceStateRequest = serde_json::from_value(kept).unwrap();
+        assert!(
+            String::from_utf8(back.raw_state.json)
+                .unwrap()
+                .contains("(redacted)")
+        );
+
+        let mut unparsed = request("{not json hunter2");
+        schemas.decode("UpgradeResourceState", "t_x", &mut unparsed, &policy_kept);
+        assert_eq!(unparsed["raw_state"], redacted());
+        let mut by_default = request(stored);
+        let policy_default = policy(Values::Redacted, &sensitive);
+        schemas.decode(
+            "UpgradeResourceState",
+            "t_x",
+            &mut by_default,
+            &policy_default,
+        );
+        assert_eq!(by_default["raw_state"], redacted());
+    }
+
+    #[test]
+    fn schemas_are_recorded_as_they_are() {
+        let mut schemas = schemas(true);
+        schemas.provider.provider_meta = Some(Schema {
+            version: 0,
+            block: block(true),
+        });
+        let sensitive = Sensitive::of(&schemas.provider);
+        let mut json = serde_json::to_value(&schemas.provider).unwrap();
         let before = json.clone();
-        schemas.rewrite("PlanResourceChange", "t_x", &mut json, Direction::Decode);
-        assert_eq!(json, before);
+        for values in [Values::Redacted, Values::NonSensitive] {
+            schemas.decode(
+                "GetProviderSchema",
+                "",
+                &mut json,
+                &policy(values, &sensitive),
+            );
+            assert_eq!(json, before);
+        }
+    }
+
+    #[test]
+    fn values_no_schema_describes_and_undecodable_ones_are_redacted_whole() {
+        let schemas = schemas(true);
+        let sensitive = Sensitive::default();
+        let policy = policy(Values::NonSensitive, &sensitive);
+        let mut json = json!({ "config": { "msgpack": STANDARD.encode([0xc1]) } });
+        schemas.decode("PlanResourceChange", "t_x", &mut json, &policy);
+        assert_eq!(json["config"], redacted());
+
+        let ty = Type::object([("password", Type::String)]);
+        let value = Value::object([("password", Value::String("hunter2".into()))]);
+        let mut unknown_type = serde_json::to_value(ReadResourceRequest {
+            type_name: "t_other".into(),
+            current_state: DynamicValue::encode(&value, &ty).unwrap(),
+            ..Default::default()
+        })
+        .unwrap();
+        schemas.decode("ReadResource", "t_other", &mut unknown_type, &policy);
+        assert_eq!(unknown_type["current_state"], redacted());
+        let mut unknown_rpc = json!({"config": {"msgpack": "kaFh"}, "type_name": "t_x"});
+        schemas.decode("SomeFutureRpc", "t_x", &mut unknown_rpc, &policy);
+        assert_eq!(unknown_rpc["config"], redacted());
+        assert_eq!(unknown_rpc["type_name"], "t_x");
     }
 }

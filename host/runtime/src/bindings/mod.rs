@@ -218,106 +218,159 @@ fn schema_from_wit(schema: &wit::Schema) -> Result<Schema, String> {
     if schema.blocks.is_empty() {
         return Err("the schema has no top-level block".into());
     }
+    let mut walk = SchemaWalk {
+        schema,
+        blocks_used: vec![false; schema.blocks.len()],
+        objects_used: vec![false; schema.objects.len()],
+        path: Vec::new(),
+    };
     Ok(Schema {
         version: schema.version,
-        block: block_from_wit(schema, 0, 0)?,
+        block: walk.block(0)?,
     })
 }
 
-fn block_from_wit(schema: &wit::Schema, index: u32, depth: usize) -> Result<Block, String> {
-    if depth > MAX_SCHEMA_DEPTH {
-        return Err(format!(
-            "blocks nested deeper than {MAX_SCHEMA_DEPTH} (a cycle?)"
-        ));
+/// Expands a guest's index-linked schema into a tree, visiting each block and nested object
+/// entry at most once. Sharing an entry (a DAG) or looping back (a cycle) is refused: a
+/// block referred to twice per level would otherwise expand to 2^depth copies in the host,
+/// outside every guest limit. So conversion is linear in what the guest sent, and the SDKs
+/// give every nested block and object its own entry.
+struct SchemaWalk<'a> {
+    schema: &'a wit::Schema,
+    blocks_used: Vec<bool>,
+    objects_used: Vec<bool>,
+    /// Names from the top block down to where the walk is, for errors.
+    path: Vec<String>,
+}
+
+impl SchemaWalk<'_> {
+    /// Where the walk is, as `a.b.c` (or "the top-level block").
+    fn here(&self) -> String {
+        if self.path.is_empty() {
+            "the top-level block".into()
+        } else {
+            self.path.join(".")
+        }
     }
-    let block = schema
-        .blocks
-        .get(index as usize)
-        .ok_or_else(|| format!("block index {index} out of range"))?;
-    Ok(Block {
-        attributes: block
+
+    fn too_deep(&self, what: &str) -> Result<(), String> {
+        if self.path.len() > MAX_SCHEMA_DEPTH {
+            return Err(format!(
+                "{what} nested deeper than {MAX_SCHEMA_DEPTH} at {}",
+                self.here()
+            ));
+        }
+        Ok(())
+    }
+
+    fn block(&mut self, index: u32) -> Result<Block, String> {
+        self.too_deep("blocks")?;
+        let schema = self.schema;
+        let block = schema
+            .blocks
+            .get(index as usize)
+            .ok_or_else(|| format!("block index {index} out of range at {}", self.here()))?;
+        if std::mem::replace(&mut self.blocks_used[index as usize], true) {
+            return Err(format!(
+                "block index {index} is used again at {}; every nested block needs an entry \
+                 of its own (shared or cyclic entries are refused)",
+                self.here()
+            ));
+        }
+        let attributes = block
             .attributes
             .iter()
-            .map(|a| attribute_from_wit(schema, a, depth))
-            .collect::<Result<_, _>>()?,
-        block_types: block
-            .block_types
-            .iter()
-            .map(|nested| {
-                Ok(NestedBlock {
-                    type_name: nested.type_name.clone(),
-                    block: block_from_wit(schema, nested.block, depth + 1)?,
-                    nesting: match nested.nesting {
-                        wit::BlockNesting::Single => BlockNesting::Single,
-                        wit::BlockNesting::List => BlockNesting::List,
-                        wit::BlockNesting::Set => BlockNesting::Set,
-                        wit::BlockNesting::Map => BlockNesting::Map,
-                        wit::BlockNesting::Group => BlockNesting::Group,
-                    },
-                    min_items: nested.min_items,
-                    max_items: nested.max_items,
-                })
-            })
-            .collect::<Result<_, String>>()?,
-        description: block.description.clone(),
-        description_kind: string_kind(block.description_kind),
-        deprecated: block.deprecated,
-        deprecation_message: block.deprecation_message.clone(),
-        computed: block.computed,
-    })
-}
-
-fn attribute_from_wit(
-    schema: &wit::Schema,
-    a: &wit::Attribute,
-    depth: usize,
-) -> Result<Attribute, String> {
-    let ty = match &a.type_ {
-        wit::AttributeType::TypeJson(json) => AttributeType::Type(
-            Type::from_json_bytes(json.as_bytes())
-                .map_err(|e| format!("attribute {:?}: {e}", a.name))?,
-        ),
-        wit::AttributeType::Nested(index) => {
-            if depth > MAX_SCHEMA_DEPTH {
-                return Err(format!(
-                    "nested attributes deeper than {MAX_SCHEMA_DEPTH} (a cycle?)"
-                ));
-            }
-            let object = schema.objects.get(*index as usize).ok_or_else(|| {
-                format!(
-                    "attribute {:?}: nested object index {index} out of range",
-                    a.name
-                )
-            })?;
-            AttributeType::Nested(NestedObject {
-                attributes: object
-                    .attributes
-                    .iter()
-                    .map(|inner| attribute_from_wit(schema, inner, depth + 1))
-                    .collect::<Result<_, _>>()?,
-                nesting: match object.nesting {
-                    wit::ObjectNesting::Single => ObjectNesting::Single,
-                    wit::ObjectNesting::List => ObjectNesting::List,
-                    wit::ObjectNesting::Set => ObjectNesting::Set,
-                    wit::ObjectNesting::Map => ObjectNesting::Map,
+            .map(|a| self.attribute(a))
+            .collect::<Result<_, _>>()?;
+        let mut block_types = Vec::with_capacity(block.block_types.len());
+        for nested in &block.block_types {
+            self.path.push(nested.type_name.clone());
+            let inner = self.block(nested.block);
+            self.path.pop();
+            block_types.push(NestedBlock {
+                type_name: nested.type_name.clone(),
+                block: inner?,
+                nesting: match nested.nesting {
+                    wit::BlockNesting::Single => BlockNesting::Single,
+                    wit::BlockNesting::List => BlockNesting::List,
+                    wit::BlockNesting::Set => BlockNesting::Set,
+                    wit::BlockNesting::Map => BlockNesting::Map,
+                    wit::BlockNesting::Group => BlockNesting::Group,
                 },
-            })
+                min_items: nested.min_items,
+                max_items: nested.max_items,
+            });
         }
-    };
-    let flags = a.flags;
-    Ok(Attribute {
-        name: a.name.clone(),
-        ty,
-        description: a.description.clone(),
-        description_kind: string_kind(a.description_kind),
-        required: flags.contains(wit::AttributeFlags::REQUIRED),
-        optional: flags.contains(wit::AttributeFlags::OPTIONAL),
-        computed: flags.contains(wit::AttributeFlags::COMPUTED),
-        sensitive: flags.contains(wit::AttributeFlags::SENSITIVE),
-        deprecated: flags.contains(wit::AttributeFlags::DEPRECATED),
-        deprecation_message: a.deprecation_message.clone(),
-        write_only: flags.contains(wit::AttributeFlags::WRITE_ONLY),
-    })
+        Ok(Block {
+            attributes,
+            block_types,
+            description: block.description.clone(),
+            description_kind: string_kind(block.description_kind),
+            deprecated: block.deprecated,
+            deprecation_message: block.deprecation_message.clone(),
+            computed: block.computed,
+        })
+    }
+
+    fn attribute(&mut self, a: &wit::Attribute) -> Result<Attribute, String> {
+        let ty = match &a.type_ {
+            wit::AttributeType::TypeJson(json) => AttributeType::Type(
+                Type::from_json_bytes(json.as_bytes())
+                    .map_err(|e| format!("attribute {:?} at {}: {e}", a.name, self.here()))?,
+            ),
+            wit::AttributeType::Nested(index) => {
+                self.path.push(a.name.clone());
+                let nested = self.nested_object(*index);
+                self.path.pop();
+                AttributeType::Nested(nested?)
+            }
+        };
+        let flags = a.flags;
+        Ok(Attribute {
+            name: a.name.clone(),
+            ty,
+            description: a.description.clone(),
+            description_kind: string_kind(a.description_kind),
+            required: flags.contains(wit::AttributeFlags::REQUIRED),
+            optional: flags.contains(wit::AttributeFlags::OPTIONAL),
+            computed: flags.contains(wit::AttributeFlags::COMPUTED),
+            sensitive: flags.contains(wit::AttributeFlags::SENSITIVE),
+            deprecated: flags.contains(wit::AttributeFlags::DEPRECATED),
+            deprecation_message: a.deprecation_message.clone(),
+            write_only: flags.contains(wit::AttributeFlags::WRITE_ONLY),
+        })
+    }
+
+    fn nested_object(&mut self, index: u32) -> Result<NestedObject, String> {
+        self.too_deep("nested attributes")?;
+        let schema = self.schema;
+        let object = schema.objects.get(index as usize).ok_or_else(|| {
+            format!(
+                "nested object index {index} out of range at {}",
+                self.here()
+            )
+        })?;
+        if std::mem::replace(&mut self.objects_used[index as usize], true) {
+            return Err(format!(
+                "nested object index {index} is used again at {}; every nested attribute \
+                 object needs an entry of its own (shared or cyclic entries are refused)",
+                self.here()
+            ));
+        }
+        Ok(NestedObject {
+            attributes: object
+                .attributes
+                .iter()
+                .map(|inner| self.attribute(inner))
+                .collect::<Result<_, _>>()?,
+            nesting: match object.nesting {
+                wit::ObjectNesting::Single => ObjectNesting::Single,
+                wit::ObjectNesting::List => ObjectNesting::List,
+                wit::ObjectNesting::Set => ObjectNesting::Set,
+                wit::ObjectNesting::Map => ObjectNesting::Map,
+            },
+        })
+    }
 }
 
 fn string_kind(kind: wit::StringKind) -> StringKind {
@@ -422,6 +475,128 @@ mod tests {
             }],
             diagnostics: Vec::new(),
         }
+    }
+
+    fn empty_block() -> wit::Block {
+        schema_with_block().blocks.remove(0)
+    }
+
+    fn nested(type_name: &str, block: u32) -> wit::NestedBlock {
+        wit::NestedBlock {
+            type_name: type_name.into(),
+            block,
+            nesting: wit::BlockNesting::List,
+            min_items: 0,
+            max_items: 0,
+        }
+    }
+
+    fn object_attribute(name: &str, object: u32) -> wit::Attribute {
+        wit::Attribute {
+            name: name.into(),
+            type_: wit::AttributeType::Nested(object),
+            description: String::new(),
+            description_kind: wit::StringKind::Plain,
+            flags: wit::AttributeFlags::OPTIONAL,
+            deprecation_message: String::new(),
+        }
+    }
+
+    /// Block `i` refers to block `i + 1` twice: a few bytes that a tree would hold as
+    /// 2^depth copies.
+    fn doubling_blocks(depth: u32) -> wit::Schema {
+        let mut blocks: Vec<wit::Block> = (0..depth)
+            .map(|i| wit::Block {
+                block_types: vec![nested("a", i + 1), nested("b", i + 1)],
+                ..empty_block()
+            })
+            .collect();
+        blocks.push(empty_block());
+        wit::Schema {
+            version: 0,
+            blocks,
+            objects: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn shared_blocks_are_refused_naming_where() {
+        let err = schema_from_wit(&doubling_blocks(24)).unwrap_err();
+        let at = format!("{}b", "a.".repeat(23));
+        assert!(
+            err.contains(&format!("block index 24 is used again at {at}")),
+            "{err}"
+        );
+        // Deeper down, the path names every level.
+        let mut schema = doubling_blocks(3);
+        schema.blocks[0].block_types.pop();
+        schema.blocks[1].block_types.pop();
+        let err = schema_from_wit(&schema).unwrap_err();
+        assert!(
+            err.contains("block index 3 is used again at a.a.b"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn shared_and_cyclic_nested_objects_are_refused() {
+        let object = |attributes| wit::NestedObject {
+            attributes,
+            nesting: wit::ObjectNesting::List,
+        };
+        let mut shared = schema_with_block();
+        shared.blocks[0].attributes = vec![object_attribute("x", 0), object_attribute("y", 0)];
+        shared.objects = vec![object(Vec::new())];
+        let err = schema_from_wit(&shared).unwrap_err();
+        assert!(
+            err.contains("nested object index 0 is used again at y"),
+            "{err}"
+        );
+
+        let mut cyclic = schema_with_block();
+        cyclic.blocks[0].attributes = vec![object_attribute("x", 0)];
+        cyclic.objects = vec![object(vec![object_attribute("again", 0)])];
+        let err = schema_from_wit(&cyclic).unwrap_err();
+        assert!(err.contains("used again at x.again"), "{err}");
+
+        let mut looping = schema_with_block();
+        looping.blocks[0].block_types = vec![nested("self", 0)];
+        let err = schema_from_wit(&looping).unwrap_err();
+        assert!(err.contains("block index 0 is used again at self"), "{err}");
+    }
+
+    #[test]
+    fn a_tree_with_an_entry_per_node_converts_to_the_depth_cap() {
+        // A chain of MAX_SCHEMA_DEPTH blocks, each with its own entry, plus an attribute.
+        let depth = MAX_SCHEMA_DEPTH as u32;
+        let mut blocks: Vec<wit::Block> = (0..depth)
+            .map(|i| wit::Block {
+                block_types: vec![nested("inner", i + 1)],
+                ..empty_block()
+            })
+            .collect();
+        blocks.push(empty_block());
+        let schema = wit::Schema {
+            version: 0,
+            blocks: blocks.clone(),
+            objects: Vec::new(),
+        };
+        let mut block = &schema_from_wit(&schema).unwrap().block;
+        for _ in 0..depth {
+            block = &block.block_types[0].block;
+        }
+        assert!(block.block_types.is_empty());
+        // One more level is refused, naming the depth.
+        let mut deeper = blocks;
+        deeper.last_mut().unwrap().block_types = vec![nested("inner", depth + 1)];
+        deeper.push(empty_block());
+        let err = schema_from_wit(&wit::Schema {
+            version: 0,
+            blocks: deeper,
+            objects: Vec::new(),
+        })
+        .unwrap_err();
+        assert!(err.contains("nested deeper than 32"), "{err}");
     }
 
     #[test]

@@ -58,20 +58,28 @@ impl<B: Body<Data = Bytes, Error = HttpError> + Unpin> Body for Capped<B> {
     }
 }
 
-/// A response body that fails when no chunk arrives for `gap`, and maps hyper's errors to
-/// wasi:http's.
+/// A response body that fails when no chunk arrives for `gap` or once the call that asked
+/// for it has ended, and maps hyper's errors to wasi:http's.
 pub(crate) struct Paced {
     inner: hyper::body::Incoming,
     gap: Duration,
     timer: Pin<Box<tokio::time::Sleep>>,
+    call_ended: Pin<Box<dyn std::future::Future<Output = ()> + Send + Sync>>,
 }
 
 impl Paced {
-    pub(crate) fn new(inner: hyper::body::Incoming, gap: Duration) -> Paced {
+    pub(crate) fn new(
+        inner: hyper::body::Incoming,
+        gap: Duration,
+        mut call_ended: tokio::sync::watch::Receiver<()>,
+    ) -> Paced {
         Paced {
             inner,
             gap,
             timer: Box::pin(tokio::time::sleep(gap)),
+            call_ended: Box::pin(async move {
+                let _ = call_ended.changed().await;
+            }),
         }
     }
 }
@@ -84,6 +92,11 @@ impl Body for Paced {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, HttpError>>> {
+        if self.call_ended.as_mut().poll(cx).is_ready() {
+            return Poll::Ready(Some(Err(HttpError::InternalError(Some(
+                "the call that sent this request ended".into(),
+            )))));
+        }
         match Pin::new(&mut self.inner).poll_frame(cx) {
             Poll::Ready(Some(Ok(frame))) => {
                 let next = tokio::time::Instant::now() + self.gap;

@@ -22,6 +22,39 @@ pub(crate) struct HttpGate {
     pub(crate) timeout: Duration,
     /// Requests sent in this call.
     pub(crate) requests: u32,
+    /// Changes (its sender drops) when the call ends: its requests and response bodies
+    /// stop then, instead of running on in a task nobody waits for.
+    pub(crate) call_ended: tokio::sync::watch::Receiver<()>,
+}
+
+/// Where a request goes, as the allow-list sees it.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Target {
+    pub(crate) scheme: String,
+    pub(crate) host: String,
+    pub(crate) port: u16,
+}
+
+/// Why a request is refused before the allow-list is asked.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Unsendable {
+    /// `user:password@` in the authority: the allow-list matches the host after `@`, but
+    /// the whole authority would travel in `Host` and the request line, to the server and
+    /// any proxy. No allowed URL needs it (credentials go in headers).
+    Userinfo,
+}
+
+/// The target of `uri`, refusing what the allow-list cannot judge.
+pub(crate) fn target(uri: &http::Uri) -> Result<Target, Unsendable> {
+    if uri.authority().is_some_and(|a| a.as_str().contains('@')) {
+        return Err(Unsendable::Userinfo);
+    }
+    let scheme = uri.scheme_str().unwrap_or("http").to_ascii_lowercase();
+    let host = uri.host().unwrap_or_default().to_ascii_lowercase();
+    let port = uri
+        .port_u16()
+        .unwrap_or(if scheme == "https" { 443 } else { 80 });
+    Ok(Target { scheme, host, port })
 }
 
 type Sent = Result<
@@ -41,15 +74,25 @@ impl WasiHttpHooks for HttpGate {
     ) -> Box<dyn Future<Output = Sent> + Send> {
         drop(fut);
         let uri = request.uri();
-        let scheme = uri.scheme_str().unwrap_or("http").to_ascii_lowercase();
-        let host = uri.host().unwrap_or_default().to_ascii_lowercase();
-        let port = uri
-            .port_u16()
-            .unwrap_or(if scheme == "https" { 443 } else { 80 });
         self.requests += 1;
         if self.requests > MAX_REQUESTS_PER_CALL {
             return Box::new(async { Err(HttpError::HttpRequestDenied) });
         }
+        let Target { scheme, host, port } = match target(uri) {
+            Ok(target) => target,
+            Err(Unsendable::Userinfo) => {
+                tracing::warn!(
+                    host = uri.host().unwrap_or_default(),
+                    "outgoing request denied: its URL holds user information (user:password@)"
+                );
+                if let Ok(mut problems) = self.problems.lock() {
+                    problems.push(Problem::Userinfo {
+                        host: uri.host().unwrap_or_default().to_owned(),
+                    });
+                }
+                return Box::new(async { Err(HttpError::HttpRequestDenied) });
+            }
+        };
         if !self.allow.allows(&scheme, &host, port) {
             let entry = format!("{scheme}://{host}:{port}");
             tracing::warn!(url = %uri, "outgoing request denied; allow it with {entry}");
@@ -68,8 +111,13 @@ impl WasiHttpHooks for HttpGate {
             request.map(|body| Capped::new(body, MAX_REQUEST_BODY, HttpError::HttpRequestBodySize));
         let outbound = self.outbound.clone();
         let problems = self.problems.clone();
+        let call_ended = self.call_ended.clone();
         Box::new(async move {
-            let response = outbound.send(request, timeouts, &problems).await?;
+            let mut ended = call_ended.clone();
+            let response = tokio::select! {
+                response = outbound.send(request, timeouts, &problems, call_ended) => response?,
+                _ = ended.changed() => return Err(HttpError::InternalError(Some("the call that sent this request ended".into()))),
+            };
             // The pool drives the connection itself; there is no per-request I/O task.
             let io = async { Ok(()) };
             Ok((
@@ -77,5 +125,36 @@ impl WasiHttpHooks for HttpGate {
                 Box::new(io) as Box<dyn Future<Output = Result<(), HttpError>> + Send>,
             ))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn userinfo_is_refused_in_every_spelling() {
+        for url in [
+            "http://127.0.0.1:18081@127.0.0.1:18080/",
+            "http://user:pw@127.0.0.1:18080/",
+            "http://user@127.0.0.1:18080/x?y",
+            "http://@127.0.0.1:18080/",
+            "https://evil.example:443@api.example.com/",
+            "http://a%40b@127.0.0.1:18080/",
+            "http://:@127.0.0.1/",
+        ] {
+            let uri: http::Uri = url.parse().unwrap_or_else(|e| panic!("{url}: {e}"));
+            assert_eq!(target(&uri), Err(Unsendable::Userinfo), "{url}");
+        }
+        let plain: http::Uri = "HTTP://API.example.com/a@b".parse().unwrap();
+        assert_eq!(
+            target(&plain),
+            Ok(Target {
+                scheme: "http".into(),
+                host: "api.example.com".into(),
+                port: 80
+            }),
+            "an @ in the path is not userinfo"
+        );
     }
 }

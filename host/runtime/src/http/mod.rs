@@ -131,6 +131,8 @@ pub(crate) enum Problem {
     Untrusted { host: String, reason: String },
     /// The proxy could not be used.
     Proxy { message: String },
+    /// The URL carried user information (`user:password@host`), which is never sent.
+    Userinfo { host: String },
 }
 
 /// The problems of one call.

@@ -55,6 +55,7 @@ impl Outbound {
         mut request: Request<RequestBody>,
         timeouts: Timeouts,
         problems: &Problems,
+        call_ended: tokio::sync::watch::Receiver<()>,
     ) -> Result<Response<WasiBody>, HttpError> {
         if request.uri().scheme() == Some(&http::uri::Scheme::HTTP)
             && let Some(proxy) = self.connector.proxy_for(request.uri())
@@ -78,7 +79,7 @@ impl Outbound {
         };
         Ok(response.map(|body| {
             WasiBody::new(Capped::new(
-                Paced::new(body, timeouts.between_bytes),
+                Paced::new(body, timeouts.between_bytes, call_ended),
                 MAX_RESPONSE_BODY,
                 HttpError::HttpResponseBodySize,
             ))

@@ -76,19 +76,30 @@ impl WasmProvider {
         };
         // Per-call state, set here for fresh and reused instances alike.
         let problems = crate::http::Problems::default();
-        let reported = Reported::new(journal);
+        let reported = Reported::new(journal, &self.limits.host_work);
+        let (call_ends, call_ended) = tokio::sync::watch::channel(());
         {
             let state = store.data_mut();
             state.http_gate.problems = problems.clone();
             state.http_gate.requests = 0;
+            state.http_gate.call_ended = call_ended;
             state.http_gate.timeout = limits.timeout;
             state.reported = reported.clone();
             state.limits.limit = limits.memory_bytes;
+            state.log.start_call(&self.limits.host_work);
         }
         let fresh = instance.is_none();
-        let outcome = self
+        let mut outcome = self
             .run(rpc, limits, &mut store, instance, problems, f)
             .await;
+        // The call answered: requests it left in flight, and bodies it left unread, stop.
+        drop(call_ends);
+        let unjournaled = reported.unjournaled();
+        if unjournaled > 0
+            && let Ok((value, _)) = &mut outcome
+        {
+            value.add_diagnostic(self.unjournaled_reports(unjournaled));
+        }
         // Answered (either way): whatever was reported now travels in the response.
         reported.finish();
         let fuel_used = if self.limits.fuel_metering {
@@ -189,6 +200,8 @@ impl WasmProvider {
                 })
             }
             Some(Ok(Ok(mut value))) => {
+                value.cap_paths();
+                value.cap_diagnostics(&self.limits.host_work);
                 for problem in problems.lock().map(|p| p.clone()).unwrap_or_default() {
                     value.add_diagnostic(self.http_problem(&problem));
                 }
@@ -202,29 +215,15 @@ impl WasmProvider {
         }
     }
 
-    /// Sends the guest output captured during this call to the log and returns this call's
-    /// stderr, for crash reports.
+    /// Sends the guest output captured during this call to the log (within the log budget)
+    /// and returns this call's stderr, for crash reports.
     fn flush_output(&self, store: &mut Store<StoreState>) -> String {
         let state = store.data_mut();
-        let stdout_all = state.stdout.contents();
-        let stderr_all = state.stderr.contents();
-        let stdout =
-            String::from_utf8_lossy(stdout_all.get(state.stdout_seen..).unwrap_or_default())
-                .into_owned();
-        let stderr =
-            String::from_utf8_lossy(stderr_all.get(state.stderr_seen..).unwrap_or_default())
-                .into_owned();
-        state.stdout_seen = stdout_all.len();
-        state.stderr_seen = stderr_all.len();
-        for line in stdout.lines().filter(|l| !l.trim().is_empty()) {
-            self.log_sink
-                .log("info", line, &[("stream".into(), "stdout".into())]);
-        }
-        for line in stderr.lines().filter(|l| !l.trim().is_empty()) {
-            self.log_sink
-                .log("warn", line, &[("stream".into(), "stderr".into())]);
-        }
-        stderr
+        let stdout = state.stdout.take();
+        let stderr = state.stderr.take();
+        state.log.stream("stdout", "info", &stdout);
+        state.log.stream("stderr", "warn", &stderr);
+        stderr.crash_text()
     }
 }
 
@@ -237,13 +236,21 @@ pub(crate) struct Reported(Arc<std::sync::Mutex<ReportSlot>>);
 struct ReportSlot {
     latest: Option<Vec<u8>>,
     journal: Option<crate::journal::Pending>,
+    /// Journal writes and bytes this call may still make (each report is a synced write).
+    writes_left: u32,
+    bytes_left: usize,
+    /// Reports kept in memory only, past those limits.
+    unjournaled: u32,
 }
 
 impl Reported {
-    fn new(journal: Option<crate::journal::Pending>) -> Reported {
+    fn new(journal: Option<crate::journal::Pending>, work: &crate::HostWork) -> Reported {
         Reported(Arc::new(std::sync::Mutex::new(ReportSlot {
             latest: None,
             journal,
+            writes_left: work.state_reports_per_call,
+            bytes_left: work.state_report_bytes_per_call,
+            unjournaled: 0,
         })))
     }
 
@@ -256,10 +263,22 @@ impl Reported {
     /// The guest reported `state` (msgpack).
     pub(crate) fn report(&self, state: Vec<u8>) {
         let mut slot = self.slot();
+        let slot = &mut *slot;
         if let Some(journal) = &mut slot.journal {
-            journal.record(&state);
+            if slot.writes_left > 0 && state.len() <= slot.bytes_left {
+                slot.writes_left -= 1;
+                slot.bytes_left -= state.len();
+                journal.record(&state);
+            } else {
+                slot.unjournaled += 1;
+            }
         }
         slot.latest = Some(state);
+    }
+
+    /// Reports past the journal limits (kept in memory, answered with the call).
+    fn unjournaled(&self) -> u32 {
+        self.slot().unjournaled
     }
 
     fn take(&self) -> Option<Vec<u8>> {
@@ -284,108 +303,151 @@ pub(crate) struct Failed {
 /// an attack, and the gRPC limit (256 MiB) would otherwise be the only bound.
 pub const MAX_VALUE_BYTES: usize = 16 << 20;
 
+/// The longest of a response's byte fields: states, private state and identities all end up
+/// in Terraform's state, so each is held to [`MAX_VALUE_BYTES`].
+fn largest(fields: &[&[u8]]) -> usize {
+    fields.iter().map(|f| f.len()).max().unwrap_or(0)
+}
+
+/// An identity's bytes (none: empty).
+fn ident(identity: &Option<Vec<u8>>) -> &[u8] {
+    identity.as_deref().unwrap_or_default()
+}
+
 /// What the host needs to know about, and add to, any guest response.
 pub(crate) trait ReturnedValues {
     /// Bytes of the largest value returned (checked against [`MAX_VALUE_BYTES`]).
     fn largest_value(&self) -> usize {
         0
     }
+    /// The response's diagnostics; none for a function, whose failure is one text.
+    fn diagnostics(&mut self) -> Option<&mut Vec<wit::Diagnostic>>;
     /// Adds a host diagnostic (such as a denied request) to the response.
-    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic);
+    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
+        if let Some(list) = self.diagnostics() {
+            list.push(diagnostic);
+        }
+    }
+    /// Keeps paths the guest sent besides diagnostics' within bounds (requires-replace).
+    fn cap_paths(&mut self) {}
+    /// Keeps what the guest said within the diagnostic limits of `work`.
+    fn cap_diagnostics(&mut self, work: &crate::HostWork) {
+        if let Some(list) = self.diagnostics() {
+            crate::guest_output::cap_diagnostics(
+                list,
+                work.diagnostics_per_call,
+                work.diagnostic_bytes_per_call,
+            );
+        }
+    }
 }
 
 impl ReturnedValues for Vec<wit::Diagnostic> {
-    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
-        self.push(diagnostic);
+    fn diagnostics(&mut self) -> Option<&mut Vec<wit::Diagnostic>> {
+        Some(self)
     }
 }
 impl ReturnedValues for wit::ProviderSchema {
-    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
-        self.diagnostics.push(diagnostic);
+    fn diagnostics(&mut self) -> Option<&mut Vec<wit::Diagnostic>> {
+        Some(&mut self.diagnostics)
     }
 }
 impl ReturnedValues for resource::UpgradeResponse {
     fn largest_value(&self) -> usize {
         self.upgraded_state.len()
     }
-    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
-        self.diagnostics.push(diagnostic);
+    fn diagnostics(&mut self) -> Option<&mut Vec<wit::Diagnostic>> {
+        Some(&mut self.diagnostics)
     }
 }
 impl ReturnedValues for resource::ReadResponse {
     fn largest_value(&self) -> usize {
-        self.new_state.len()
+        largest(&[&self.new_state, &self.private, ident(&self.new_identity)])
     }
-    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
-        self.diagnostics.push(diagnostic);
+    fn diagnostics(&mut self) -> Option<&mut Vec<wit::Diagnostic>> {
+        Some(&mut self.diagnostics)
     }
 }
 impl ReturnedValues for resource::PlanResponse {
-    fn largest_value(&self) -> usize {
-        self.planned_state.len()
+    fn cap_paths(&mut self) {
+        if let Some(error) = crate::guest_output::check_requires_replace(&mut self.requires_replace)
+        {
+            self.diagnostics.push(error);
+        }
     }
-    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
-        self.diagnostics.push(diagnostic);
+    fn largest_value(&self) -> usize {
+        largest(&[
+            &self.planned_state,
+            &self.planned_private,
+            ident(&self.planned_identity),
+        ])
+    }
+    fn diagnostics(&mut self) -> Option<&mut Vec<wit::Diagnostic>> {
+        Some(&mut self.diagnostics)
     }
 }
 impl ReturnedValues for resource::ApplyResponse {
     fn largest_value(&self) -> usize {
-        self.new_state.len()
+        largest(&[&self.new_state, &self.private, ident(&self.new_identity)])
     }
-    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
-        self.diagnostics.push(diagnostic);
+    fn diagnostics(&mut self) -> Option<&mut Vec<wit::Diagnostic>> {
+        Some(&mut self.diagnostics)
     }
 }
 impl ReturnedValues for resource::ImportResponse {
     fn largest_value(&self) -> usize {
         self.imported
             .iter()
-            .map(|r| r.state.len())
+            .map(|r| largest(&[&r.state, &r.private, ident(&r.identity)]))
             .max()
             .unwrap_or(0)
     }
-    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
-        self.diagnostics.push(diagnostic);
+    fn diagnostics(&mut self) -> Option<&mut Vec<wit::Diagnostic>> {
+        Some(&mut self.diagnostics)
     }
 }
 impl ReturnedValues for resource::MoveResponse {
     fn largest_value(&self) -> usize {
-        self.target_state.len()
+        largest(&[
+            &self.target_state,
+            &self.target_private,
+            ident(&self.target_identity),
+        ])
     }
-    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
-        self.diagnostics.push(diagnostic);
+    fn diagnostics(&mut self) -> Option<&mut Vec<wit::Diagnostic>> {
+        Some(&mut self.diagnostics)
     }
 }
 impl ReturnedValues for resource::UpgradeIdentityResponse {
     fn largest_value(&self) -> usize {
         self.upgraded_identity.as_ref().map_or(0, Vec::len)
     }
-    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
-        self.diagnostics.push(diagnostic);
+    fn diagnostics(&mut self) -> Option<&mut Vec<wit::Diagnostic>> {
+        Some(&mut self.diagnostics)
     }
 }
 impl ReturnedValues for ephemeral::OpenResponse {
     fn largest_value(&self) -> usize {
         self.result.len().max(self.private.len())
     }
-    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
-        self.diagnostics.push(diagnostic);
+    fn diagnostics(&mut self) -> Option<&mut Vec<wit::Diagnostic>> {
+        Some(&mut self.diagnostics)
     }
 }
 impl ReturnedValues for ephemeral::RenewResponse {
     fn largest_value(&self) -> usize {
         self.private.len()
     }
-    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
-        self.diagnostics.push(diagnostic);
+    fn diagnostics(&mut self) -> Option<&mut Vec<wit::Diagnostic>> {
+        Some(&mut self.diagnostics)
     }
 }
 impl ReturnedValues for data_source::ReadDataResponse {
     fn largest_value(&self) -> usize {
         self.state.len()
     }
-    fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
-        self.diagnostics.push(diagnostic);
+    fn diagnostics(&mut self) -> Option<&mut Vec<wit::Diagnostic>> {
+        Some(&mut self.diagnostics)
     }
 }
 /// A function has no diagnostics: a host problem (a denied request) joins the error text,
@@ -393,6 +455,14 @@ impl ReturnedValues for data_source::ReadDataResponse {
 impl ReturnedValues for Result<Vec<u8>, function::FunctionError> {
     fn largest_value(&self) -> usize {
         self.as_ref().map_or(0, Vec::len)
+    }
+    fn diagnostics(&mut self) -> Option<&mut Vec<wit::Diagnostic>> {
+        None
+    }
+    fn cap_diagnostics(&mut self, work: &crate::HostWork) {
+        if let Err(error) = self {
+            crate::guest_output::truncate(&mut error.text, work.diagnostic_bytes_per_call);
+        }
     }
     fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
         if let Err(error) = self {

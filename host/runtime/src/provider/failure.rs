@@ -99,6 +99,23 @@ impl WasmProvider {
     }
 
     /// An outgoing request that failed for a reason the operator can fix, naming the setting.
+    /// Some states the guest reported during an apply were not journaled (past the limits).
+    pub(super) fn unjournaled_reports(&self, count: u32) -> wit::Diagnostic {
+        let work = &self.limits.host_work;
+        wit::Diagnostic {
+            severity: wit::Severity::Warning,
+            summary: "Provider state reports not journaled".into(),
+            detail: format!(
+                "The Wasm provider {} reported its state more often than tfwasm writes it to the apply journal ({} reports or {} per apply); the last {count} were kept in memory only, so a crash during this apply would have recovered an older state. Raise state_reports_per_call or state_report_bytes_per_call under [limits] in {} if this provider needs it.",
+                self.name,
+                work.state_reports_per_call,
+                crate::limits::ByteSize(work.state_report_bytes_per_call),
+                self.settings_hint
+            ),
+            attribute: Vec::new(),
+        }
+    }
+
     pub(super) fn http_problem(&self, problem: &crate::http::Problem) -> wit::Diagnostic {
         use crate::http::Problem;
         let (summary, detail) = match problem {
@@ -114,6 +131,13 @@ impl WasmProvider {
                 format!(
                     "The Wasm provider {} could not verify the certificate of {host}: {reason}. If the server's certificate comes from a private CA, add the CA's PEM file to ca_files under [http] in {} (or package with --ca-file PATH).",
                     self.name, self.settings_hint
+                ),
+            ),
+            Problem::Userinfo { host } => (
+                "Outgoing HTTP request denied",
+                format!(
+                    "The Wasm provider {} tried to send a request to {host} with user information in its URL (user:password@{host}). tfwasm never sends URLs with user information; credentials belong in a header such as Authorization.",
+                    self.name
                 ),
             ),
             Problem::Proxy { message } => (

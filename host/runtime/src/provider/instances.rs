@@ -4,12 +4,12 @@
 use std::time::Duration;
 
 use wasmtime::Store;
-use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
 use super::WasmProvider;
 use crate::bindings::Guest;
-use crate::state::{MAX_CAPTURED_OUTPUT, StoreState};
+use crate::guest_output::{Capture, GuestLog};
+use crate::state::StoreState;
 
 /// An instance kept for the next call.
 pub(super) struct Warm {
@@ -19,19 +19,31 @@ pub(super) struct Warm {
     pub(super) calls: u32,
 }
 
+/// Host-side handles (files, streams, HTTP requests, responses and header blocks) one
+/// instance may hold at once. What they hold lives in host memory, outside `memory`; real
+/// guests hold tens.
+pub(crate) const MAX_HANDLES: usize = 1024;
+/// Largest header block (wasi:http `fields`) a guest may build, as wasmtime counts it.
+pub(crate) const MAX_HEADER_BLOCK: usize = 32 << 10;
+/// Most bytes one call between guest and host (an import, or an export's result) may copy
+/// out of the guest: the bound on what lifting a guest's strings and lists costs the host,
+/// however its data is aliased. Above the largest value (16 MiB) and the largest schemas.
+pub(crate) const MAX_HOST_CALL_COPY: usize = 128 << 20;
+
 /// Idle instances kept at most (more concurrent calls instantiate fresh ones).
 const MAX_IDLE_INSTANCES: usize = 16;
 /// Calls an instance serves before it is retired, bounding slow leaks in guest memory.
 const MAX_CALLS_PER_INSTANCE: u32 = 1000;
-/// An instance whose linear memory grew past this is retired after its call.
+/// An instance whose memories and tables together grew past this is retired after its call,
+/// so idle instances hold at most `MAX_IDLE_INSTANCES` times this.
 const MAX_REUSED_MEMORY: usize = 64 << 20;
 
 impl WasmProvider {
     /// A store for a new instance: what lasts as long as the instance (WASI context, grants,
     /// captured output pipes). Per-call state is set by [`WasmProvider::call`].
     pub(super) fn new_store(&self) -> Result<Store<StoreState>, String> {
-        let stdout = MemoryOutputPipe::new(MAX_CAPTURED_OUTPUT);
-        let stderr = MemoryOutputPipe::new(MAX_CAPTURED_OUTPUT);
+        let stdout = Capture::default();
+        let stderr = Capture::default();
         // Deny by default: only granted directories and variables; no sockets, no stdin.
         let mut builder = WasiCtxBuilder::new();
         builder
@@ -50,24 +62,33 @@ impl WasmProvider {
         }
         let state = StoreState {
             wasi: builder.build(),
-            http: wasmtime_wasi_http::WasiHttpCtx::new(),
+            http: {
+                let mut http = wasmtime_wasi_http::WasiHttpCtx::new();
+                http.set_field_size_limit(MAX_HEADER_BLOCK);
+                http
+            },
             http_gate: crate::http::gate::HttpGate {
                 allow: self.http_allow.clone(),
                 outbound: self.outbound.clone(),
                 problems: Default::default(),
                 timeout: Duration::ZERO,
                 requests: 0,
+                // Replaced by each call's own.
+                call_ended: tokio::sync::watch::channel(()).1,
             },
-            table: Default::default(),
+            table: {
+                let mut table = wasmtime::component::ResourceTable::new();
+                table.set_max_capacity(MAX_HANDLES);
+                table
+            },
             limits: crate::state::MemoryLimiter::new(0),
             stdout,
             stderr,
-            log_sink: self.log_sink.clone(),
+            log: GuestLog::new(self.log_sink.clone(), &self.limits.host_work),
             reported: Default::default(),
-            stdout_seen: 0,
-            stderr_seen: 0,
         };
         let mut store = Store::new(&self.engine, state);
+        store.set_hostcall_fuel(MAX_HOST_CALL_COPY);
         store.limiter(|state| &mut state.limits);
         Ok(store)
     }
@@ -85,9 +106,8 @@ impl WasmProvider {
         let state = store.data();
         if !self.limits.reuse_instances
             || calls >= MAX_CALLS_PER_INSTANCE
-            || state.limits.size > MAX_REUSED_MEMORY
-            || state.stdout_seen > MAX_CAPTURED_OUTPUT / 2
-            || state.stderr_seen > MAX_CAPTURED_OUTPUT / 2
+            || state.limits.total > MAX_REUSED_MEMORY
+            || state.log.instance_spent()
         {
             return;
         }

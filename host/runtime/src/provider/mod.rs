@@ -132,14 +132,11 @@ impl WasmProvider {
             journal,
         } = options;
         let started = Instant::now();
-        for dir in &grants.dirs {
-            if !dir.host.is_dir() {
-                return Err(LoadError::Grant {
-                    grant: dir.to_string(),
-                    message: "not an existing directory on this host".into(),
-                });
-            }
-        }
+        let mut grants = grants;
+        crate::grants::pin_dirs(&mut grants.dirs).map_err(|e| LoadError::Grant {
+            grant: e.grant,
+            message: e.message,
+        })?;
         let env = grants
             .env
             .iter()

@@ -58,14 +58,18 @@ impl<P: Provider> ProviderServer for Recorded<P> {
                 error: result.as_ref().err().map(String::as_str),
             })
             .unwrap_or(Json::Null);
-            recorder.write(&crate::record::Entry {
-                seq,
-                rpc: "StopProvider".into(),
-                subject: String::new(),
-                elapsed_ms: 0.0,
-                request: serde_json::json!({}),
-                response,
-            });
+            let schemas = crate::record::schemas_of(&self.inner, &self.schemas).await;
+            recorder.record(
+                schemas,
+                crate::record::Entry {
+                    seq,
+                    rpc: "StopProvider".into(),
+                    subject: String::new(),
+                    elapsed_ms: 0.0,
+                    request: serde_json::json!({}),
+                    response,
+                },
+            );
         }
         result
     }

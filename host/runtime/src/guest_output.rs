@@ -1,0 +1,562 @@
+//! What a guest writes for people: its stdout/stderr (captured per call) and its log lines,
+//! under the log budget of [`crate::HostWork`]. Writing logs is host work done on the
+//! guest's behalf, so it is bounded like fuel is: per call and per instance.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use bytes::Bytes;
+use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
+use wasmtime_wasi::p2::{OutputStream, Pollable, StreamError};
+
+use crate::HostWork;
+use crate::bindings::wit;
+use crate::provider::GuestLogSink;
+
+/// Most stdout or stderr bytes kept between two flushes (one call); the rest is counted and
+/// dropped. Guest writes never fail: a full capture must not change what the guest does.
+pub(crate) const MAX_CAPTURED_OUTPUT: usize = 64 << 10;
+/// The end of stderr kept apart from the capture, so a crash report has the panic message
+/// even when the capture filled up before it.
+const TAIL_BYTES: usize = 4 << 10;
+
+/// One of the guest's output streams, captured in memory.
+#[derive(Clone, Default)]
+pub(crate) struct Capture(Arc<Mutex<Captured>>);
+
+#[derive(Default)]
+struct Captured {
+    /// Written since the last flush, up to [`MAX_CAPTURED_OUTPUT`].
+    pending: Vec<u8>,
+    /// Bytes dropped since the last flush.
+    dropped: usize,
+    /// The last [`TAIL_BYTES`] written since the last flush.
+    tail: VecDeque<u8>,
+}
+
+impl Capture {
+    fn lock(&self) -> MutexGuard<'_, Captured> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn write(&self, bytes: &[u8]) {
+        let mut c = self.lock();
+        let room = MAX_CAPTURED_OUTPUT.saturating_sub(c.pending.len());
+        let kept = bytes.len().min(room);
+        c.pending.extend_from_slice(&bytes[..kept]);
+        c.dropped = c.dropped.saturating_add(bytes.len() - kept);
+        let recent = &bytes[bytes.len().saturating_sub(TAIL_BYTES)..];
+        let overflow = (c.tail.len() + recent.len()).saturating_sub(TAIL_BYTES);
+        c.tail.drain(..overflow);
+        c.tail.extend(recent);
+    }
+
+    /// What was written since the last call to `take`: the kept bytes, how many were
+    /// dropped, and the last few KiB (complete even when bytes were dropped).
+    pub(crate) fn take(&self) -> Flushed {
+        let mut c = self.lock();
+        Flushed {
+            kept: std::mem::take(&mut c.pending),
+            dropped: std::mem::take(&mut c.dropped),
+            tail: std::mem::take(&mut c.tail).into(),
+        }
+    }
+}
+
+/// One flush of a [`Capture`].
+pub(crate) struct Flushed {
+    pub(crate) kept: Vec<u8>,
+    pub(crate) dropped: usize,
+    pub(crate) tail: Vec<u8>,
+}
+
+impl Flushed {
+    /// The text for a crash report: everything when nothing was dropped, else the tail.
+    pub(crate) fn crash_text(&self) -> String {
+        let bytes = if self.dropped == 0 {
+            &self.kept
+        } else {
+            &self.tail
+        };
+        String::from_utf8_lossy(bytes).into_owned()
+    }
+}
+
+impl IsTerminal for Capture {
+    fn is_terminal(&self) -> bool {
+        false
+    }
+}
+
+impl StdoutStream for Capture {
+    fn p2_stream(&self) -> Box<dyn OutputStream> {
+        Box::new(self.clone())
+    }
+    fn async_stream(&self) -> Box<dyn tokio::io::AsyncWrite + Send + Sync> {
+        Box::new(self.clone())
+    }
+}
+
+#[wasmtime_wasi::async_trait]
+impl Pollable for Capture {
+    async fn ready(&mut self) {}
+}
+
+impl OutputStream for Capture {
+    fn write(&mut self, bytes: Bytes) -> Result<(), StreamError> {
+        Capture::write(self, &bytes);
+        Ok(())
+    }
+    fn flush(&mut self) -> Result<(), StreamError> {
+        Ok(())
+    }
+    fn check_write(&mut self) -> Result<usize, StreamError> {
+        Ok(MAX_CAPTURED_OUTPUT)
+    }
+}
+
+impl tokio::io::AsyncWrite for Capture {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        Capture::write(&self, buf);
+        std::task::Poll::Ready(Ok(buf.len()))
+    }
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+}
+
+/// What a line costs besides its text: the log format's own bytes (level, timestamp, module
+/// and JSON punctuation run to about this much), so empty lines are not free.
+const LINE_COST: usize = 64;
+
+/// Bytes `text` takes once escaped as a JSON string (a control character becomes `\u00XX`).
+fn written_len(text: &str) -> usize {
+    text.bytes()
+        .map(|b| match b {
+            b'"' | b'\\' => 2,
+            0..0x20 => 6,
+            _ => 1,
+        })
+        .sum()
+}
+
+/// The guest's log lines on their way to the sink, within the budget.
+pub(crate) struct GuestLog {
+    sink: Arc<dyn GuestLogSink>,
+    per_call: usize,
+    per_instance: usize,
+    call_used: usize,
+    instance_used: usize,
+    /// Lines dropped in this call (told once, at the first).
+    call_dropped: usize,
+    /// A line was refused for the instance's budget: the instance retires after this call.
+    instance_capped: bool,
+}
+
+impl GuestLog {
+    pub(crate) fn new(sink: Arc<dyn GuestLogSink>, budget: &HostWork) -> GuestLog {
+        GuestLog {
+            sink,
+            per_call: budget.log_bytes_per_call,
+            per_instance: budget.log_bytes_per_instance,
+            call_used: 0,
+            instance_used: 0,
+            call_dropped: 0,
+            instance_capped: false,
+        }
+    }
+
+    /// A new call starts: its own budget, within what the instance has left.
+    pub(crate) fn start_call(&mut self, budget: &HostWork) {
+        self.per_call = budget.log_bytes_per_call;
+        self.per_instance = budget.log_bytes_per_instance;
+        self.call_used = 0;
+        self.call_dropped = 0;
+    }
+
+    /// The instance has written its life's budget; it should not serve another call.
+    pub(crate) fn instance_spent(&self) -> bool {
+        self.instance_capped || self.instance_used >= self.per_instance
+    }
+
+    /// Lines dropped in this call.
+    #[cfg(test)]
+    pub(crate) fn dropped(&self) -> usize {
+        self.call_dropped
+    }
+
+    /// Sends one line if the budget allows; the first line refused in a call is replaced by
+    /// one saying that lines are being dropped, and by which limit.
+    pub(crate) fn line(&mut self, level: &str, message: &str, fields: &[(String, String)]) {
+        let bytes = LINE_COST
+            + written_len(message)
+            + fields
+                .iter()
+                .map(|(k, v)| written_len(k) + written_len(v))
+                .sum::<usize>();
+        let fits_call = self.call_used.saturating_add(bytes) <= self.per_call;
+        let fits_instance = self.instance_used.saturating_add(bytes) <= self.per_instance;
+        if fits_call && fits_instance {
+            self.call_used += bytes;
+            self.instance_used += bytes;
+            self.sink.log(level, message, fields);
+            return;
+        }
+        self.call_dropped += 1;
+        self.instance_capped |= !fits_instance;
+        if self.call_dropped == 1 {
+            let (scope, limit) = if fits_call {
+                ("instance", self.per_instance)
+            } else {
+                ("call", self.per_call)
+            };
+            self.sink.log(
+                "warn",
+                &format!(
+                    "log capped: the guest wrote more than {} per {scope}; its further lines in this call are dropped",
+                    crate::limits::ByteSize(limit)
+                ),
+                &[("limit".into(), format!("log_per_{scope}"))],
+            );
+        }
+    }
+
+    /// Sends what a stream captured as lines at `level`, and says how much the capture
+    /// itself dropped.
+    pub(crate) fn stream(&mut self, stream: &str, level: &str, flushed: &Flushed) {
+        let text = String::from_utf8_lossy(&flushed.kept);
+        let fields = [("stream".to_owned(), stream.to_owned())];
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            self.line(level, line, &fields);
+        }
+        if flushed.dropped > 0 {
+            self.line(
+                "warn",
+                &format!(
+                    "{} bytes of {stream} beyond {} in one call were dropped",
+                    flushed.dropped,
+                    crate::limits::ByteSize(MAX_CAPTURED_OUTPUT)
+                ),
+                &fields,
+            );
+        }
+    }
+}
+
+/// Most steps of a path a guest hands over: no value nests deeper
+/// ([`tfwasm_model::codec::MAX_DEPTH`]), so a longer path points at nothing; and Terraform's
+/// work on a path grows with the square of its length.
+pub(crate) const MAX_PATH_STEPS: usize = tfwasm_model::codec::MAX_DEPTH;
+/// Most requires-replace paths one plan may carry (one per attribute is the usual most).
+pub(crate) const MAX_REQUIRES_REPLACE: usize = 4096;
+
+/// What a path costs against a byte budget: every step at least 8 bytes (an empty name
+/// is still a step Terraform walks), plus its name.
+fn path_bytes(path: &[wit::PathStep]) -> usize {
+    path.iter()
+        .map(|step| match step {
+            wit::PathStep::AttributeName(s) | wit::PathStep::ElementKeyString(s) => 8 + s.len(),
+            wit::PathStep::ElementKeyInt(_) => 8,
+        })
+        .sum()
+}
+
+/// Bytes of text a diagnostic carries.
+fn diagnostic_bytes(d: &wit::Diagnostic) -> usize {
+    d.summary.len() + d.detail.len() + path_bytes(&d.attribute)
+}
+
+/// A plan's requires-replace paths within [`MAX_PATH_STEPS`] and [`MAX_REQUIRES_REPLACE`]:
+/// a longer path resolves to nothing and is dropped; too many paths are an error, since
+/// dropping some could turn a replacement into an update.
+pub(crate) fn check_requires_replace(
+    paths: &mut Vec<Vec<wit::PathStep>>,
+) -> Option<wit::Diagnostic> {
+    paths.retain(|p| p.len() <= MAX_PATH_STEPS);
+    (paths.len() > MAX_REQUIRES_REPLACE).then(|| {
+        let count = paths.len();
+        paths.clear();
+        wit::Diagnostic {
+            severity: wit::Severity::Error,
+            summary: "Provider planned too many replacement paths".into(),
+            detail: format!(
+                "The provider said {count} attribute paths require replacement; tfwasm passes on at most {MAX_REQUIRES_REPLACE}. This is a provider bug."
+            ),
+            attribute: Vec::new(),
+        }
+    })
+}
+
+/// Cuts `text` to at most `max` bytes at a character boundary, marking the cut.
+pub(crate) fn truncate(text: &mut String, max: usize) {
+    const MARK: &str = " [truncated by tfwasm]";
+    if text.len() <= max {
+        return;
+    }
+    let mut end = max.saturating_sub(MARK.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
+    text.push_str(MARK);
+}
+
+/// Keeps a response's diagnostics within `most` diagnostics and `bytes` of text: those
+/// beyond are replaced by one saying how many were dropped, an error if any dropped one was
+/// (a capped failure still fails); a diagnostic too long for what is left has its text cut.
+pub(crate) fn cap_diagnostics(list: &mut Vec<wit::Diagnostic>, most: usize, bytes: usize) {
+    /// Below this much room a diagnostic is dropped rather than cut to nothing.
+    const SMALLEST_CUT: usize = 256;
+    for d in list.iter_mut() {
+        if d.attribute.len() > MAX_PATH_STEPS {
+            let steps = d.attribute.len();
+            d.attribute = Vec::new();
+            d.detail.push_str(&format!(
+                " [tfwasm dropped its attribute path of {steps} steps]"
+            ));
+        }
+    }
+    let total: usize = list.iter().map(diagnostic_bytes).sum();
+    if list.len() <= most && total <= bytes {
+        return;
+    }
+    let mut used = 0usize;
+    let mut dropped = 0usize;
+    let mut dropped_error = false;
+    let mut kept = Vec::with_capacity(list.len().min(most));
+    for mut d in list.drain(..) {
+        let size = diagnostic_bytes(&d);
+        let room = bytes.saturating_sub(used);
+        let path = path_bytes(&d.attribute);
+        if kept.len() < most && size > room && room >= SMALLEST_CUT && path <= room / 2 {
+            let text_room = room - path;
+            let summary_max = (text_room / 4).max(d.summary.len().min(text_room / 2));
+            truncate(&mut d.summary, summary_max);
+            truncate(&mut d.detail, text_room - d.summary.len());
+        }
+        let size = diagnostic_bytes(&d);
+        if kept.len() < most && size <= room {
+            used += size;
+            kept.push(d);
+        } else {
+            dropped += 1;
+            dropped_error |= matches!(d.severity, wit::Severity::Error);
+        }
+    }
+    if dropped > 0 {
+        kept.push(wit::Diagnostic {
+            severity: if dropped_error {
+                wit::Severity::Error
+            } else {
+                wit::Severity::Warning
+            },
+            summary: "Provider diagnostics capped".into(),
+            detail: format!(
+                "The provider returned more diagnostics than tfwasm passes on ({most} per call, {} of text); {dropped} more were dropped{}. Raise diagnostics_per_call or diagnostic_bytes_per_call under [limits] if the provider is trusted to send this many.",
+                crate::limits::ByteSize(bytes),
+                if dropped_error { ", among them errors" } else { "" },
+            ),
+            attribute: Vec::new(),
+        });
+    }
+    *list = kept;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Default)]
+    struct Lines(Mutex<Vec<String>>);
+    impl GuestLogSink for Lines {
+        fn log(&self, _level: &str, message: &str, _fields: &[(String, String)]) {
+            self.0.lock().unwrap().push(message.to_owned());
+        }
+    }
+
+    fn budget(per_call: usize, per_instance: usize) -> HostWork {
+        HostWork {
+            log_bytes_per_call: per_call,
+            log_bytes_per_instance: per_instance,
+            ..HostWork::default()
+        }
+    }
+
+    #[test]
+    fn lines_past_the_call_budget_are_dropped_with_one_notice() {
+        let sink = Arc::new(Lines::default());
+        // 30-byte lines cost 94 bytes each (LINE_COST): three fit in 300.
+        let mut log = GuestLog::new(sink.clone(), &budget(300, 3000));
+        for _ in 0..1000 {
+            log.line("info", &"x".repeat(30), &[]);
+        }
+        let lines = sink.0.lock().unwrap().clone();
+        assert_eq!(lines.len(), 4, "{lines:?}");
+        assert!(lines[3].starts_with("log capped"), "{lines:?}");
+        assert!(lines[3].contains("300B per call"), "{lines:?}");
+        assert_eq!(log.dropped(), 997);
+        assert!(!log.instance_spent());
+
+        // The next call has its own budget, until the instance's runs out: 282 bytes used,
+        // then 154 per call; the 18th call's line would pass 3000.
+        for _ in 0..17 {
+            log.start_call(&budget(300, 3000));
+            log.line("info", &"y".repeat(90), &[]);
+        }
+        log.start_call(&budget(300, 3000));
+        log.line("info", &"z".repeat(90), &[]);
+        let lines = sink.0.lock().unwrap().clone();
+        assert!(lines.last().unwrap().contains("per instance"), "{lines:?}");
+        assert!(log.instance_spent(), "retired after this call");
+        log.line("info", &"z".repeat(90), &[]);
+        assert_eq!(
+            sink.0.lock().unwrap().len(),
+            lines.len(),
+            "told once per call"
+        );
+    }
+
+    #[test]
+    fn a_huge_single_line_is_dropped_not_sent() {
+        let sink = Arc::new(Lines::default());
+        let mut log = GuestLog::new(sink.clone(), &HostWork::default());
+        log.line("info", &"x".repeat(10 << 20), &[]);
+        let lines = sink.0.lock().unwrap().clone();
+        assert_eq!(lines.len(), 1);
+        assert!(lines[0].starts_with("log capped"));
+    }
+
+    #[test]
+    fn a_full_capture_keeps_the_last_words_for_crash_reports() {
+        let capture = Capture::default();
+        for _ in 0..100 {
+            capture.write(&[b'.'; 1000]);
+        }
+        capture.write(b"\nthread '<unnamed>' panicked at src/lib.rs:1:1:\nboom\n");
+        let flushed = capture.take();
+        assert_eq!(flushed.kept.len(), MAX_CAPTURED_OUTPUT);
+        assert!(flushed.dropped > 0);
+        assert!(
+            flushed
+                .crash_text()
+                .ends_with("panicked at src/lib.rs:1:1:\nboom\n")
+        );
+        assert!(flushed.crash_text().len() <= TAIL_BYTES);
+        // Flushing starts over.
+        let again = capture.take();
+        assert!(again.kept.is_empty() && again.dropped == 0 && again.tail.is_empty());
+    }
+
+    fn diagnostic(severity: wit::Severity, detail: String) -> wit::Diagnostic {
+        wit::Diagnostic {
+            severity,
+            summary: "s".into(),
+            detail,
+            attribute: vec![wit::PathStep::AttributeName("a".into())],
+        }
+    }
+
+    #[test]
+    fn diagnostics_past_the_count_become_one_that_keeps_the_failure() {
+        let mut list: Vec<_> = (0..300_000)
+            .map(|_| diagnostic(wit::Severity::Warning, "w".into()))
+            .collect();
+        list.push(diagnostic(wit::Severity::Error, "the real failure".into()));
+        cap_diagnostics(&mut list, 1000, 1 << 20);
+        assert_eq!(list.len(), 1001);
+        let notice = list.last().unwrap();
+        assert!(matches!(notice.severity, wit::Severity::Error));
+        assert!(
+            notice
+                .detail
+                .contains("299001 more were dropped, among them errors"),
+            "{}",
+            notice.detail
+        );
+
+        let mut warnings: Vec<_> = (0..5)
+            .map(|_| diagnostic(wit::Severity::Warning, "w".into()))
+            .collect();
+        cap_diagnostics(&mut warnings, 2, 1 << 20);
+        assert!(matches!(warnings[2].severity, wit::Severity::Warning));
+    }
+
+    #[test]
+    fn a_huge_diagnostic_is_cut_to_the_byte_budget() {
+        let mut list = vec![
+            diagnostic(wit::Severity::Error, "é".repeat(50 << 20)),
+            diagnostic(wit::Severity::Warning, "after".into()),
+        ];
+        cap_diagnostics(&mut list, 1000, 1 << 20);
+        let total: usize = list[..list.len() - 1].iter().map(diagnostic_bytes).sum();
+        assert!(total <= 1 << 20, "{total}");
+        assert!(matches!(list[0].severity, wit::Severity::Error));
+        assert!(list[0].detail.ends_with("[truncated by tfwasm]"));
+        // Nothing is left for the second: it is dropped and said so.
+        assert!(list.last().unwrap().summary.contains("capped"));
+        // Within the limits nothing changes.
+        let mut small = vec![diagnostic(wit::Severity::Error, "x".into())];
+        cap_diagnostics(&mut small, 1, 100);
+        assert_eq!(small[0].detail, "x");
+    }
+
+    #[test]
+    fn long_and_empty_step_paths_are_charged_and_cut() {
+        let steps = |n| vec![wit::PathStep::AttributeName(String::new()); n];
+        // Empty names still cost: 3 million of them do not slip through a 1 MiB budget.
+        let mut list = vec![wit::Diagnostic {
+            attribute: steps(MAX_PATH_STEPS + 1),
+            ..diagnostic(wit::Severity::Error, "deep".into())
+        }];
+        cap_diagnostics(&mut list, 1000, 1 << 20);
+        assert!(list[0].attribute.is_empty());
+        assert!(
+            list[0]
+                .detail
+                .contains("dropped its attribute path of 129 steps")
+        );
+        let mut many: Vec<_> = (0..100)
+            .map(|_| wit::Diagnostic {
+                attribute: steps(MAX_PATH_STEPS),
+                ..diagnostic(wit::Severity::Warning, String::new())
+            })
+            .collect();
+        cap_diagnostics(&mut many, 1000, 10 * 8 * MAX_PATH_STEPS);
+        assert!(many.len() <= 11, "{}", many.len());
+
+        let mut paths = vec![steps(2), steps(MAX_PATH_STEPS + 1), steps(MAX_PATH_STEPS)];
+        assert!(check_requires_replace(&mut paths).is_none());
+        assert_eq!(paths.len(), 2, "the path longer than any value is dropped");
+        let mut paths = vec![steps(1); MAX_REQUIRES_REPLACE + 1];
+        let error = check_requires_replace(&mut paths).expect("too many");
+        assert!(matches!(error.severity, wit::Severity::Error));
+        assert!(paths.is_empty());
+    }
+
+    #[test]
+    fn empty_and_escaped_lines_are_charged_as_written() {
+        let sink = Arc::new(Lines::default());
+        let mut log = GuestLog::new(sink.clone(), &budget(64 << 10, 1 << 20));
+        for _ in 0..1_000_000 {
+            log.line("warn", "", &[]);
+        }
+        // 64 KiB at 64 bytes a line, and the notice.
+        assert_eq!(sink.0.lock().unwrap().len(), 1024 + 1);
+        assert_eq!(written_len("\u{1}\"a"), 6 + 2 + 1);
+    }
+}
