@@ -46,10 +46,32 @@ pub struct Violation {
     pub message: String,
 }
 
+/// Most violations reported of one answer: past a few, more say nothing new, and a hostile
+/// answer (millions of unknowns) would otherwise make one diagnostic each.
+pub const MAX_VIOLATIONS: usize = 100;
+
+/// Longest map key or attribute name a violation's path keeps; longer ones are cut, as a
+/// path copied per violation must not copy a 16 MiB key each time.
+const MAX_STEP_BYTES: usize = 256;
+
 impl Violation {
     pub(crate) fn new(path: &impl at::Place, message: impl Into<String>) -> Violation {
+        let mut path = path.to_path();
+        for step in &mut path.0 {
+            if let tfwasm_model::PathStep::Attribute(s) | tfwasm_model::PathStep::KeyString(s) =
+                step
+                && s.len() > MAX_STEP_BYTES
+            {
+                let mut end = MAX_STEP_BYTES;
+                while !s.is_char_boundary(end) {
+                    end -= 1;
+                }
+                s.truncate(end);
+                s.push('…');
+            }
+        }
         Violation {
-            path: path.to_path(),
+            path,
             message: message.into(),
         }
     }

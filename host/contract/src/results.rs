@@ -7,7 +7,8 @@ use tfwasm_model::{AttributePath, Value};
 use crate::Violation;
 use crate::at::{At, Place as _};
 
-/// Paths of every unknown inside `value` (the root itself included).
+/// Paths of the unknowns inside `value` (the root itself included), at most
+/// [`crate::MAX_VIOLATIONS`] of them.
 pub(crate) fn unknown_paths(value: &Value) -> Vec<AttributePath> {
     let mut out = Vec::new();
     walk(value, &At::Root, &mut out);
@@ -15,6 +16,9 @@ pub(crate) fn unknown_paths(value: &Value) -> Vec<AttributePath> {
 }
 
 fn walk(value: &Value, path: &At<'_>, out: &mut Vec<AttributePath>) {
+    if out.len() >= crate::MAX_VIOLATIONS {
+        return;
+    }
     match value {
         Value::Unknown(_) => out.push(path.to_path()),
         Value::List(items) | Value::Tuple(items) | Value::Set(items) => {
@@ -80,4 +84,21 @@ pub fn check_data_source(value: &Value) -> Vec<Violation> {
         .into_iter()
         .map(|path| Violation::new(&path, "data source result is not wholly known"))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_million_unknowns_are_a_hundred_violations_with_short_paths() {
+        let long_key = "k".repeat(1 << 20);
+        let inner = Value::List(vec![Value::unknown(); 1_000_000]);
+        let value = Value::Map(vec![(long_key, inner)].into_iter().collect());
+        let violations = check_wholly_known(&value);
+        assert_eq!(violations.len(), crate::MAX_VIOLATIONS);
+        let shown = violations[0].to_string();
+        assert!(shown.len() < 1024, "{} bytes", shown.len());
+        assert!(shown.contains('…'), "{shown}");
+    }
 }

@@ -19,14 +19,20 @@ impl std::fmt::Display for SchemaProblem {
     }
 }
 
-/// Every problem with `schema`, named from `root` (e.g. the resource type).
+/// Most problems one check reports: past a few, the rest say nothing new, and a hostile
+/// schema could otherwise make one per attribute.
+pub const MAX_PROBLEMS: usize = 100;
+
+/// Every problem with `schema` (at most [`MAX_PROBLEMS`]), named from `root` (e.g. the
+/// resource type).
 pub fn check_schema(root: &str, schema: &Schema) -> Vec<SchemaProblem> {
     let mut out = Vec::new();
     if schema.version < 0 {
-        out.push(SchemaProblem {
-            at: root.to_owned(),
-            message: format!("schema version {} is negative", schema.version),
-        });
+        problem(
+            &mut out,
+            root,
+            format!("schema version {} is negative", schema.version),
+        );
     }
     block(root, &schema.block, &mut out);
     out
@@ -40,6 +46,9 @@ fn valid_name(name: &str) -> bool {
 }
 
 fn problem(out: &mut Vec<SchemaProblem>, at: &str, message: impl Into<String>) {
+    if out.len() >= MAX_PROBLEMS {
+        return;
+    }
     out.push(SchemaProblem {
         at: at.to_owned(),
         message: message.into(),
@@ -47,6 +56,12 @@ fn problem(out: &mut Vec<SchemaProblem>, at: &str, message: impl Into<String>) {
 }
 
 fn block(at: &str, b: &Block, out: &mut Vec<SchemaProblem>) {
+    if out.len() >= MAX_PROBLEMS {
+        return;
+    }
+    // Looked up once per block type: a scan per block type is quadratic in a wide block.
+    let attribute_names: std::collections::HashSet<&str> =
+        b.attributes.iter().map(|a| a.name.as_str()).collect();
     for a in &b.attributes {
         attribute(&format!("{at}.{}", a.name), a, false, out);
     }
@@ -59,7 +74,7 @@ fn block(at: &str, b: &Block, out: &mut Vec<SchemaProblem>) {
                 "a block type name may contain only lowercase letters, digits and underscores",
             );
         }
-        if b.attribute(&nested.type_name).is_some() {
+        if attribute_names.contains(nested.type_name.as_str()) {
             problem(
                 out,
                 &here,
@@ -318,5 +333,14 @@ mod tests {
             check_schema("thing", &negative)[0].message,
             "schema version -1 is negative"
         );
+    }
+
+    #[test]
+    fn problems_stop_at_the_cap() {
+        let mut schema = Schema::default();
+        schema.block.attributes = (0..10_000)
+            .map(|i| Attribute::new(format!("Bad{i}"), crate::Type::String))
+            .collect();
+        assert_eq!(check_schema("r", &schema).len(), MAX_PROBLEMS);
     }
 }

@@ -144,6 +144,9 @@ impl tokio::io::AsyncWrite for Capture {
 /// and JSON punctuation run to about this much), so empty lines are not free.
 const LINE_COST: usize = 64;
 
+/// What a field costs besides its key and value (quotes, colon, comma).
+const FIELD_COST: usize = 6;
+
 /// Bytes `text` takes once escaped as a JSON string (a control character becomes `\u00XX`).
 fn written_len(text: &str) -> usize {
     text.bytes()
@@ -207,7 +210,7 @@ impl GuestLog {
             + written_len(message)
             + fields
                 .iter()
-                .map(|(k, v)| written_len(k) + written_len(v))
+                .map(|(k, v)| FIELD_COST + written_len(k) + written_len(v))
                 .sum::<usize>();
         let fits_call = self.call_used.saturating_add(bytes) <= self.per_call;
         let fits_instance = self.instance_used.saturating_add(bytes) <= self.per_instance;
@@ -279,6 +282,21 @@ fn path_bytes(path: &[wit::PathStep]) -> usize {
 /// Bytes of text a diagnostic carries.
 fn diagnostic_bytes(d: &wit::Diagnostic) -> usize {
     d.summary.len() + d.detail.len() + path_bytes(&d.attribute)
+}
+
+/// Most objects one import may return (one ID rarely imports more than a handful).
+pub(crate) const MAX_IMPORTED: usize = 4096;
+
+/// An error when an import returned more than [`MAX_IMPORTED`] objects.
+pub(crate) fn check_imported(count: usize) -> Option<wit::Diagnostic> {
+    (count > MAX_IMPORTED).then(|| wit::Diagnostic {
+        severity: wit::Severity::Error,
+        summary: "Provider imported too many objects".into(),
+        detail: format!(
+            "The provider returned {count} objects for one import; tfwasm passes on at most {MAX_IMPORTED}. This is a provider bug."
+        ),
+        attribute: Vec::new(),
+    })
 }
 
 /// A plan's requires-replace paths within [`MAX_PATH_STEPS`] and [`MAX_REQUIRES_REPLACE`]:
@@ -542,6 +560,9 @@ mod tests {
         let mut paths = vec![steps(2), steps(MAX_PATH_STEPS + 1), steps(MAX_PATH_STEPS)];
         assert!(check_requires_replace(&mut paths).is_none());
         assert_eq!(paths.len(), 2, "the path longer than any value is dropped");
+        assert!(
+            check_imported(MAX_IMPORTED).is_none() && check_imported(MAX_IMPORTED + 1).is_some()
+        );
         let mut paths = vec![steps(1); MAX_REQUIRES_REPLACE + 1];
         let error = check_requires_replace(&mut paths).expect("too many");
         assert!(matches!(error.severity, wit::Severity::Error));

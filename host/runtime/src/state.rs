@@ -137,7 +137,24 @@ impl wasmtime::ResourceLimiter for MemoryLimiter {
         self.grow_failed();
         Ok(())
     }
+
+    // A provider composed of a few components has a few of each; wasmtime's defaults
+    // (10,000) would let per-instance host state pile up outside the memory total.
+    fn instances(&self) -> usize {
+        MAX_CORE_INSTANCES
+    }
+
+    fn memories(&self) -> usize {
+        MAX_CORE_INSTANCES
+    }
+
+    fn tables(&self) -> usize {
+        MAX_CORE_INSTANCES
+    }
 }
+
+/// Most core instances, memories and tables in one instance of a component.
+const MAX_CORE_INSTANCES: usize = 100;
 
 impl WasiView for StoreState {
     fn ctx(&mut self) -> WasiCtxView<'_> {

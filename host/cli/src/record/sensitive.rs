@@ -165,12 +165,28 @@ impl Tree {
 
     /// Replaces each secret in `json` (an object's readable form) that is known and not null
     /// by the redaction marker; an unknown keeps only what says nothing of its value.
+    ///
+    /// An object is read both as the object itself and as a map of objects (the trees of
+    /// several processes may disagree on a nesting), which doubles the work per level; past
+    /// [`REDACTION_STEPS`] the whole value is redacted instead, which is always safe.
     pub fn redact(&self, json: &mut Json) {
+        let mut steps = REDACTION_STEPS;
+        if !self.redact_within(json, &mut steps) {
+            *json = redacted();
+        }
+    }
+
+    /// [`Tree::redact`] within a step budget; false when it ran out.
+    fn redact_within(&self, json: &mut Json, steps: &mut usize) -> bool {
+        if *steps == 0 {
+            return false;
+        }
+        *steps -= 1;
         if is_redacted(json) || scrub_unknown(json) {
-            return;
+            return true;
         }
         let Some(fields) = json.as_object_mut() else {
-            return;
+            return true;
         };
         for (name, node) in &self.0 {
             let Some(value) = fields.get_mut(name) else {
@@ -185,18 +201,29 @@ impl Tree {
             if scrub_unknown(value) {
                 continue;
             }
-            match value {
-                Json::Array(items) => items.iter_mut().for_each(|v| node.within.redact(v)),
+            let done = match value {
+                Json::Array(items) => items
+                    .iter_mut()
+                    .all(|v| node.within.redact_within(v, steps)),
                 Json::Object(entries) => {
                     // As the object itself, and as a map of objects.
-                    entries.values_mut().for_each(|v| node.within.redact(v));
-                    node.within.redact(value);
+                    entries
+                        .values_mut()
+                        .all(|v| node.within.redact_within(v, steps))
+                        && node.within.redact_within(value, steps)
                 }
-                _ => {}
+                _ => true,
+            };
+            if !done {
+                return false;
             }
         }
+        true
     }
 }
+
+/// Most steps redacting one value may take (a step per JSON object visited, per reading).
+const REDACTION_STEPS: usize = 1 << 20;
 
 impl Node {
     fn of_nested(nested: &NestedObject) -> Node {
@@ -313,5 +340,38 @@ mod tests {
         union.redact(Object::Resource("t_x"), &mut value);
         assert_eq!(value["password"], redacted());
         assert_eq!(value["id"], "i-1");
+    }
+
+    /// 32 nested map blocks all named `a` and a value as deep: read both ways at every
+    /// level that is 2^33 visits; the budget ends it by redacting the whole value.
+    #[test]
+    fn a_value_too_costly_to_walk_is_redacted_whole() {
+        let mut block = Block {
+            attributes: vec![{
+                let mut secret = Attribute::new("secret", Type::String);
+                secret.sensitive = true;
+                secret
+            }],
+            ..Block::default()
+        };
+        for _ in 0..32 {
+            block = Block {
+                block_types: vec![NestedBlock {
+                    type_name: "a".into(),
+                    block,
+                    nesting: BlockNesting::Map,
+                    min_items: 0,
+                    max_items: 0,
+                }],
+                ..Block::default()
+            };
+        }
+        let tree = Tree::of_block(&block);
+        let mut value = json!({"secret": "s"});
+        for _ in 0..64 {
+            value = json!({ "a": value });
+        }
+        tree.redact(&mut value);
+        assert!(is_redacted(&value), "{value}");
     }
 }

@@ -156,8 +156,10 @@ impl<P: Provider> Checked<P> {
         type_name: &str,
         violations: Vec<Violation>,
     ) -> Diagnostics {
-        violations
+        let more = violations.len().saturating_sub(crate::MAX_VIOLATIONS);
+        let mut out: Diagnostics = violations
             .into_iter()
+            .take(crate::MAX_VIOLATIONS)
             .map(|v| Diagnostic {
                 severity: match self.mode {
                     Mode::Enforce => Severity::Error,
@@ -172,7 +174,23 @@ impl<P: Provider> Checked<P> {
                 ),
                 attribute: (!v.path.is_root()).then_some(v.path),
             })
-            .collect()
+            .collect();
+        if more > 0 {
+            out.push(Diagnostic {
+                severity: match self.mode {
+                    Mode::Enforce => Severity::Error,
+                    Mode::Warn => Severity::Warning,
+                },
+                summary: summary.to_owned(),
+                detail: format!(
+                    "tfwasm found {more} more violations of this kind in the {rpc} result of provider {:?} for {type_name}; only the first {} are shown.",
+                    self.provider,
+                    crate::MAX_VIOLATIONS
+                ),
+                attribute: None,
+            });
+        }
+        out
     }
 }
 

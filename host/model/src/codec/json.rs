@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde_json::Value as Json;
 
 use super::{CodecError, MAX_DEPTH, inferred_primitive_type, tuple_length, value_kind};
-use crate::{AttributePath, Number, Type, Value};
+use crate::{AttributePath, Number, PathRef, Type, Value};
 
 /// Decodes JSON text as a value of type `ty`.
 pub fn decode_bytes(bytes: &[u8], ty: &Type) -> Result<Value, CodecError> {
@@ -17,7 +17,7 @@ pub fn decode_bytes(bytes: &[u8], ty: &Type) -> Result<Value, CodecError> {
 
 /// Decodes a parsed JSON value as a value of type `ty`.
 pub fn decode(json: &Json, ty: &Type) -> Result<Value, CodecError> {
-    read(json, ty, &AttributePath::root(), 0, false)
+    read(json, ty, &PathRef::Root, 0, false)
 }
 
 /// The JSON object that stands for an unknown value in hand-written files
@@ -30,7 +30,7 @@ pub const UNKNOWN_MARKER: &str = "$unknown";
 /// exclusive ones). State files never contain unknowns;
 /// this is for plans written by hand.
 pub fn decode_with_unknowns(json: &Json, ty: &Type) -> Result<Value, CodecError> {
-    read(json, ty, &AttributePath::root(), 0, true)
+    read(json, ty, &PathRef::Root, 0, true)
 }
 
 /// The unknown a marker object stands for, if `json` is one.
@@ -100,7 +100,7 @@ fn refinement(r: &serde_json::Map<String, Json>) -> Result<crate::Refinement, St
 
 /// Encodes `value` of type `ty` as JSON. Unknown values are an error.
 pub fn encode(value: &Value, ty: &Type) -> Result<Json, CodecError> {
-    write(value, ty, &AttributePath::root(), false)
+    write(value, ty, &PathRef::Root, false)
 }
 
 /// `value` of type `ty` as the JSON text go-cty writes (`ctyjson.Marshal`): compact, object
@@ -175,7 +175,7 @@ fn go_string(s: &str, out: &mut String) {
 /// Like [`encode`], but writes an unknown value as the marker [`decode_with_unknowns`]
 /// reads (with its refinements), so plans can be written out and read back.
 pub fn encode_with_unknowns(value: &Value, ty: &Type) -> Result<Json, CodecError> {
-    write(value, ty, &AttributePath::root(), true)
+    write(value, ty, &PathRef::Root, true)
 }
 
 /// The marker object of an unknown value.
@@ -217,7 +217,7 @@ fn unknown_json(r: &crate::Refinement) -> Json {
 fn read(
     json: &Json,
     ty: &Type,
-    path: &AttributePath,
+    path: &PathRef<'_>,
     depth: usize,
     unknowns: bool,
 ) -> Result<Value, CodecError> {
@@ -311,7 +311,7 @@ fn read(
             for (key, item) in entries {
                 out.insert(
                     super::normalized(key.clone()),
-                    read(item, elem, &path.key(key.clone()), depth + 1, unknowns)?,
+                    read(item, elem, &path.key(key), depth + 1, unknowns)?,
                 );
             }
             super::element_types(out.values_mut(), elem, "map", path)?;
@@ -328,9 +328,7 @@ fn read(
             let mut out = BTreeMap::new();
             for (name, attr_ty) in attrs {
                 let value = match entries.get(name) {
-                    Some(item) => {
-                        read(item, attr_ty, &path.attr(name.clone()), depth + 1, unknowns)?
-                    }
+                    Some(item) => read(item, attr_ty, &path.attr(name), depth + 1, unknowns)?,
                     None => Value::Null,
                 };
                 out.insert(name.clone(), value);
@@ -340,12 +338,7 @@ fn read(
     }
 }
 
-fn write(
-    value: &Value,
-    ty: &Type,
-    path: &AttributePath,
-    unknowns: bool,
-) -> Result<Json, CodecError> {
+fn write(value: &Value, ty: &Type, path: &PathRef<'_>, unknowns: bool) -> Result<Json, CodecError> {
     let wrong = || CodecError::new(path, format!("expected {ty}, found {}", value_kind(value)));
     match value {
         Value::Null => return Ok(Json::Null),
@@ -407,10 +400,7 @@ fn write(
             };
             let mut obj = serde_json::Map::new();
             for (key, item) in entries {
-                obj.insert(
-                    key.clone(),
-                    write(item, elem, &path.key(key.clone()), unknowns)?,
-                );
+                obj.insert(key.clone(), write(item, elem, &path.key(key), unknowns)?);
             }
             Ok(Json::Object(obj))
         }
@@ -429,7 +419,7 @@ fn write(
                 let item = entries.get(name).unwrap_or(&Value::Null);
                 obj.insert(
                     name.clone(),
-                    write(item, attr_ty, &path.attr(name.clone()), unknowns)?,
+                    write(item, attr_ty, &path.attr(name), unknowns)?,
                 );
             }
             Ok(Json::Object(obj))
@@ -451,6 +441,18 @@ fn json_kind(json: &Json) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A 1 MiB map key above 100,000 list elements: the path is borrowed at each element,
+    /// not copied (which was 100 GB of copying for a value a guest can return).
+    #[test]
+    fn paths_are_borrowed_not_copied_per_element() {
+        let key = "k".repeat(1 << 20);
+        let ty = Type::Map(Box::new(Type::List(Box::new(Type::Number))));
+        let list = Value::List(vec![Value::Number(1.into()); 100_000]);
+        let value = Value::Map([(key.clone(), list)].into_iter().collect());
+        let json = encode_with_unknowns(&value, &ty).unwrap();
+        assert_eq!(decode_with_unknowns(&json, &ty).unwrap(), value);
+    }
 
     /// Found by the `contract_checks` fuzz target: an exclusive bound came back inclusive.
     #[test]

@@ -28,21 +28,10 @@ fn is_unknown(json: &Json) -> bool {
 /// Replaces the known, non-null values of sensitive and write-only attributes under `block`.
 /// Null and unknown stay visible: they are no secret, and often what a bug is about.
 pub fn redact_block(json: &mut Json, block: &Block) {
+    redact_attributes(json, &block.attributes);
     let Some(object) = json.as_object_mut() else {
         return;
     };
-    for attr in &block.attributes {
-        let Some(value) = object.get_mut(&attr.name) else {
-            continue;
-        };
-        if attr.sensitive || attr.write_only {
-            if !value.is_null() && !is_unknown(value) {
-                *value = redacted();
-            }
-        } else if let AttributeType::Nested(nested) = &attr.ty {
-            redact_nested(value, nested);
-        }
-    }
     for nested in &block.block_types {
         let Some(value) = object.get_mut(&nested.type_name) else {
             continue;
@@ -56,15 +45,31 @@ pub fn redact_block(json: &mut Json, block: &Block) {
     }
 }
 
-fn redact_nested(json: &mut Json, nested: &NestedObject) {
-    let block = Block {
-        attributes: nested.attributes.clone(),
-        ..Block::default()
+/// [`redact_block`] for the attributes alone (a block's, or a nested object's, borrowed:
+/// copying them per value visited made redaction quadratic).
+fn redact_attributes(json: &mut Json, attributes: &[crate::Attribute]) {
+    let Some(object) = json.as_object_mut() else {
+        return;
     };
+    for attr in attributes {
+        let Some(value) = object.get_mut(&attr.name) else {
+            continue;
+        };
+        if attr.sensitive || attr.write_only {
+            if !value.is_null() && !is_unknown(value) {
+                *value = redacted();
+            }
+        } else if let AttributeType::Nested(nested) = &attr.ty {
+            redact_nested(value, nested);
+        }
+    }
+}
+
+fn redact_nested(json: &mut Json, nested: &NestedObject) {
     match nested.nesting {
-        ObjectNesting::Single => redact_block(json, &block),
+        ObjectNesting::Single => redact_attributes(json, &nested.attributes),
         ObjectNesting::List | ObjectNesting::Set | ObjectNesting::Map => {
-            for_each_element(json, |v| redact_block(v, &block));
+            for_each_element(json, |v| redact_attributes(v, &nested.attributes));
         }
     }
 }

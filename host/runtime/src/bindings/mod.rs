@@ -46,6 +46,33 @@ pub(crate) fn add_to_linker(
 
 /// Deepest block/object nesting accepted from a guest schema.
 const MAX_SCHEMA_DEPTH: usize = 32;
+/// Longest name (attribute, block type, resource type, function, parameter) accepted from a
+/// guest schema. Terraform's names are identifiers; a longer one is an attack on whatever
+/// copies it into paths and messages (the schema checks, diagnostics, recordings).
+pub const MAX_NAME_BYTES: usize = 256;
+/// How much of a guest's text (a type's JSON) an error message quotes.
+const QUOTED_BYTES: usize = 512;
+
+/// Refuses a name longer than [`MAX_NAME_BYTES`], quoting only its start.
+fn check_name(what: &str, name: &str) -> Result<(), String> {
+    if name.len() > MAX_NAME_BYTES {
+        return Err(format!(
+            "{what} {:?}… is {} bytes long; names are at most {MAX_NAME_BYTES} bytes",
+            quote_start(name, 32),
+            name.len()
+        ));
+    }
+    Ok(())
+}
+
+/// The first `max` bytes of `text`, cut at a character boundary.
+fn quote_start(text: &str, max: usize) -> &str {
+    let mut end = text.len().min(max);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
 
 /// A guest-supplied schema is malformed (bad index, bad type JSON, too deep).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -77,10 +104,12 @@ pub struct GuestSchema {
 /// When any schema or signature is malformed; the error names which one.
 pub fn provider_schema(s: wit::ProviderSchema) -> Result<GuestSchema, SchemaError> {
     let convert = |owner: &str, schema: &wit::Schema| {
-        schema_from_wit(schema).map_err(|message| SchemaError {
-            owner: owner.to_owned(),
-            message,
-        })
+        check_name("the type name", owner)
+            .and_then(|()| schema_from_wit(schema))
+            .map_err(|message| SchemaError {
+                owner: quote_start(owner, MAX_NAME_BYTES).to_owned(),
+                message,
+            })
     };
     let mut out = ProviderSchema {
         provider: convert("the provider", &s.provider)?,
@@ -112,10 +141,12 @@ pub fn provider_schema(s: wit::ProviderSchema) -> Result<GuestSchema, SchemaErro
     }
     let mut functions = BTreeMap::new();
     for named in s.functions {
-        let function = function_from_wit(named.function).map_err(|message| SchemaError {
-            owner: format!("function {:?}", named.name),
-            message,
-        })?;
+        let function = check_name("the function name", &named.name)
+            .and_then(|()| function_from_wit(named.function))
+            .map_err(|message| SchemaError {
+                owner: format!("function {:?}", quote_start(&named.name, MAX_NAME_BYTES)),
+                message,
+            })?;
         functions.insert(named.name, function);
     }
     let mut identities = BTreeMap::new();
@@ -153,6 +184,7 @@ fn identity_from_wit(s: wit::IdentitySchema) -> Result<IdentitySchema, String> {
         .attributes
         .into_iter()
         .map(|a| {
+            check_name("an identity attribute", &a.name)?;
             if !seen.insert(a.name.clone()) {
                 return Err(format!("attribute {:?} declared twice", a.name));
             }
@@ -200,6 +232,7 @@ fn function_from_wit(f: wit::Function) -> Result<Function, String> {
 }
 
 fn parameter_from_wit(p: wit::FunctionParameter) -> Result<Parameter, String> {
+    check_name("a parameter", &p.name)?;
     Ok(Parameter {
         ty: type_from_json(&p.type_json, &format!("parameter {:?}", p.name))?,
         name: p.name,
@@ -211,7 +244,14 @@ fn parameter_from_wit(p: wit::FunctionParameter) -> Result<Parameter, String> {
 }
 
 fn type_from_json(json: &str, what: &str) -> Result<Type, String> {
-    Type::from_json_bytes(json.as_bytes()).map_err(|e| format!("{what}: {e}"))
+    Type::from_json_bytes(json.as_bytes()).map_err(|e| type_error(what, &e.to_string()))
+}
+
+/// A type JSON error, quoting at most [`QUOTED_BYTES`] of it (the error quotes the JSON).
+fn type_error(what: &str, error: &str) -> String {
+    let cut = quote_start(error, QUOTED_BYTES);
+    let more = if cut.len() < error.len() { "…" } else { "" };
+    format!("{what}: {cut}{more}")
 }
 
 fn schema_from_wit(schema: &wit::Schema) -> Result<Schema, String> {
@@ -284,6 +324,10 @@ impl SchemaWalk<'_> {
             .collect::<Result<_, _>>()?;
         let mut block_types = Vec::with_capacity(block.block_types.len());
         for nested in &block.block_types {
+            check_name(
+                &format!("a block type at {}", self.here()),
+                &nested.type_name,
+            )?;
             self.path.push(nested.type_name.clone());
             let inner = self.block(nested.block);
             self.path.pop();
@@ -313,11 +357,16 @@ impl SchemaWalk<'_> {
     }
 
     fn attribute(&mut self, a: &wit::Attribute) -> Result<Attribute, String> {
+        check_name(&format!("an attribute at {}", self.here()), &a.name)?;
         let ty = match &a.type_ {
-            wit::AttributeType::TypeJson(json) => AttributeType::Type(
-                Type::from_json_bytes(json.as_bytes())
-                    .map_err(|e| format!("attribute {:?} at {}: {e}", a.name, self.here()))?,
-            ),
+            wit::AttributeType::TypeJson(json) => {
+                AttributeType::Type(Type::from_json_bytes(json.as_bytes()).map_err(|e| {
+                    type_error(
+                        &format!("attribute {:?} at {}", a.name, self.here()),
+                        &e.to_string(),
+                    )
+                })?)
+            }
             wit::AttributeType::Nested(index) => {
                 self.path.push(a.name.clone());
                 let nested = self.nested_object(*index);
@@ -481,6 +530,10 @@ mod tests {
         schema_with_block().blocks.remove(0)
     }
 
+    fn nested_block_named(type_name: &str, block: u32) -> wit::NestedBlock {
+        nested(type_name, block)
+    }
+
     fn nested(type_name: &str, block: u32) -> wit::NestedBlock {
         wit::NestedBlock {
             type_name: type_name.into(),
@@ -517,6 +570,45 @@ mod tests {
             blocks,
             objects: Vec::new(),
         }
+    }
+
+    #[test]
+    fn long_names_and_type_json_are_refused_quoting_little() {
+        let mut schema = schema_with_block();
+        schema.blocks[0].attributes = vec![wit::Attribute {
+            type_: wit::AttributeType::TypeJson("\"string\"".into()),
+            ..object_attribute(&"n".repeat(3 << 20), 0)
+        }];
+        let err = schema_from_wit(&schema).unwrap_err();
+        assert!(
+            err.contains("is 3145728 bytes long") && err.len() < 300,
+            "{}",
+            &err[..300.min(err.len())]
+        );
+        let mut nested = schema_with_block();
+        nested.blocks[0].block_types = vec![nested_block_named(&"b".repeat(MAX_NAME_BYTES + 1), 1)];
+        nested.blocks.push(empty_block());
+        assert!(
+            schema_from_wit(&nested)
+                .unwrap_err()
+                .contains("names are at most 256 bytes")
+        );
+        let mut bad_type = schema_with_block();
+        bad_type.blocks[0].attributes = vec![wit::Attribute {
+            type_: wit::AttributeType::TypeJson(format!("[\"nope\", \"{}\"]", "x".repeat(1 << 20))),
+            ..object_attribute("a", 0)
+        }];
+        let err = schema_from_wit(&bad_type).unwrap_err();
+        assert!(err.len() < 1024, "{} bytes", err.len());
+        // A resource type name is a name too.
+        let mut provider = with_identity("x_thing", r#""string""#);
+        provider.resources[0].type_name = "r".repeat(MAX_NAME_BYTES + 1);
+        provider.resource_identities.clear();
+        let err = provider_schema(provider).unwrap_err();
+        assert!(
+            err.to_string().len() < 1024 && err.message.contains("at most 256"),
+            "{err}"
+        );
     }
 
     #[test]

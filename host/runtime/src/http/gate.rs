@@ -44,6 +44,15 @@ pub(crate) enum Unsendable {
     Userinfo,
 }
 
+/// At most 256 bytes of a guest-chosen URL or host, for log lines.
+fn short(text: &str) -> &str {
+    let mut end = text.len().min(256);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
 /// The target of `uri`, refusing what the allow-list cannot judge.
 pub(crate) fn target(uri: &http::Uri) -> Result<Target, Unsendable> {
     if uri.authority().is_some_and(|a| a.as_str().contains('@')) {
@@ -82,7 +91,7 @@ impl WasiHttpHooks for HttpGate {
             Ok(target) => target,
             Err(Unsendable::Userinfo) => {
                 tracing::warn!(
-                    host = uri.host().unwrap_or_default(),
+                    host = short(uri.host().unwrap_or_default()),
                     "outgoing request denied: its URL holds user information (user:password@)"
                 );
                 if let Ok(mut problems) = self.problems.lock() {
@@ -95,7 +104,11 @@ impl WasiHttpHooks for HttpGate {
         };
         if !self.allow.allows(&scheme, &host, port) {
             let entry = format!("{scheme}://{host}:{port}");
-            tracing::warn!(url = %uri, "outgoing request denied; allow it with {entry}");
+            tracing::warn!(
+                url = short(&uri.to_string()),
+                "outgoing request denied; allow it with {}",
+                short(&entry)
+            );
             if let Ok(mut problems) = self.problems.lock() {
                 problems.push(Problem::Denied { entry });
             }

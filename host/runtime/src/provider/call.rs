@@ -200,11 +200,12 @@ impl WasmProvider {
                 })
             }
             Some(Ok(Ok(mut value))) => {
-                value.cap_paths();
-                value.cap_diagnostics(&self.limits.host_work);
                 for problem in problems.lock().map(|p| p.clone()).unwrap_or_default() {
                     value.add_diagnostic(self.http_problem(&problem));
                 }
+                // Last, so what the host added on the guest's behalf is capped too.
+                value.cap_lists();
+                value.cap_diagnostics(&self.limits.host_work);
                 Ok((value, instance))
             }
             Some(Ok(Err(error))) => Err(self.classify(rpc, &limits, &error, &stderr)),
@@ -328,8 +329,9 @@ pub(crate) trait ReturnedValues {
             list.push(diagnostic);
         }
     }
-    /// Keeps paths the guest sent besides diagnostics' within bounds (requires-replace).
-    fn cap_paths(&mut self) {}
+    /// Keeps lists the guest sent besides diagnostics within bounds (requires-replace paths,
+    /// imported objects), so what the host and Terraform do per entry stays bounded.
+    fn cap_lists(&mut self) {}
     /// Keeps what the guest said within the diagnostic limits of `work`.
     fn cap_diagnostics(&mut self, work: &crate::HostWork) {
         if let Some(list) = self.diagnostics() {
@@ -369,7 +371,7 @@ impl ReturnedValues for resource::ReadResponse {
     }
 }
 impl ReturnedValues for resource::PlanResponse {
-    fn cap_paths(&mut self) {
+    fn cap_lists(&mut self) {
         if let Some(error) = crate::guest_output::check_requires_replace(&mut self.requires_replace)
         {
             self.diagnostics.push(error);
@@ -395,6 +397,12 @@ impl ReturnedValues for resource::ApplyResponse {
     }
 }
 impl ReturnedValues for resource::ImportResponse {
+    fn cap_lists(&mut self) {
+        if let Some(error) = crate::guest_output::check_imported(self.imported.len()) {
+            self.imported.clear();
+            self.diagnostics.push(error);
+        }
+    }
     fn largest_value(&self) -> usize {
         self.imported
             .iter()

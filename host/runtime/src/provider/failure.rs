@@ -166,8 +166,12 @@ impl WasmProvider {
             .chain(&schema.data_sources)
             .chain(&schema.ephemeral_resources)
         {
+            if problems.len() >= tfwasm_model::schema_check::MAX_PROBLEMS {
+                break;
+            }
             problems.extend(check_schema(name, s));
         }
+        problems.truncate(tfwasm_model::schema_check::MAX_PROBLEMS);
         problems
             .into_iter()
             .map(|p| {
