@@ -218,6 +218,9 @@ fn sequence<'t>(
     }
 }
 
+/// Most element comparisons one set's correlation makes before it is left to core.
+const MAX_CORRELATIONS: usize = 1 << 22;
+
 /// Set elements cannot be matched by position: each planned element must correlate with an
 /// actual one and vice versa (core's `assertSetValuesCompatible`); the set may shrink
 /// (unknowns can turn out equal and coalesce) but not grow.
@@ -240,15 +243,26 @@ fn set(
     let mut a_ok = vec![false; a.len()];
     let mut actual_by: HashMap<Vec<&str>, HashMap<u64, Vec<usize>>> = hash_map(1);
     let mut actual_plain: Option<HashMap<&Value, Vec<usize>>> = None;
+    // Candidates are tried lazily and counted: a set whose planned elements are wholly
+    // unknown has every actual element as a candidate, which is quadratic. Past the budget
+    // the set is left to core's own check (it runs the same rule on every answer), since
+    // refusing it here could refuse what core accepts.
+    let mut budget = MAX_CORRELATIONS;
     for (i, pv) in p.iter().enumerate() {
-        let candidates: Vec<usize> = match unwrap_dynamic(pv) {
+        let mut tries = |j: usize| {
+            budget = budget.saturating_sub(1);
+            correlates(pv, &a[j])
+        };
+        let found = match unwrap_dynamic(pv) {
             Value::Object(attrs) => {
                 let names = known_names(attrs, keys);
                 let key = projection(attrs, &names);
                 let index = actual_by
                     .entry(names)
                     .or_insert_with_key(|names| index_objects(a, names));
-                index.get(&key).cloned().unwrap_or_default()
+                index
+                    .get(&key)
+                    .and_then(|c| c.iter().copied().find(|&j| tries(j)))
             }
             _ if pv.is_wholly_known() => {
                 let plain = actual_plain.get_or_insert_with(|| {
@@ -258,13 +272,18 @@ fn set(
                     }
                     m
                 });
-                plain.get(pv).cloned().unwrap_or_default()
+                plain
+                    .get(pv)
+                    .and_then(|c| c.iter().copied().find(|&j| tries(j)))
             }
-            _ => (0..a.len()).collect(),
+            _ => (0..a.len()).find(|&j| tries(j)),
         };
-        if let Some(j) = candidates.into_iter().find(|&j| correlates(pv, &a[j])) {
+        if let Some(j) = found {
             p_ok[i] = true;
             a_ok[j] = true;
+        }
+        if budget == 0 {
+            return;
         }
     }
     let before = out.len();
@@ -281,7 +300,14 @@ fn set(
     if out.len() == before && a_ok.contains(&false) {
         let index = Index::new(p.iter(), keys);
         for (av, _) in a.iter().zip(&a_ok).filter(|(_, ok)| !**ok) {
-            if !index.candidates(av).any(|i| correlates(&p[i], av)) {
+            let correlated = index.candidates(av).any(|i| {
+                budget = budget.saturating_sub(1);
+                budget == 0 || correlates(&p[i], av)
+            });
+            if budget == 0 {
+                return;
+            }
+            if !correlated {
                 out.push(Violation::new(
                     path,
                     format!(
@@ -617,6 +643,21 @@ mod tests {
                     .collect(),
             ),
         )])
+    }
+
+    /// 100,000 planned elements with every attribute unknown: each has every actual element
+    /// as a candidate (10^10 steps when the candidates were collected per element; past a
+    /// budget of comparisons the set is left to core, which checks every answer itself).
+    #[test]
+    fn wholly_unknown_set_elements_cost_a_bounded_number_of_comparisons() {
+        let n = 100_000;
+        let unknown_rule = || Value::object([("port", Value::unknown()), ("id", Value::unknown())]);
+        let planned =
+            Value::object([("rule", Value::Set((0..n).map(|_| unknown_rule()).collect()))]);
+        // Every actual element correlates with the first candidate tried: linear, where the
+        // candidate list used to be copied whole for each planned element.
+        let actual = rules(n, |i| Value::from(format!("r{i}")));
+        assert_eq!(check_apply(&block(), &planned, &actual), Vec::new());
     }
 
     #[test]
