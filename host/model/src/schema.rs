@@ -99,9 +99,15 @@ impl Attribute {
 
     /// The type values of this attribute have on the wire.
     pub fn implied_type(&self) -> Type {
+        self.implied_type_ref().into_owned()
+    }
+
+    /// [`Attribute::implied_type`], borrowed where the attribute declares its type: checks
+    /// that visit an attribute once per element need not copy a large type each time.
+    pub fn implied_type_ref(&self) -> std::borrow::Cow<'_, Type> {
         match &self.ty {
-            AttributeType::Type(ty) => ty.clone(),
-            AttributeType::Nested(object) => object.implied_type(),
+            AttributeType::Type(ty) => std::borrow::Cow::Borrowed(ty),
+            AttributeType::Nested(object) => std::borrow::Cow::Owned(object.implied_type()),
         }
     }
 }
