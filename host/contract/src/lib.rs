@@ -62,11 +62,7 @@ impl Violation {
                 step
                 && s.len() > MAX_STEP_BYTES
             {
-                let mut end = MAX_STEP_BYTES;
-                while !s.is_char_boundary(end) {
-                    end -= 1;
-                }
-                s.truncate(end);
+                s.truncate(s.floor_char_boundary(MAX_STEP_BYTES));
                 s.push('…');
             }
         }

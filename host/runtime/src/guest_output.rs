@@ -326,11 +326,7 @@ pub(crate) fn truncate(text: &mut String, max: usize) {
     if text.len() <= max {
         return;
     }
-    let mut end = max.saturating_sub(MARK.len());
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    text.truncate(end);
+    text.truncate(text.floor_char_boundary(max.saturating_sub(MARK.len())));
     text.push_str(MARK);
 }
 

@@ -67,11 +67,7 @@ fn check_name(what: &str, name: &str) -> Result<(), String> {
 
 /// The first `max` bytes of `text`, cut at a character boundary.
 fn quote_start(text: &str, max: usize) -> &str {
-    let mut end = text.len().min(max);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
+    &text[..text.floor_char_boundary(max)]
 }
 
 /// A guest-supplied schema is malformed (bad index, bad type JSON, too deep).

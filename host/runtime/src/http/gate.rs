@@ -46,11 +46,7 @@ pub(crate) enum Unsendable {
 
 /// At most 256 bytes of a guest-chosen URL or host, for log lines.
 fn short(text: &str) -> &str {
-    let mut end = text.len().min(256);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
+    &text[..text.floor_char_boundary(256)]
 }
 
 /// The target of `uri`, refusing what the allow-list cannot judge.
