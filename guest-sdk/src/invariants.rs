@@ -10,11 +10,7 @@ use tfwasm_model::{Block, Diagnostic, Value};
 /// True when this build checks invariants (debug builds of the provider).
 pub const ENABLED: bool = cfg!(debug_assertions);
 
-fn report(
-    what: &str,
-    type_name: &str,
-    violations: Vec<tfwasm_contract::Violation>,
-) -> Vec<Diagnostic> {
+fn report(what: &str, type_name: &str, violations: tfwasm_contract::Violations) -> Vec<Diagnostic> {
     violations
         .into_iter()
         .map(|v| {

@@ -167,6 +167,17 @@ fn every_attack_is_stopped_and_grants_work() {
             &["Provider crashed", "resource table has no free keys"],
         ),
         (
+            // An unsent request's authority and method live in host memory: held to 1 KiB
+            // and 64 bytes.
+            "long_request_parts",
+            "long_request_parts",
+            "1048576",
+            &[
+                "Request parts refused",
+                "an authority of 1048584 bytes was refused, a method of 1048576 bytes was refused",
+            ],
+        ),
+        (
             // The stderr capture is full before the panic; its message still arrives.
             "stderr_then_panic",
             "stderr_then_panic",

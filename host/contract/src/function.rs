@@ -4,43 +4,45 @@
 use tfwasm_model::AttributePath;
 use tfwasm_model::rpc::{CallFunctionResponse, Function};
 
-use crate::Violation;
 use crate::results::unknown_paths;
+use crate::{Violation, Violations};
 
 /// Checks the answer to a call of `function` with `arguments` arguments.
 pub fn check_function_result(
     function: &Function,
     arguments: usize,
     resp: &CallFunctionResponse,
-) -> Vec<Violation> {
+) -> Violations {
     if let Some(error) = &resp.error {
         return match error.function_argument {
-            Some(index) if index < 0 || index as u64 >= arguments as u64 => vec![Violation {
-                path: AttributePath::root(),
-                message: format!(
-                    "the error names argument {index}, but the call has {arguments} argument{} (counted from 0)",
-                    if arguments == 1 { "" } else { "s" }
-                ),
-            }],
-            _ => Vec::new(),
+            Some(index) if index < 0 || index as u64 >= arguments as u64 => {
+                Violations::from(vec![Violation {
+                    path: AttributePath::root(),
+                    message: format!(
+                        "the error names argument {index}, but the call has {arguments} argument{} (counted from 0)",
+                        if arguments == 1 { "" } else { "s" }
+                    ),
+                }])
+            }
+            _ => Violations::new(),
         };
     }
     // Null is a valid result (the framework lets functions return null).
     let result = match resp.result.decode(&function.return_type) {
         Ok(value) => value,
         Err(e) => {
-            return vec![Violation {
+            return Violations::from(vec![Violation {
                 path: e.path.clone(),
                 message: format!(
                     "the result does not conform to the return type {}: {}",
                     function.return_type.to_json_string(),
                     e.message
                 ),
-            }];
+            }]);
         }
     };
     if function.allows_unknown() {
-        return Vec::new();
+        return Violations::new();
     }
     unknown_paths(&result)
         .into_iter()

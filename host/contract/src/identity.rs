@@ -9,7 +9,7 @@
 
 use tfwasm_model::{AttributePath, Value};
 
-use crate::{Violation, attr, same};
+use crate::{Violation, Violations, attr, same};
 
 /// Where an identity is looked at, for the wording of violations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,31 +25,27 @@ pub enum IdentityRole {
 /// An identity a provider returned with a non-null state, decoded against the identity
 /// schema's type (`None`: the provider returned none). `declared` says whether the type has
 /// an identity schema at all.
-pub fn check_identity(
-    declared: bool,
-    identity: Option<&Value>,
-    role: IdentityRole,
-) -> Vec<Violation> {
+pub fn check_identity(declared: bool, identity: Option<&Value>, role: IdentityRole) -> Violations {
     let root = AttributePath::root();
     match (declared, identity) {
-        (false, None) => Vec::new(),
-        (false, Some(_)) => vec![Violation {
+        (false, None) => Violations::new(),
+        (false, Some(_)) => Violations::from(vec![Violation {
             path: root,
             message: "returned an identity, but the provider declares no identity for this resource type".into(),
-        }],
-        (true, None | Some(Value::Null)) if role == IdentityRole::Planned => Vec::new(),
-        (true, None) => vec![Violation {
+        }]),
+        (true, None | Some(Value::Null)) if role == IdentityRole::Planned => Violations::new(),
+        (true, None) => Violations::from(vec![Violation {
             path: root,
             message: "returned no identity, but this resource type declares one: Terraform stores the identity with the state, and import and list rely on it".into(),
-        }],
-        (true, Some(Value::Null)) => vec![Violation {
+        }]),
+        (true, Some(Value::Null)) => Violations::from(vec![Violation {
             path: root,
             message: "returned a null identity; an existing object's identity is an object".into(),
-        }],
-        (true, Some(Value::Unknown(_))) if role == IdentityRole::Final => vec![Violation {
+        }]),
+        (true, Some(Value::Unknown(_))) if role == IdentityRole::Final => Violations::from(vec![Violation {
             path: root,
             message: "returned an unknown identity; after the object exists its identity must be wholly known".into(),
-        }],
+        }]),
         (true, Some(identity)) if role == IdentityRole::Final => crate::results::unknown_paths(identity)
             .into_iter()
             .map(|p| Violation {
@@ -57,16 +53,16 @@ pub fn check_identity(
                 message: format!("identity attribute `{}` is unknown; after the object exists its identity must be wholly known", p.to_string().trim_start_matches('.')),
             })
             .collect(),
-        (true, Some(_)) => Vec::new(),
+        (true, Some(_)) => Violations::new(),
     }
 }
 
 /// The identity after a step must be what it was for the same object: where `before` is
 /// known, `after` must equal it (a planned identity with unknowns is completed, not changed).
 /// `step` names the transition, e.g. "during refresh".
-pub fn check_identity_kept(before: &Value, after: &Value, step: &str) -> Vec<Violation> {
+pub fn check_identity_kept(before: &Value, after: &Value, step: &str) -> Violations {
     let (Value::Object(names), Value::Object(_)) = (before, after) else {
-        return Vec::new();
+        return Violations::new();
     };
     names
         .keys()

@@ -23,6 +23,7 @@ mod identity;
 mod plan;
 mod render;
 mod results;
+mod violations;
 mod write_only;
 
 use std::fmt;
@@ -35,6 +36,7 @@ pub use plan::{check_plan, check_plan_for, check_requires_replace};
 pub use render::render;
 pub use results::{check_data_source, check_import, check_wholly_known};
 use tfwasm_model::{AttributePath, Value};
+pub use violations::Violations;
 pub use write_only::{check_write_only_null, has_write_only};
 
 /// One broken rule at one place.

@@ -14,11 +14,11 @@ use tfwasm_model::{
 };
 
 use crate::at::At;
-use crate::{Violation, attr, render, same, unwrap_dynamic};
+use crate::{Violation, Violations, attr, render, same, unwrap_dynamic};
 
 /// Checks a plan. `prior` is null on create; `config` is null on destroy. Blocks marked
 /// `computed` (tfplugin6.11) may be planned freely where the configuration leaves them out.
-pub fn check_plan(block: &Block, prior: &Value, config: &Value, planned: &Value) -> Vec<Violation> {
+pub fn check_plan(block: &Block, prior: &Value, config: &Value, planned: &Value) -> Violations {
     check_plan_for(block, prior, config, planned, true)
 }
 
@@ -31,9 +31,9 @@ pub fn check_plan_for(
     config: &Value,
     planned: &Value,
     computed_blocks: bool,
-) -> Vec<Violation> {
+) -> Violations {
     let rules = Rules { computed_blocks };
-    let mut out = Vec::new();
+    let mut out = Violations::new();
     let root = At::Root;
     if config.is_null() {
         if !planned.is_null() {
@@ -69,13 +69,9 @@ struct Rules {
 
 /// Checks that every requires-replace path names an attribute of the schema. Paths are
 /// ignored on create, as Terraform ignores them.
-pub fn check_requires_replace(
-    block: &Block,
-    prior: &Value,
-    paths: &[AttributePath],
-) -> Vec<Violation> {
+pub fn check_requires_replace(block: &Block, prior: &Value, paths: &[AttributePath]) -> Violations {
     if prior.is_null() {
-        return Vec::new();
+        return Violations::new();
     }
     let ty = block.implied_type();
     paths
@@ -123,7 +119,7 @@ fn object(
     config: &Value,
     planned: &Value,
     path: &At<'_>,
-    out: &mut Vec<Violation>,
+    out: &mut Violations,
 ) {
     if !both_present(planned, config, path, out) {
         return;
@@ -158,7 +154,7 @@ fn attribute(
     config: &Value,
     planned: &Value,
     path: &At<'_>,
-    out: &mut Vec<Violation>,
+    out: &mut Violations,
 ) {
     // Write-only values never enter a plan, whatever the configuration holds: a null one is
     // right (any other is also reported, at any depth, by the walk in `check_plan_for`).
@@ -222,7 +218,7 @@ fn nested_attribute(
     config: &Value,
     planned: &Value,
     path: &At<'_>,
-    out: &mut Vec<Violation>,
+    out: &mut Violations,
 ) {
     if !both_present(planned, config, path, out) {
         return;
@@ -302,7 +298,7 @@ fn nested_block(
     config: &Value,
     planned: &Value,
     path: &At<'_>,
-    out: &mut Vec<Violation>,
+    out: &mut Violations,
 ) {
     if nested.nesting != BlockNesting::Single && planned.is_null() {
         let kind = match nested.nesting {
@@ -399,7 +395,7 @@ fn nested_block(
 
 /// Checks that an object is planned present exactly when configured; false when at least one
 /// side is null (there is nothing inside to check then).
-fn both_present(planned: &Value, config: &Value, path: &At<'_>, out: &mut Vec<Violation>) -> bool {
+fn both_present(planned: &Value, config: &Value, path: &At<'_>, out: &mut Violations) -> bool {
     match (planned.is_null(), config.is_null()) {
         (false, false) => return true,
         (true, false) => out.push(Violation::new(
@@ -438,7 +434,7 @@ fn map_keys(
     config: &std::collections::BTreeMap<String, Value>,
     path: &At<'_>,
     what: &str,
-    out: &mut Vec<Violation>,
+    out: &mut Violations,
 ) {
     for key in planned.keys().filter(|k| !config.contains_key(*k)) {
         out.push(Violation::new(
@@ -461,4 +457,43 @@ fn elements(value: &Value) -> &[Value] {
 fn entries(value: &Value) -> &std::collections::BTreeMap<String, Value> {
     static EMPTY: std::collections::BTreeMap<String, Value> = std::collections::BTreeMap::new();
     unwrap_dynamic(value).as_entries().unwrap_or(&EMPTY)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tfwasm_model::{Attribute, NestedBlock};
+
+    #[test]
+    fn a_violation_per_element_keeps_a_hundred_and_counts_the_rest() {
+        let mut name = Attribute::new("name", Type::String);
+        name.required = true;
+        let block = Block {
+            block_types: vec![NestedBlock {
+                type_name: "item".into(),
+                block: Block {
+                    attributes: vec![name],
+                    ..Block::default()
+                },
+                nesting: BlockNesting::List,
+                min_items: 0,
+                max_items: 0,
+            }],
+            ..Block::default()
+        };
+        let n = 300_000;
+        let config = Value::object([(
+            "item",
+            Value::List(
+                (0..n)
+                    .map(|i| Value::object([("name", Value::from(format!("n{i}")))]))
+                    .collect(),
+            ),
+        )]);
+        let planned = Value::object([("item", Value::List(vec![Value::unknown(); n]))]);
+        let found = check_plan(&block, &Value::Null, &config, &planned);
+        assert_eq!(found.len(), crate::MAX_VIOLATIONS);
+        assert_eq!(found.total(), n);
+        assert_eq!(found[99].path.to_string(), ".item[99]");
+    }
 }

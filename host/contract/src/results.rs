@@ -4,8 +4,8 @@
 
 use tfwasm_model::{AttributePath, Value};
 
-use crate::Violation;
 use crate::at::{At, Place as _};
+use crate::{Violation, Violations};
 
 /// Paths of the unknowns inside `value` (the root itself included), at most
 /// [`crate::MAX_VIOLATIONS`] of them.
@@ -42,7 +42,7 @@ fn walk(value: &Value, path: &At<'_>, out: &mut Vec<AttributePath>) {
 }
 
 /// A state returned by read or upgrade: no unknown anywhere.
-pub fn check_wholly_known(value: &Value) -> Vec<Violation> {
+pub fn check_wholly_known(value: &Value) -> Violations {
     unknown_paths(value)
         .into_iter()
         .map(|path| {
@@ -55,30 +55,33 @@ pub fn check_wholly_known(value: &Value) -> Vec<Violation> {
 }
 
 /// An imported object: a type name this provider has, a non-null and wholly known state.
-pub fn check_import(type_name: &str, known_type: bool, state: &Value) -> Vec<Violation> {
+pub fn check_import(type_name: &str, known_type: bool, state: &Value) -> Violations {
     let root = At::Root;
     if type_name.is_empty() {
-        return vec![Violation::new(&root, "imported object has no type name")];
+        return Violations::from(vec![Violation::new(
+            &root,
+            "imported object has no type name",
+        )]);
     }
     if !known_type {
-        return vec![Violation::new(
+        return Violations::from(vec![Violation::new(
             &root,
             format!("imported object has type {type_name:?}, which this provider does not have"),
-        )];
+        )]);
     }
     if state.is_null() {
-        return vec![Violation::new(&root, "imported object is null")];
+        return Violations::from(vec![Violation::new(&root, "imported object is null")]);
     }
     check_wholly_known(state)
 }
 
 /// A data source result: non-null and wholly known.
-pub fn check_data_source(value: &Value) -> Vec<Violation> {
+pub fn check_data_source(value: &Value) -> Violations {
     if value.is_null() {
-        return vec![Violation::new(
+        return Violations::from(vec![Violation::new(
             &At::Root,
             "data source returned a null object",
-        )];
+        )]);
     }
     unknown_paths(value)
         .into_iter()

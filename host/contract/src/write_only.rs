@@ -5,12 +5,12 @@
 
 use tfwasm_model::{Attribute, AttributeType, Block, NestedBlock, Value};
 
-use crate::Violation;
 use crate::at::At;
+use crate::{Violation, Violations};
 
 /// Paths of write-only attributes that are not null in `value`, an object of `block`. Costs
 /// only a look at the schema when `block` has no write-only attribute.
-pub fn check_write_only_null(block: &Block, value: &Value) -> Vec<Violation> {
+pub fn check_write_only_null(block: &Block, value: &Value) -> Violations {
     write_only_not_null(
         block,
         value,
@@ -22,8 +22,8 @@ pub fn check_write_only_null(block: &Block, value: &Value) -> Vec<Violation> {
 /// attributes are expected, an element of a list, set or map of nested attribute objects
 /// must not be null either: OpenTofu's client walks every such element to check its
 /// write-only attributes and panics on a null one.
-pub(crate) fn write_only_not_null(block: &Block, value: &Value, message: &str) -> Vec<Violation> {
-    let mut out = Vec::new();
+pub(crate) fn write_only_not_null(block: &Block, value: &Value, message: &str) -> Violations {
+    let mut out = Violations::new();
     if has_write_only(block) {
         walk(
             &block.attributes,
@@ -57,7 +57,7 @@ fn walk(
     value: &Value,
     path: &At<'_>,
     message: &str,
-    out: &mut Vec<Violation>,
+    out: &mut Violations,
 ) {
     let Value::Object(fields) = value else {
         return;
@@ -123,10 +123,10 @@ fn each_object(
     value: &Value,
     path: &At<'_>,
     nulls: Nulls,
-    out: &mut Vec<Violation>,
-    f: &mut dyn FnMut(&Value, &At<'_>, &mut Vec<Violation>),
+    out: &mut Violations,
+    f: &mut dyn FnMut(&Value, &At<'_>, &mut Violations),
 ) {
-    let mut element = |item: &Value, at: &At<'_>, out: &mut Vec<Violation>| {
+    let mut element = |item: &Value, at: &At<'_>, out: &mut Violations| {
         match (item, nulls) {
             (Value::Null, Nulls::Refused { .. }) => out.push(Violation::new(
                 at,

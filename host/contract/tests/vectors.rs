@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use serde_json::Value as Json;
-use tfwasm_contract::{Violation, check_apply, check_plan_for, check_requires_replace};
+use tfwasm_contract::{Violations, check_apply, check_plan_for, check_requires_replace};
 use tfwasm_model::codec::json::decode_with_unknowns;
 use tfwasm_model::schema_json::block_from_json;
 use tfwasm_model::{AttributePath, Block, Type, Value};
@@ -36,7 +36,7 @@ fn value(case: &Json, key: &str, defaults: &Json, ty: &Type, name: &str) -> Valu
 fn run_case(block: &Block, defaults: &Json, case: &Json) -> Result<(), String> {
     let name = case["name"].as_str().expect("every case has a name");
     let ty = block.implied_type();
-    let violations: Vec<Violation> = match case["check"].as_str() {
+    let violations: Violations = match case["check"].as_str() {
         Some("plan") => {
             let prior = value(case, "prior", defaults, &ty, name);
             let config = value(case, "config", defaults, &ty, name);

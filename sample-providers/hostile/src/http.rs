@@ -42,6 +42,27 @@ pub(crate) fn hoard_fields(count: usize) -> Result<usize, String> {
     Ok(kept.len())
 }
 
+/// Sets an authority and a method of `len` bytes on a request it keeps: host memory the
+/// guest's memory limit does not see. Says which the host refused.
+pub(crate) fn long_parts(len: usize) -> Result<String, String> {
+    let request = OutgoingRequest::new(Fields::new());
+    let authority = format!("{}.example", "a".repeat(len));
+    let method = Method::Other("X".repeat(len));
+    let refused = |ok: Result<(), ()>| if ok.is_err() { "refused" } else { "accepted" };
+    let said = format!(
+        "an authority of {} bytes was {}, a method of {len} bytes was {}",
+        authority.len(),
+        refused(request.set_authority(Some(&authority))),
+        refused(request.set_method(&method)),
+    );
+    std::mem::forget(request);
+    if said.contains("accepted") {
+        Ok(said)
+    } else {
+        Err(said)
+    }
+}
+
 /// Sends a GET to `url`, gives it half a second to reach the server, and returns without
 /// waiting for, or dropping, the response: the request is left in flight when the call
 /// answers.

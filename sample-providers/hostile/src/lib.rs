@@ -32,6 +32,7 @@ pub const BEHAVIORS: &[&str] = &[
     "report_flood",
     "http_leave",
     "fields_hoard",
+    "long_request_parts",
     "huge_private",
 ];
 
@@ -148,6 +149,11 @@ fn act(value: &Value) -> Result<String, Diagnostic> {
         "fields_hoard" => match http::hoard_fields(target.parse().unwrap_or(6000)) {
             Ok(n) => Ok(format!("hoarded {n} header blocks")),
             Err(e) => fail("Header blocks refused", e),
+        },
+        // A request whose authority and method are megabytes long, kept unsent.
+        "long_request_parts" => match http::long_parts(target.parse().unwrap_or(1 << 20)) {
+            Ok(said) => Ok(said),
+            Err(e) => fail("Request parts refused", e),
         },
         // Leaves a request in flight when the call answers: the host must cancel it then.
         "http_leave" => match http::leave(&target) {

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use serde_json::Value as Json;
-use tfwasm_contract::{Violation, check_apply, check_plan, check_requires_replace};
+use tfwasm_contract::{Violations, check_apply, check_plan, check_requires_replace};
 use tfwasm_model::codec::json::decode_with_unknowns;
 use tfwasm_model::schema_json::block_from_json;
 use tfwasm_model::{AttributePath, Block, Type, Value};
@@ -43,8 +43,12 @@ pub fn run(check: Check) -> ExitCode {
     match result {
         Ok(violations) if violations.is_empty() => ExitCode::SUCCESS,
         Ok(violations) => {
+            let more = violations.more();
             for v in violations {
                 println!("{v}");
+            }
+            if more > 0 {
+                println!("… and {more} more");
             }
             ExitCode::from(1)
         }
@@ -114,7 +118,7 @@ fn value(
     }
 }
 
-fn plan(file: &Path) -> Result<Vec<Violation>, Malformed> {
+fn plan(file: &Path) -> Result<Violations, Malformed> {
     let doc = read(file)?;
     let block = schema(
         &doc,
@@ -161,7 +165,7 @@ fn plan(file: &Path) -> Result<Vec<Violation>, Malformed> {
     Ok(violations)
 }
 
-fn apply(file: &Path) -> Result<Vec<Violation>, Malformed> {
+fn apply(file: &Path) -> Result<Violations, Malformed> {
     let doc = read(file)?;
     let block = schema(&doc, file, &["schema", "planned", "new"])?;
     let ty = block.implied_type();

@@ -71,6 +71,7 @@ pub fn run(args: Args, env: PluginEnv) -> ExitCode {
     }
     let level = max_level();
     init_logging(level);
+    raise_open_file_limit();
     let Some(runtime) = runtime() else {
         return ExitCode::FAILURE;
     };
@@ -86,6 +87,33 @@ pub fn run(args: Args, env: PluginEnv) -> ExitCode {
             tracing::error!("{error:#}");
             eprintln!("tfwasm: {error:#}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// Raises the soft limit on open files to the hard limit, as Go's runtime does for every Go
+/// program: each instance may hold up to 1024 handles (files among them), and the soft
+/// limit a plugin inherits (often 1024) would let one guest's open files starve the
+/// host's own sockets and journal.
+fn raise_open_file_limit() {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit only read or write the struct passed.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 || limit.rlim_cur >= limit.rlim_max
+        {
+            return;
+        }
+        let before = limit.rlim_cur;
+        limit.rlim_cur = limit.rlim_max;
+        if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) == 0 {
+            tracing::debug!(
+                from = before,
+                to = limit.rlim_cur,
+                "raised the open file limit"
+            );
         }
     }
 }
@@ -307,5 +335,33 @@ fn ignore_interrupts() {
                 tracing::debug!("ignoring SIGINT; Terraform stops providers with StopProvider");
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    fn open_file_limit() -> libc::rlimit {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit only writes the struct passed.
+        assert_eq!(
+            unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) },
+            0
+        );
+        limit
+    }
+
+    #[test]
+    fn the_open_file_limit_is_raised_to_the_hard_limit() {
+        let mut limit = open_file_limit();
+        // Just below the hard limit, so other tests in this process keep their descriptors.
+        limit.rlim_cur = limit.rlim_max - 1;
+        // SAFETY: setrlimit only reads the struct passed.
+        assert_eq!(unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) }, 0);
+        super::raise_open_file_limit();
+        let raised = open_file_limit();
+        assert_eq!(raised.rlim_cur, raised.rlim_max);
     }
 }

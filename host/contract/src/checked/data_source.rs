@@ -6,7 +6,7 @@ use tfwasm_model::rpc::{
 use tfwasm_model::{Diagnostics, Provider};
 
 use super::{Checked, decode_result};
-use crate::check_data_source;
+use crate::{Violations, check_data_source};
 
 impl<P: Provider> DataSourceServer for Checked<P> {
     async fn validate_data_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
@@ -31,7 +31,7 @@ impl<P: Provider> DataSourceServer for Checked<P> {
         if let Some(schema) = schema {
             let violations = match decode_result(&resp.state, &schema.block.implied_type()) {
                 Ok(state) => check_data_source(&state),
-                Err(v) => vec![v],
+                Err(v) => Violations::from(vec![v]),
             };
             resp.diagnostics.extend(self.diagnostics(
                 "Provider produced invalid object",

@@ -8,7 +8,7 @@ use tfwasm_model::rpc::{
 use tfwasm_model::{AttributePath, Diagnostics, Provider, Value};
 
 use super::{Checked, decode_result};
-use crate::Violation;
+use crate::{Violation, Violations};
 
 impl<P: Provider> EphemeralServer for Checked<P> {
     async fn validate_ephemeral_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
@@ -40,12 +40,12 @@ impl<P: Provider> EphemeralServer for Checked<P> {
             .cloned();
         if let Some(schema) = schema {
             let violations = match decode_result(&resp.result, &schema.block.implied_type()) {
-                Ok(Value::Null) => vec![Violation {
+                Ok(Value::Null) => Violations::from(vec![Violation {
                     path: AttributePath::root(),
                     message: "an opened ephemeral resource must not be null".into(),
-                }],
-                Ok(_) => Vec::new(),
-                Err(v) => vec![v],
+                }]),
+                Ok(_) => Violations::new(),
+                Err(v) => Violations::from(vec![v]),
             };
             resp.diagnostics.extend(self.diagnostics(
                 "Provider produced invalid object",

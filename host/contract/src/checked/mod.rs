@@ -21,7 +21,7 @@ use tfwasm_model::{
     Diagnostic, Diagnostics, Provider, ProviderSchema, Schema, Severity, Type, Value,
 };
 
-use crate::Violation;
+use crate::{Violation, Violations};
 
 /// What a violation does.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -108,10 +108,10 @@ impl<P: Provider> Checked<P> {
         identity: &mut Option<DynamicValue>,
         role: crate::IdentityRole,
         before: Option<(&Option<DynamicValue>, &str)>,
-    ) -> Vec<Violation> {
+    ) -> Violations {
         let ty = self.identity_type(type_name).await;
         if !exists {
-            return Vec::new();
+            return Violations::new();
         }
         let decoded = match (ty, identity.as_ref()) {
             (Some(ty), Some(value)) => match decode_result(value, ty) {
@@ -119,7 +119,7 @@ impl<P: Provider> Checked<P> {
                 Err(mut v) => {
                     *identity = None;
                     v.message = format!("the identity {}", v.message);
-                    return vec![v];
+                    return Violations::from(vec![v]);
                 }
             },
             _ => None,
@@ -154,12 +154,11 @@ impl<P: Provider> Checked<P> {
         summary: &str,
         rpc: &str,
         type_name: &str,
-        violations: Vec<Violation>,
+        violations: Violations,
     ) -> Diagnostics {
-        let more = violations.len().saturating_sub(crate::MAX_VIOLATIONS);
+        let more = violations.more();
         let mut out: Diagnostics = violations
             .into_iter()
-            .take(crate::MAX_VIOLATIONS)
             .map(|v| Diagnostic {
                 severity: match self.mode {
                     Mode::Enforce => Severity::Error,
@@ -213,12 +212,12 @@ impl<P: Provider> Checked<P> {
                 "Provider deferred a change the client cannot defer",
                 rpc,
                 type_name,
-                vec![Violation {
+                Violations::from(vec![Violation {
                     path: tfwasm_model::AttributePath::root(),
                     message: format!(
                         "the provider deferred ({reason:?}), but the client did not announce deferral_allowed"
                     ),
-                }],
+                }]),
             ));
         }
     }
@@ -226,7 +225,7 @@ impl<P: Provider> Checked<P> {
 
 /// The rules of every state a provider hands back to be stored (read, upgrade, move): wholly
 /// known, and no write-only value.
-fn stored(block: &tfwasm_model::Block, state: &Value) -> Vec<Violation> {
+fn stored(block: &tfwasm_model::Block, state: &Value) -> Violations {
     let mut found = crate::check_wholly_known(state);
     found.extend(crate::check_write_only_null(block, state));
     found

@@ -6,7 +6,7 @@ use tfwasm_model::rpc::{MoveResourceStateRequest, MoveResourceStateResponse, Mov
 
 use super::stored;
 use super::{Checked, decode_result};
-use crate::IdentityRole;
+use crate::{IdentityRole, Violations};
 
 impl<P: Provider> MoveServer for Checked<P> {
     fn moves_state(&self) -> bool {
@@ -25,7 +25,7 @@ impl<P: Provider> MoveServer for Checked<P> {
         if let Some((schema, ty)) = self.resource(&target).await {
             let mut violations = match decode_result(&resp.target_state, ty) {
                 Ok(state) => stored(&schema.block, &state),
-                Err(v) => vec![v],
+                Err(v) => Violations::from(vec![v]),
             };
             if violations.is_empty() {
                 violations.extend(

@@ -11,7 +11,7 @@ use tfwasm_model::{Diagnostic, Diagnostics, Provider, Value};
 use super::stored;
 use super::{Checked, Mode, decode_result};
 use crate::{
-    IdentityRole, check_apply, check_import, check_plan_for, check_requires_replace,
+    IdentityRole, Violations, check_apply, check_import, check_plan_for, check_requires_replace,
     check_write_only_null, has_write_only,
 };
 
@@ -58,7 +58,7 @@ impl<P: Provider> ResourceServer for Checked<P> {
         if let Some((schema, ty)) = self.resource(&type_name).await {
             let violations = match decode_result(&resp.upgraded_state, ty) {
                 Ok(state) => stored(&schema.block, &state),
-                Err(v) => vec![v],
+                Err(v) => Violations::from(vec![v]),
             };
             resp.diagnostics.extend(self.diagnostics(
                 "Invalid resource state upgrade",
@@ -86,7 +86,7 @@ impl<P: Provider> ResourceServer for Checked<P> {
         if let Some((schema, ty)) = self.resource(&type_name).await {
             let mut violations = match decode_result(&resp.new_state, ty) {
                 Ok(state) => stored(&schema.block, &state),
-                Err(v) => vec![v],
+                Err(v) => Violations::from(vec![v]),
             };
             if !violations.is_empty() {
                 // Keep what Terraform knew rather than a state it cannot store.
@@ -145,7 +145,7 @@ impl<P: Provider> ResourceServer for Checked<P> {
                 Ok(planned) => {
                     check_plan_for(&schema.block, &prior, &config, &planned, computed_blocks)
                 }
-                Err(v) => vec![v],
+                Err(v) => Violations::from(vec![v]),
             };
             violations.extend(check_requires_replace(
                 &schema.block,
@@ -191,7 +191,7 @@ impl<P: Provider> ResourceServer for Checked<P> {
         if let Some((schema, ty, planned)) = inputs {
             let violations = match decode_result(&resp.new_state, ty) {
                 // With errors the provider may return a partial state: only its shape matters.
-                Ok(_) if tfwasm_model::has_error(&resp.diagnostics) => Vec::new(),
+                Ok(_) if tfwasm_model::has_error(&resp.diagnostics) => Violations::new(),
                 Ok(new) => {
                     let mut found = check_apply(&schema.block, &planned, &new);
                     found.extend(check_write_only_null(&schema.block, &new));
@@ -210,7 +210,7 @@ impl<P: Provider> ResourceServer for Checked<P> {
                 Err(v) => {
                     // Terraform cannot store what does not decode; keep the prior object.
                     resp.new_state = prior_state;
-                    vec![v]
+                    Violations::from(vec![v])
                 }
             };
             resp.diagnostics.extend(self.diagnostics(
@@ -240,7 +240,7 @@ impl<P: Provider> ResourceServer for Checked<P> {
         if tfwasm_model::has_error(&resp.diagnostics) {
             return resp;
         }
-        let mut violations = Vec::new();
+        let mut violations = Violations::new();
         let mut kept = Vec::new();
         for mut imported in std::mem::take(&mut resp.imported_resources) {
             let known_type = self.resource(&imported.type_name).await;
@@ -261,7 +261,7 @@ impl<P: Provider> ResourceServer for Checked<P> {
                         );
                         found
                     }
-                    Err(v) => vec![v],
+                    Err(v) => Violations::from(vec![v]),
                 },
                 None => check_import(&imported.type_name, false, &Value::Null),
             };

@@ -71,6 +71,10 @@ type Sent = Result<
 >;
 
 impl WasiHttpHooks for HttpGate {
+    fn p2_outgoing_body_chunk_size(&mut self) -> usize {
+        super::unsent::BODY_CHUNK
+    }
+
     fn send_request(
         &mut self,
         request: http::Request<WasiBody>,

@@ -5,6 +5,8 @@
 //!   timeouts are clamped to the call's deadline, bodies capped, requests per call counted.
 //! - [`outbound`]: one pool of keep-alive connections per provider process, shared by every
 //!   call and instance.
+//! - [`unsent`]: bounds on what a request the guest holds but has not sent keeps in host
+//!   memory.
 //! - [`connector`]: how a connection is opened (straight or through the operator's proxy,
 //!   then TLS), [`trust`]: which servers TLS trusts (system roots plus the operator's CAs).
 //!
@@ -17,6 +19,7 @@ mod connector;
 pub(crate) mod gate;
 pub(crate) mod outbound;
 mod trust;
+pub(crate) mod unsent;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};

@@ -153,6 +153,7 @@ impl WasmProvider {
         };
         wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(incompatible)?;
         wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker).map_err(incompatible)?;
+        crate::http::unsent::add_to_linker(&mut linker).map_err(incompatible)?;
         crate::bindings::add_to_linker(&mut linker).map_err(incompatible)?;
         let version = WitVersion::of(&component, &engine).ok_or_else(|| LoadError::Incompatible {
             path: path.to_owned(),

@@ -1,0 +1,135 @@
+//! The violations found in one answer, kept up to [`MAX_VIOLATIONS`] and counted past it.
+//!
+//! A hostile answer can break a rule once per element (millions of unknowns in a list); the
+//! checks keep walking to count them, but only the first few are held, so what the host
+//! keeps for one answer is bounded whatever the guest sent.
+
+use std::ops::Deref;
+
+use crate::{MAX_VIOLATIONS, Violation};
+
+/// Violations of one answer: the first [`MAX_VIOLATIONS`], and how many more were found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Violations {
+    kept: Vec<Violation>,
+    more: usize,
+}
+
+impl Violations {
+    /// None found yet.
+    pub fn new() -> Violations {
+        Violations::default()
+    }
+
+    /// Adds one, or only counts it once [`MAX_VIOLATIONS`] are kept.
+    pub fn push(&mut self, violation: Violation) {
+        if self.kept.len() < MAX_VIOLATIONS {
+            self.kept.push(violation);
+        } else {
+            self.more += 1;
+        }
+    }
+
+    /// Adds everything `other` found, its uncounted rest included.
+    pub fn extend(&mut self, other: impl Into<Violations>) {
+        let other = other.into();
+        for violation in other.kept {
+            self.push(violation);
+        }
+        self.more += other.more;
+    }
+
+    /// How many were found beyond the ones kept.
+    pub fn more(&self) -> usize {
+        self.more
+    }
+
+    /// How many were found, kept or only counted.
+    pub fn total(&self) -> usize {
+        self.kept.len() + self.more
+    }
+
+    /// Forgets everything found after the first `total`, as [`Violations::total`] was then.
+    pub(crate) fn truncate(&mut self, total: usize) {
+        self.kept.truncate(total);
+        self.more = total - self.kept.len();
+    }
+}
+
+/// The kept violations.
+impl Deref for Violations {
+    type Target = [Violation];
+
+    fn deref(&self) -> &[Violation] {
+        &self.kept
+    }
+}
+
+impl IntoIterator for Violations {
+    type Item = Violation;
+    type IntoIter = std::vec::IntoIter<Violation>;
+
+    /// The kept violations; [`Violations::more`] says how many were only counted.
+    fn into_iter(self) -> Self::IntoIter {
+        self.kept.into_iter()
+    }
+}
+
+impl FromIterator<Violation> for Violations {
+    fn from_iter<I: IntoIterator<Item = Violation>>(iter: I) -> Violations {
+        let mut out = Violations::new();
+        for violation in iter {
+            out.push(violation);
+        }
+        out
+    }
+}
+
+impl From<Vec<Violation>> for Violations {
+    fn from(list: Vec<Violation>) -> Violations {
+        list.into_iter().collect()
+    }
+}
+
+impl PartialEq<Vec<Violation>> for Violations {
+    fn eq(&self, other: &Vec<Violation>) -> bool {
+        self.more == 0 && self.kept == *other
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tfwasm_model::AttributePath;
+
+    fn one(i: usize) -> Violation {
+        Violation {
+            path: AttributePath::root(),
+            message: format!("v{i}"),
+        }
+    }
+
+    #[test]
+    fn keeps_the_first_hundred_and_counts_the_rest() {
+        let mut found: Violations = (0..150).map(one).collect();
+        assert_eq!(found.len(), MAX_VIOLATIONS);
+        assert_eq!(found.more(), 50);
+        assert_eq!(found[99].message, "v99");
+        let rest: Violations = (0..120).map(one).collect();
+        found.extend(rest);
+        assert_eq!(found.len(), MAX_VIOLATIONS);
+        assert_eq!(found.more(), 50 + 120);
+        found.truncate(130);
+        assert_eq!((found.len(), found.more()), (MAX_VIOLATIONS, 30));
+        found.truncate(7);
+        assert_eq!((found.len(), found.more(), found.total()), (7, 0, 7));
+    }
+
+    #[test]
+    fn extending_below_the_cap_keeps_everything_in_order() {
+        let mut found: Violations = vec![one(0)].into();
+        found.extend(vec![one(1), one(2)]);
+        assert_eq!(found, vec![one(0), one(1), one(2)]);
+        assert_eq!(found.more(), 0);
+    }
+}
