@@ -15,6 +15,7 @@
 
 #![deny(missing_docs)]
 
+mod answer_caps;
 pub mod bindings;
 pub mod cache;
 pub mod code;

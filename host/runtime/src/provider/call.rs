@@ -335,7 +335,7 @@ pub(crate) trait ReturnedValues {
     /// Keeps what the guest said within the diagnostic limits of `work`.
     fn cap_diagnostics(&mut self, work: &crate::HostWork) {
         if let Some(list) = self.diagnostics() {
-            crate::guest_output::cap_diagnostics(
+            crate::answer_caps::cap_diagnostics(
                 list,
                 work.diagnostics_per_call,
                 work.diagnostic_bytes_per_call,
@@ -372,7 +372,7 @@ impl ReturnedValues for resource::ReadResponse {
 }
 impl ReturnedValues for resource::PlanResponse {
     fn cap_lists(&mut self) {
-        if let Some(error) = crate::guest_output::check_requires_replace(&mut self.requires_replace)
+        if let Some(error) = crate::answer_caps::check_requires_replace(&mut self.requires_replace)
         {
             self.diagnostics.push(error);
         }
@@ -398,7 +398,7 @@ impl ReturnedValues for resource::ApplyResponse {
 }
 impl ReturnedValues for resource::ImportResponse {
     fn cap_lists(&mut self) {
-        if let Some(error) = crate::guest_output::check_imported(self.imported.len()) {
+        if let Some(error) = crate::answer_caps::check_imported(self.imported.len()) {
             self.imported.clear();
             self.diagnostics.push(error);
         }
@@ -469,7 +469,7 @@ impl ReturnedValues for Result<Vec<u8>, function::FunctionError> {
     }
     fn cap_diagnostics(&mut self, work: &crate::HostWork) {
         if let Err(error) = self {
-            crate::guest_output::truncate(&mut error.text, work.diagnostic_bytes_per_call);
+            crate::answer_caps::truncate(&mut error.text, work.diagnostic_bytes_per_call);
         }
     }
     fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
