@@ -1,5 +1,7 @@
 //! One module per subcommand.
 
+#[cfg(feature = "compiler")]
+pub mod build_go;
 pub mod check;
 pub mod docs;
 pub mod inspect;

@@ -29,6 +29,9 @@ struct Cli {
 enum Command {
     /// Serve a provider component to Terraform/OpenTofu (the plugin server; Terraform runs it).
     Serve(commands::serve::Args),
+    /// Build a Go provider (terraform-plugin-framework, served with tfwasm.Serve) into a component.
+    #[command(name = "build-go")]
+    BuildGo(commands::build_go::Args),
     /// Write a provider package (a filesystem-mirror entry) for a component.
     #[command(disable_version_flag = true)]
     Package(Box<commands::package::Args>),
@@ -55,6 +58,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Serve(args) => return commands::serve::run(args, env),
         Command::Package(args) => commands::package::run(*args),
+        Command::BuildGo(args) => commands::build_go::run(args),
         Command::Inspect(args) => commands::inspect::run(args),
         Command::Docs(args) => commands::docs::run(args),
         Command::New(args) => commands::new::run(args),

@@ -1,0 +1,18 @@
+//go:build wasip1
+
+package tfwasm
+
+import (
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+
+	"tfwasm.dev/go/internal/guest"
+	// The component's exports: linked in by being imported.
+	_ "tfwasm.dev/go/internal/wit/exports/wit_exports"
+)
+
+// Serve makes factory's provider the component's: each call the host makes runs on a
+// server it built. In a component, Serve returns at once; the host then calls the
+// provider's exports.
+func Serve(factory func() tfprotov6.ProviderServer) {
+	guest.Register(factory)
+}

@@ -1,0 +1,170 @@
+//! `tfwasm build-go`: a Go provider (terraform-plugin-framework or any terraform-plugin-go
+//! server, served with `tfwasm.Serve` from the SDK module `tfwasm.dev/go`) into a component.
+//!
+//! Go builds a WASI preview-1 reactor (`GOOS=wasip1 -buildmode=c-shared`) whose
+//! `//go:wasmexport` functions are the SDK's generated bindings. This embeds the SDK's WIT
+//! world into that module and wraps it with the preview-1 adapter of the wasmtime tfwasm
+//! runs on, giving a component of the released `tfwasm:provider@0.2.0` world.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context as _, bail};
+
+/// The SDK's Go module.
+const SDK_MODULE: &str = "tfwasm.dev/go";
+/// The encoded WIT world inside the SDK module, written by scripts/go-bindings.sh.
+const SDK_WORLD: &str = "internal/wit/world.wasm";
+/// The world a Go provider component implements.
+const WORLD: &str = "tfwasm:go-sdk/provider";
+/// Oldest Go that builds wasip1 reactors with `//go:wasmexport`.
+const MIN_GO_MINOR: u32 = 24;
+
+/// Arguments of `tfwasm build-go`.
+///
+/// Run inside the provider's Go module, whose go.mod requires `tfwasm.dev/go` (with a
+/// `replace tfwasm.dev/go => PATH` to the SDK while it is not published). PKG is the main
+/// package whose `main` calls `tfwasm.Serve`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The main package to build, e.g. `.` or `./cmd/tfwasm`.
+    #[arg(default_value = ".")]
+    package: String,
+    /// Where to write the component.
+    #[arg(short, long, value_name = "FILE.wasm")]
+    output: PathBuf,
+    /// The Go command [default: `go` on PATH].
+    #[arg(long, value_name = "PATH", env = "GO")]
+    go: Option<PathBuf>,
+}
+
+/// Builds the component.
+///
+/// # Errors
+/// Go missing or too old, the module not requiring the SDK, a failed Go build, or a module
+/// that does not fit the world.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let go = args.go.clone().unwrap_or_else(|| PathBuf::from("go"));
+    check_go(&go)?;
+    let sdk = sdk_dir(&go)?;
+    let world = std::fs::read(sdk.join(SDK_WORLD))
+        .with_context(|| format!("reading the SDK's WIT world {}", sdk.join(SDK_WORLD).display()))?;
+
+    let scratch = tempdir_beside(&args.output)?;
+    let module_path = scratch.join("module.wasm");
+    eprintln!("go build (GOOS=wasip1 GOARCH=wasm, c-shared) {}", args.package);
+    let status = Command::new(&go)
+        .args(["build", "-buildmode=c-shared", "-trimpath"])
+        // The SDK's runtime support links runtime.sbrk for the canonical ABI's allocator.
+        .arg("-ldflags=-s -w -checklinkname=0")
+        .arg("-o")
+        .arg(&module_path)
+        .arg(&args.package)
+        .env("GOOS", "wasip1")
+        .env("GOARCH", "wasm")
+        .env("CGO_ENABLED", "0")
+        .status()
+        .with_context(|| format!("running {}", go.display()))?;
+    if !status.success() {
+        let _ = std::fs::remove_dir_all(&scratch);
+        bail!("go build of {} failed (its output is above)", args.package);
+    }
+    let module = std::fs::read(&module_path).context("reading what go build wrote")?;
+    let _ = std::fs::remove_dir_all(&scratch);
+
+    let component = componentize(module, &world)?;
+    std::fs::write(&args.output, &component)
+        .with_context(|| format!("writing {}", args.output.display()))?;
+    eprintln!(
+        "wrote {} ({:.1} MiB)",
+        args.output.display(),
+        component.len() as f64 / f64::from(1 << 20)
+    );
+    Ok(())
+}
+
+/// Embeds `world` (an encoded WIT package holding [`WORLD`]) into a wasip1 reactor module
+/// and turns it into a component with the preview-1 reactor adapter.
+///
+/// # Errors
+/// The world does not decode, or the module does not fit it.
+pub fn componentize(mut module: Vec<u8>, world: &[u8]) -> anyhow::Result<Vec<u8>> {
+    let decoded = wit_component::decode(world).context("decoding the SDK's WIT world")?;
+    let wit_component::DecodedWasm::WitPackage(resolve, package) = decoded else {
+        bail!("the SDK's world file is a component, not a WIT package");
+    };
+    let world_id = resolve
+        .select_world(&[package], Some(WORLD))
+        .with_context(|| format!("finding {WORLD} in the SDK's WIT"))?;
+    wit_component::embed_component_metadata(
+        &mut module,
+        &resolve,
+        world_id,
+        wit_component::StringEncoding::UTF8,
+    )
+    .context("embedding the WIT world")?;
+    wit_component::ComponentEncoder::default()
+        .validate(true)
+        .module(&module)
+        .context("reading the module go build wrote")?
+        .adapter(
+            wasi_preview1_component_adapter_provider::WASI_SNAPSHOT_PREVIEW1_ADAPTER_NAME,
+            wasi_preview1_component_adapter_provider::WASI_SNAPSHOT_PREVIEW1_REACTOR_ADAPTER,
+        )
+        .context("adding the WASI preview-1 adapter")?
+        .encode()
+        .context("making the component (does the main package call tfwasm.Serve?)")
+}
+
+fn check_go(go: &Path) -> anyhow::Result<()> {
+    let out = Command::new(go)
+        .args(["env", "GOVERSION"])
+        .output()
+        .with_context(|| {
+            format!(
+                "cannot run {} (install Go 1.{MIN_GO_MINOR} or newer, or set GO)",
+                go.display()
+            )
+        })?;
+    let version = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    let minor = version
+        .strip_prefix("go1.")
+        .and_then(|rest| rest.split(['.', 'r', 'b']).next())
+        .and_then(|m| m.parse::<u32>().ok());
+    match minor {
+        Some(m) if m >= MIN_GO_MINOR => Ok(()),
+        _ => bail!(
+            "{} is {version:?}; building a component needs Go 1.{MIN_GO_MINOR} or newer (wasip1 reactors with go:wasmexport)",
+            go.display()
+        ),
+    }
+}
+
+/// The directory of the SDK module the provider's module uses.
+fn sdk_dir(go: &Path) -> anyhow::Result<PathBuf> {
+    let out = Command::new(go)
+        .args(["list", "-m", "-f", "{{.Dir}}", SDK_MODULE])
+        .env("GOOS", "wasip1")
+        .env("GOARCH", "wasm")
+        .output()
+        .with_context(|| format!("running {} list", go.display()))?;
+    let dir = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    if !out.status.success() || dir.is_empty() {
+        bail!(
+            "this Go module does not use {SDK_MODULE} ({}): run build-go inside the provider's module, whose go.mod has `require {SDK_MODULE} v0.1.0` and, while the SDK is not published, `replace {SDK_MODULE} => /path/to/tfwasm/guest-sdk/go`",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(PathBuf::from(dir))
+}
+
+/// A scratch directory next to the output, so the module never crosses filesystems.
+fn tempdir_beside(output: &Path) -> anyhow::Result<PathBuf> {
+    let parent = output
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let dir = parent.join(format!(".tfwasm-build-go-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    Ok(dir)
+}
