@@ -12,7 +12,7 @@ help: ## List targets
 # quicker build (build-demo) leaves this out.
 RUNNER_FOR_SIZE = CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
 
-build: ## Build the host (target/release/tfwasm and the runner packages carry), the native baselines and every sample component (Python's with componentize-py)
+build: ## Build the host (target/release/tfwasm and the runner packages carry), the native baselines and every sample component (Python's with componentize-py, Go's with tfwasm build-go)
 	@rustup target list --installed 2>/dev/null | grep -qx wasm32-wasip2 || rustup target add wasm32-wasip2
 	$(CARGO) build --release -p tfwasm -p tfwasm-bench
 	# On its own, so Cargo does not unify the compiler back into it (host/runner/Cargo.toml),
@@ -20,6 +20,7 @@ build: ## Build the host (target/release/tfwasm and the runner packages carry), 
 	$(RUNNER_FOR_SIZE) $(CARGO) build --release -p tfwasm-runner
 	$(CARGO) build --release --target wasm32-wasip2 $(addprefix -p ,$(SAMPLES))
 	bash scripts/build-python-sample.sh
+	bash scripts/build-go-samples.sh
 
 # Only what the demo runs: the host, the runner packages carry, and two sample components
 # (not the benchmarks, nor the samples only tests use), so a fresh clone's first demo compiles

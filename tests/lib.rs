@@ -274,6 +274,12 @@ pub const SAMPLES: &[&str] = &[
     // tests/fixtures/python-fixture, a test fixture built the same way: a call that runs long,
     // private state.
     "pyfixture",
+    // sample-providers/go-pets, a terraform-plugin-framework provider built by `tfwasm
+    // build-go` (scripts/build-go-samples.sh).
+    "gopets",
+    // hashicorp/terraform-provider-random itself, its provider package unmodified, built the
+    // same way from the Go module proxy.
+    "gorandom",
 ];
 
 /// Files the hostile provider may and may not read: `granted/hello.txt` is inside the
@@ -443,7 +449,17 @@ pub fn package_flags(sample: &str) -> Vec<String> {
     }
 }
 
-/// `tfwasm package`s `sample` as `registry.terraform.io/tfwasm/<sample>` 0.1.0 into the
+/// The source address `sample` is packaged as: `registry.terraform.io/tfwasm/<sample>`, except
+/// hashicorp/random built as a component (`gorandom`), whose type names are `random_*` like
+/// the Rust sample's: `registry.terraform.io/tfwasm-go/random`.
+pub fn source(sample: &str) -> String {
+    match sample {
+        "gorandom" => "registry.terraform.io/tfwasm-go/random".to_owned(),
+        _ => format!("registry.terraform.io/tfwasm/{sample}"),
+    }
+}
+
+/// `tfwasm package`s `sample` as [`source`]`(sample)` 0.1.0 into the
 /// mirror at `dir`, with extra flags, through the tests' compile cache.
 pub fn package_into(dir: &Path, sample: &str, flags: &[impl AsRef<std::ffi::OsStr>]) {
     let out = Command::new(tfwasm_bin())
@@ -451,7 +467,7 @@ pub fn package_into(dir: &Path, sample: &str, flags: &[impl AsRef<std::ffi::OsSt
         .arg(component(sample))
         .args([
             "--source",
-            &format!("registry.terraform.io/tfwasm/{sample}"),
+            &source(sample),
             "--version",
             "0.1.0",
             "--out",

@@ -4,6 +4,8 @@ go 1.25.0
 
 require github.com/hashicorp/terraform-plugin-go v0.31.0
 
+require github.com/hashicorp/terraform-plugin-mux v0.23.1
+
 require (
 	github.com/fatih/color v1.15.0 // indirect
 	github.com/golang/protobuf v1.5.4 // indirect

@@ -1,5 +1,7 @@
 //! The `random` sample through Terraform: create with count, no-op plan, keeper replacement,
-//! import in every hashicorp/random ID format, validation diagnostics, destroy.
+//! import in every hashicorp/random ID format, validation diagnostics, destroy. The same
+//! lifecycle runs against hashicorp/terraform-provider-random itself, built into a component
+//! by `tfwasm build-go` (`gorandom`).
 
 use serde_json::Value;
 use tfwasm_tests::{Since, Workspace, clients, clients_since, flatten};
@@ -12,9 +14,14 @@ terraform {
 }
 "#;
 
-fn config(keeper: &str) -> String {
+/// The lifecycle's configuration for the provider packaged as `sample`.
+fn config_for(sample: &str, keeper: &str) -> String {
+    let provider = PROVIDER.replace(
+        "registry.terraform.io/tfwasm/random",
+        &tfwasm_tests::source(sample),
+    );
     format!(
-        r#"{PROVIDER}
+        r#"{provider}
 resource "random_string" "s" {{
   count   = 3
   length  = 16
@@ -52,6 +59,18 @@ fn str_of<'a>(v: &'a Value, key: &str) -> &'a str {
 
 #[test]
 fn random_lifecycle_create_keep_replace_import_destroy() {
+    lifecycle("random");
+}
+
+/// hashicorp/random's own provider package, compiled to Wasm and run by tfwasm, passes the
+/// lifecycle the Rust sample passes.
+#[test]
+fn hashicorp_random_itself_in_the_sandbox_create_keep_replace_import_destroy() {
+    lifecycle("gorandom");
+}
+
+fn lifecycle(sample: &str) {
+    let config = |keeper: &str| config_for(sample, keeper);
     for client in clients() {
         let ws = Workspace::new(client, &config("one"));
         ws.ok(&["init", "-no-color"]);
@@ -193,7 +212,8 @@ resource "random_string" "imported" {{
 
         let bad = ws.run(&["import", "-no-color", "random_integer.i", "not-a-number"]);
         assert_ne!(bad.code, 0);
-        assert!(bad.all().contains("Invalid import ID"), "{}", bad.all());
+        // "Invalid import ID" (the Rust sample), "Invalid import usage" (hashicorp/random).
+        assert!(bad.all().contains("Invalid import"), "{}", bad.all());
 
         ws.ok(&["destroy", "-auto-approve", "-no-color"]);
         assert!(
