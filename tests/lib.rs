@@ -465,13 +465,7 @@ pub fn package_into(dir: &Path, sample: &str, flags: &[impl AsRef<std::ffi::OsSt
     let out = Command::new(tfwasm_bin())
         .arg("package")
         .arg(component(sample))
-        .args([
-            "--source",
-            &source(sample),
-            "--version",
-            "0.1.0",
-            "--out",
-        ])
+        .args(["--source", &source(sample), "--version", "0.1.0", "--out"])
         .arg(dir)
         .args(flags)
         .env("TFWASM_CACHE_DIR", cache_dir())

@@ -52,6 +52,14 @@ pub struct Violation {
 /// answer (millions of unknowns) would otherwise make one diagnostic each.
 pub const MAX_VIOLATIONS: usize = 100;
 
+/// Longest message a violation keeps: messages quote the guest's keys and values, which
+/// may be megabytes long.
+const MAX_MESSAGE_BYTES: usize = 1024;
+
+/// Most bytes (messages and paths) the violations kept for one answer hold: what the checks
+/// add to an answer's diagnostics, beside the guest's own (capped by the runtime).
+pub const MAX_VIOLATION_BYTES: usize = 256 << 10;
+
 /// Longest map key or attribute name a violation's path keeps; longer ones are cut, as a
 /// path copied per violation must not copy a 16 MiB key each time.
 const MAX_STEP_BYTES: usize = 256;
@@ -68,10 +76,29 @@ impl Violation {
                 s.push('…');
             }
         }
-        Violation {
-            path,
-            message: message.into(),
+        let mut message = message.into();
+        if message.len() > MAX_MESSAGE_BYTES {
+            message.truncate(message.floor_char_boundary(MAX_MESSAGE_BYTES));
+            message.push('…');
         }
+        Violation { path, message }
+    }
+
+    /// What the violation costs in the diagnostics it becomes: its message and path, each
+    /// step at least 8 bytes (as the runtime charges a guest's diagnostic paths).
+    pub(crate) fn bytes(&self) -> usize {
+        let steps: usize = self
+            .path
+            .0
+            .iter()
+            .map(|step| match step {
+                tfwasm_model::PathStep::Attribute(s) | tfwasm_model::PathStep::KeyString(s) => {
+                    s.len().max(8)
+                }
+                _ => 8,
+            })
+            .sum();
+        self.message.len() + steps
     }
 }
 

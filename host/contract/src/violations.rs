@@ -1,4 +1,5 @@
-//! The violations found in one answer, kept up to [`MAX_VIOLATIONS`] and counted past it.
+//! The violations found in one answer, kept up to [`MAX_VIOLATIONS`] (and
+//! [`MAX_VIOLATION_BYTES`] of text) and counted past it.
 //!
 //! A hostile answer can break a rule once per element (millions of unknowns in a list); the
 //! checks keep walking to count them, but only the first few are held, so what the host
@@ -6,12 +7,14 @@
 
 use std::ops::Deref;
 
-use crate::{MAX_VIOLATIONS, Violation};
+use crate::{MAX_VIOLATION_BYTES, MAX_VIOLATIONS, Violation};
 
 /// Violations of one answer: the first [`MAX_VIOLATIONS`], and how many more were found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Violations {
     kept: Vec<Violation>,
+    /// What the kept ones cost ([`Violation::bytes`]).
+    bytes: usize,
     more: usize,
 }
 
@@ -21,9 +24,15 @@ impl Violations {
         Violations::default()
     }
 
-    /// Adds one, or only counts it once [`MAX_VIOLATIONS`] are kept.
+    /// Adds one, or only counts it once [`MAX_VIOLATIONS`] are kept or it would take the
+    /// kept ones past [`MAX_VIOLATION_BYTES`].
     pub fn push(&mut self, violation: Violation) {
-        if self.kept.len() < MAX_VIOLATIONS {
+        let bytes = violation.bytes();
+        if self.more == 0
+            && self.kept.len() < MAX_VIOLATIONS
+            && self.bytes + bytes <= MAX_VIOLATION_BYTES
+        {
+            self.bytes += bytes;
             self.kept.push(violation);
         } else {
             self.more += 1;
@@ -52,6 +61,7 @@ impl Violations {
     /// Forgets everything found after the first `total`, as [`Violations::total`] was then.
     pub(crate) fn truncate(&mut self, total: usize) {
         self.kept.truncate(total);
+        self.bytes = self.kept.iter().map(Violation::bytes).sum();
         self.more = total - self.kept.len();
     }
 }
@@ -123,6 +133,31 @@ mod tests {
         assert_eq!((found.len(), found.more()), (MAX_VIOLATIONS, 30));
         found.truncate(7);
         assert_eq!((found.len(), found.more(), found.total()), (7, 0, 7));
+    }
+
+    /// A hostile answer's violations quote megabytes of its keys and carry long paths: each
+    /// message is cut to 1 KiB and the kept ones hold at most 256 KiB, however many there are.
+    #[test]
+    fn long_messages_are_cut_and_the_kept_text_is_bounded() {
+        use tfwasm_model::PathStep;
+        let long = "\u{1}".repeat(1 << 20);
+        let found: Violations = (0..100)
+            .map(|i| {
+                let mut v = Violation::new(&crate::at::At::Root, format!("{i}: {long}"));
+                // As deep and long as a path gets: 128 steps of 256 bytes.
+                v.path = AttributePath(vec![PathStep::KeyString("k".repeat(256)); 128]);
+                v
+            })
+            .collect();
+        assert!(
+            found[0].message.len() <= 1024 + 3,
+            "{}",
+            found[0].message.len()
+        );
+        let kept: usize = found.iter().map(Violation::bytes).sum();
+        assert!(kept <= MAX_VIOLATION_BYTES, "{kept}");
+        assert_eq!(found.total(), 100);
+        assert!(found.more() > 0);
     }
 
     #[test]

@@ -11,6 +11,10 @@ use crate::bindings::wit;
 pub(crate) const MAX_PATH_STEPS: usize = tfwasm_model::codec::MAX_DEPTH;
 /// Most requires-replace paths one plan may carry (one per attribute is the usual most).
 pub(crate) const MAX_REQUIRES_REPLACE: usize = 4096;
+/// Most bytes a plan's requires-replace paths may hold together (each step charged at
+/// least 8): Terraform quotes a path it cannot resolve in an error of its own, escaping
+/// each control byte into four, so this bounds what a guest's paths make it print.
+pub(crate) const MAX_REQUIRES_REPLACE_BYTES: usize = 256 << 10;
 
 /// What a path costs against a byte budget: every step at least 8 bytes (an empty name
 /// is still a step Terraform walks), plus its name.
@@ -43,24 +47,33 @@ pub(crate) fn check_imported(count: usize) -> Option<wit::Diagnostic> {
     })
 }
 
-/// A plan's requires-replace paths within [`MAX_PATH_STEPS`] and [`MAX_REQUIRES_REPLACE`]:
+/// A plan's requires-replace paths within [`MAX_PATH_STEPS`], [`MAX_REQUIRES_REPLACE`] and
+/// [`MAX_REQUIRES_REPLACE_BYTES`]:
 /// a longer path resolves to nothing and is dropped; too many paths are an error, since
 /// dropping some could turn a replacement into an update.
 pub(crate) fn check_requires_replace(
     paths: &mut Vec<Vec<wit::PathStep>>,
 ) -> Option<wit::Diagnostic> {
     paths.retain(|p| p.len() <= MAX_PATH_STEPS);
-    (paths.len() > MAX_REQUIRES_REPLACE).then(|| {
-        let count = paths.len();
-        paths.clear();
-        wit::Diagnostic {
-            severity: wit::Severity::Error,
-            summary: "Provider planned too many replacement paths".into(),
-            detail: format!(
-                "The provider said {count} attribute paths require replacement; tfwasm passes on at most {MAX_REQUIRES_REPLACE}. This is a provider bug."
-            ),
-            attribute: Vec::new(),
-        }
+    let count = paths.len();
+    let bytes: usize = paths.iter().map(|p| path_bytes(p)).sum();
+    let detail = if count > MAX_REQUIRES_REPLACE {
+        format!(
+            "The provider said {count} attribute paths require replacement; tfwasm passes on at most {MAX_REQUIRES_REPLACE}. This is a provider bug."
+        )
+    } else if bytes > MAX_REQUIRES_REPLACE_BYTES {
+        format!(
+            "The provider's {count} paths that require replacement hold {bytes} bytes; tfwasm passes on at most {MAX_REQUIRES_REPLACE_BYTES}. This is a provider bug."
+        )
+    } else {
+        return None;
+    };
+    paths.clear();
+    Some(wit::Diagnostic {
+        severity: wit::Severity::Error,
+        summary: "Provider planned too many replacement paths".into(),
+        detail,
+        attribute: Vec::new(),
     })
 }
 
@@ -226,5 +239,26 @@ mod tests {
         let error = check_requires_replace(&mut paths).expect("too many");
         assert!(matches!(error.severity, wit::Severity::Error));
         assert!(paths.is_empty());
+    }
+
+    /// 4096 paths each naming a 30,000-byte map key of control bytes made Terraform print
+    /// 617 MB (it quotes every path it cannot resolve): the paths' bytes are capped too.
+    #[test]
+    fn requires_replace_paths_are_held_to_a_byte_budget() {
+        let path = |key: String| {
+            vec![
+                wit::PathStep::AttributeName("tags".into()),
+                wit::PathStep::ElementKeyString(key),
+            ]
+        };
+        let mut paths: Vec<_> = (0..4096)
+            .map(|i| path(format!("{i}{}", "\u{1}".repeat(30_000))))
+            .collect();
+        let error = check_requires_replace(&mut paths).expect("too many bytes");
+        assert!(error.detail.contains("hold"), "{}", error.detail);
+        assert!(paths.is_empty());
+        let mut ordinary: Vec<_> = (0..200).map(|i| path(format!("key{i}"))).collect();
+        assert!(check_requires_replace(&mut ordinary).is_none());
+        assert_eq!(ordinary.len(), 200);
     }
 }

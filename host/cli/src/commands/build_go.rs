@@ -47,12 +47,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let go = args.go.clone().unwrap_or_else(|| PathBuf::from("go"));
     check_go(&go)?;
     let sdk = sdk_dir(&go)?;
-    let world = std::fs::read(sdk.join(SDK_WORLD))
-        .with_context(|| format!("reading the SDK's WIT world {}", sdk.join(SDK_WORLD).display()))?;
+    let world = std::fs::read(sdk.join(SDK_WORLD)).with_context(|| {
+        format!(
+            "reading the SDK's WIT world {}",
+            sdk.join(SDK_WORLD).display()
+        )
+    })?;
 
     let scratch = tempdir_beside(&args.output)?;
     let module_path = scratch.join("module.wasm");
-    eprintln!("go build (GOOS=wasip1 GOARCH=wasm, c-shared) {}", args.package);
+    eprintln!(
+        "go build (GOOS=wasip1 GOARCH=wasm, c-shared) {}",
+        args.package
+    );
     let status = Command::new(&go)
         .args(["build", "-buildmode=c-shared", "-trimpath"])
         // The SDK's runtime support links runtime.sbrk for the canonical ABI's allocator.

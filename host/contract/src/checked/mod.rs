@@ -157,6 +157,7 @@ impl<P: Provider> Checked<P> {
         violations: Violations,
     ) -> Diagnostics {
         let more = violations.more();
+        let shown = violations.len();
         let mut out: Diagnostics = violations
             .into_iter()
             .map(|v| Diagnostic {
@@ -182,9 +183,8 @@ impl<P: Provider> Checked<P> {
                 },
                 summary: summary.to_owned(),
                 detail: format!(
-                    "tfwasm found {more} more violations of this kind in the {rpc} result of provider {:?} for {type_name}; only the first {} are shown.",
+                    "tfwasm found {more} more violations of this kind in the {rpc} result of provider {:?} for {type_name}; only the first {shown} are shown.",
                     self.provider,
-                    crate::MAX_VIOLATIONS
                 ),
                 attribute: None,
             });
