@@ -2,6 +2,8 @@
 # Builds the Go providers into components with `tfwasm build-go`, against the Go SDK in
 # guest-sdk/go:
 #   sample-providers/go-pets → target/wasm32-wasip2/release/tfwasm_sample_gopets.wasm
+#   tests/fixtures/go-fixture → target/wasm32-wasip2/release/tfwasm_sample_gofixture.wasm (a
+#   test fixture: a call that panics, spins, allocates or sleeps)
 #   hashicorp/terraform-provider-random v3.9.0, its provider package unmodified, from the
 #   Go module proxy (a scratch copy of its module with a tfwasm main added, as its provider
 #   package is internal/) → target/wasm32-wasip2/release/tfwasm_sample_gorandom.wasm
@@ -32,6 +34,14 @@ if up_to_date "$pets" sample-providers/go-pets guest-sdk/go scripts/build-go-sam
 else
   echo "go-pets: tfwasm build-go → $pets"
   (cd sample-providers/go-pets && "$tfwasm" build-go . -o "$root/$pets")
+fi
+
+fixture="$out_dir/tfwasm_sample_gofixture.wasm"
+if up_to_date "$fixture" tests/fixtures/go-fixture guest-sdk/go scripts/build-go-samples.sh; then
+  echo "go-fixture: $fixture is up to date"
+else
+  echo "go-fixture: tfwasm build-go → $fixture"
+  (cd tests/fixtures/go-fixture && "$tfwasm" build-go . -o "$root/$fixture")
 fi
 
 # hashicorp/random at v3.9.0: its go.mod names the module by its old path without /v3, so

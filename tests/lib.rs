@@ -280,6 +280,9 @@ pub const SAMPLES: &[&str] = &[
     // hashicorp/terraform-provider-random itself, its provider package unmodified, built the
     // same way from the Go module proxy.
     "gorandom",
+    // tests/fixtures/go-fixture: a framework provider whose call panics, spins, allocates or
+    // sleeps on demand.
+    "gofixture",
 ];
 
 /// Files the hostile provider may and may not read: `granted/hello.txt` is inside the
@@ -438,6 +441,16 @@ pub fn package_flags(sample: &str) -> Vec<String> {
             HOSTILE_GRANTED_ENV.into(),
             "--allow-http".into(),
             format!("http://127.0.0.1:{}", http_fixture().0),
+        ],
+        // Small limits, so a spinning or allocating Go call ends soon; fuel to spare, so the
+        // deadline is what ends the spinning one.
+        "gofixture" => vec![
+            "--fuel".into(),
+            "1000000000000".into(),
+            "--timeout".into(),
+            "5s".into(),
+            "--memory".into(),
+            "128MiB".into(),
         ],
         // Tests start their own servers on loopback ports.
         "http" | "restapi" => vec!["--allow-http".into(), "http://127.0.0.1:*".into()],

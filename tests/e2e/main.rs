@@ -4,6 +4,7 @@
 
 mod contracts;
 mod debug_mode;
+mod go;
 mod hostile;
 mod http;
 mod identity;

@@ -268,3 +268,76 @@ async fn reused_instances_start_every_call_afresh() {
     );
     assert_ok(&apply(&mut client, "ok", "").await);
 }
+
+/// A Go call in a busy loop (go-fixture, a terraform-plugin-framework provider) is ended by
+/// StopProvider as promptly as a Rust one, and by its fuel budget; the provider then serves
+/// the next call.
+#[tokio::test]
+async fn stop_provider_and_fuel_end_a_go_call_in_a_busy_loop() {
+    let ty = Type::object(["behavior", "result"].map(|n| (n, Type::String)));
+    let value = |behavior: &str, result: Value| pb::DynamicValue {
+        msgpack: DynamicValue::encode(
+            &Value::object([("behavior", Value::from(behavior)), ("result", result)]),
+            &ty,
+        )
+        .unwrap()
+        .msgpack,
+        json: vec![],
+    };
+    let apply = |client: &mut Client, behavior: &str| {
+        let request = pb::apply_resource_change::Request {
+            type_name: "gofixture_act".into(),
+            prior_state: Some(pb::DynamicValue {
+                msgpack: vec![0xc0],
+                json: vec![],
+            }),
+            planned_state: Some(value(behavior, Value::unknown())),
+            config: Some(value(behavior, Value::Null)),
+            ..Default::default()
+        };
+        let mut client = client.clone();
+        async move {
+            client
+                .apply_resource_change(request)
+                .await
+                .expect("failures are diagnostics")
+                .into_inner()
+        }
+    };
+    for (limits, stop) in [
+        ("fuel = 1000000000000\ntimeout = \"60s\"\n", true),
+        ("fuel = 200000000\ntimeout = \"60s\"\n", false),
+    ] {
+        let config = settings(&format!("[limits]\n{limits}"));
+        let path = config.path().display().to_string();
+        let server = Server::start_with("gofixture", &[("TFWASM_CONFIG", path.as_str())], None);
+        let mut client = connect(&server).await;
+        let call = tokio::spawn(apply(&mut client, "spin"));
+        let summary = if stop {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            let stopped_at = Instant::now();
+            client
+                .clone()
+                .stop_provider(pb::stop_provider::Request {})
+                .await
+                .unwrap();
+            let resp = call.await.unwrap();
+            let latency = stopped_at.elapsed();
+            assert!(
+                latency < Duration::from_secs(1),
+                "cancelled promptly ({latency:?})"
+            );
+            resp.diagnostics[0].summary.clone()
+        } else {
+            call.await.unwrap().diagnostics[0].summary.clone()
+        };
+        let expected = if stop {
+            "Provider call cancelled"
+        } else {
+            "Provider exceeded its fuel budget"
+        };
+        assert_eq!(summary, expected);
+        let ok = apply(&mut client, "log").await;
+        assert!(ok.diagnostics.is_empty(), "{:?}", ok.diagnostics);
+    }
+}

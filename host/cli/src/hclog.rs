@@ -198,6 +198,16 @@ impl tfwasm_runtime::GuestLogSink for GuestLog {
             );
         }
     }
+
+    fn level(&self) -> Option<&'static str> {
+        self.max_level.map(|level| match level {
+            Level::TRACE => "trace",
+            Level::DEBUG => "debug",
+            Level::INFO => "info",
+            Level::WARN => "warn",
+            _ => "error",
+        })
+    }
 }
 
 #[cfg(test)]

@@ -244,7 +244,10 @@ impl GuestLog {
         let text = String::from_utf8_lossy(&flushed.kept);
         let fields = [("stream".to_owned(), stream.to_owned())];
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
-            self.line(level, line, &fields);
+            match hclog_line(line) {
+                Some((level, message, fields)) => self.line(level, &message, &fields),
+                None => self.line(level, line, &fields),
+            }
         }
         if flushed.dropped > 0 {
             self.line(
@@ -258,6 +261,44 @@ impl GuestLog {
             );
         }
     }
+}
+
+/// A line a guest wrote in hclog's JSON form (what terraform-plugin-log writes for a Go
+/// provider, and what go-plugin parses from a native one): its level, message and fields.
+/// Anything else is not one, and is logged as written.
+fn hclog_line(line: &str) -> Option<(&'static str, String, Vec<(String, String)>)> {
+    if !line.starts_with('{') {
+        return None;
+    }
+    let serde_json::Value::Object(mut entry) = serde_json::from_str(line).ok()? else {
+        return None;
+    };
+    let level = match entry.remove("@level")?.as_str()? {
+        "trace" => "trace",
+        "debug" => "debug",
+        "info" => "info",
+        "warn" | "warning" => "warn",
+        "error" => "error",
+        _ => return None,
+    };
+    let message = match entry.remove("@message")? {
+        serde_json::Value::String(s) => s,
+        other => other.to_string(),
+    };
+    entry.remove("@timestamp");
+    entry.remove("@caller");
+    let fields = entry
+        .into_iter()
+        .map(|(key, value)| {
+            let key = key.strip_prefix('@').map_or(key.clone(), str::to_owned);
+            let value = match value {
+                serde_json::Value::String(s) => s,
+                other => other.to_string(),
+            };
+            (key, value)
+        })
+        .collect();
+    Some((level, message, fields))
 }
 
 #[cfg(test)]
@@ -355,5 +396,44 @@ mod tests {
         // 64 KiB at 64 bytes a line, and the notice.
         assert_eq!(sink.0.lock().unwrap().len(), 1024 + 1);
         assert_eq!(written_len("\u{1}\"a"), 6 + 2 + 1);
+    }
+
+    /// terraform-plugin-log writes hclog JSON on stderr: each line reaches the provider log
+    /// at its own level, with its fields; other stderr lines stay as written.
+    #[test]
+    fn hclog_json_lines_keep_their_level_and_fields() {
+        let (level, message, fields) = hclog_line(
+            r#"{"@level":"debug","@message":"created a pet","@module":"provider","@timestamp":"2026-11-26T09:00:00Z","id":"cat-1","count":3}"#,
+        )
+        .expect("an hclog line");
+        assert_eq!((level, message.as_str()), ("debug", "created a pet"));
+        assert!(
+            fields.contains(&("module".into(), "provider".into())),
+            "{fields:?}"
+        );
+        assert!(
+            fields.contains(&("id".into(), "cat-1".into())),
+            "{fields:?}"
+        );
+        assert!(fields.contains(&("count".into(), "3".into())), "{fields:?}");
+        assert!(!fields.iter().any(|(k, _)| k == "timestamp"), "{fields:?}");
+        for plain in [
+            "panic: boom",
+            r#"{"not":"hclog"}"#,
+            r#"{"@level":"loud","@message":"x"}"#,
+            "{broken",
+        ] {
+            assert!(hclog_line(plain).is_none(), "{plain}");
+        }
+        // Through the budget like any line.
+        let sink = Arc::new(Lines::default());
+        let mut log = GuestLog::new(sink.clone(), &HostWork::default());
+        let flushed = Flushed {
+            kept: b"{\"@level\":\"info\",\"@message\":\"hello\"}\nplain text\n".to_vec(),
+            dropped: 0,
+            tail: Vec::new(),
+        };
+        log.stream("stderr", "warn", &flushed);
+        assert_eq!(*sink.0.lock().unwrap(), ["hello", "plain text"]);
     }
 }

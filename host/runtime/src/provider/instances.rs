@@ -30,6 +30,9 @@ pub(crate) const MAX_HEADER_BLOCK: usize = 32 << 10;
 /// however its data is aliased. Above the largest value (16 MiB) and the largest schemas.
 pub(crate) const MAX_HOST_CALL_COPY: usize = 128 << 20;
 
+/// Variables every guest gets, set to the level its log lines are written at.
+pub(crate) const GUEST_LOG_LEVEL_VARS: [&str; 2] = ["TF_LOG_PROVIDER", "TF_LOG_SDK"];
+
 /// Idle instances kept at most (more concurrent calls instantiate fresh ones).
 const MAX_IDLE_INSTANCES: usize = 16;
 /// Calls an instance serves before it is retired, bounding slow leaks in guest memory.
@@ -46,10 +49,16 @@ impl WasmProvider {
         let stderr = Capture::default();
         // Deny by default: only granted directories and variables; no sockets, no stdin.
         let mut builder = WasiCtxBuilder::new();
-        builder
-            .stdout(stdout.clone())
-            .stderr(stderr.clone())
-            .envs(&self.env);
+        builder.stdout(stdout.clone()).stderr(stderr.clone());
+        // The level guest lines are written at, in the variables terraform-plugin-log reads
+        // (a granted variable of the same name wins).
+        let level = self.log_sink.level().unwrap_or("off");
+        for name in GUEST_LOG_LEVEL_VARS {
+            if !self.env.iter().any(|(granted, _)| granted == name) {
+                builder.env(name, level);
+            }
+        }
+        builder.envs(&self.env);
         for dir in &self.grants.dirs {
             let perms = if dir.writable {
                 FsPerms::ReadWrite

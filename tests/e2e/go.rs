@@ -1,0 +1,254 @@
+//! Go providers (terraform-plugin-framework, built by `tfwasm build-go`) through real
+//! clients: the go-pets sample's lifecycle (nested blocks, plan modifiers, import, a data
+//! source, a function), their terraform-plugin-log lines in the provider log at their level,
+//! and the sandbox's limits ending a misbehaving Go call (go-fixture). hashicorp/random
+//! itself is in `random.rs`.
+
+use serde_json::Value;
+use tfwasm_tests::{Workspace, clients, flatten};
+
+const PETS: &str = r#"
+terraform {
+  required_providers {
+    gopets = { source = "registry.terraform.io/tfwasm/gopets" }
+  }
+}
+provider "gopets" {
+  owner = "ada"
+}
+data "gopets_species" "all" {}
+"#;
+
+fn pets(name: &str, color: &str) -> String {
+    format!(
+        r#"{PETS}
+resource "gopets_pet" "p" {{
+  name = "{name}"
+  tag {{
+    key   = "color"
+    value = "{color}"
+  }}
+}}
+output "species" {{
+  value = data.gopets_species.all.names
+}}
+"#
+    )
+}
+
+fn actions(plan: &Value, address: &str) -> Vec<String> {
+    plan["resource_changes"]
+        .as_array()
+        .expect("resource_changes")
+        .iter()
+        .find(|c| c["address"] == address)
+        .unwrap_or_else(|| panic!("no change for {address} in {plan}"))["change"]["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn go_pets_lifecycle_create_update_replace_import_destroy() {
+    for client in clients() {
+        let ws = Workspace::new(client, &pets("Tom", "grey"));
+        ws.ok(&["init", "-no-color"]);
+        ws.ok(&["apply", "-auto-approve", "-no-color"]);
+        let res = ws.resources();
+        let pet = &res["gopets_pet.p"];
+        let id = pet["id"].as_str().expect("id").to_owned();
+        assert!(id.starts_with("cat-tom-"), "{}: {pet}", client.name);
+        assert_eq!(pet["species"], "cat", "the default is planned");
+        assert_eq!(
+            pet["owner"], "ada",
+            "the provider's configuration reached the resource"
+        );
+        assert_eq!(pet["tag"][0]["value"], "grey");
+        assert_eq!(
+            res["data.gopets_species.all"]["legs"]["parrot"], 2,
+            "{}: the data source's map",
+            client.name
+        );
+
+        let plan = ws.run(&["plan", "-detailed-exitcode", "-no-color"]);
+        assert_eq!(plan.code, 0, "{}: no changes:\n{}", client.name, plan.all());
+
+        // A tag changes in place; UseStateForUnknown keeps the id.
+        ws.write_config(&pets("Tom", "black"));
+        ws.ok(&["plan", "-out=tag.tfplan", "-no-color"]);
+        assert_eq!(
+            actions(&ws.show_json(Some("tag.tfplan")), "gopets_pet.p"),
+            ["update"]
+        );
+        ws.ok(&["apply", "-auto-approve", "-no-color", "tag.tfplan"]);
+        let pet = &ws.resources()["gopets_pet.p"];
+        assert_eq!(pet["tag"][0]["value"], "black");
+        assert_eq!(pet["id"], id.as_str(), "{}: updated in place", client.name);
+
+        // A new name requires replacement (RequiresReplace).
+        ws.write_config(&pets("Felix", "black"));
+        ws.ok(&["plan", "-out=rename.tfplan", "-no-color"]);
+        assert_eq!(
+            actions(&ws.show_json(Some("rename.tfplan")), "gopets_pet.p"),
+            ["delete", "create"]
+        );
+        ws.ok(&["apply", "-auto-approve", "-no-color", "rename.tfplan"]);
+        assert!(
+            ws.resources()["gopets_pet.p"]["id"]
+                .as_str()
+                .unwrap()
+                .starts_with("cat-felix-")
+        );
+
+        // Import by SPECIES/NAME, and a clear error for anything else.
+        let with_rex = format!(
+            "{}\nresource \"gopets_pet\" \"rex\" {{\n  name    = \"Rex\"\n  species = \"dog\"\n}}\n",
+            pets("Felix", "black")
+        );
+        ws.write_config(&with_rex);
+        ws.ok(&["import", "-no-color", "gopets_pet.rex", "dog/Rex"]);
+        let rex = &ws.resources()["gopets_pet.rex"];
+        assert!(rex["id"].as_str().unwrap().starts_with("dog-rex-"), "{rex}");
+        assert_eq!(rex["owner"], "imported");
+        let bad = ws.run(&["import", "-no-color", "gopets_pet.p", "no-slash"]);
+        assert_ne!(bad.code, 0);
+        assert!(
+            flatten(&bad.all()).contains("Expected SPECIES/NAME, got \"no-slash\""),
+            "{}: {}",
+            client.name,
+            bad.all()
+        );
+
+        // The function, where the client has provider-defined functions.
+        if client.has_functions() {
+            let with_slug = format!(
+                "{with_rex}\noutput \"slug\" {{\n  value = provider::gopets::slug(\"Mister  Whiskers\")\n}}\n"
+            );
+            ws.write_config(&with_slug);
+            ws.ok(&["apply", "-auto-approve", "-no-color"]);
+            let out = ws.ok(&["output", "-raw", "slug"]);
+            assert_eq!(out.stdout.trim(), "mister-whiskers", "{}", client.name);
+            ws.write_config(&format!(
+                "{with_rex}\noutput \"slug\" {{\n  value = provider::gopets::slug(\" \")\n}}\n"
+            ));
+            let err = ws.run(&["plan", "-no-color"]);
+            assert_ne!(err.code, 0);
+            assert!(
+                flatten(&err.all()).contains("a pet needs a name"),
+                "{}: the function's error reaches the user: {}",
+                client.name,
+                err.all()
+            );
+            ws.write_config(&with_rex);
+        }
+
+        ws.ok(&["destroy", "-auto-approve", "-no-color"]);
+        assert!(ws.resources().is_empty(), "{}", client.name);
+    }
+}
+
+const FIXTURE: &str = r#"
+terraform {
+  required_providers {
+    gofixture = { source = "registry.terraform.io/tfwasm/gofixture" }
+  }
+}
+"#;
+
+fn act(behavior: &str) -> String {
+    format!("{FIXTURE}\nresource \"gofixture_act\" \"a\" {{\n  behavior = \"{behavior}\"\n}}\n")
+}
+
+/// tflog lines reach the provider log at their own level with their fields, as a native
+/// provider's do; below the level Terraform asks for, they are not written.
+#[test]
+fn go_provider_logs_reach_the_provider_log_at_their_level() {
+    for client in clients() {
+        let ws = Workspace::new(client, &act("log"));
+        ws.ok(&["init", "-no-color"]);
+        let run = ws.run_with_env(
+            &["apply", "-auto-approve", "-no-color"],
+            &[("TF_LOG_PROVIDER", "info")],
+        );
+        assert_eq!(run.code, 0, "{}", run.all());
+        let line = run
+            .stderr
+            .lines()
+            .find(|l| l.contains("fixture says hello"))
+            .unwrap_or_else(|| panic!("{}: tflog line missing:\n{}", client.name, run.stderr));
+        assert!(
+            line.contains("answer=42"),
+            "{}: its field: {line}",
+            client.name
+        );
+        assert!(
+            line.contains("[INFO]"),
+            "{}: at its own level: {line}",
+            client.name
+        );
+        assert!(
+            !run.stderr.contains("fixture debug line"),
+            "{}: a debug line is below TF_LOG_PROVIDER=info",
+            client.name
+        );
+    }
+}
+
+/// A Go call that panics, spins or allocates without end is ended by the sandbox with a
+/// diagnostic naming what happened, and the provider keeps serving.
+#[test]
+fn go_calls_end_under_the_sandbox_limits() {
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "panic",
+            &[
+                "Provider panicked",
+                "assignment to entry in nil map",
+                "goroutine",
+            ],
+        ),
+        (
+            "spin",
+            &[
+                "Provider exceeded its time limit",
+                "time limit of 5s",
+                "raise `timeout`",
+            ],
+        ),
+        (
+            "allocate",
+            &[
+                "Provider exceeded its memory limit",
+                "memory limit of 134217728 bytes",
+            ],
+        ),
+    ];
+    let client = &clients()[0];
+    for (behavior, expected) in cases {
+        // Beside it, a resource that behaves, served by the same provider process.
+        let config = format!(
+            "{}\nresource \"gofixture_act\" \"ok\" {{\n  behavior = \"log\"\n}}\n",
+            act(behavior)
+        );
+        let ws = Workspace::new(client, &config);
+        ws.ok(&["init", "-no-color"]);
+        let run = ws.run(&["apply", "-auto-approve", "-no-color"]);
+        assert_ne!(run.code, 0, "{behavior}: {}", run.all());
+        let text = flatten(&run.all());
+        for want in *expected {
+            assert!(
+                text.contains(want),
+                "{behavior}: missing {want:?} in:\n{}",
+                run.all()
+            );
+        }
+        let res = ws.resources();
+        assert!(
+            res.contains_key("gofixture_act.ok") && !res.contains_key("gofixture_act.a"),
+            "{behavior}: the provider kept serving: {:?}",
+            res.keys()
+        );
+    }
+}
