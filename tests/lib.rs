@@ -451,6 +451,8 @@ pub fn package_flags(sample: &str) -> Vec<String> {
             "5s".into(),
             "--memory".into(),
             "128MiB".into(),
+            "--allow-http".into(),
+            format!("http://127.0.0.1:{}", http_fixture().0),
         ],
         // Tests start their own servers on loopback ports.
         "http" | "restapi" => vec!["--allow-http".into(), "http://127.0.0.1:*".into()],

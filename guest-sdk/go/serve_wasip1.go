@@ -6,6 +6,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"tfwasm.dev/go/internal/guest"
+	"tfwasm.dev/go/internal/wasihttp"
 	// The component's exports: linked in by being imported.
 	_ "tfwasm.dev/go/internal/wit/exports/wit_exports"
 )
@@ -15,4 +16,10 @@ import (
 // provider's exports.
 func Serve(factory func() tfprotov6.ProviderServer) {
 	guest.Register(factory)
+}
+
+// net/http goes out through wasi:http from the start, so package-level clients built from
+// http.DefaultTransport are covered too.
+func init() {
+	wasihttp.Install()
 }

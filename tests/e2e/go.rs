@@ -161,6 +161,48 @@ fn act(behavior: &str) -> String {
     format!("{FIXTURE}\nresource \"gofixture_act\" \"a\" {{\n  behavior = \"{behavior}\"\n}}\n")
 }
 
+fn act_on(behavior: &str, target: &str) -> String {
+    format!(
+        "{FIXTURE}\nresource \"gofixture_act\" \"a\" {{\n  behavior = \"{behavior}\"\n  target   = \"{target}\"\n}}\n"
+    )
+}
+
+/// net/http in a Go provider goes out through wasi:http: http.DefaultClient and a clone of
+/// http.DefaultTransport (as hashicorp/terraform-provider-http makes) reach a granted host;
+/// an ungranted one is refused with the same diagnostic as for a Rust provider, naming the
+/// grant to add.
+#[test]
+fn go_net_http_goes_through_the_grants() {
+    let (allowed, forbidden) = tfwasm_tests::http_fixture();
+    let hello = format!("http://127.0.0.1:{allowed}/hello");
+    let denied = format!("http://127.0.0.1:{forbidden}/secret");
+    let denied_entry = format!("add \"http://127.0.0.1:{forbidden}\" to http under [grants]");
+    for client in clients() {
+        for behavior in ["http_get", "default_client"] {
+            let ws = Workspace::new(client, &act_on(behavior, &hello));
+            ws.ok(&["init", "-no-color"]);
+            ws.ok(&["apply", "-auto-approve", "-no-color"]);
+            assert_eq!(
+                ws.resources()["gofixture_act.a"]["result"],
+                "hello over http",
+                "{}: {behavior}",
+                client.name
+            );
+            ws.write_config(&act_on(behavior, &denied));
+            let run = ws.run(&["apply", "-auto-approve", "-no-color"]);
+            assert_ne!(run.code, 0);
+            let text = flatten(&run.all());
+            assert!(
+                text.contains("Outgoing HTTP request denied") && text.contains(&denied_entry),
+                "{}: {behavior}: {}",
+                client.name,
+                run.all()
+            );
+            assert!(!text.contains("should not be reached"), "{}", run.all());
+        }
+    }
+}
+
 /// tflog lines reach the provider log at their own level with their fields, as a native
 /// provider's do; below the level Terraform asks for, they are not written.
 #[test]
