@@ -111,3 +111,99 @@ fn new_refuses_bad_names_and_occupied_folders() {
         String::from_utf8_lossy(&taken.stderr).contains("taken already exists and is not empty")
     );
 }
+
+/// `tfwasm new --lang go`: the generated framework module passes its own Go test, builds into
+/// a component with `tfwasm build-go`, and that component declares the generated resource.
+#[test]
+fn a_new_go_provider_passes_its_tests_and_builds_a_component() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("terraform-provider-demo");
+    let new = Command::new(tfwasm_tests::tfwasm_bin())
+        .args(["new", "demo", "--lang", "go", "--dir"])
+        .arg(&dir)
+        .arg("--tfwasm")
+        .arg(tfwasm_tests::workspace_root())
+        .output()
+        .unwrap();
+    assert!(
+        new.status.success(),
+        "{}",
+        String::from_utf8_lossy(&new.stderr)
+    );
+    assert!(String::from_utf8_lossy(&new.stdout).contains("tfwasm build-go . -o demo.wasm"));
+    let go = |args: &[&str]| {
+        let out = Command::new("go")
+            .args(args)
+            .current_dir(&dir)
+            .env("GOFLAGS", "-mod=mod")
+            .env("GOTOOLCHAIN", "local")
+            .output()
+            .expect("run go (Go 1.24 or newer must be installed)");
+        assert!(
+            out.status.success(),
+            "go {args:?}:\n{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    go(&["mod", "tidy"]);
+    let tested = go(&["test", "./..."]);
+    assert!(
+        tested.contains("ok  \tterraform-provider-demo/internal/provider"),
+        "{tested}"
+    );
+    let component = dir.join("demo.wasm");
+    let build = Command::new(tfwasm_tests::tfwasm_bin())
+        .args(["build-go", ".", "-o"])
+        .arg(&component)
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        build.status.success(),
+        "{}",
+        String::from_utf8_lossy(&build.stderr)
+    );
+    let inspect = Command::new(tfwasm_tests::tfwasm_bin())
+        .arg("inspect")
+        .arg(&component)
+        .env("TFWASM_CACHE_DIR", tfwasm_tests::cache_dir())
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&inspect.stdout);
+    assert!(
+        inspect.status.success()
+            && shown.contains("resource demo_note")
+            && shown.contains("text string (required)"),
+        "{shown}\n{}",
+        String::from_utf8_lossy(&inspect.stderr)
+    );
+}
+
+/// `tfwasm build-go` outside a module that uses the SDK says what to add.
+#[test]
+fn build_go_outside_an_sdk_module_says_what_to_add() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("go.mod"),
+        "module example.com/plain\n\ngo 1.24\n",
+    )
+    .unwrap();
+    std::fs::write(
+        tmp.path().join("main.go"),
+        "package main\n\nfunc main() {}\n",
+    )
+    .unwrap();
+    let out = Command::new(tfwasm_tests::tfwasm_bin())
+        .args(["build-go", ".", "-o", "x.wasm"])
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("does not use tfwasm.dev/go") && err.contains("replace tfwasm.dev/go =>"),
+        "{err}"
+    );
+}

@@ -441,6 +441,8 @@ struct TerraformRuns {
 /// The providers every Terraform-level figure compares, as Terraform installs them.
 const INDEPENDENT: &str = "independent";
 const HASHICORP: &str = "hashicorp-random";
+/// hashicorp/random's own code in tfwasm (`scripts/build-go-samples.sh`, `tfwasm build-go`).
+const HASHICORP_WASM: &str = "hashicorp-random in tfwasm";
 const TFWASM: &str = "tfwasm";
 const NATIVE: &str = "native-random";
 
@@ -467,6 +469,16 @@ fn terraform_setups(
     }
     if let Some(hashicorp) = &args.hashicorp_random {
         providers.push((HASHICORP, MirrorProvider::Native(hashicorp)));
+    }
+    let go_random = args.components.join("tfwasm_sample_gorandom.wasm");
+    if go_random.is_file() {
+        providers.push((
+            HASHICORP_WASM,
+            MirrorProvider::Wasm {
+                tfwasm: &args.tfwasm,
+                component: &go_random,
+            },
+        ));
     }
     providers.push((
         TFWASM,
@@ -1165,6 +1177,70 @@ impl Report {
             }
         }
 
+        // 1b. The same Go code, native and in tfwasm
+        if self
+            .terraform
+            .iter()
+            .any(|t| t.runs.contains_key(HASHICORP_WASM) && t.runs.contains_key(HASHICORP))
+        {
+            let _ = writeln!(
+                w,
+                "\n## 1b. hashicorp/random's own code, native and in tfwasm\n\nThe same runs as section 1: **hashicorp-random** is hashicorp/terraform-provider-random v3.9.0 built natively; **hashicorp-random in tfwasm** is the same module, its provider package unmodified, built into a component by `tfwasm build-go` (a `main` calling `protocol5.Serve` added; `scripts/build-go-samples.sh`) and packaged by `tfwasm package`; **tfwasm** is tfwasm's Rust random sample.\n\n| client | command | resources | hashicorp-random (native) | hashicorp-random in tfwasm | in tfwasm / native | tfwasm (Rust sample) | private memory native / in tfwasm | package native / in tfwasm |\n|---|---|---|---|---|---|---|---|---|"
+            );
+            for t in &self.terraform {
+                let times = |k: &str| -> Vec<Duration> {
+                    t.runs
+                        .get(k)
+                        .map(|r| r.iter().map(|a| a.elapsed).collect())
+                        .unwrap_or_default()
+                };
+                let anon = |k: &str| -> u64 {
+                    t.runs
+                        .get(k)
+                        .and_then(|r| r.iter().map(|a| a.provider_anon_kib).max())
+                        .unwrap_or(0)
+                };
+                let (h, g, x) = (
+                    median(&times(HASHICORP)),
+                    median(&times(HASHICORP_WASM)),
+                    median(&times(TFWASM)),
+                );
+                let r = ratio(g, h);
+                let size = |k: &str| t.package_bytes.get(k).copied().unwrap_or(0) as f64 / 1e6;
+                let _ = writeln!(
+                    w,
+                    "| {} | {} | {} | {} | {} | {r:.3}× | {} | {:.1} / {:.1} MiB | {:.1} / {:.1} MB |",
+                    t.client,
+                    t.command,
+                    t.resources,
+                    ms(h),
+                    ms(g),
+                    ms(x),
+                    anon(HASHICORP) as f64 / 1024.0,
+                    anon(HASHICORP_WASM) as f64 / 1024.0,
+                    size(HASHICORP),
+                    size(HASHICORP_WASM),
+                );
+                if !h.is_zero() && !g.is_zero() {
+                    targets.push((
+                        format!(
+                            "{} {}, {}: hashicorp/random in tfwasm ≤ 1.3× native",
+                            t.client, t.command, t.resources
+                        ),
+                        format!("{r:.3}×"),
+                        r <= 1.3,
+                    ));
+                }
+                if let Some(bytes) = t.package_bytes.get(HASHICORP_WASM) {
+                    targets.push((
+                        format!("{}: hashicorp/random package in tfwasm ≤ 40 MB", t.client),
+                        format!("{:.1} MB", *bytes as f64 / 1e6),
+                        *bytes <= 40_000_000,
+                    ));
+                }
+            }
+        }
+
         // 2. RPC latency (when measured)
         if !self.rpc.is_empty() {
             let _ = writeln!(
@@ -1262,6 +1338,13 @@ impl Report {
                     ms(median(plain)),
                     ms(median(tls))
                 );
+                if *name == HASHICORP_WASM && hashicorp.is_some() {
+                    targets.push((
+                        "start with AutoMTLS: hashicorp/random in tfwasm ≤ 2× native".into(),
+                        format!("{rh:.2}×"),
+                        rh <= 2.0,
+                    ));
+                }
                 if *name == TFWASM && hashicorp.is_some() {
                     targets.push((
                         "start with AutoMTLS: tfwasm ≤ 1.0× hashicorp/random".into(),

@@ -1,5 +1,6 @@
-//! `tfwasm new`: a provider crate to start from, which builds and passes its tests as
-//! generated (a test in `tests/protocol` proves it).
+//! `tfwasm new`: a provider to start from, in Rust (a crate) or Go (a
+//! terraform-plugin-framework module), which builds and passes its tests as generated (tests
+//! in `tests/protocol` prove both).
 
 use std::path::{Path, PathBuf};
 
@@ -19,6 +20,19 @@ pub struct Args {
     /// crate depends on by path [default: the one this tfwasm was built from].
     #[arg(long, value_name = "DIR")]
     tfwasm: Option<PathBuf>,
+    /// The language: `rust` (the tfwasm Rust SDK) or `go` (terraform-plugin-framework, built
+    /// by `tfwasm build-go` with the Go SDK, `guest-sdk/go`).
+    #[arg(long, value_enum, default_value = "rust")]
+    lang: Lang,
+}
+
+/// Languages `tfwasm new` starts a provider in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Lang {
+    /// A Rust crate on tfwasm-sdk.
+    Rust,
+    /// A Go module on terraform-plugin-framework and tfwasm.dev/go.
+    Go,
 }
 
 /// The files of a new crate: (path, template).
@@ -50,6 +64,36 @@ const TEMPLATES: &[(&str, &str)] = &[
     (".gitignore", "/target\n/mirror\n"),
 ];
 
+/// The files of a new Go module: (path, template).
+const GO_TEMPLATES: &[(&str, &str)] = &[
+    ("go.mod", include_str!("../../templates/new-go/go.mod.tmpl")),
+    (
+        "main.go",
+        include_str!("../../templates/new-go/main.go.tmpl"),
+    ),
+    (
+        "internal/provider/provider.go",
+        include_str!("../../templates/new-go/internal/provider/provider.go.tmpl"),
+    ),
+    (
+        "internal/provider/note_resource.go",
+        include_str!("../../templates/new-go/internal/provider/note_resource.go.tmpl"),
+    ),
+    (
+        "internal/provider/provider_test.go",
+        include_str!("../../templates/new-go/internal/provider/provider_test.go.tmpl"),
+    ),
+    (
+        "examples/main.tf",
+        include_str!("../../templates/new-go/examples/main.tf.tmpl"),
+    ),
+    (
+        "README.md",
+        include_str!("../../templates/new-go/README.md.tmpl"),
+    ),
+    (".gitignore", "/mirror\n*.wasm\n"),
+];
+
 pub fn run(args: Args) -> anyhow::Result<()> {
     let name = &args.name;
     if !valid_name(name) {
@@ -73,12 +117,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let repo = std::fs::canonicalize(&repo)
         .with_context(|| format!("--tfwasm {}: not found", repo.display()))?;
     let (sdk, testing) = (repo.join("guest-sdk"), repo.join("host/testing"));
-    for crate_dir in [&sdk, &testing] {
-        if !crate_dir.join("Cargo.toml").is_file() {
+    let needed = match args.lang {
+        Lang::Rust => vec![sdk.join("Cargo.toml"), testing.join("Cargo.toml")],
+        Lang::Go => vec![sdk.join("go/go.mod")],
+    };
+    for file in needed {
+        if !file.is_file() {
             bail!(
                 "{} is not a tfwasm repository (no {})",
                 repo.display(),
-                crate_dir.join("Cargo.toml").display()
+                file.display()
             );
         }
     }
@@ -88,7 +136,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .replace("{{sdk}}", &sdk.display().to_string())
             .replace("{{testing}}", &testing.display().to_string())
     };
-    for (path, template) in TEMPLATES {
+    let templates = match args.lang {
+        Lang::Rust => TEMPLATES,
+        Lang::Go => GO_TEMPLATES,
+    };
+    for (path, template) in templates {
         let path = dir.join(fill(path));
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)
@@ -96,6 +148,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         std::fs::write(&path, fill(template))
             .with_context(|| format!("writing {}", path.display()))?;
+    }
+    if args.lang == Lang::Go {
+        println!(
+            "Created {} (provider {name}, resource {name}_note, terraform-plugin-framework). Next:\n\n    cd {}\n    go mod tidy\n    go test ./...\n    tfwasm build-go . -o {name}.wasm\n\nREADME.md there goes on to packaging and use.",
+            dir.display(),
+            dir.display()
+        );
+        return Ok(());
     }
     // The versions tfwasm itself is built and tested with.
     let lock = repo.join("Cargo.lock");
@@ -143,7 +203,7 @@ mod tests {
             assert!(!valid_name(bad), "{bad}");
         }
         assert_eq!(camel("thing"), "Thing");
-        for (_, template) in TEMPLATES {
+        for (_, template) in TEMPLATES.iter().chain(GO_TEMPLATES) {
             // Every placeholder is one `run` fills.
             let rest = template
                 .replace("{{name}}", "")
