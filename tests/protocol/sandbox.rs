@@ -341,3 +341,51 @@ async fn stop_provider_and_fuel_end_a_go_call_in_a_busy_loop() {
         assert!(ok.diagnostics.is_empty(), "{:?}", ok.diagnostics);
     }
 }
+
+/// The Go runtime may collect garbage while the host writes a call's arguments into the
+/// guest (`cabi_realloc`), where the component model forbids calling out, and a collection
+/// reads the wall clock: applies of hashicorp/random in tfwasm crashed ("cannot leave
+/// component instance") a few hundred calls in. Calls with megabyte arguments, many times
+/// over, all succeed.
+#[tokio::test]
+async fn go_calls_with_large_arguments_never_collect_inside_the_allocator() {
+    let ty = Type::object(["behavior", "result", "target"].map(|n| (n, Type::String)));
+    let big = "x".repeat(1 << 20);
+    let value = |result: Value| pb::DynamicValue {
+        msgpack: DynamicValue::encode(
+            &Value::object([
+                ("behavior", Value::from("log")),
+                ("result", result),
+                ("target", Value::from(big.as_str())),
+            ]),
+            &ty,
+        )
+        .unwrap()
+        .msgpack,
+        json: vec![],
+    };
+    let server = Server::start_with("gofixture", &[], None);
+    let client = connect(&server).await;
+    for i in 0..300 {
+        let resp = client
+            .clone()
+            .apply_resource_change(pb::apply_resource_change::Request {
+                type_name: "gofixture_act".into(),
+                prior_state: Some(pb::DynamicValue {
+                    msgpack: vec![0xc0],
+                    json: vec![],
+                }),
+                planned_state: Some(value(Value::unknown())),
+                config: Some(value(Value::Null)),
+                ..Default::default()
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(
+            resp.diagnostics.is_empty(),
+            "call {i}: {:?}",
+            resp.diagnostics
+        );
+    }
+}

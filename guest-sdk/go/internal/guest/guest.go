@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	types "tfwasm.dev/go/internal/wit/imports/tfwasm_provider_types"
+	"tfwasm.dev/go/internal/witrt"
 )
 
 // A component is a reactor: the Go runtime starts and package initialisers run, but the
@@ -117,6 +118,8 @@ func hasError(diags []*tfprotov6.Diagnostic) bool {
 // goroutine stack (what a native provider would print before crashing). The server that
 // panicked is dropped: the next call starts from a fresh one.
 func guarded[T any](call func() T, failed func(types.Diagnostic) T) (out T) {
+	witrt.CallStarted()
+	defer witrt.CallEnded()
 	defer func() {
 		if p := recover(); p != nil {
 			server, configured = nil, nil

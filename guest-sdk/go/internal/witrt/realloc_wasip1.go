@@ -2,14 +2,37 @@
 
 package witrt
 
-import "unsafe"
+import (
+	"runtime/debug"
+	"unsafe"
+)
 
 // runtimeReady turns true when package initialisation runs; before that (the host may
 // allocate while the runtime starts) the garbage collector cannot be used.
 var runtimeReady bool
 
+// gcPercent is the collector's setting while the provider's code runs (GOGC, 100 by
+// default).
+var gcPercent int
+
 func init() {
 	runtimeReady = true
+	// Between calls the host writes the next call's arguments through cabi_realloc, where a
+	// component may call no import; a collection finishing there reads the wall clock (which
+	// the adapter cannot answer from a cache, as it does the monotonic one) and traps. So the
+	// collector runs only inside calls, between CallStarted and CallEnded.
+	gcPercent = debug.SetGCPercent(-1)
+}
+
+// CallStarted lets the collector run while the provider's code does.
+func CallStarted() {
+	debug.SetGCPercent(gcPercent)
+}
+
+// CallEnded stops the collector before the call returns and the host writes into the
+// guest again.
+func CallEnded() {
+	debug.SetGCPercent(-1)
 }
 
 //go:linkname sbrk runtime.sbrk
