@@ -5,7 +5,9 @@ use tfwasm_model::Value;
 /// Longest rendering before it is cut with `…`.
 const MAX_RENDERED: usize = 120;
 
-/// Renders a value for a message, e.g. `"a"`, `5`, `["x", (known after apply)]`.
+/// Renders a value for a message, e.g. `"a"`, `5`, `["x", (known after apply)]`. The work
+/// is bounded by the rendering, not the value: writing stops once past the cut, strings are
+/// escaped only as far as shown, and a number too long to show whole is shown by magnitude.
 pub fn render(value: &Value) -> String {
     let mut out = String::new();
     write(value, &mut out);
@@ -16,16 +18,36 @@ pub fn render(value: &Value) -> String {
     out
 }
 
+/// True once `out` holds more than is shown.
+fn full(out: &str) -> bool {
+    out.len() > MAX_RENDERED * 4
+}
+
 fn write(value: &Value, out: &mut String) {
+    if full(out) {
+        return;
+    }
     match value {
         Value::Null => out.push_str("null"),
         Value::Unknown(_) => out.push_str("(known after apply)"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => out.push_str(&n.to_string()),
-        Value::String(s) => out.push_str(&serde_json::Value::String(s.clone()).to_string()),
+        Value::Number(n) => number(n, out),
+        Value::String(s) => {
+            // Escaped as JSON, as far as shown.
+            let shown = &s[..s.floor_char_boundary(MAX_RENDERED * 4)];
+            let escaped = serde_json::Value::String(shown.to_owned()).to_string();
+            if shown.len() < s.len() {
+                out.push_str(&escaped[..escaped.len() - 1]);
+            } else {
+                out.push_str(&escaped);
+            }
+        }
         Value::List(items) | Value::Set(items) | Value::Tuple(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
+                if full(out) {
+                    break;
+                }
                 if i > 0 {
                     out.push_str(", ");
                 }
@@ -36,16 +58,37 @@ fn write(value: &Value, out: &mut String) {
         Value::Map(entries) | Value::Object(entries) => {
             out.push('{');
             for (i, (k, v)) in entries.iter().enumerate() {
+                if full(out) {
+                    break;
+                }
                 if i > 0 {
                     out.push_str(", ");
                 }
-                out.push_str(k);
+                out.push_str(&k[..k.floor_char_boundary(MAX_RENDERED * 4)]);
                 out.push_str(" = ");
                 write(v, out);
             }
             out.push('}');
         }
         Value::Dynamic(_, inner) => write(inner, out),
+    }
+}
+
+/// A number as go-cty writes it when that is short; else its magnitude (plain decimal
+/// text of a number near the exponent bound is 10,000 digits).
+fn number(n: &tfwasm_model::Number, out: &mut String) {
+    let f = n.to_f64();
+    let short = f == 0.0 || (f.is_finite() && (1e-6..1e21).contains(&f.abs()));
+    if short {
+        out.push_str(&n.to_string());
+    } else if f.is_finite() {
+        out.push_str(&format!("{f:e}"));
+    } else {
+        out.push_str(if f > 0.0 {
+            "(a number above 1e308)"
+        } else {
+            "(a number below -1e308)"
+        });
     }
 }
 
@@ -62,5 +105,25 @@ mod tests {
         assert_eq!(render(&v), r#"{a = "x", b = [(known after apply), null]}"#);
         let long = Value::String("y".repeat(500));
         assert!(render(&long).ends_with('…'));
+    }
+
+    /// A hostile value costs what is shown, not what it holds: a 16 MiB string of control
+    /// bytes, a million-element list, a number of 10,000 digits.
+    #[test]
+    fn rendering_is_bounded_by_what_is_shown() {
+        let huge = Value::String("\u{1}".repeat(16 << 20));
+        let shown = render(&huge);
+        assert!(
+            shown.len() < 1024 && shown.ends_with('…'),
+            "{}",
+            shown.len()
+        );
+        let many = Value::List(vec![Value::from("item"); 1_000_000]);
+        assert!(render(&many).len() < 1024);
+        let big: tfwasm_model::Number = "-1e9990".parse().unwrap();
+        assert_eq!(render(&Value::Number(big)), "(a number below -1e308)");
+        let tiny: tfwasm_model::Number = "1.5e-300".parse().unwrap();
+        assert_eq!(render(&Value::Number(tiny)), "1.5e-300");
+        assert_eq!(render(&Value::from(42)), "42");
     }
 }

@@ -56,23 +56,38 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
     let scratch = tempdir_beside(&args.output)?;
     let module_path = scratch.join("module.wasm");
+    let overlay = without_grpc_servers(&go, &scratch);
+    let build = |overlay: Option<&Path>| -> anyhow::Result<bool> {
+        let mut cmd = Command::new(&go);
+        cmd.args(["build", "-buildmode=c-shared", "-trimpath"])
+            // The SDK's runtime support links runtime.sbrk for the canonical ABI's allocator.
+            .arg("-ldflags=-s -w -checklinkname=0");
+        if let Some(overlay) = overlay {
+            cmd.arg(format!("-overlay={}", overlay.display()));
+        }
+        Ok(cmd
+            .arg("-o")
+            .arg(&module_path)
+            .arg(&args.package)
+            .env("GOOS", "wasip1")
+            .env("GOARCH", "wasm")
+            .env("CGO_ENABLED", "0")
+            .status()
+            .with_context(|| format!("running {}", go.display()))?
+            .success())
+    };
     eprintln!(
         "go build (GOOS=wasip1 GOARCH=wasm, c-shared) {}",
         args.package
     );
-    let status = Command::new(&go)
-        .args(["build", "-buildmode=c-shared", "-trimpath"])
-        // The SDK's runtime support links runtime.sbrk for the canonical ABI's allocator.
-        .arg("-ldflags=-s -w -checklinkname=0")
-        .arg("-o")
-        .arg(&module_path)
-        .arg(&args.package)
-        .env("GOOS", "wasip1")
-        .env("GOARCH", "wasm")
-        .env("CGO_ENABLED", "0")
-        .status()
-        .with_context(|| format!("running {}", go.display()))?;
-    if !status.success() {
+    let mut built = build(overlay.as_deref())?;
+    if !built && overlay.is_some() {
+        eprintln!(
+            "building without terraform-plugin-go's gRPC servers failed (the provider uses more of them than providerserver does); building with them"
+        );
+        built = build(None)?;
+    }
+    if !built {
         let _ = std::fs::remove_dir_all(&scratch);
         bail!("go build of {} failed (its output is above)", args.package);
     }
@@ -163,6 +178,85 @@ fn sdk_dir(go: &Path) -> anyhow::Result<PathBuf> {
         );
     }
     Ok(PathBuf::from(dir))
+}
+
+/// terraform-plugin-go's module.
+const PLUGIN_GO: &str = "github.com/hashicorp/terraform-plugin-go";
+
+/// A `go build -overlay` file that builds terraform-plugin-go's gRPC servers (`tf5server`,
+/// `tf6server`) as the two functions providerserver calls, returning an error: a component
+/// serves its provider in-process through the SDK, never over gRPC, and the servers bring
+/// gRPC and go-plugin, two thirds of a framework provider's code. Neither the provider's
+/// source nor its module changes. `None` when the module does not use terraform-plugin-go
+/// (nothing to leave out).
+fn without_grpc_servers(go: &Path, scratch: &Path) -> Option<PathBuf> {
+    let out = Command::new(go)
+        .args(["list", "-m", "-f", "{{.Dir}}", PLUGIN_GO])
+        .env("GOOS", "wasip1")
+        .env("GOARCH", "wasm")
+        .output()
+        .ok()?;
+    let dir = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    if !out.status.success() || !dir.is_dir() {
+        return None;
+    }
+    let mut replace = serde_json::Map::new();
+    for (package, protocol) in [("tfprotov5/tf5server", "5"), ("tfprotov6/tf6server", "6")] {
+        let name = package.rsplit('/').next().unwrap_or(package);
+        let stub = scratch.join(format!("{name}.go"));
+        std::fs::write(&stub, grpc_server_stub(name, protocol)).ok()?;
+        let package_dir = dir.join(package);
+        for entry in std::fs::read_dir(&package_dir).ok()? {
+            let path = entry.ok()?.path();
+            let file = path.file_name()?.to_string_lossy().into_owned();
+            if file.ends_with(".go") && !file.ends_with("_test.go") && file != "doc.go" {
+                // An empty replacement leaves the file out of the build.
+                replace.insert(path.display().to_string(), serde_json::Value::from(""));
+            }
+        }
+        replace.insert(
+            package_dir
+                .join(format!("tfwasm_{name}.go"))
+                .display()
+                .to_string(),
+            serde_json::Value::from(stub.display().to_string()),
+        );
+    }
+    let overlay = scratch.join("overlay.json");
+    let text = serde_json::json!({ "Replace": replace }).to_string();
+    std::fs::write(&overlay, text).ok()?;
+    Some(overlay)
+}
+
+/// The source a gRPC server package is built from in a component.
+fn grpc_server_stub(name: &str, protocol: &str) -> String {
+    format!(
+        r#"// Package {name}, as tfwasm build-go builds it: a component serves its provider
+// in-process through the tfwasm SDK, so terraform-plugin-go's gRPC server is left out.
+package {name}
+
+import (
+	"errors"
+
+	"github.com/hashicorp/terraform-plugin-go/tfprotov{protocol}"
+)
+
+// ServeOpt is an option of Serve, which a component never calls.
+type ServeOpt interface{{ tfwasmServeOpt() }}
+
+type managedDebug struct{{}}
+
+func (managedDebug) tfwasmServeOpt() {{}}
+
+// WithManagedDebug is accepted and ignored.
+func WithManagedDebug() ServeOpt {{ return managedDebug{{}} }}
+
+// Serve fails: in a component, tfwasm.Serve serves the provider.
+func Serve(name string, serverFactory func() tfprotov{protocol}.ProviderServer, opts ...ServeOpt) error {{
+	return errors.New("{name}.Serve is not available in a tfwasm component; call tfwasm.Serve")
+}}
+"#
+    )
 }
 
 /// A scratch directory next to the output, so the module never crosses filesystems.
