@@ -58,12 +58,16 @@ fuzz-diff: ## Differential tests against go-cty and OpenTofu's objchange: DIFF_C
 	$(CARGO) build --release -p tfwasm-fuzz --bin fuzz-diff
 	DIFF_CASES=$${DIFF_CASES:-1000000} $${CARGO_TARGET_DIR:-target}/release/fuzz-diff
 
-lint: ## Format check and clippy for host and guest
+lint: ## Format check and clippy for host and guest; gofmt and go vet for the Go SDK and samples
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO) clippy -p tfwasm-runner -- -D warnings
 	$(CARGO) clippy --target wasm32-wasip2 $(addprefix -p ,$(SAMPLES)) -- -D warnings
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps -p tfwasm-sdk -p tfwasm-testing
+	@unformatted="$$(gofmt -l guest-sdk/go sample-providers/go-pets tests/fixtures/go-fixture)"; \
+	  [ -z "$$unformatted" ] || { echo "gofmt wants to change: $$unformatted" >&2; exit 1; }
+	cd guest-sdk/go && go vet . ./protocol5 ./internal/guest ./internal/wasihttp
+	cd sample-providers/go-pets && go vet ./...
 
 fmt: ## Format everything
 	$(CARGO) fmt --all

@@ -274,10 +274,14 @@ async fn reused_instances_start_every_call_afresh() {
 /// the next call.
 #[tokio::test]
 async fn stop_provider_and_fuel_end_a_go_call_in_a_busy_loop() {
-    let ty = Type::object(["behavior", "result"].map(|n| (n, Type::String)));
+    let ty = Type::object(["behavior", "result", "target"].map(|n| (n, Type::String)));
     let value = |behavior: &str, result: Value| pb::DynamicValue {
         msgpack: DynamicValue::encode(
-            &Value::object([("behavior", Value::from(behavior)), ("result", result)]),
+            &Value::object([
+                ("behavior", Value::from(behavior)),
+                ("result", result),
+                ("target", Value::Null),
+            ]),
             &ty,
         )
         .unwrap()

@@ -263,10 +263,13 @@ impl GuestLog {
     }
 }
 
+/// Level, message and fields of an hclog line.
+type HclogLine = (&'static str, String, Vec<(String, String)>);
+
 /// A line a guest wrote in hclog's JSON form (what terraform-plugin-log writes for a Go
 /// provider, and what go-plugin parses from a native one): its level, message and fields.
 /// Anything else is not one, and is logged as written.
-fn hclog_line(line: &str) -> Option<(&'static str, String, Vec<(String, String)>)> {
+fn hclog_line(line: &str) -> Option<HclogLine> {
     if !line.starts_with('{') {
         return None;
     }

@@ -56,14 +56,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
     let scratch = tempdir_beside(&args.output)?;
     let module_path = scratch.join("module.wasm");
-    let overlay = without_grpc_servers(&go, &scratch);
-    let build = |overlay: Option<&Path>| -> anyhow::Result<bool> {
+    let modfile = without_grpc_servers(&go, &scratch);
+    let build = |modfile: Option<&Path>| -> anyhow::Result<bool> {
         let mut cmd = Command::new(&go);
         cmd.args(["build", "-buildmode=c-shared", "-trimpath"])
             // The SDK's runtime support links runtime.sbrk for the canonical ABI's allocator.
             .arg("-ldflags=-s -w -checklinkname=0");
-        if let Some(overlay) = overlay {
-            cmd.arg(format!("-overlay={}", overlay.display()));
+        if let Some(modfile) = modfile {
+            cmd.arg(format!("-modfile={}", modfile.display()));
         }
         Ok(cmd
             .arg("-o")
@@ -80,8 +80,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         "go build (GOOS=wasip1 GOARCH=wasm, c-shared) {}",
         args.package
     );
-    let mut built = build(overlay.as_deref())?;
-    if !built && overlay.is_some() {
+    let mut built = build(modfile.as_deref())?;
+    if !built && modfile.is_some() {
         eprintln!(
             "building without terraform-plugin-go's gRPC servers failed (the provider uses more of them than providerserver does); building with them"
         );
@@ -183,49 +183,80 @@ fn sdk_dir(go: &Path) -> anyhow::Result<PathBuf> {
 /// terraform-plugin-go's module.
 const PLUGIN_GO: &str = "github.com/hashicorp/terraform-plugin-go";
 
-/// A `go build -overlay` file that builds terraform-plugin-go's gRPC servers (`tf5server`,
+/// A `go build -modfile` that builds terraform-plugin-go's gRPC servers (`tf5server`,
 /// `tf6server`) as the two functions providerserver calls, returning an error: a component
 /// serves its provider in-process through the SDK, never over gRPC, and the servers bring
-/// gRPC and go-plugin, two thirds of a framework provider's code. Neither the provider's
-/// source nor its module changes. `None` when the module does not use terraform-plugin-go
-/// (nothing to leave out).
+/// gRPC and go-plugin, two thirds of a framework provider's code. The provider's source and
+/// its go.mod stay as they are: the build reads a copy of go.mod that replaces
+/// terraform-plugin-go with a scratch copy whose two server packages are stubs. `None` when
+/// the module does not use terraform-plugin-go, or already replaces it.
 fn without_grpc_servers(go: &Path, scratch: &Path) -> Option<PathBuf> {
-    let out = Command::new(go)
-        .args(["list", "-m", "-f", "{{.Dir}}", PLUGIN_GO])
-        .env("GOOS", "wasip1")
-        .env("GOARCH", "wasm")
-        .output()
-        .ok()?;
-    let dir = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-    if !out.status.success() || !dir.is_dir() {
+    let go_env = |what: &[&str]| -> Option<String> {
+        let out = Command::new(go)
+            .args(what)
+            .env("GOOS", "wasip1")
+            .env("GOARCH", "wasm")
+            .output()
+            .ok()?;
+        let text = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+        (out.status.success() && !text.is_empty()).then_some(text)
+    };
+    let module = PathBuf::from(go_env(&["list", "-m", "-f", "{{.Dir}}", PLUGIN_GO])?);
+    if go_env(&[
+        "list",
+        "-m",
+        "-f",
+        "{{if .Replace}}replaced{{end}}",
+        PLUGIN_GO,
+    ])
+    .is_some()
+    {
         return None;
     }
-    let mut replace = serde_json::Map::new();
+    let go_mod = PathBuf::from(go_env(&["env", "GOMOD"])?);
+    let copy = scratch.join("terraform-plugin-go");
+    copy_tree(&module, &copy).ok()?;
     for (package, protocol) in [("tfprotov5/tf5server", "5"), ("tfprotov6/tf6server", "6")] {
         let name = package.rsplit('/').next().unwrap_or(package);
-        let stub = scratch.join(format!("{name}.go"));
-        std::fs::write(&stub, grpc_server_stub(name, protocol)).ok()?;
-        let package_dir = dir.join(package);
-        for entry in std::fs::read_dir(&package_dir).ok()? {
+        let dir = copy.join(package);
+        for entry in std::fs::read_dir(&dir).ok()? {
             let path = entry.ok()?.path();
-            let file = path.file_name()?.to_string_lossy().into_owned();
-            if file.ends_with(".go") && !file.ends_with("_test.go") && file != "doc.go" {
-                // An empty replacement leaves the file out of the build.
-                replace.insert(path.display().to_string(), serde_json::Value::from(""));
+            if path.extension().is_some_and(|e| e == "go") {
+                std::fs::remove_file(&path).ok()?;
             }
         }
-        replace.insert(
-            package_dir
-                .join(format!("tfwasm_{name}.go"))
-                .display()
-                .to_string(),
-            serde_json::Value::from(stub.display().to_string()),
-        );
+        std::fs::write(dir.join("server.go"), grpc_server_stub(name, protocol)).ok()?;
     }
-    let overlay = scratch.join("overlay.json");
-    let text = serde_json::json!({ "Replace": replace }).to_string();
-    std::fs::write(&overlay, text).ok()?;
-    Some(overlay)
+    let mut text = std::fs::read_to_string(&go_mod).ok()?;
+    text.push_str(&format!(
+        "\n// Added by tfwasm build-go for this build only.\nreplace {PLUGIN_GO} => {}\n",
+        copy.display()
+    ));
+    let modfile = scratch.join("build.mod");
+    std::fs::write(&modfile, text).ok()?;
+    if let Ok(sum) = std::fs::read(go_mod.with_extension("sum")) {
+        std::fs::write(scratch.join("build.sum"), sum).ok()?;
+    }
+    Some(modfile)
+}
+
+/// Copies a directory tree (files made writable: the module cache's are read-only).
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_tree(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), &target)?;
+            let mut perms = std::fs::metadata(&target)?.permissions();
+            #[allow(clippy::permissions_set_readonly_false)]
+            perms.set_readonly(false);
+            std::fs::set_permissions(&target, perms)?;
+        }
+    }
+    Ok(())
 }
 
 /// The source a gRPC server package is built from in a component.
