@@ -13,8 +13,9 @@ cd "$(dirname "$0")/.."
 root=$PWD
 
 target="${CARGO_TARGET_DIR:-target}"
+case "$target" in /*) ;; *) target="$root/$target" ;; esac
 out_dir="$target/wasm32-wasip2/release"
-tfwasm="$root/$target/release/tfwasm"
+tfwasm="$target/release/tfwasm"
 export GOTOOLCHAIN="${GOTOOLCHAIN:-local}" GOFLAGS="${GOFLAGS:-} -buildvcs=false"
 
 fail() { echo "build-go-samples.sh: $*" >&2; exit 1; }
@@ -33,7 +34,7 @@ if up_to_date "$pets" sample-providers/go-pets guest-sdk/go scripts/build-go-sam
   echo "go-pets: $pets is up to date"
 else
   echo "go-pets: tfwasm build-go → $pets"
-  (cd sample-providers/go-pets && "$tfwasm" build-go . -o "$root/$pets")
+  (cd sample-providers/go-pets && "$tfwasm" build-go . -o "$pets")
 fi
 
 fixture="$out_dir/tfwasm_sample_gofixture.wasm"
@@ -41,7 +42,7 @@ if up_to_date "$fixture" tests/fixtures/go-fixture guest-sdk/go scripts/build-go
   echo "go-fixture: $fixture is up to date"
 else
   echo "go-fixture: tfwasm build-go → $fixture"
-  (cd tests/fixtures/go-fixture && "$tfwasm" build-go . -o "$root/$fixture")
+  (cd tests/fixtures/go-fixture && "$tfwasm" build-go . -o "$fixture")
 fi
 
 # hashicorp/random at v3.9.0: its go.mod names the module by its old path without /v3, so
@@ -55,7 +56,7 @@ else
   echo "hashicorp/random: fetching $module@$version from the Go module proxy" >&2
   src=$(cd /tmp && go mod download -json "$module@$version" | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])') ||
     fail "the Go module proxy did not serve $module@$version"
-  scratch="$root/$target/go-random-src"
+  scratch="$target/go-random-src"
   rm -rf "$scratch"
   cp -r "$src" "$scratch"
   chmod -R u+w "$scratch"
@@ -81,6 +82,6 @@ GO
     go mod edit -require tfwasm.dev/go@v0.0.0 -replace "tfwasm.dev/go=$root/guest-sdk/go"
     go mod tidy >/dev/null 2>&1 || go mod tidy
     echo "hashicorp/random: tfwasm build-go → $random"
-    "$tfwasm" build-go ./cmd/tfwasm -o "$root/$random"
+    "$tfwasm" build-go ./cmd/tfwasm -o "$random"
   )
 fi
