@@ -133,7 +133,7 @@ func guarded[T any](call func() T, failed func(types.Diagnostic) T) (out T) {
 	return call()
 }
 
-// background is the context each call runs in.
+// background is the context each call runs in: one holding the root loggers.
 func background() context.Context {
-	return withLogger(context.Background())
+	return withLoggers()
 }

@@ -13,7 +13,7 @@ import (
 // guest to the level it would write guest lines at.
 var loggers context.Context
 
-func withLogger(ctx context.Context) context.Context {
+func withLoggers() context.Context {
 	if loggers == nil {
 		root := context.Background()
 		root = tfsdklog.NewRootSDKLogger(root,
@@ -22,6 +22,5 @@ func withLogger(ctx context.Context) context.Context {
 			tfsdklog.WithLevelFromEnv("TF_LOG_PROVIDER"), tfsdklog.WithStderrFromInit(), tfsdklog.WithoutLocation())
 		loggers = root
 	}
-	_ = ctx
 	return loggers
 }
