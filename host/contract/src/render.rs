@@ -74,11 +74,12 @@ fn write(value: &Value, out: &mut String) {
     }
 }
 
-/// A number as go-cty writes it when that is short; else its magnitude (plain decimal
-/// text of a number near the exponent bound is 10,000 digits).
+/// A number as go-cty writes it, exactly, unless its plain decimal text would run past what
+/// is shown (near the exponent bound it is 10,000 digits): then its magnitude.
 fn number(n: &tfwasm_model::Number, out: &mut String) {
     let f = n.to_f64();
-    let short = f == 0.0 || (f.is_finite() && (1e-6..1e21).contains(&f.abs()));
+    // Plain text of at most about 120 digits before or after the point is shown exactly.
+    let short = f == 0.0 || (f.is_finite() && (1e-120..1e120).contains(&f.abs()));
     if short {
         out.push_str(&n.to_string());
     } else if f.is_finite() {
@@ -124,6 +125,11 @@ mod tests {
         assert_eq!(render(&Value::Number(big)), "(a number below -1e308)");
         let tiny: tfwasm_model::Number = "1.5e-300".parse().unwrap();
         assert_eq!(render(&Value::Number(tiny)), "1.5e-300");
+        let exact: tfwasm_model::Number = "123456789012345678901234567891".parse().unwrap();
+        assert_eq!(
+            render(&Value::Number(exact)),
+            "123456789012345678901234567891"
+        );
         assert_eq!(render(&Value::from(42)), "42");
     }
 }
