@@ -22,7 +22,7 @@ func ValidateDataResourceConfig(_ types.ProviderContext, req types.ValidateReque
 			TypeName: req.TypeName,
 			Config:   dynamic(req.Config),
 		})
-		return diagnostics(diags(resp, err, func(r *tfprotov6.ValidateDataResourceConfigResponse) []*tfprotov6.Diagnostic { return r.Diagnostics }))
+		return diagnostics(answered(resp, err, func(r *tfprotov6.ValidateDataResourceConfigResponse) []*tfprotov6.Diagnostic { return r.Diagnostics }))
 	}, failed)
 }
 
@@ -40,7 +40,7 @@ func ReadDataSource(pc types.ProviderContext, req ds.ReadDataRequest) ds.ReadDat
 			ProviderMeta:       dynamic(req.ProviderMeta),
 			ClientCapabilities: &tfprotov6.ReadDataSourceClientCapabilities{DeferralAllowed: pc.ClientCapabilities.DeferralAllowed},
 		})
-		d = append(d, diags(resp, err, func(r *tfprotov6.ReadDataSourceResponse) []*tfprotov6.Diagnostic { return r.Diagnostics })...)
+		d = append(d, answered(resp, err, func(r *tfprotov6.ReadDataSourceResponse) []*tfprotov6.Diagnostic { return r.Diagnostics })...)
 		out := ds.ReadDataResponse{State: []byte{0xc0}}
 		if resp != nil && err == nil {
 			var bad *tfprotov6.Diagnostic

@@ -22,7 +22,7 @@ func ValidateEphemeralResourceConfig(_ types.ProviderContext, req types.Validate
 			TypeName: req.TypeName,
 			Config:   dynamic(req.Config),
 		})
-		return diagnostics(diags(resp, err, func(r *tfprotov6.ValidateEphemeralResourceConfigResponse) []*tfprotov6.Diagnostic {
+		return diagnostics(answered(resp, err, func(r *tfprotov6.ValidateEphemeralResourceConfigResponse) []*tfprotov6.Diagnostic {
 			return r.Diagnostics
 		}))
 	}, failed)
@@ -41,7 +41,7 @@ func OpenEphemeralResource(pc types.ProviderContext, req eph.OpenRequest) eph.Op
 			Config:             dynamic(req.Config),
 			ClientCapabilities: &tfprotov6.OpenEphemeralResourceClientCapabilities{DeferralAllowed: pc.ClientCapabilities.DeferralAllowed},
 		})
-		d = append(d, diags(resp, err, func(r *tfprotov6.OpenEphemeralResourceResponse) []*tfprotov6.Diagnostic { return r.Diagnostics })...)
+		d = append(d, answered(resp, err, func(r *tfprotov6.OpenEphemeralResourceResponse) []*tfprotov6.Diagnostic { return r.Diagnostics })...)
 		out := eph.OpenResponse{Result: []byte{0xc0}}
 		if resp != nil && err == nil {
 			var bad *tfprotov6.Diagnostic
@@ -67,7 +67,7 @@ func RenewEphemeralResource(pc types.ProviderContext, req eph.PrivateRequest) ep
 			return eph.RenewResponse{Private: req.Private, Diagnostics: diagnostics(d)}
 		}
 		resp, err := s.RenewEphemeralResource(ctx, &tfprotov6.RenewEphemeralResourceRequest{TypeName: req.TypeName, Private: req.Private})
-		d = append(d, diags(resp, err, func(r *tfprotov6.RenewEphemeralResourceResponse) []*tfprotov6.Diagnostic { return r.Diagnostics })...)
+		d = append(d, answered(resp, err, func(r *tfprotov6.RenewEphemeralResourceResponse) []*tfprotov6.Diagnostic { return r.Diagnostics })...)
 		out := eph.RenewResponse{Private: req.Private}
 		if resp != nil && err == nil {
 			out.Private = resp.Private
@@ -89,6 +89,6 @@ func CloseEphemeralResource(pc types.ProviderContext, req eph.PrivateRequest) []
 			return diagnostics(d)
 		}
 		resp, err := s.CloseEphemeralResource(ctx, &tfprotov6.CloseEphemeralResourceRequest{TypeName: req.TypeName, Private: req.Private})
-		return diagnostics(append(d, diags(resp, err, func(r *tfprotov6.CloseEphemeralResourceResponse) []*tfprotov6.Diagnostic { return r.Diagnostics })...))
+		return diagnostics(append(d, answered(resp, err, func(r *tfprotov6.CloseEphemeralResourceResponse) []*tfprotov6.Diagnostic { return r.Diagnostics })...))
 	}, failed)
 }

@@ -7,10 +7,6 @@ import (
 	types "tfwasm.dev/go/internal/wit/imports/tfwasm_provider_types"
 )
 
-func diags[R any](resp *R, err error, of func(*R) []*tfprotov6.Diagnostic) []*tfprotov6.Diagnostic {
-	return answered(resp, err, of)
-}
-
 // ValidateResourceConfig answers resource.validate-resource-config.
 func ValidateResourceConfig(pc types.ProviderContext, req types.ValidateRequest) []types.Diagnostic {
 	return guarded(func() []types.Diagnostic {
@@ -21,7 +17,7 @@ func ValidateResourceConfig(pc types.ProviderContext, req types.ValidateRequest)
 				WriteOnlyAttributesAllowed: pc.ClientCapabilities.WriteOnlyAttributesAllowed,
 			},
 		})
-		return diagnostics(diags(resp, err, func(r *tfprotov6.ValidateResourceConfigResponse) []*tfprotov6.Diagnostic { return r.Diagnostics }))
+		return diagnostics(answered(resp, err, func(r *tfprotov6.ValidateResourceConfigResponse) []*tfprotov6.Diagnostic { return r.Diagnostics }))
 	}, failed)
 }
 
@@ -38,7 +34,7 @@ func UpgradeResourceState(pc types.ProviderContext, req res.UpgradeRequest) res.
 			Version:  req.Version,
 			RawState: &tfprotov6.RawState{JSON: req.RawStateJson},
 		})
-		d = append(d, diags(resp, err, func(r *tfprotov6.UpgradeResourceStateResponse) []*tfprotov6.Diagnostic { return r.Diagnostics })...)
+		d = append(d, answered(resp, err, func(r *tfprotov6.UpgradeResourceStateResponse) []*tfprotov6.Diagnostic { return r.Diagnostics })...)
 		out := res.UpgradeResponse{UpgradedState: []byte{0xc0}}
 		if resp != nil && err == nil {
 			var bad *tfprotov6.Diagnostic
@@ -68,7 +64,7 @@ func ReadResource(pc types.ProviderContext, req res.ReadRequest) res.ReadRespons
 			ClientCapabilities: &tfprotov6.ReadResourceClientCapabilities{DeferralAllowed: pc.ClientCapabilities.DeferralAllowed},
 			CurrentIdentity:    identityIn(req.CurrentIdentity),
 		})
-		d = append(d, diags(resp, err, func(r *tfprotov6.ReadResourceResponse) []*tfprotov6.Diagnostic { return r.Diagnostics })...)
+		d = append(d, answered(resp, err, func(r *tfprotov6.ReadResourceResponse) []*tfprotov6.Diagnostic { return r.Diagnostics })...)
 		out := res.ReadResponse{NewState: req.CurrentState, Private: req.Private, NewIdentity: req.CurrentIdentity}
 		if resp != nil && err == nil {
 			var bad *tfprotov6.Diagnostic
@@ -103,7 +99,7 @@ func PlanResourceChange(pc types.ProviderContext, req res.PlanRequest) res.PlanR
 			ClientCapabilities: &tfprotov6.PlanResourceChangeClientCapabilities{DeferralAllowed: pc.ClientCapabilities.DeferralAllowed},
 			PriorIdentity:      identityIn(req.PriorIdentity),
 		})
-		d = append(d, diags(resp, err, func(r *tfprotov6.PlanResourceChangeResponse) []*tfprotov6.Diagnostic { return r.Diagnostics })...)
+		d = append(d, answered(resp, err, func(r *tfprotov6.PlanResourceChangeResponse) []*tfprotov6.Diagnostic { return r.Diagnostics })...)
 		out := res.PlanResponse{PlannedState: req.ProposedNewState}
 		if resp != nil && err == nil {
 			var bad *tfprotov6.Diagnostic
@@ -138,7 +134,7 @@ func ApplyResourceChange(pc types.ProviderContext, req res.ApplyRequest) res.App
 			ProviderMeta:    dynamic(req.ProviderMeta),
 			PlannedIdentity: identityIn(req.PlannedIdentity),
 		})
-		d = append(d, diags(resp, err, func(r *tfprotov6.ApplyResourceChangeResponse) []*tfprotov6.Diagnostic { return r.Diagnostics })...)
+		d = append(d, answered(resp, err, func(r *tfprotov6.ApplyResourceChangeResponse) []*tfprotov6.Diagnostic { return r.Diagnostics })...)
 		out := res.ApplyResponse{NewState: req.PriorState}
 		if resp != nil && err == nil {
 			var bad *tfprotov6.Diagnostic
@@ -168,7 +164,7 @@ func ImportResourceState(pc types.ProviderContext, req res.ImportRequest) res.Im
 			ClientCapabilities: &tfprotov6.ImportResourceStateClientCapabilities{DeferralAllowed: pc.ClientCapabilities.DeferralAllowed},
 			Identity:           identityIn(req.Identity),
 		})
-		d = append(d, diags(resp, err, func(r *tfprotov6.ImportResourceStateResponse) []*tfprotov6.Diagnostic { return r.Diagnostics })...)
+		d = append(d, answered(resp, err, func(r *tfprotov6.ImportResourceStateResponse) []*tfprotov6.Diagnostic { return r.Diagnostics })...)
 		var out res.ImportResponse
 		if resp != nil && err == nil {
 			for _, imported := range resp.ImportedResources {
@@ -212,7 +208,7 @@ func MoveResourceState(pc types.ProviderContext, req res.MoveRequest) res.MoveRe
 			move.SourceIdentity = &tfprotov6.RawState{JSON: req.SourceIdentityJson.Some()}
 		}
 		resp, err := s.MoveResourceState(ctx, move)
-		d = append(d, diags(resp, err, func(r *tfprotov6.MoveResourceStateResponse) []*tfprotov6.Diagnostic { return r.Diagnostics })...)
+		d = append(d, answered(resp, err, func(r *tfprotov6.MoveResourceStateResponse) []*tfprotov6.Diagnostic { return r.Diagnostics })...)
 		out := res.MoveResponse{TargetState: []byte{0xc0}}
 		if resp != nil && err == nil {
 			var bad *tfprotov6.Diagnostic
@@ -241,7 +237,7 @@ func UpgradeResourceIdentity(pc types.ProviderContext, req res.UpgradeIdentityRe
 			Version:     req.Version,
 			RawIdentity: &tfprotov6.RawState{JSON: req.RawIdentityJson},
 		})
-		d = append(d, diags(resp, err, func(r *tfprotov6.UpgradeResourceIdentityResponse) []*tfprotov6.Diagnostic { return r.Diagnostics })...)
+		d = append(d, answered(resp, err, func(r *tfprotov6.UpgradeResourceIdentityResponse) []*tfprotov6.Diagnostic { return r.Diagnostics })...)
 		var out res.UpgradeIdentityResponse
 		if resp != nil && err == nil {
 			out.UpgradedIdentity = identityOut(resp.UpgradedIdentity)
