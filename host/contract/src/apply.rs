@@ -1066,4 +1066,26 @@ mod tests {
         )]);
         assert_eq!(check_apply(&block(), &planned, &actual), Vec::new());
     }
+
+    /// A set of nested one-element sets, 120 deep, twice: comparing equal subtrees more than
+    /// once per level made this 2^depth comparisons (the sixth hostile pass: 15 s at depth 28).
+    #[test]
+    fn deeply_nested_sets_are_checked_in_one_pass() {
+        let (mut value, mut ty) = (Value::from("s"), Type::String);
+        for _ in 0..120 {
+            value = Value::Set(vec![value]);
+            ty = Type::Set(Box::new(ty));
+        }
+        let mut x = Attribute::new("x", ty);
+        x.optional = true;
+        let schema = Block {
+            attributes: vec![x],
+            ..Block::default()
+        };
+        let planned = Value::object([("x", value.clone())]);
+        assert_eq!(check_apply(&schema, &planned, &planned.clone()), Vec::new());
+        let config = Value::object([("x", Value::Set(vec![value]))]);
+        let found = crate::check_plan(&schema, &Value::Null, &config, &planned);
+        assert_eq!(found.len(), 1, "{found:?}");
+    }
 }

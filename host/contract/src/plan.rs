@@ -124,16 +124,7 @@ fn object(
     if !both_present(planned, config, path, out) {
         return;
     }
-    for a in &block.attributes {
-        attribute(
-            a,
-            attr(prior, &a.name),
-            attr(config, &a.name),
-            attr(planned, &a.name),
-            &path.attr(&a.name),
-            out,
-        );
-    }
+    attributes(&block.attributes, prior, config, planned, path, out);
     for nested in &block.block_types {
         let name = &nested.type_name;
         nested_block(
@@ -143,6 +134,29 @@ fn object(
             attr(config, name),
             attr(planned, name),
             &path.attr(name),
+            out,
+        );
+    }
+}
+
+/// The attributes of one object (a block's, or a nested attribute's element), checked one by
+/// one against the schema as it is: nothing of the schema is copied per element, so a long
+/// description costs nothing however many elements there are.
+fn attributes(
+    list: &[Attribute],
+    prior: &Value,
+    config: &Value,
+    planned: &Value,
+    path: &At<'_>,
+    out: &mut Violations,
+) {
+    for a in list {
+        attribute(
+            a,
+            attr(prior, &a.name),
+            attr(config, &a.name),
+            attr(planned, &a.name),
+            &path.attr(&a.name),
             out,
         );
     }
@@ -207,11 +221,6 @@ fn attribute(
     out.push(Violation::new(path, message));
 }
 
-/// Nested attribute objects hold no blocks, so block rules do not matter inside them.
-const FLAT: Rules = Rules {
-    computed_blocks: false,
-};
-
 fn nested_attribute(
     object: &NestedObject,
     prior: &Value,
@@ -235,14 +244,14 @@ fn nested_attribute(
             ),
         ));
     }
-    let attrs_block = Block {
-        attributes: object.attributes.clone(),
-        ..Block::default()
+    // Nested attribute objects hold no blocks, so only their attributes are checked.
+    let element = |prior: &Value, config: &Value, planned: &Value, path: &At<'_>, out: &mut _| {
+        if both_present(planned, config, path, out) {
+            attributes(&object.attributes, prior, config, planned, path, out);
+        }
     };
     match object.nesting {
-        ObjectNesting::Single => {
-            self::object(FLAT, &attrs_block, prior, config, planned, path, out)
-        }
+        ObjectNesting::Single => element(prior, config, planned, path, out),
         ObjectNesting::List => {
             let (planned_items, config_items) = (elements(planned), elements(config));
             if planned_items.len() != config_items.len() {
@@ -258,7 +267,7 @@ fn nested_attribute(
             let prior_items = elements(prior);
             for (i, (p, c)) in planned_items.iter().zip(config_items).enumerate() {
                 let before = prior_items.get(i).unwrap_or(&Value::Null);
-                self::object(FLAT, &attrs_block, before, c, p, &path.index(i as i64), out);
+                element(before, c, p, &path.index(i as i64), out);
             }
         }
         ObjectNesting::Map => {
@@ -267,7 +276,7 @@ fn nested_attribute(
             for (key, p) in planned_map {
                 if let Some(c) = config_map.get(key) {
                     let before = entries(prior).get(key).unwrap_or(&Value::Null);
-                    self::object(FLAT, &attrs_block, before, c, p, &path.key(key), out);
+                    element(before, c, p, &path.key(key), out);
                 }
             }
         }

@@ -52,12 +52,23 @@ struct Binary {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{text:?} is not a decimal number{}", if *.out_of_range { format!(" tfwasm can hold (its decimal exponent is beyond ±{MAX_EXPONENT})") } else if *.infinite { " tfwasm can hold (an infinity)".to_owned() } else { String::new() })]
 pub struct ParseNumberError {
-    /// The rejected text.
+    /// The rejected text, its first [`QUOTED_CHARS`] characters when longer.
     pub text: String,
     /// Well-formed, but too large or too small in magnitude.
     pub out_of_range: bool,
     /// `Inf`: go-cty parses it, but no state or configuration can hold it.
     pub infinite: bool,
+}
+
+/// How much of a rejected text an error repeats: a guest may send megabytes of digits.
+pub const QUOTED_CHARS: usize = 64;
+
+/// `text` as an error quotes it: whole when short, else its start and its length.
+fn quoted(text: &str) -> String {
+    match text.char_indices().nth(QUOTED_CHARS) {
+        None => text.to_owned(),
+        Some((end, _)) => format!("{}… ({} bytes)", &text[..end], text.len()),
+    }
 }
 
 /// Largest decimal exponent a number may have. Numbers are written out in plain decimal
@@ -255,74 +266,120 @@ fn digits_of(d: &BigDecimal) -> binary::Digits {
     binary::Digits::of_integer(&n, exp10)
 }
 
-/// What go-cty's `ParseNumberVal` accepts (Go's `big.ParseFloat` in base 10): a sign, digits
-/// with at most one point and at least one digit, an exponent.
-fn well_formed(text: &str) -> bool {
+/// A number's text read in one pass: its sign and its significant digits (no leading or
+/// trailing zeros; none for zero), the last of them worth `10^exponent`.
+struct Scanned {
+    negative: bool,
+    digits: String,
+    exponent: i64,
+}
+
+/// Why a text is not a number tfwasm holds.
+enum ScanError {
+    /// Not what go-cty's `ParseNumberVal` accepts (Go's `big.ParseFloat` in base 10): a sign,
+    /// digits with at most one point and at least one digit, an exponent.
+    Malformed,
+    /// Well-formed, but its exponent is beyond [`MAX_EXPONENT`].
+    OutOfRange,
+}
+
+/// Reads `text` in linear time, refusing a magnitude out of range before any arithmetic:
+/// parsing four million digits as a decimal took half a minute (the parse is quadratic), and
+/// a guest chooses the texts the host parses.
+fn scan(text: &str) -> Result<Scanned, ScanError> {
     let b = text.as_bytes();
+    let negative = b.first() == Some(&b'-');
     let mut i = usize::from(matches!(b.first(), Some(b'+' | b'-')));
-    let mut digits = 0;
-    while i < b.len() && b[i].is_ascii_digit() {
+    let digits_from = |i: usize| i + b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let integer = i..digits_from(i);
+    i = integer.end;
+    let fraction = if b.get(i) == Some(&b'.') {
+        i + 1..digits_from(i + 1)
+    } else {
+        i..i
+    };
+    i = fraction.end;
+    if integer.is_empty() && fraction.is_empty() {
+        return Err(ScanError::Malformed);
+    }
+    // The exponent field, saturated: anything past 19 digits is out of range anyway.
+    let mut exponent: i64 = 0;
+    if matches!(b.get(i), Some(b'e' | b'E')) {
         i += 1;
-        digits += 1;
-    }
-    if i < b.len() && b[i] == b'.' {
-        i += 1;
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-            digits += 1;
+        let sign = match b.get(i) {
+            Some(b'-') => -1,
+            Some(b'+') => 1,
+            _ => 0,
+        };
+        i += usize::from(sign != 0);
+        let field = i..digits_from(i);
+        if field.is_empty() {
+            return Err(ScanError::Malformed);
         }
-    }
-    if digits == 0 {
-        return false;
-    }
-    if i < b.len() && matches!(b[i], b'e' | b'E') {
-        i += 1;
-        if i < b.len() && matches!(b[i], b'+' | b'-') {
-            i += 1;
+        for &c in &b[field.clone()] {
+            exponent = exponent
+                .saturating_mul(10)
+                .saturating_add(i64::from(c - b'0'));
         }
-        let start = i;
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-        }
-        if i == start {
-            return false;
-        }
+        exponent = exponent.min(i64::MAX / 4) * if sign < 0 { -1 } else { 1 };
+        i = field.end;
     }
-    i == b.len()
+    if i != b.len() {
+        return Err(ScanError::Malformed);
+    }
+    let mantissa = || b[integer.clone()].iter().chain(&b[fraction.clone()]);
+    let Some(first) = mantissa().position(|&c| c != b'0') else {
+        return Ok(Scanned {
+            negative,
+            digits: String::new(),
+            exponent: 0,
+        });
+    };
+    let last = (mantissa().enumerate())
+        .filter(|(_, c)| **c != b'0')
+        .last()
+        .map_or(first, |(k, _)| k);
+    let span = (last - first + 1) as i64;
+    // The last significant digit's place, and the first's (the number's magnitude).
+    let place = exponent.saturating_add(integer.len() as i64 - 1 - last as i64);
+    let magnitude = place.saturating_add(span - 1);
+    if place.abs() > MAX_EXPONENT || magnitude.abs() > MAX_EXPONENT {
+        return Err(ScanError::OutOfRange);
+    }
+    let digits = mantissa()
+        .skip(first)
+        .take(last - first + 1)
+        .map(|&c| char::from(c))
+        .collect();
+    Ok(Scanned {
+        negative,
+        digits,
+        exponent: place,
+    })
 }
 
 impl FromStr for Number {
     type Err = ParseNumberError;
     fn from_str(text: &str) -> Result<Number, ParseNumberError> {
         let error = |out_of_range, infinite| ParseNumberError {
-            text: text.to_owned(),
+            text: quoted(text),
             out_of_range,
             infinite,
         };
         if matches!(text.trim_start_matches(['+', '-']), "Inf" | "inf") {
             return Err(error(false, true));
         }
-        if !well_formed(text) {
-            return Err(error(false, false));
-        }
-        // BigDecimal reads ".5" and "5." too, but not a leading "+".
-        let d = BigDecimal::from_str(text.strip_prefix('+').unwrap_or(text))
-            .map_err(|_| error(false, false))?
-            .normalized();
-        // Found by fuzzing (fuzz/corpus/json_value/huge-exponent): an exponent in the
-        // billions parsed fine and then ran out of memory when written out.
-        let (digits, scale) = d.as_bigint_and_exponent();
-        let magnitude = digits.magnitude().bits() as i64 / 3 - scale;
-        if scale.unsigned_abs() > MAX_EXPONENT as u64 || magnitude.abs() > MAX_EXPONENT {
-            return Err(error(true, false));
-        }
-        if d.is_zero() {
-            return Ok(Number(if text.starts_with('-') {
+        let scanned = scan(text).map_err(|e| error(matches!(e, ScanError::OutOfRange), false))?;
+        if scanned.digits.is_empty() {
+            return Ok(Number(if scanned.negative {
                 Repr::NegativeZero
             } else {
-                Repr::Decimal(d)
+                Repr::Decimal(BigDecimal::zero())
             }));
         }
+        let sign = if scanned.negative { "-" } else { "" };
+        let short = format!("{sign}{}e{}", scanned.digits, scanned.exponent);
+        let d = BigDecimal::from_str(&short).map_err(|_| error(false, false))?;
         if d.digits() <= EXACT_DIGITS {
             return Ok(Number(Repr::Decimal(d)));
         }
@@ -437,6 +494,53 @@ mod tests {
             assert!(n.to_string().len() < 10_100, "{text}");
         }
         assert!(!"x1".parse::<Number>().unwrap_err().out_of_range);
+    }
+
+    #[test]
+    fn megabytes_of_digits_are_read_in_one_pass() {
+        let digits = "7".repeat(16 << 20);
+        for text in [
+            format!("0.{digits}"),
+            digits.clone(),
+            format!("{digits}e-16777216"),
+        ] {
+            let e = text.parse::<Number>().unwrap_err();
+            assert!(e.out_of_range, "{e}");
+            assert!(
+                e.text.len() < 100,
+                "the error repeats {} bytes",
+                e.text.len()
+            );
+        }
+        // Zeros that do not count: the value is small, so it is held.
+        let zeros = "0".repeat(16 << 20);
+        let half: Number = format!("0.5{zeros}").parse().unwrap();
+        assert_eq!(half, "0.5".parse().unwrap());
+        let one: Number = format!("{zeros}1").parse().unwrap();
+        assert_eq!(one, Number::from(1));
+        let tiny: Number = format!("0.{}1", &zeros[..9_999]).parse().unwrap();
+        assert_eq!(tiny, "1e-10000".parse().unwrap());
+        assert!(
+            format!("0.{}1", &zeros[..10_000])
+                .parse::<Number>()
+                .unwrap_err()
+                .out_of_range
+        );
+        let zero: Number = format!("-{zeros}e999999999999999999999999")
+            .parse()
+            .unwrap();
+        assert_eq!(zero.to_string(), "-0");
+        let e = "1e999999999999999999999999".parse::<Number>().unwrap_err();
+        assert!(e.out_of_range, "{e}");
+        // The bound is on the magnitude, not the text: 10,000 digits of an integer are held.
+        let big: Number = format!("1{}", &zeros[..10_000]).parse().unwrap();
+        assert_eq!(big, "1e10000".parse().unwrap());
+        for malformed in ["", "-", ".", "1e", "1e+", "1.2.3", "1x", "e5", "+-1", "1_0"] {
+            assert!(
+                !malformed.parse::<Number>().unwrap_err().out_of_range,
+                "{malformed}"
+            );
+        }
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::hash::{Hash, Hasher};
 use crate::{Number, Type};
 
 /// What is known about an unknown value (cty "refinements"). Empty means a plain unknown.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Refinement {
     /// The value will definitely not be null.
     pub not_null: bool,
@@ -84,13 +84,17 @@ impl PartialEq for Value {
 
 impl Eq for Value {}
 
-/// Hashes agree with `==`: sets hash independently of their order, unknowns all hash alike
-/// (their refinements only refine equality), and a dynamic value hashes as its content.
+/// Hashes agree with `==`: sets hash independently of their order, unknowns by their
+/// refinements (so a set of many differently refined unknowns does not share one bucket), and a
+/// dynamic value hashes as its content.
 impl Hash for Value {
     fn hash<H: Hasher>(&self, state: &mut H) {
         match self {
             Value::Null => state.write_u8(0),
-            Value::Unknown(_) => state.write_u8(1),
+            Value::Unknown(refinement) => {
+                state.write_u8(1);
+                refinement.hash(state);
+            }
             Value::Bool(b) => {
                 state.write_u8(2);
                 b.hash(state);
@@ -169,6 +173,8 @@ struct Element<'a>(&'a Value);
 
 impl PartialEq for Element<'_> {
     fn eq(&self, other: &Self) -> bool {
+        #[cfg(test)]
+        tests::COMPARISONS.with(|n| n.set(n.get() + 1));
         self.0 == other.0 && hashes_alike(self.0, other.0)
     }
 }
@@ -204,27 +210,39 @@ fn hashes_alike(a: &Value, b: &Value) -> bool {
 /// Below this many elements, pairwise comparison beats hashing.
 const SMALL_SET: usize = 16;
 
-/// Set equality as multisets of go-cty elements ([`Element`]), in linear time: elements
-/// holding unknowns may repeat, so each must occur as often in `a` as in `b`.
+/// Set equality as multisets of go-cty elements ([`Element`]): elements holding unknowns may
+/// repeat, so each must occur as often in `a` as in `b`.
+///
+/// Each element of `b` is matched with one unmatched equal element of `a`, looked for only
+/// among those hashed alike. [`Element`] equality is an equivalence, so the first match is as
+/// good as any, and a pair of equal sets costs one comparison per element. Counting instead
+/// (each element against every other) compared equal subtrees several times per level: a
+/// 61-byte chain of nested one-element sets took seconds, doubling with each level.
 fn same_elements(a: &[Value], b: &[Value]) -> bool {
     if a.len() != b.len() {
         return false;
     }
     if a.len() <= SMALL_SET {
-        let count =
-            |set: &[Value], x: &Value| set.iter().filter(|y| Element(y) == Element(x)).count();
-        return a.iter().all(|x| count(a, x) == count(b, x));
+        let hashes: Vec<u64> = a.iter().map(hash_of).collect();
+        let mut unmatched: Vec<usize> = (0..a.len()).collect();
+        return b.iter().all(|y| {
+            let h = hash_of(y);
+            let found = unmatched
+                .iter()
+                .position(|&i| hashes[i] == h && Element(&a[i]) == Element(y));
+            found.map(|at| unmatched.swap_remove(at)).is_some()
+        });
     }
-    let mut counts: HashMap<Element<'_>, usize> = hash_map(a.len());
-    for x in a {
-        *counts.entry(Element(x)).or_default() += 1;
+    let mut buckets: HashMap<u64, Vec<usize>> = hash_map(a.len());
+    for (i, x) in a.iter().enumerate() {
+        buckets.entry(hash_of(x)).or_default().push(i);
     }
-    b.iter().all(|y| match counts.get_mut(&Element(y)) {
-        Some(n) if *n > 0 => {
-            *n -= 1;
-            true
-        }
-        _ => false,
+    b.iter().all(|y| {
+        let Some(bucket) = buckets.get_mut(&hash_of(y)) else {
+            return false;
+        };
+        let found = bucket.iter().position(|&i| Element(&a[i]) == Element(y));
+        found.map(|at| bucket.swap_remove(at)).is_some()
     })
 }
 
@@ -234,9 +252,15 @@ fn same_elements(a: &[Value], b: &[Value]) -> bool {
 pub(crate) fn dedup_set(items: Vec<Value>) -> Vec<Value> {
     if items.len() <= SMALL_SET {
         let mut out: Vec<Value> = Vec::with_capacity(items.len());
+        let mut hashes: Vec<u64> = Vec::with_capacity(items.len());
         for item in items {
-            if !item.is_wholly_known() || !out.iter().any(|o| Element(o) == Element(&item)) {
+            let h = hash_of(&item);
+            let seen = || {
+                (out.iter().zip(&hashes)).any(|(o, &oh)| oh == h && Element(o) == Element(&item))
+            };
+            if !item.is_wholly_known() || !seen() {
                 out.push(item);
+                hashes.push(h);
             }
         }
         return out;
@@ -549,6 +573,83 @@ impl From<Number> for Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    thread_local! {
+        /// Set elements compared so far on this thread, to hold set equality to its cost.
+        pub(super) static COMPARISONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
+    /// How many set elements `work` compares.
+    fn comparisons(work: impl FnOnce()) -> u64 {
+        COMPARISONS.with(|n| n.set(0));
+        work();
+        COMPARISONS.with(|n| n.get())
+    }
+
+    /// One string inside `depth` nested one-element sets, with its type.
+    fn chain(depth: usize) -> (Value, Type) {
+        let mut value = Value::from("s");
+        let mut ty = Type::String;
+        for _ in 0..depth {
+            value = Value::Set(vec![value]);
+            ty = Type::Set(Box::new(ty));
+        }
+        (value, ty)
+    }
+
+    #[test]
+    fn nested_sets_compare_in_one_pass_however_deep() {
+        let (value, ty) = chain(120);
+        let same = value.clone();
+        assert_eq!(comparisons(|| assert_eq!(value, same)), 120);
+        let (other, _) = chain(118);
+        let other = Value::Set(vec![Value::Set(vec![other])]);
+        assert_eq!(value, other);
+
+        // The 61-byte attack: a set holding the same chain twice, which decoding dedups.
+        let one = crate::codec::msgpack::encode(&value, &ty).unwrap();
+        let mut twice = vec![0x92];
+        twice.extend(&one);
+        twice.extend(&one);
+        let set_ty = Type::Set(Box::new(ty));
+        let mut decoded = None;
+        let n = comparisons(|| decoded = crate::codec::msgpack::decode(&twice, &set_ty).ok());
+        assert_eq!(decoded, Some(Value::Set(vec![value])));
+        assert!(n <= 2 * 121, "{n} comparisons");
+    }
+
+    #[test]
+    fn repeated_unknown_holding_elements_are_compared_once_each() {
+        // Every level holds its child twice (the child holds an unknown, so both stay): the
+        // value has 2^depth leaves, and equality must not cost more than one comparison each.
+        let mut value = Value::Unknown(Refinement::default());
+        for _ in 0..12 {
+            value = Value::Set(vec![value.clone(), value]);
+        }
+        let same = value.clone();
+        let n = comparisons(|| assert_eq!(value, same));
+        assert!(n < 2 << 12, "{n} comparisons for {} elements", 2 << 12);
+    }
+
+    #[test]
+    fn differently_refined_unknowns_hash_apart() {
+        let refined = |prefix: &str| {
+            Value::Unknown(Refinement {
+                string_prefix: Some(prefix.into()),
+                ..Refinement::default()
+            })
+        };
+        assert_ne!(hash_of(&refined("a")), hash_of(&refined("b")));
+        assert_eq!(hash_of(&refined("a")), hash_of(&refined("a")));
+        let forward: Vec<Value> = (0..2000).map(|i| refined(&i.to_string())).collect();
+        let mut backward = forward.clone();
+        backward.reverse();
+        let n = comparisons(|| assert_eq!(Value::Set(forward), Value::Set(backward)));
+        assert!(
+            n < 4000,
+            "{n} comparisons: one bucket for every unknown is quadratic"
+        );
+    }
 
     fn rule(port: i64, name: &str) -> Value {
         Value::object([("port", Value::from(port)), ("name", Value::from(name))])
