@@ -41,5 +41,8 @@ pub use value::{Refinement, Value};
 
 /// Fast, randomly seeded hashing of values, for set handling, element matching and checks.
 pub mod hash {
-    pub use crate::value::{HashMap, HashSet, hash_map, hash_set, hash_state, value_hasher};
+    pub use crate::value::{
+        HashMap, HashSet, hash_map, hash_set, hash_state, same_multiset, unrefined_hash,
+        value_hasher,
+    };
 }

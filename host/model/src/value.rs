@@ -89,44 +89,71 @@ impl Eq for Value {}
 /// dynamic value hashes as its content.
 impl Hash for Value {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        match self {
-            Value::Null => state.write_u8(0),
-            Value::Unknown(refinement) => {
-                state.write_u8(1);
+        hash_into(self, state, true);
+    }
+}
+
+/// A value's hash, with or without its unknowns' refinements ([`unrefined_hash`]).
+fn hash_into<H: Hasher>(value: &Value, state: &mut H, refined: bool) {
+    match value {
+        Value::Null => state.write_u8(0),
+        Value::Unknown(refinement) => {
+            state.write_u8(1);
+            if refined {
                 refinement.hash(state);
             }
-            Value::Bool(b) => {
-                state.write_u8(2);
-                b.hash(state);
-            }
-            Value::Number(n) => {
-                state.write_u8(3);
-                n.hash(state);
-            }
-            Value::String(s) => {
-                state.write_u8(4);
-                s.hash(state);
-            }
-            Value::List(items) | Value::Tuple(items) => {
-                state.write_u8(5);
-                items.hash(state);
-            }
-            Value::Set(items) => {
-                state.write_u8(6);
-                state.write_usize(items.len());
-                state.write_u64(
-                    items
-                        .iter()
-                        .fold(0u64, |acc, item| acc.wrapping_add(hash_of(item))),
-                );
-            }
-            Value::Map(entries) | Value::Object(entries) => {
-                state.write_u8(7);
-                entries.hash(state);
-            }
-            Value::Dynamic(_, inner) => inner.hash(state),
         }
+        Value::Bool(b) => {
+            state.write_u8(2);
+            b.hash(state);
+        }
+        Value::Number(n) => {
+            state.write_u8(3);
+            n.hash(state);
+        }
+        Value::String(s) => {
+            state.write_u8(4);
+            s.hash(state);
+        }
+        Value::List(items) | Value::Tuple(items) => {
+            state.write_u8(5);
+            state.write_usize(items.len());
+            for item in items {
+                hash_into(item, state, refined);
+            }
+        }
+        Value::Set(items) => {
+            state.write_u8(6);
+            state.write_usize(items.len());
+            let element = |item| {
+                let mut h = hash_state().build_hasher();
+                hash_into(item, &mut h, refined);
+                h.finish()
+            };
+            state.write_u64(
+                items
+                    .iter()
+                    .fold(0u64, |acc, item| acc.wrapping_add(element(item))),
+            );
+        }
+        Value::Map(entries) | Value::Object(entries) => {
+            state.write_u8(7);
+            state.write_usize(entries.len());
+            for (key, item) in entries {
+                key.hash(state);
+                hash_into(item, state, refined);
+            }
+        }
+        Value::Dynamic(_, inner) => hash_into(inner, state, refined),
     }
+}
+
+/// A value's hash ignoring what its unknowns are refined with: it agrees with an equality
+/// that takes any two unknowns as equal (the contract checks' "same value").
+pub fn unrefined_hash(value: &Value) -> u64 {
+    let mut h = hash_state().build_hasher();
+    hash_into(value, &mut h, false);
+    h.finish()
 }
 
 /// The hasher state every value hash in this process uses: foldhash, several times faster
@@ -212,36 +239,47 @@ const SMALL_SET: usize = 16;
 
 /// Set equality as multisets of go-cty elements ([`Element`]): elements holding unknowns may
 /// repeat, so each must occur as often in `a` as in `b`.
+fn same_elements(a: &[Value], b: &[Value]) -> bool {
+    same_multiset(a, b, hash_of, |x, y| Element(x) == Element(y))
+}
+
+/// Whether `a` and `b` hold the same elements as often, under an equivalence `eq` that `hash`
+/// agrees with.
 ///
 /// Each element of `b` is matched with one unmatched equal element of `a`, looked for only
-/// among those hashed alike. [`Element`] equality is an equivalence, so the first match is as
-/// good as any, and a pair of equal sets costs one comparison per element. Counting instead
-/// (each element against every other) compared equal subtrees several times per level: a
-/// 61-byte chain of nested one-element sets took seconds, doubling with each level.
-fn same_elements(a: &[Value], b: &[Value]) -> bool {
+/// among those hashed alike. `eq` is an equivalence, so the first match is as good as any,
+/// and a pair of equal sets costs one comparison per element. Counting instead (each element
+/// against every other) compared equal subtrees several times per level: a 61-byte chain of
+/// nested one-element sets took seconds, doubling with each level.
+pub fn same_multiset(
+    a: &[Value],
+    b: &[Value],
+    hash: impl Fn(&Value) -> u64,
+    eq: impl Fn(&Value, &Value) -> bool,
+) -> bool {
     if a.len() != b.len() {
         return false;
     }
     if a.len() <= SMALL_SET {
-        let hashes: Vec<u64> = a.iter().map(hash_of).collect();
+        let hashes: Vec<u64> = a.iter().map(&hash).collect();
         let mut unmatched: Vec<usize> = (0..a.len()).collect();
         return b.iter().all(|y| {
-            let h = hash_of(y);
+            let h = hash(y);
             let found = unmatched
                 .iter()
-                .position(|&i| hashes[i] == h && Element(&a[i]) == Element(y));
+                .position(|&i| hashes[i] == h && eq(&a[i], y));
             found.map(|at| unmatched.swap_remove(at)).is_some()
         });
     }
     let mut buckets: HashMap<u64, Vec<usize>> = hash_map(a.len());
     for (i, x) in a.iter().enumerate() {
-        buckets.entry(hash_of(x)).or_default().push(i);
+        buckets.entry(hash(x)).or_default().push(i);
     }
     b.iter().all(|y| {
-        let Some(bucket) = buckets.get_mut(&hash_of(y)) else {
+        let Some(bucket) = buckets.get_mut(&hash(y)) else {
             return false;
         };
-        let found = bucket.iter().position(|&i| Element(&a[i]) == Element(y));
+        let found = bucket.iter().position(|&i| eq(&a[i], y));
         found.map(|at| bucket.swap_remove(at)).is_some()
     })
 }
