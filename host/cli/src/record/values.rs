@@ -16,7 +16,7 @@ use serde_json::{Map, Value as Json, json};
 use tfwasm_model::codec::json::{decode_with_unknowns, encode_with_unknowns};
 use tfwasm_model::codec::redact::{is_redacted, redacted};
 use tfwasm_model::rpc::{GetFunctionsResponse, GetResourceIdentitySchemasResponse};
-use tfwasm_model::{Block, ProviderSchema, Type};
+use tfwasm_model::{Block, ProviderSchema, Rpc, Type};
 
 use super::Values;
 use super::redact::{is_encoded, leaves, unrefine};
@@ -51,24 +51,31 @@ enum Family {
     Other,
 }
 
+/// The family of the RPC named `rpc`; a name that is no RPC has values of no known schema.
 fn family(rpc: &str) -> Family {
+    rpc.parse().map_or(Family::Other, family_of)
+}
+
+/// Exhaustive, so a new RPC is a compile error here rather than a recording keeping its
+/// values by a wrong schema (and any field this pass does not know is redacted whole).
+fn family_of(rpc: Rpc) -> Family {
     match rpc {
-        "ValidateProviderConfig" | "ConfigureProvider" => Family::Provider,
-        "ValidateResourceConfig"
-        | "UpgradeResourceState"
-        | "ReadResource"
-        | "PlanResourceChange"
-        | "ApplyResourceChange"
-        | "ImportResourceState"
-        | "MoveResourceState"
-        | "UpgradeResourceIdentity" => Family::Resource,
-        "ValidateDataResourceConfig" | "ReadDataSource" => Family::DataSource,
-        "ValidateEphemeralResourceConfig"
-        | "OpenEphemeralResource"
-        | "RenewEphemeralResource"
-        | "CloseEphemeralResource" => Family::Ephemeral,
-        "CallFunction" => Family::Function,
-        _ => Family::Other,
+        Rpc::GetProviderSchema => Family::Other,
+        Rpc::ValidateProviderConfig | Rpc::ConfigureProvider => Family::Provider,
+        Rpc::ValidateResourceConfig
+        | Rpc::UpgradeResourceState
+        | Rpc::ReadResource
+        | Rpc::PlanResourceChange
+        | Rpc::ApplyResourceChange
+        | Rpc::ImportResourceState
+        | Rpc::MoveResourceState
+        | Rpc::UpgradeResourceIdentity => Family::Resource,
+        Rpc::ValidateDataResourceConfig | Rpc::ReadDataSource => Family::DataSource,
+        Rpc::ValidateEphemeralResourceConfig
+        | Rpc::OpenEphemeralResource
+        | Rpc::RenewEphemeralResource
+        | Rpc::CloseEphemeralResource => Family::Ephemeral,
+        Rpc::CallFunction => Family::Function,
     }
 }
 
@@ -536,6 +543,50 @@ mod tests {
         );
         assert_eq!(json["prior_private"], redacted());
         assert_eq!(json["prior_state"], Json::Null, "nulls stay");
+    }
+
+    /// Every RPC, every field that holds a value in any RPC (and one no RPC has yet), under
+    /// the policy that keeps the most: no sensitive or write-only value is ever written.
+    #[test]
+    fn no_rpc_records_a_secret_in_any_field() {
+        let schemas = schemas(true);
+        let sensitive = Sensitive::of(&schemas.provider);
+        let ty = schemas.provider.resources["t_x"].block.implied_type();
+        let encoded = serde_json::to_value(DynamicValue::encode(&config(), &ty).unwrap()).unwrap();
+        let fields = OBJECT_FIELDS.iter().copied().chain([
+            "provider_meta",
+            "identity",
+            "current_identity",
+            "new_identity",
+            "planned_identity",
+            "target_identity",
+            "arguments",
+            "a_field_of_a_future_rpc",
+        ]);
+        let names = Rpc::ALL.iter().map(|r| r.name()).chain(["AFutureRpc"]);
+        for rpc in names {
+            for field in fields.clone() {
+                let value = if field == "arguments" {
+                    json!([encoded.clone()])
+                } else {
+                    encoded.clone()
+                };
+                let mut message = json!({ field: value });
+                schemas.decode(
+                    rpc,
+                    "t_x",
+                    &mut message,
+                    &policy(Values::NonSensitive, &sensitive),
+                );
+                let text = message.to_string();
+                assert!(
+                    !text.contains("hunter2") && !text.contains("s3cr3t") && !text.contains(":7"),
+                    "{rpc} {field}: {text}"
+                );
+                // Nor left encoded, where it would be as readable to anyone with a decoder.
+                assert!(!text.contains("msgpack"), "{rpc} {field}: {text}");
+            }
+        }
     }
 
     #[test]
