@@ -50,7 +50,7 @@ struct Binary {
 
 /// A number's text could not be parsed, or its magnitude is out of range.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{text:?} is not a decimal number{}", if *.out_of_range { format!(" tfwasm can hold (its decimal exponent is beyond ±{MAX_EXPONENT})") } else if *.infinite { " tfwasm can hold (an infinity)".to_owned() } else { String::new() })]
+#[error("{text:?} is not a decimal number{}", if *.out_of_range { format!(" tfwasm can hold (its decimal exponent is beyond ±{MAX_EXPONENT}, or ±{MAX_LONG_EXPONENT} with more than {EXACT_DIGITS} significant digits, or it has more than {MAX_LONG_DIGITS} significant digits)") } else if *.infinite { " tfwasm can hold (an infinity)".to_owned() } else { String::new() })]
 pub struct ParseNumberError {
     /// The rejected text, its first [`QUOTED_CHARS`] characters when longer.
     pub text: String,
@@ -75,6 +75,15 @@ fn quoted(text: &str) -> String {
 /// (as go-cty writes them) and compared exactly, so `1e43313291264` would cost gigabytes;
 /// float64 ends at 1e308, and nothing in a configuration comes near this bound.
 pub const MAX_EXPONENT: i64 = 10_000;
+
+/// Largest decimal exponent of a number with more than [`EXACT_DIGITS`] significant digits.
+/// Such a number is rounded to a 512-bit float exactly, with arithmetic on integers as long as
+/// its exponent: 9 ms for each 166-byte number near `e-9990`, so a guest's answer of them
+/// took minutes. Float64 ends at 1e308; at this bound rounding costs microseconds.
+pub const MAX_LONG_EXPONENT: i64 = 400;
+
+/// Most significant digits a number may have: rounding costs grow with them too.
+pub const MAX_LONG_DIGITS: i64 = 1000;
 
 /// Significant digits a decimal keeps exactly. A 512-bit float identifies every decimal of
 /// up to 153 digits, so go-cty prints and compares such a decimal as itself; beyond that it
@@ -222,6 +231,34 @@ impl Number {
         }
     }
 
+    /// Hashes what decides [`Number::hashes_alike`] between equal numbers: `-0` apart from
+    /// every other number, integers alike, anything else by its hash text.
+    pub(crate) fn hash_class<H: Hasher>(&self, state: &mut H) {
+        match &self.0 {
+            Repr::NegativeZero => state.write_u8(1),
+            _ if self.is_integer() => state.write_u8(0),
+            _ => self.hash_text().hash(state),
+        }
+    }
+
+    /// Bytes of the plain decimal text this number is written as (JSON, messages): up to
+    /// 10,000 digits from a seven-byte `1e9999`, so whoever writes numbers for a guest can
+    /// bound what it writes before writing it.
+    pub fn plain_len(&self) -> usize {
+        let text = self.text();
+        let (_, scale) = text.as_bigint_and_exponent();
+        let digits = text.digits() as i64;
+        let sign = usize::from(text.sign() == Sign::Minus || matches!(self.0, Repr::NegativeZero));
+        let body = if scale <= 0 {
+            digits - scale
+        } else if scale < digits {
+            digits + 1
+        } else {
+            scale + 2
+        };
+        sign + body.max(1) as usize
+    }
+
     /// go-cty's order of numbers (`big.Float.Cmp`), consistent with equality.
     pub fn cmp_value(&self, other: &Number) -> Ordering {
         if self == other {
@@ -346,6 +383,10 @@ fn scan(text: &str) -> Result<Scanned, ScanError> {
     if place.abs() > MAX_EXPONENT || magnitude.abs() > MAX_EXPONENT {
         return Err(ScanError::OutOfRange);
     }
+    if span > EXACT_DIGITS as i64 && (magnitude.abs() > MAX_LONG_EXPONENT || span > MAX_LONG_DIGITS)
+    {
+        return Err(ScanError::OutOfRange);
+    }
     let digits = mantissa()
         .skip(first)
         .take(last - first + 1)
@@ -421,11 +462,16 @@ impl Eq for Number {}
 impl Hash for Number {
     fn hash<H: Hasher>(&self, state: &mut H) {
         let exact = self.exact();
-        if exact.is_integer() {
-            exact.hash(state);
+        let d = if exact.is_integer() {
+            exact
         } else {
-            self.text().hash(state);
-        }
+            self.text()
+        };
+        // Digits and exponent, trailing zeros dropped: equal decimals hash alike, and
+        // `1e9990` hashes one digit (BigDecimal's own hash wrote out all 9,990 zeros).
+        let (digits, scale) = d.normalized().into_bigint_and_exponent();
+        digits.hash(state);
+        scale.hash(state);
     }
 }
 
@@ -541,6 +587,53 @@ mod tests {
                 "{malformed}"
             );
         }
+    }
+
+    #[test]
+    fn long_numbers_have_a_tighter_exponent_bound() {
+        let digits = "123456789".repeat(18);
+        for text in [
+            format!("{digits}e-9990"),
+            format!("0.{digits}e-500"),
+            format!("{digits}e300"),
+        ] {
+            let e = text.parse::<Number>().unwrap_err();
+            assert!(e.out_of_range && e.to_string().contains("±400"), "{e}");
+        }
+        let held: Number = format!("0.{digits}e-250").parse().unwrap();
+        assert!(held.to_f64() > 0.0);
+        let e = format!("0.{}", "7".repeat(1001))
+            .parse::<Number>()
+            .unwrap_err();
+        assert!(
+            e.out_of_range && e.to_string().contains("more than 1000"),
+            "{e}"
+        );
+        // Short numbers keep the wide bound.
+        assert!("1.5e-9990".parse::<Number>().is_ok());
+        let hash = |n: &Number| std::hash::BuildHasher::hash_one(crate::hash::hash_state(), n);
+        let (a, b): (Number, Number) = ("1e9990".parse().unwrap(), "10e9989".parse().unwrap());
+        assert_eq!(hash(&a), hash(&b));
+    }
+
+    #[test]
+    fn plain_length_is_the_written_length() {
+        for text in [
+            "0",
+            "-0",
+            "7",
+            "-12",
+            "1e9999",
+            "1.5",
+            "-0.00125",
+            "123.456e-20",
+            "1e-9999",
+        ] {
+            let n: Number = text.parse().unwrap();
+            assert_eq!(n.plain_len(), n.to_string().len(), "{text}");
+        }
+        let f = Number::from_f64(0.1).unwrap();
+        assert_eq!(f.plain_len(), f.to_string().len());
     }
 
     #[test]

@@ -244,11 +244,21 @@ pub(crate) struct Pending {
 }
 
 impl Pending {
-    /// Writes (or rewrites) the entry for a reported state (msgpack). A failure to write is
-    /// logged and otherwise ignored: the apply itself goes on.
-    pub(crate) fn record(&mut self, state: &[u8]) {
+    /// Writes (or rewrites) the entry for a reported state (msgpack) if it takes at most
+    /// `allowance` bytes, and returns the bytes written. A failure to write is logged and
+    /// otherwise ignored: the apply itself goes on.
+    ///
+    /// The entry is JSON, where a seven-byte `1e9999` becomes 10,000 digits: what a state
+    /// would write is bounded before it is built, so the allowance bounds memory and disk.
+    pub(crate) fn record(&mut self, state: &[u8], allowance: usize) -> Option<usize> {
         let ty = self.block.implied_type();
         let value = tfwasm_model::codec::msgpack::decode(state, &ty).ok();
+        if value
+            .as_ref()
+            .is_some_and(|v| number_text_bytes(v) > allowance)
+        {
+            return None;
+        }
         let id = value.as_ref().and_then(|v| readable_id(v, &self.block));
         let mut json = value
             .and_then(|v| tfwasm_model::codec::json::encode_with_unknowns(&v, &ty).ok())
@@ -262,13 +272,18 @@ impl Pending {
             id,
             state: json,
         };
-        match write_whole(&self.path, &entry) {
+        let bytes = serde_json::to_vec_pretty(&entry).ok()?;
+        if bytes.len() > allowance {
+            return None;
+        }
+        match write_bytes(&self.path, &bytes) {
             Ok(()) => self.written = true,
             Err(e) => tracing::warn!(
                 file = %self.path.display(),
                 "cannot write the apply journal entry: {e}"
             ),
         }
+        Some(bytes.len())
     }
 
     /// The apply answered: its entry is no longer needed, unless the client that asked is
@@ -330,12 +345,26 @@ fn readable_id(state: &Value, block: &Block) -> Option<String> {
     state.get("id")?.as_str().map(str::to_owned)
 }
 
-fn write_whole(path: &Path, entry: &Entry) -> std::io::Result<()> {
+fn write_bytes(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
         crate::cache::make_private_dir(dir).map_err(std::io::Error::other)?;
     }
-    let bytes = serde_json::to_vec_pretty(entry).map_err(std::io::Error::other)?;
-    crate::cache::store(path, &[&bytes])
+    crate::cache::store(path, &[bytes])
+}
+
+/// Bytes the numbers in `value` take written out in plain decimal.
+fn number_text_bytes(value: &Value) -> usize {
+    match value {
+        Value::Number(n) => n.plain_len(),
+        Value::List(items) | Value::Set(items) | Value::Tuple(items) => {
+            items.iter().map(number_text_bytes).sum()
+        }
+        Value::Map(entries) | Value::Object(entries) => {
+            entries.values().map(number_text_bytes).sum()
+        }
+        Value::Dynamic(_, inner) => number_text_bytes(inner),
+        _ => 0,
+    }
 }
 
 fn interrupted_diagnostic(entry: &Entry, file: &Path) -> Diagnostic {
@@ -453,11 +482,44 @@ mod tests {
         (root, component, journal)
     }
 
+    /// The seventh hostile pass: numbers sent as `1e9999` (seven bytes) are written as
+    /// 10,000 digits, so 112 KB of reports wrote 160 MB. The allowance counts what is written.
+    #[test]
+    fn an_entry_is_written_only_within_its_allowance_counted_as_written() {
+        let (_root, _component, journal) = fresh();
+        let mut numbers = block();
+        numbers
+            .attributes
+            .push(Attribute::new("n", Type::List(Box::new(Type::Number))));
+        let numbers = Arc::new(numbers);
+        // {"id": "obj-1", "n": ["1e9999" × 100], "name": null, "password": null}, numbers
+        // as text as a guest may send them.
+        let mut sent = vec![0x84, 0xa2, b'i', b'd', 0xa5];
+        sent.extend(b"obj-1");
+        sent.extend([0xa1, b'n', 0xdc, 0x00, 100]);
+        (0..100).for_each(|_| sent.extend(b"\xa61e9999"));
+        sent.extend(b"\xa4name\xc0\xa8password\xc0");
+        assert!(sent.len() < 1_000, "{} bytes sent", sent.len());
+        let mut pending = journal.pending("t_x", &config("a"), numbers);
+        assert_eq!(
+            pending.record(&sent, 100_000),
+            None,
+            "a million digits refused"
+        );
+        let entries = || std::fs::read_dir(journal.dir()).map_or(0, |d| d.count());
+        assert_eq!(entries(), 0, "nothing written");
+        let written = pending
+            .record(&sent, 2_000_000)
+            .expect("within the allowance");
+        assert!(written > 1_000_000, "charged {written}, the bytes written");
+        assert_eq!(entries(), 1);
+    }
+
     #[test]
     fn an_entry_left_by_a_dead_process_stops_the_same_create_until_settled() {
         let (root, component, journal) = fresh();
         let mut pending = journal.pending("t_x", &config("a"), Arc::new(block()));
-        pending.record(&state("obj-1").msgpack);
+        pending.record(&state("obj-1").msgpack, usize::MAX);
         // The process "dies": the entry stays, now owned by a pid that does not exist.
         let file = std::fs::read_dir(journal.dir())
             .unwrap()
@@ -499,7 +561,7 @@ mod tests {
     fn an_answered_apply_leaves_nothing_and_a_live_process_keeps_its_entries() {
         let (root, component, journal) = fresh();
         let mut pending = journal.pending("t_x", &config("a"), Arc::new(block()));
-        pending.record(&state("obj-1").msgpack);
+        pending.record(&state("obj-1").msgpack, usize::MAX);
         let file = journal.dir().join(pending.path.file_name().unwrap());
         // Seen from another process while a live one (here: our parent) owns the entry,
         // the apply is in flight, not interrupted.

@@ -18,7 +18,11 @@ pub const NULL: &[u8] = &[0xc0];
 
 /// Decodes `bytes` as a value of type `ty`. Trailing bytes are an error.
 pub fn decode(bytes: &[u8], ty: &Type) -> Result<Value, CodecError> {
-    let mut reader = Reader { buf: bytes, pos: 0 };
+    let mut reader = Reader {
+        buf: bytes,
+        pos: 0,
+        expand: expansion_budget(bytes.len()),
+    };
     let value = reader.value(ty, &PathRef::Root, 0)?;
     if reader.pos != bytes.len() {
         return Err(CodecError::new(
@@ -42,6 +46,16 @@ pub fn encode(value: &Value, ty: &Type) -> Result<Vec<u8>, CodecError> {
 struct Reader<'a> {
     buf: &'a [u8],
     pos: usize,
+    /// Unknown elements refinements may still expand into ([`expansion_budget`]).
+    expand: usize,
+}
+
+/// How many unknown elements refinements may expand into in one value: a 14-byte refined
+/// unknown of exact length 1024 becomes 1024 values (160 KiB), so without a bound a guest's
+/// 224 KB answer took 2.6 GB. Past 65,536 the bound grows with the input, keeping expansion
+/// to what decoding as many bytes of plain values costs.
+fn expansion_budget(input: usize) -> usize {
+    input.max(1 << 16)
 }
 
 impl<'a> Reader<'a> {
@@ -242,8 +256,22 @@ impl<'a> Reader<'a> {
         if len > MAX_REFINEMENT_BODY {
             return Err(CodecError::new(path, "oversize unknown value refinement"));
         }
-        refined(body, ty, depth)
-            .map_err(|e| CodecError::new(path, format!("unknown value refinements: {e}")))
+        let value = refined(body, ty, depth)
+            .map_err(|e| CodecError::new(path, format!("unknown value refinements: {e}")))?;
+        if let Value::List(items) = &value {
+            self.expand = self.expand.checked_sub(items.len()).ok_or_else(|| {
+                CodecError::new(
+                    path,
+                    format!(
+                        "unknown value refinements expand to more than {} unknown elements in \
+                         a value of {} bytes",
+                        expansion_budget(self.buf.len()),
+                        self.buf.len()
+                    ),
+                )
+            })?;
+        }
+        Ok(value)
     }
 
     fn string(&mut self, path: &PathRef<'_>) -> Result<String, CodecError> {
@@ -353,7 +381,11 @@ fn mismatch(path: &PathRef<'_>, expected: &str, found: Marker) -> CodecError {
 /// collection, a list of unknowns, a one-element set.
 fn refined(body: &[u8], ty: &Type, depth: usize) -> Result<Value, String> {
     let root = PathRef::Root;
-    let mut reader = Reader { buf: body, pos: 0 };
+    let mut reader = Reader {
+        buf: body,
+        pos: 0,
+        expand: 0,
+    };
     let entries = reader.map_len(&root).map_err(|_| "not a map".to_owned())?;
     if matches!(ty, Type::Dynamic) {
         // go-cty ignores refinements of a dynamic-typed unknown, whatever they say.
@@ -744,6 +776,33 @@ mod tests {
             decode(&[0xc7, 0, 0], &Type::Number).unwrap(),
             Value::unknown()
         );
+    }
+
+    #[test]
+    fn refinements_expand_no_further_than_the_budget() {
+        // Not null, length exactly 1024: a known list of 1024 unknowns, from 14 bytes.
+        let one = [
+            0xc7, 0x0b, 0x0c, 0x83, 0x01, 0xc2, 0x05, 0xcd, 0x04, 0x00, 0x06, 0xcd, 0x04, 0x00,
+        ];
+        let ty = Type::List(Box::new(Type::String));
+        assert_eq!(
+            decode(&one, &ty).unwrap(),
+            Value::List(vec![Value::unknown(); 1024])
+        );
+        let many = |n: u32| {
+            let mut bytes = vec![0xdd];
+            bytes.extend(n.to_be_bytes());
+            (0..n).for_each(|_| bytes.extend(one));
+            bytes
+        };
+        let outer = Type::List(Box::new(ty));
+        assert_eq!(
+            decode(&many(64), &outer).unwrap(),
+            Value::List(vec![Value::List(vec![Value::unknown(); 1024]); 64])
+        );
+        let e = decode(&many(16_000), &outer).unwrap_err();
+        assert!(e.to_string().contains("expand to more than"), "{e}");
+        assert!(e.to_string().starts_with("at [218]"), "names where: {e}");
     }
 
     #[test]

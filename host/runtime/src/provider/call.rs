@@ -266,12 +266,16 @@ impl Reported {
         let mut slot = self.slot();
         let slot = &mut *slot;
         if let Some(journal) = &mut slot.journal {
-            if slot.writes_left > 0 && state.len() <= slot.bytes_left {
-                slot.writes_left -= 1;
-                slot.bytes_left -= state.len();
-                journal.record(&state);
-            } else {
-                slot.unjournaled += 1;
+            // Charged what it sent or what was written, whichever is more.
+            let written = (slot.writes_left > 0 && state.len() <= slot.bytes_left)
+                .then(|| journal.record(&state, slot.bytes_left))
+                .flatten();
+            match written {
+                Some(bytes) => {
+                    slot.writes_left -= 1;
+                    slot.bytes_left -= bytes.max(state.len()).min(slot.bytes_left);
+                }
+                None => slot.unjournaled += 1,
             }
         }
         slot.latest = Some(state);
