@@ -444,6 +444,27 @@ mod tests {
 
     /// A 1 MiB map key above 100,000 list elements: the path is borrowed at each element,
     /// not copied (which was 100 GB of copying for a value a guest can return).
+    /// As the msgpack decoder: a value deeper than [`MAX_DEPTH`] is an error, not a stack
+    /// overflow (the JSON arrives already parsed, so serde's own limit does not apply).
+    #[test]
+    fn values_nested_past_the_depth_bound_are_refused() {
+        let (mut json, mut ty) = (Json::from("x"), Type::String);
+        for _ in 0..1000 {
+            json = Json::Array(vec![json]);
+            ty = Type::List(Box::new(ty));
+        }
+        let e = decode(&json, &ty).unwrap_err();
+        assert!(
+            e.to_string().contains("nested deeper than 128 levels"),
+            "{e}"
+        );
+        let e = decode_with_unknowns(&json, &ty).unwrap_err();
+        assert!(
+            e.to_string().contains("nested deeper than 128 levels"),
+            "{e}"
+        );
+    }
+
     #[test]
     fn paths_are_borrowed_not_copied_per_element() {
         let key = "k".repeat(1 << 20);
