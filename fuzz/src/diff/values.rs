@@ -278,7 +278,9 @@ fn order_sensitive(value: &Value) -> bool {
 /// hundreds of thousands of digits.
 fn deliberate(message: &str) -> Option<&'static str> {
     if message.contains("its decimal exponent is beyond") {
-        return Some("numbers with a decimal exponent beyond ±10000");
+        return Some(
+            "numbers with a decimal exponent beyond tfwasm's bound (±1000; ±400 past 150 digits)",
+        );
     }
     if message.contains("(an infinity)") || message.contains("cannot be represented") {
         return Some("infinite numbers");

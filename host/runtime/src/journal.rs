@@ -248,7 +248,7 @@ impl Pending {
     /// `allowance` bytes, and returns the bytes written. A failure to write is logged and
     /// otherwise ignored: the apply itself goes on.
     ///
-    /// The entry is JSON, where a seven-byte `1e9999` becomes 10,000 digits: what a state
+    /// The entry is JSON, where a six-byte `1e999` becomes 1,000 digits: what a state
     /// would write is bounded before it is built, so the allowance bounds memory and disk.
     pub(crate) fn record(&mut self, state: &[u8], allowance: usize) -> Option<usize> {
         let ty = self.block.implied_type();
@@ -272,10 +272,13 @@ impl Pending {
             id,
             state: json,
         };
-        let bytes = serde_json::to_vec_pretty(&entry).ok()?;
-        if bytes.len() > allowance {
-            return None;
-        }
+        // Compact: indentation grows with depth (a number 120 levels down took 247 bytes).
+        let mut capped = Capped {
+            bytes: Vec::new(),
+            cap: allowance,
+        };
+        serde_json::to_writer(&mut capped, &entry).ok()?;
+        let bytes = capped.bytes;
         match write_bytes(&self.path, &bytes) {
             Ok(()) => self.written = true,
             Err(e) => tracing::warn!(
@@ -352,10 +355,37 @@ fn write_bytes(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     crate::cache::store(path, &[bytes])
 }
 
-/// Bytes the numbers in `value` take written out in plain decimal.
+/// A buffer that refuses to grow past `cap`, so an entry over its allowance stops being
+/// written as soon as it is.
+struct Capped {
+    bytes: Vec<u8>,
+    cap: usize,
+}
+
+impl std::io::Write for Capped {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.bytes.len() + buf.len() > self.cap {
+            return Err(std::io::Error::other("journal entry over its allowance"));
+        }
+        self.bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Bytes the numbers in `value` take written out in plain decimal, the bounds of refined
+/// unknowns included.
 fn number_text_bytes(value: &Value) -> usize {
     match value {
         Value::Number(n) => n.plain_len(),
+        Value::Unknown(r) => [&r.number_lower, &r.number_upper]
+            .into_iter()
+            .flatten()
+            .map(|(n, _)| n.plain_len())
+            .sum(),
         Value::List(items) | Value::Set(items) | Value::Tuple(items) => {
             items.iter().map(number_text_bytes).sum()
         }
@@ -482,8 +512,9 @@ mod tests {
         (root, component, journal)
     }
 
-    /// The seventh hostile pass: numbers sent as `1e9999` (seven bytes) are written as
-    /// 10,000 digits, so 112 KB of reports wrote 160 MB. The allowance counts what is written.
+    /// The seventh hostile pass: numbers sent as `1e9999` (seven bytes) were written as
+    /// 10,000 digits, so 112 KB of reports wrote 160 MB (now `1e999` and 1,000 digits at
+    /// most). The allowance counts what is written.
     #[test]
     fn an_entry_is_written_only_within_its_allowance_counted_as_written() {
         let (_root, _component, journal) = fresh();
@@ -492,27 +523,59 @@ mod tests {
             .attributes
             .push(Attribute::new("n", Type::List(Box::new(Type::Number))));
         let numbers = Arc::new(numbers);
-        // {"id": "obj-1", "n": ["1e9999" × 100], "name": null, "password": null}, numbers
+        // {"id": "obj-1", "n": ["1e999" × 200], "name": null, "password": null}, numbers
         // as text as a guest may send them.
         let mut sent = vec![0x84, 0xa2, b'i', b'd', 0xa5];
         sent.extend(b"obj-1");
-        sent.extend([0xa1, b'n', 0xdc, 0x00, 100]);
-        (0..100).for_each(|_| sent.extend(b"\xa61e9999"));
+        sent.extend([0xa1, b'n', 0xdc, 0x00, 200]);
+        (0..200).for_each(|_| sent.extend(b"\xa51e999"));
         sent.extend(b"\xa4name\xc0\xa8password\xc0");
-        assert!(sent.len() < 1_000, "{} bytes sent", sent.len());
+        assert!(sent.len() < 2_000, "{} bytes sent", sent.len());
         let mut pending = journal.pending("t_x", &config("a"), numbers);
         assert_eq!(
             pending.record(&sent, 100_000),
             None,
-            "a million digits refused"
+            "200,000 digits refused"
         );
         let entries = || std::fs::read_dir(journal.dir()).map_or(0, |d| d.count());
         assert_eq!(entries(), 0, "nothing written");
         let written = pending
             .record(&sent, 2_000_000)
             .expect("within the allowance");
-        assert!(written > 1_000_000, "charged {written}, the bytes written");
+        assert!(written > 200_000, "charged {written}, the bytes written");
         assert_eq!(entries(), 1);
+
+        // The eighth pass: unknowns refined between -1e999 and 1e999 (23 bytes each)
+        // write both bounds in full.
+        let mut bounds = vec![0xc7, 20, 0x0c, 0x82, 0x03, 0x92, 0xa6];
+        bounds.extend(b"-1e999\xc3\x04\x92\xa51e999\xc3");
+        let mut sent = vec![0x84, 0xa2, b'i', b'd', 0xa5];
+        sent.extend(b"obj-2");
+        sent.extend([0xa1, b'n', 0xdc, 0x00, 100]);
+        (0..100).for_each(|_| sent.extend(&bounds));
+        sent.extend(b"\xa4name\xc0\xa8password\xc0");
+        assert_eq!(
+            pending.record(&sent, 100_000),
+            None,
+            "200,000 digits of bounds refused"
+        );
+        let text = std::fs::read_to_string(
+            std::fs::read_dir(journal.dir())
+                .unwrap()
+                .flatten()
+                .next()
+                .unwrap()
+                .path(),
+        )
+        .unwrap();
+        assert!(
+            text.contains("obj-1") && !text.contains("obj-2"),
+            "the earlier entry stays"
+        );
+        assert!(
+            !text.contains("\n "),
+            "written compact, not indented by depth"
+        );
     }
 
     #[test]

@@ -39,6 +39,18 @@ impl Digits {
         Digits::of_integer(&n, -k)
     }
 
+    /// A finite, non-zero float64's exact value rounded to ten digits, half to even.
+    pub fn ten_of_f64(f: f64) -> Digits {
+        let text = format!("{:.9e}", f.abs());
+        let (mantissa, exp) = text.split_once('e').unwrap_or((&text, "0"));
+        let mut out = Digits {
+            mant: mantissa.bytes().filter(u8::is_ascii_digit).collect(),
+            exp: exp.parse::<i64>().unwrap_or(0) + 1,
+        };
+        out.trim();
+        out
+    }
+
     /// The decimal of `n × 10^exp10`.
     pub fn of_integer(n: &BigUint, exp10: i64) -> Digits {
         let text = n.to_str_radix(10).into_bytes();
@@ -82,6 +94,16 @@ impl Digits {
             return n > 0 && (self.mant[n - 1] - b'0') & 1 != 0;
         }
         self.mant[n] >= b'5'
+    }
+
+    /// Rounds a tie at ten digits towards the side the value's float lies on (`Equal`: the
+    /// float is the tie itself, half to even).
+    pub fn round_tie(&mut self, side: std::cmp::Ordering) {
+        match side {
+            std::cmp::Ordering::Greater => self.round_up(10),
+            std::cmp::Ordering::Less => self.round_down(10),
+            std::cmp::Ordering::Equal => self.round(10),
+        }
     }
 
     pub fn round_up(&mut self, mut n: usize) {

@@ -266,16 +266,17 @@ impl Reported {
         let mut slot = self.slot();
         let slot = &mut *slot;
         if let Some(journal) = &mut slot.journal {
-            // Charged what it sent or what was written, whichever is more.
-            let written = (slot.writes_left > 0 && state.len() <= slot.bytes_left)
-                .then(|| journal.record(&state, slot.bytes_left))
-                .flatten();
-            match written {
-                Some(bytes) => {
-                    slot.writes_left -= 1;
-                    slot.bytes_left -= bytes.max(state.len()).min(slot.bytes_left);
+            if slot.writes_left > 0 && state.len() <= slot.bytes_left {
+                // Charged what it sent or what it wrote, whichever is more, written or not.
+                let written = journal.record(&state, slot.bytes_left);
+                let charge = written.unwrap_or(0).max(state.len());
+                slot.bytes_left -= charge.min(slot.bytes_left);
+                match written {
+                    Some(_) => slot.writes_left -= 1,
+                    None => slot.unjournaled += 1,
                 }
-                None => slot.unjournaled += 1,
+            } else {
+                slot.unjournaled += 1;
             }
         }
         slot.latest = Some(state);
