@@ -180,8 +180,10 @@ impl Number {
             Repr::NegativeZero => None,
             Repr::Decimal(_) | Repr::Tie(_) => {
                 let d = self.exact();
-                // Beyond float64's range, and cheap to tell before converting.
-                if integral(d) || order(d).abs() > 330 {
+                // Beyond float64's range, and cheap to tell before converting. A float with
+                // k binary fractional digits has k decimal ones, at least 0.69k - 17 of them
+                // significant: a decimal of at most 150 digits and scale past 250 is none.
+                if integral(d) || order(d).abs() > 330 || d.as_bigint_and_scale().1 > 250 {
                     return None;
                 }
                 let f = d.to_f64()?;

@@ -9,6 +9,8 @@
 //! Whatever the policy, a recording holds no private state, no function argument or result,
 //! no ephemeral resource's result, no raw state it cannot redact by a schema, and no value it
 //! could not decode (and so could not redact in part): of those it keeps the shape at most.
+//! Nor a value whose readable form would pass [`MAX_READABLE_BYTES`]: a guest chooses its
+//! answers, and a few bytes of msgpack can be kilobytes of indented, redacted JSON.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
@@ -16,7 +18,7 @@ use serde_json::{Map, Value as Json, json};
 use tfwasm_model::codec::json::{decode_with_unknowns, encode_with_unknowns};
 use tfwasm_model::codec::redact::{is_redacted, redacted};
 use tfwasm_model::rpc::{GetFunctionsResponse, GetResourceIdentitySchemasResponse};
-use tfwasm_model::{Block, ProviderSchema, Rpc, Type};
+use tfwasm_model::{Block, ProviderSchema, Rpc, Type, Value};
 
 use super::Values;
 use super::redact::{is_encoded, leaves, unrefine};
@@ -316,6 +318,10 @@ fn decode_value(
         } else {
             tfwasm_model::codec::json::decode(field.get("json")?, ty).ok()?
         };
+        // Sized before it is built: past the bound it is redacted whole.
+        if readable_bytes(&value, 1) > MAX_READABLE_BYTES {
+            return None;
+        }
         Some((encode_with_unknowns(&value, ty).ok()?, ty))
     });
     let Some((mut readable, ty)) = decoded else {
@@ -328,6 +334,39 @@ fn decode_value(
         policy.sensitive.redact(object, &mut readable);
     }
     *field = json!({ "value": readable });
+}
+
+/// The most bytes one recorded value may take written out (a 16 MiB answer of nested lists
+/// of `true` was 12 GB of indented redaction markers).
+pub const MAX_READABLE_BYTES: usize = 32 << 20;
+
+/// An upper bound of the bytes `value`, `depth` levels down, takes in a recording: each
+/// leaf indented by its depth and possibly a redaction marker, numbers in plain decimal,
+/// strings escaped at worst.
+fn readable_bytes(value: &Value, depth: usize) -> usize {
+    const MARKER: usize = 24;
+    let indent = 2 * depth + 2;
+    match value {
+        Value::Number(n) => indent + MARKER + n.plain_len(),
+        Value::String(s) => indent + MARKER + 6 * s.len(),
+        Value::Unknown(r) => {
+            let bounds = [&r.number_lower, &r.number_upper].into_iter().flatten();
+            let prefix = r.string_prefix.as_ref().map_or(0, |p| 6 * p.len());
+            indent + 4 * MARKER + prefix + bounds.map(|(n, _)| n.plain_len()).sum::<usize>()
+        }
+        Value::List(items) | Value::Set(items) | Value::Tuple(items) => {
+            let inner: usize = items.iter().map(|v| readable_bytes(v, depth + 1)).sum();
+            indent + 2 + inner
+        }
+        Value::Map(entries) | Value::Object(entries) => {
+            let inner: usize = (entries.iter())
+                .map(|(k, v)| indent + 6 * k.len() + readable_bytes(v, depth + 1))
+                .sum();
+            indent + 2 + inner
+        }
+        Value::Dynamic(_, inner) => indent + MARKER + readable_bytes(inner, depth + 1),
+        Value::Null | Value::Bool(_) => indent + MARKER,
+    }
 }
 
 /// Encodes one readable value of type `ty` in place, placeholders for redacted parts.
@@ -587,6 +626,51 @@ mod tests {
                 assert!(!text.contains("msgpack"), "{rpc} {field}: {text}");
             }
         }
+    }
+
+    /// The ninth hostile pass: a guest's answer of `true`s 120 lists deep was 769 times its
+    /// size as indented, redacted JSON, and `1e999` (six bytes) is 1,000 digits; all of it
+    /// was built before anything was written.
+    #[test]
+    fn a_value_too_large_to_write_readably_is_redacted_whole() {
+        let ty = Type::List(Box::new(Type::Number));
+        // 40,000 numbers sent as the text "1e999", as a guest may send them: 240 KB.
+        let mut bytes = vec![0xdd];
+        bytes.extend(40_000u32.to_be_bytes());
+        (0..40_000).for_each(|_| bytes.extend(b"\xa51e999"));
+        let encoded = json!({ "msgpack": STANDARD.encode(&bytes) });
+        let deep = tfwasm_model::codec::msgpack::decode(&bytes, &ty).unwrap();
+        let sent = bytes.len();
+        let schemas = schemas(true);
+        let sensitive = Sensitive::of(&schemas.provider);
+        for values in [Values::Redacted, Values::NonSensitive] {
+            let mut field = encoded.clone();
+            decode_value(
+                &mut field,
+                Some(&ty),
+                None,
+                values == Values::Redacted,
+                &policy(values, &sensitive),
+            );
+            assert_eq!(field, redacted(), "whole");
+        }
+        assert!(
+            readable_bytes(&deep, 1) > MAX_READABLE_BYTES,
+            "{sent} bytes sent"
+        );
+        // A value within the bound is kept as it was.
+        let small = Value::List(vec![Value::Bool(true); 3]);
+        let small_ty = Type::List(Box::new(Type::Bool));
+        let mut field =
+            serde_json::to_value(DynamicValue::encode(&small, &small_ty).unwrap()).unwrap();
+        decode_value(
+            &mut field,
+            Some(&small_ty),
+            None,
+            false,
+            &policy(Values::NonSensitive, &sensitive),
+        );
+        assert_eq!(field, json!({"value": [true, true, true]}));
     }
 
     #[test]
