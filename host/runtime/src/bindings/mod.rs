@@ -289,6 +289,24 @@ impl SchemaWalk<'_> {
         }
     }
 
+    /// Refuses a name given twice in one block or nested object (attributes and block
+    /// types together): Terraform keeps one of them, and every check would walk the value
+    /// once per copy (100,000 copies of one attribute made each check take 10 s).
+    fn unique<'n>(&self, names: impl Iterator<Item = &'n str>) -> Result<(), String> {
+        let mut seen = std::collections::HashSet::new();
+        for name in names {
+            if !seen.insert(name) {
+                return Err(format!(
+                    "the name {:?} is given twice at {}; attributes and nested blocks of \
+                     one block need names of their own",
+                    quote_start(name, 64),
+                    self.here()
+                ));
+            }
+        }
+        Ok(())
+    }
+
     fn too_deep(&self, what: &str) -> Result<(), String> {
         if self.path.len() > MAX_SCHEMA_DEPTH {
             return Err(format!(
@@ -313,6 +331,8 @@ impl SchemaWalk<'_> {
                 self.here()
             ));
         }
+        let names = block.attributes.iter().map(|a| a.name.as_str());
+        self.unique(names.chain(block.block_types.iter().map(|b| b.type_name.as_str())))?;
         let attributes = block
             .attributes
             .iter()
@@ -320,10 +340,8 @@ impl SchemaWalk<'_> {
             .collect::<Result<_, _>>()?;
         let mut block_types = Vec::with_capacity(block.block_types.len());
         for nested in &block.block_types {
-            check_name(
-                &format!("a block type at {}", self.here()),
-                &nested.type_name,
-            )?;
+            check_name("a block type", &nested.type_name)
+                .map_err(|e| format!("{e} (at {})", self.here()))?;
             self.path.push(nested.type_name.clone());
             let inner = self.block(nested.block);
             self.path.pop();
@@ -353,7 +371,9 @@ impl SchemaWalk<'_> {
     }
 
     fn attribute(&mut self, a: &wit::Attribute) -> Result<Attribute, String> {
-        check_name(&format!("an attribute at {}", self.here()), &a.name)?;
+        // The place is named only on error: building it for every attribute cost up to
+        // 32 × 257 bytes each.
+        check_name("an attribute", &a.name).map_err(|e| format!("{e} (at {})", self.here()))?;
         let ty = match &a.type_ {
             wit::AttributeType::TypeJson(json) => {
                 AttributeType::Type(Type::from_json_bytes(json.as_bytes()).map_err(|e| {
@@ -402,6 +422,7 @@ impl SchemaWalk<'_> {
                 self.here()
             ));
         }
+        self.unique(object.attributes.iter().map(|a| a.name.as_str()))?;
         Ok(NestedObject {
             attributes: object
                 .attributes
@@ -605,6 +626,43 @@ mod tests {
             err.to_string().len() < 1024 && err.message.contains("at most 256"),
             "{err}"
         );
+    }
+
+    /// The tenth hostile pass: one attribute listed 100,000 times made every contract check
+    /// walk the value once per copy.
+    #[test]
+    fn names_given_twice_in_one_block_or_object_are_refused() {
+        let plain = |name: &str| wit::Attribute {
+            type_: wit::AttributeType::TypeJson("\"string\"".into()),
+            ..object_attribute(name, 0)
+        };
+        let mut twice = schema_with_block();
+        twice.blocks[0].attributes = vec![plain("x"), plain("y"), plain("x")];
+        let err = schema_from_wit(&twice).unwrap_err();
+        assert!(
+            err.contains("\"x\" is given twice at the top-level block"),
+            "{err}"
+        );
+
+        let mut clash = schema_with_block();
+        clash.blocks.push(empty_block());
+        clash.blocks[0].attributes = vec![plain("rule")];
+        clash.blocks[0].block_types = vec![nested("rule", 1)];
+        let err = schema_from_wit(&clash).unwrap_err();
+        assert!(err.contains("\"rule\" is given twice"), "{err}");
+
+        let mut inner = schema_with_block();
+        inner.blocks[0].attributes = vec![object_attribute("o", 0)];
+        inner.objects = vec![wit::NestedObject {
+            attributes: vec![plain("a"), plain("a")],
+            nesting: wit::ObjectNesting::List,
+        }];
+        let err = schema_from_wit(&inner).unwrap_err();
+        assert!(err.contains("\"a\" is given twice at o"), "{err}");
+
+        let mut fine = schema_with_block();
+        fine.blocks[0].attributes = vec![plain("x"), plain("y")];
+        assert!(schema_from_wit(&fine).is_ok());
     }
 
     #[test]
