@@ -407,7 +407,7 @@ mod tests {
         let wide = |n: usize| Block {
             attributes: (0..n)
                 .map(|i| {
-                    let mut a = Attribute::new(&format!("s{i}"), Type::String);
+                    let mut a = Attribute::new(format!("s{i}"), Type::String);
                     a.sensitive = true;
                     a
                 })
