@@ -377,7 +377,8 @@ impl std::io::Write for Capped {
 }
 
 /// Bytes the numbers in `value` take written out in plain decimal, the bounds of refined
-/// unknowns included.
+/// unknowns and dynamic values' types included: what the entry holds beyond the report's
+/// own bytes.
 fn number_text_bytes(value: &Value) -> usize {
     match value {
         Value::Number(n) => n.plain_len(),
@@ -392,7 +393,8 @@ fn number_text_bytes(value: &Value) -> usize {
         Value::Map(entries) | Value::Object(entries) => {
             entries.values().map(number_text_bytes).sum()
         }
-        Value::Dynamic(_, inner) => number_text_bytes(inner),
+        // A dynamic value is written with its type's JSON.
+        Value::Dynamic(ty, inner) => ty.to_json_string().len() + number_text_bytes(inner),
         _ => 0,
     }
 }

@@ -364,8 +364,37 @@ fn readable_bytes(value: &Value, depth: usize) -> usize {
                 .sum();
             indent + 2 + inner
         }
-        Value::Dynamic(_, inner) => indent + MARKER + readable_bytes(inner, depth + 1),
+        // Written with its type, which a guest chooses too (120 levels of list, indented).
+        Value::Dynamic(ty, inner) => {
+            indent + MARKER + type_readable_bytes(ty, depth + 1) + readable_bytes(inner, depth + 1)
+        }
         Value::Null | Value::Bool(_) => indent + MARKER,
+    }
+}
+
+/// An upper bound of the bytes a type's JSON takes in a recording, `depth` levels down and
+/// indented: `["list", T]` is three lines around its element type.
+fn type_readable_bytes(ty: &Type, depth: usize) -> usize {
+    let indent = 2 * depth + 2;
+    let brackets = 3 * (indent + 2) + 12;
+    match ty {
+        Type::String | Type::Number | Type::Bool | Type::Dynamic => indent + 12,
+        Type::List(elem) | Type::Set(elem) | Type::Map(elem) => {
+            brackets + type_readable_bytes(elem, depth + 1)
+        }
+        Type::Object(attrs) => {
+            let inner: usize = (attrs.iter())
+                .map(|(k, t)| indent + 6 * k.len() + 8 + type_readable_bytes(t, depth + 2))
+                .sum();
+            2 * brackets + inner
+        }
+        Type::Tuple(elems) => {
+            let inner: usize = elems
+                .iter()
+                .map(|t| type_readable_bytes(t, depth + 2))
+                .sum();
+            2 * brackets + inner
+        }
     }
 }
 
@@ -658,6 +687,34 @@ mod tests {
             readable_bytes(&deep, 1) > MAX_READABLE_BYTES,
             "{sent} bytes sent"
         );
+        // A dynamic value is written with its type: 120 levels of list in each of 200, about
+        // 9 MB indented, counted before it is built.
+        let mut deep_ty = Type::String;
+        for _ in 0..120 {
+            deep_ty = Type::List(Box::new(deep_ty));
+        }
+        let typed = Value::Dynamic(deep_ty, Box::new(Value::List(Vec::new())));
+        let many = Value::List(vec![typed; 200]);
+        let dynamic_ty = Type::List(Box::new(Type::Dynamic));
+        let readable = tfwasm_model::codec::json::encode_with_unknowns(&many, &dynamic_ty).unwrap();
+        let written = serde_json::to_vec_pretty(&json!({ "value": readable }))
+            .unwrap()
+            .len();
+        let bound = readable_bytes(&many, 1);
+        assert!(
+            bound >= written && bound < 4 * written,
+            "bound {bound}, written {written}"
+        );
+        let mut field =
+            serde_json::to_value(DynamicValue::encode(&many, &dynamic_ty).unwrap()).unwrap();
+        decode_value(
+            &mut field,
+            Some(&dynamic_ty),
+            None,
+            false,
+            &policy(Values::NonSensitive, &sensitive),
+        );
+        assert!(field.get("value").is_some(), "within the bound, kept");
         // A value within the bound is kept as it was.
         let small = Value::List(vec![Value::Bool(true); 3]);
         let small_ty = Type::List(Box::new(Type::Bool));

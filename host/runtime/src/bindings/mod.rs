@@ -147,7 +147,16 @@ pub fn provider_schema(s: wit::ProviderSchema) -> Result<GuestSchema, SchemaErro
     }
     let mut identities = BTreeMap::new();
     for named in s.resource_identities {
-        let owner = format!("the identity of {:?}", named.type_name);
+        // Quoted cut, as every guest-chosen name in these messages (an uncut 200 MB name
+        // made a diagnostic of a gigabyte past the diagnostic budget).
+        let owner = format!(
+            "the identity of {:?}",
+            quote_start(&named.type_name, MAX_NAME_BYTES)
+        );
+        check_name("the type name", &named.type_name).map_err(|message| SchemaError {
+            owner: owner.clone(),
+            message,
+        })?;
         if !out.resources.contains_key(&named.type_name) {
             return Err(SchemaError {
                 owner,
@@ -187,10 +196,12 @@ fn identity_from_wit(s: wit::IdentitySchema) -> Result<IdentitySchema, String> {
             let ty = type_from_json(&a.type_json, &format!("attribute {:?}", a.name))?;
             let flat = |t: &Type| matches!(t, Type::String | Type::Number | Type::Bool);
             if !(flat(&ty) || matches!(&ty, Type::List(inner) if flat(inner))) {
-                return Err(format!(
-                    "attribute {:?} has type {}; identity attributes are strings, numbers, bools or lists of them",
-                    a.name,
-                    ty.to_json_string()
+                return Err(type_error(
+                    &format!("attribute {:?}", a.name),
+                    &format!(
+                        "identity attributes are strings, numbers, bools or lists of them, not {}",
+                        ty.to_json_string()
+                    ),
                 ));
             }
             Ok(IdentityAttribute {
@@ -763,6 +774,29 @@ mod tests {
         assert!(
             err.message.contains("identity attributes are strings"),
             "{err}"
+        );
+
+        // The eleventh hostile pass: a guest's name and type reached the diagnostic uncut.
+        let long = "\u{1}".repeat(1 << 20);
+        let err = provider_schema(with_identity(&long, r#""string""#)).unwrap_err();
+        assert!(
+            err.to_string().len() < 2_000,
+            "{} bytes",
+            err.to_string().len()
+        );
+        let mut wide = String::from(r#"["object",{"#);
+        wide.push_str(
+            &(0..50_000)
+                .map(|i| format!(r#""a{i}":"string""#))
+                .collect::<Vec<_>>()
+                .join(","),
+        );
+        wide.push_str("}]");
+        let err = provider_schema(with_identity("x_thing", &wide)).unwrap_err();
+        assert!(
+            err.to_string().len() < 2_000,
+            "{} bytes",
+            err.to_string().len()
         );
     }
 }
