@@ -31,10 +31,37 @@ pub(crate) fn write_only_not_null(block: &Block, value: &Value, message: &str) -
             value,
             &At::Root,
             message,
+            &mut Marks::default(),
             &mut out,
         );
     }
     out
+}
+
+/// Which nested blocks and nested attribute objects hold a write-only attribute, each found
+/// once per check: asking again for every element walked the schema below it each time
+/// (a million four-byte elements under a 10,000-attribute block: 18 s).
+#[derive(Default)]
+struct Marks {
+    blocks: std::collections::HashMap<*const Block, bool>,
+    /// Per nested attribute object: holds one at any depth, holds one of its own.
+    objects: std::collections::HashMap<*const Attribute, (bool, bool)>,
+}
+
+impl Marks {
+    fn block(&mut self, block: &Block) -> bool {
+        *self
+            .blocks
+            .entry(block)
+            .or_insert_with(|| has_write_only(block))
+    }
+
+    fn object(&mut self, attributes: &[Attribute]) -> (bool, bool) {
+        *self.objects.entry(attributes.as_ptr()).or_insert_with(|| {
+            let own = attributes.iter().any(|a| a.write_only);
+            (own || any_write_only(attributes), own)
+        })
+    }
 }
 
 /// Whether `block` has a write-only attribute at any depth.
@@ -57,6 +84,7 @@ fn walk(
     value: &Value,
     path: &At<'_>,
     message: &str,
+    marks: &mut Marks,
     out: &mut Violations,
 ) {
     let Value::Object(fields) = value else {
@@ -72,17 +100,18 @@ fn walk(
                 out.push(Violation::new(&here, message));
             }
         } else if let AttributeType::Nested(object) = &a.ty
-            && any_write_only(&object.attributes)
+            && let (true, own) = marks.object(&object.attributes)
         {
-            let nulls = Nulls::Refused {
-                unknown: object.attributes.iter().any(|a| a.write_only),
-            };
+            let nulls = Nulls::Refused { unknown: own };
             each_object(v, &here, nulls, out, &mut |element, at, out| {
-                walk(&object.attributes, &[], element, at, message, out)
+                walk(&object.attributes, &[], element, at, message, marks, out)
             });
         }
     }
-    for nested in block_types.iter().filter(|n| has_write_only(&n.block)) {
+    for nested in block_types {
+        if !marks.block(&nested.block) {
+            continue;
+        }
         let Some(v) = fields.get(&nested.type_name) else {
             continue;
         };
@@ -98,6 +127,7 @@ fn walk(
                     element,
                     at,
                     message,
+                    marks,
                     out,
                 )
             },

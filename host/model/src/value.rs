@@ -527,28 +527,81 @@ impl Value {
     /// take the type their value carries (null and unknown ones stay `dynamic`), collections
     /// the type of their first element whose type is not plain `dynamic`.
     pub fn concrete_type(&self, declared: &Type) -> Type {
+        self.concrete_type_by(declared, &Type::has_dynamic)
+            .into_owned()
+    }
+
+    /// [`Value::concrete_type`], asking `has_dynamic` whether a type holds `dynamic` (a
+    /// decoder answers from an index built once, not by walking the type again), and
+    /// borrowing `declared` wherever the value makes nothing more concrete: an empty list or a
+    /// null under a wide element type costs nothing, where it cost a copy of that type.
+    pub(crate) fn concrete_type_by<'t>(
+        &self,
+        declared: &'t Type,
+        has_dynamic: &dyn Fn(&Type) -> bool,
+    ) -> std::borrow::Cow<'t, Type> {
+        use std::borrow::Cow;
+        let same =
+            |c: &Cow<'_, Type>, t: &Type| matches!(c, Cow::Borrowed(b) if std::ptr::eq(*b, t));
         match (declared, self) {
-            (Type::Dynamic, Value::Dynamic(t, _)) => t.clone(),
-            (Type::List(e) | Type::Set(e) | Type::Map(e), _) if !e.has_dynamic() => {
-                declared.clone()
+            (Type::Dynamic, Value::Dynamic(t, _)) => Cow::Owned(t.clone()),
+            (Type::List(e) | Type::Set(e) | Type::Map(e), _) if !has_dynamic(e) => {
+                Cow::Borrowed(declared)
             }
-            (Type::List(e), Value::List(items)) => Type::list(first_concrete(items.iter(), e)),
-            (Type::Set(e), Value::Set(items)) => Type::set(first_concrete(items.iter(), e)),
-            (Type::Map(e), Value::Map(m)) => Type::map(first_concrete(m.values(), e)),
-            (Type::Object(attrs), Value::Object(m)) => Type::Object(
-                attrs
+            (Type::List(e), Value::List(items)) | (Type::Set(e), Value::Set(items)) => {
+                let c = first_concrete(items.iter(), e, has_dynamic);
+                if same(&c, e) {
+                    Cow::Borrowed(declared)
+                } else if matches!(declared, Type::List(_)) {
+                    Cow::Owned(Type::list(c.into_owned()))
+                } else {
+                    Cow::Owned(Type::set(c.into_owned()))
+                }
+            }
+            (Type::Map(e), Value::Map(m)) => {
+                let c = first_concrete(m.values(), e, has_dynamic);
+                if same(&c, e) {
+                    Cow::Borrowed(declared)
+                } else {
+                    Cow::Owned(Type::map(c.into_owned()))
+                }
+            }
+            (Type::Object(attrs), Value::Object(m)) => {
+                let types: Vec<(&String, Cow<'t, Type>)> = attrs
                     .iter()
-                    .map(|(k, t)| (k.clone(), m.get(k).unwrap_or(&Value::Null).concrete_type(t)))
-                    .collect(),
-            ),
-            (Type::Tuple(elems), Value::Tuple(items)) => Type::Tuple(
-                elems
+                    .map(|(k, t)| {
+                        let v = m.get(k).unwrap_or(&Value::Null);
+                        (k, v.concrete_type_by(t, has_dynamic))
+                    })
+                    .collect();
+                if types
+                    .iter()
+                    .zip(attrs.values())
+                    .all(|((_, c), t)| same(c, t))
+                {
+                    return Cow::Borrowed(declared);
+                }
+                Cow::Owned(Type::Object(
+                    types
+                        .into_iter()
+                        .map(|(k, c)| (k.clone(), c.into_owned()))
+                        .collect(),
+                ))
+            }
+            (Type::Tuple(elems), Value::Tuple(items)) => {
+                let types: Vec<Cow<'t, Type>> = elems
                     .iter()
                     .zip(items)
-                    .map(|(t, v)| v.concrete_type(t))
-                    .collect(),
-            ),
-            _ => declared.clone(),
+                    .map(|(t, v)| v.concrete_type_by(t, has_dynamic))
+                    .collect();
+                if types.iter().zip(elems).all(|(c, t)| same(c, t)) {
+                    return Cow::Borrowed(declared);
+                }
+                Cow::Owned(Type::Tuple(
+                    types.into_iter().map(Cow::into_owned).collect(),
+                ))
+            }
+            _ => Cow::Borrowed(declared),
         }
     }
 
@@ -566,17 +619,21 @@ impl Value {
 
 /// The type of a collection's elements as go-cty infers it: the first that is not plain
 /// `dynamic`; `dynamic` when every element's is; the declared one when there are none.
-fn first_concrete<'a>(mut items: impl Iterator<Item = &'a Value>, declared: &Type) -> Type {
+fn first_concrete<'a, 't>(
+    mut items: impl Iterator<Item = &'a Value>,
+    declared: &'t Type,
+    has_dynamic: &dyn Fn(&Type) -> bool,
+) -> std::borrow::Cow<'t, Type> {
     let mut any = false;
     let found = items.find_map(|v| {
         any = true;
-        let t = v.concrete_type(declared);
-        (!matches!(t, Type::Dynamic)).then_some(t)
+        let t = v.concrete_type_by(declared, has_dynamic);
+        (!matches!(*t, Type::Dynamic)).then_some(t)
     });
     match found {
         Some(t) => t,
-        None if any => Type::Dynamic,
-        None => declared.clone(),
+        None if any => std::borrow::Cow::Owned(Type::Dynamic),
+        None => std::borrow::Cow::Borrowed(declared),
     }
 }
 

@@ -283,7 +283,7 @@ fn read(
                 "set"
             };
             let mut values = values;
-            super::element_types(values.iter_mut(), elem, kind, path)?;
+            super::element_types(values.iter_mut(), elem, kind, path, &Type::has_dynamic)?;
             Ok(if matches!(ty, Type::List(_)) {
                 Value::List(values)
             } else {
@@ -314,7 +314,7 @@ fn read(
                     read(item, elem, &path.key(key), depth + 1, unknowns)?,
                 );
             }
-            super::element_types(out.values_mut(), elem, "map", path)?;
+            super::element_types(out.values_mut(), elem, "map", path, &Type::has_dynamic)?;
             Ok(Value::Map(out))
         }
         Type::Object(attrs) => {

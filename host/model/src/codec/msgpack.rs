@@ -22,7 +22,9 @@ pub fn decode(bytes: &[u8], ty: &Type) -> Result<Value, CodecError> {
         buf: bytes,
         pos: 0,
         expand: expansion_budget(bytes.len()),
+        dynamic: super::DynamicIndex::default(),
     };
+    reader.dynamic.add(ty);
     let value = reader.value(ty, &PathRef::Root, 0)?;
     if reader.pos != bytes.len() {
         return Err(CodecError::new(
@@ -48,6 +50,8 @@ struct Reader<'a> {
     pos: usize,
     /// Unknown elements refinements may still expand into ([`expansion_budget`]).
     expand: usize,
+    /// Which nodes of the types being decoded hold `dynamic`.
+    dynamic: super::DynamicIndex,
 }
 
 /// How many unknown elements refinements may expand into in one value: a 14-byte refined
@@ -133,7 +137,8 @@ impl<'a> Reader<'a> {
                 } else {
                     "set"
                 };
-                super::element_types(items.iter_mut(), elem, kind, path)?;
+                let index = &self.dynamic;
+                super::element_types(items.iter_mut(), elem, kind, path, &|t| index.has(t))?;
                 Ok(if matches!(ty, Type::List(_)) {
                     Value::List(items)
                 } else {
@@ -159,7 +164,8 @@ impl<'a> Reader<'a> {
                     let item = self.value(elem, &path.key(&key), depth + 1)?;
                     entries.insert(key, item);
                 }
-                super::element_types(entries.values_mut(), elem, "map", path)?;
+                let index = &self.dynamic;
+                super::element_types(entries.values_mut(), elem, "map", path, &|t| index.has(t))?;
                 Ok(Value::Map(entries))
             }
             Type::Object(attrs) => {
@@ -218,8 +224,10 @@ impl<'a> Reader<'a> {
         let type_bytes = self.take(type_json as usize, path)?;
         let ty =
             Type::from_json_bytes(type_bytes).map_err(|e| CodecError::new(path, e.to_string()))?;
-        let inner = self.value(&ty, path, depth + 1)?;
-        Ok(super::dynamic_value(&ty, inner))
+        self.dynamic.add(&ty);
+        let inner = self.value(&ty, path, depth + 1);
+        self.dynamic.remove(&ty);
+        Ok(super::dynamic_value(&ty, inner?))
     }
 
     /// An unknown of type `ty`, with its refinements as go-cty reads them
@@ -385,6 +393,7 @@ fn refined(body: &[u8], ty: &Type, depth: usize) -> Result<Value, String> {
         buf: body,
         pos: 0,
         expand: 0,
+        dynamic: super::DynamicIndex::default(),
     };
     let entries = reader.map_len(&root).map_err(|_| "not a map".to_owned())?;
     if matches!(ty, Type::Dynamic) {
