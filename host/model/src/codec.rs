@@ -129,6 +129,7 @@ pub(crate) fn element_types<'a>(
     kind: &str,
     path: &impl crate::ToPath,
     has_dynamic: &dyn Fn(&Type) -> bool,
+    expand: &mut usize,
 ) -> Result<(), CodecError> {
     use std::borrow::Cow;
     if !has_dynamic(elem) {
@@ -158,11 +159,45 @@ pub(crate) fn element_types<'a>(
         }
     }
     if let Some(t) = first {
+        // Each untyped element takes a copy of the type: one byte of null could be a copy
+        // of a type of thousands of nodes (240 KB of them exhausted 4 GB), so the copies are
+        // charged to the decode's budget of values it may add.
+        let copies = type_nodes(&t).saturating_mul(untyped.len());
+        *expand = expand.checked_sub(copies).ok_or_else(|| {
+            CodecError::new(
+                path,
+                format!(
+                    "{} null or unknown {kind} elements would each hold a copy of the type \
+                     {}, more than this value may add to what it holds",
+                    untyped.len(),
+                    crate::codec::quote_type(&t)
+                ),
+            )
+        })?;
         for item in untyped {
             *item = Value::Dynamic(t.clone().into_owned(), Box::new(std::mem::take(item)));
         }
     }
     Ok(())
+}
+
+/// Nodes of a type, as copying it costs.
+fn type_nodes(ty: &Type) -> usize {
+    1 + match ty {
+        Type::List(e) | Type::Set(e) | Type::Map(e) => type_nodes(e),
+        Type::Object(attrs) => attrs.values().map(type_nodes).sum(),
+        Type::Tuple(elems) => elems.iter().map(type_nodes).sum(),
+        _ => 0,
+    }
+}
+
+/// A type as an error message quotes it: its first 128 bytes.
+fn quote_type(ty: &Type) -> String {
+    let text = ty.to_string();
+    match text.char_indices().nth(128) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text,
+    }
 }
 
 /// Whether each node of a type holds `dynamic`, found in one walk of the type: the decoder
@@ -261,8 +296,57 @@ fn retyped(value: Value, declared: &Type, concrete: &Type) -> Value {
 
 #[cfg(test)]
 mod tests {
-    use super::{DynamicIndex, msgpack, safe_prefix};
+    use super::{DynamicIndex, json, msgpack, safe_prefix};
     use crate::{Type, Value};
+
+    /// The thirteenth hostile pass: each null in a dynamic collection takes a copy of the
+    /// first element's type (go-cty's too), so a null byte could be a type of thousands of
+    /// nodes; JSON filled every missing attribute with a null. Both are charged to what a
+    /// value may add, and past it refused naming where.
+    #[test]
+    fn copies_a_decode_adds_are_charged_to_its_budget() {
+        let wide = format!(
+            r#"["list",["tuple",[{}]]]"#,
+            vec![r#""bool""#; 2_000].join(",")
+        );
+        let list_dynamic = Type::List(Box::new(Type::Dynamic));
+        // [[wide type, []], null × n] as msgpack.
+        let many_nulls = |n: usize| {
+            let mut bytes = vec![0xdd];
+            bytes.extend((n as u32 + 1).to_be_bytes());
+            bytes.extend([0x92, 0xc5]);
+            bytes.extend((wide.len() as u16).to_be_bytes());
+            bytes.extend(wide.as_bytes());
+            bytes.push(0x90);
+            bytes.extend(std::iter::repeat_n(0xc0, n));
+            bytes
+        };
+        // A few nulls are typed as go-cty types them.
+        let Value::List(items) = msgpack::decode(&many_nulls(3), &list_dynamic).unwrap() else {
+            panic!("a list")
+        };
+        assert!(
+            matches!(&items[3], Value::Dynamic(t, v) if t.to_json_string() == wide && v.is_null())
+        );
+        let e = msgpack::decode(&many_nulls(20_000), &list_dynamic).unwrap_err();
+        assert!(
+            e.to_string().contains("would each hold a copy of the type"),
+            "{e}"
+        );
+        // JSON: `{}` under a wide object fills nulls, charged the same way.
+        let attrs = (0..2_000)
+            .map(|i| (format!("a{i}"), Type::String))
+            .collect();
+        let objects = Type::List(Box::new(Type::Object(attrs)));
+        let small = serde_json::json!([{}, {}]);
+        let Value::List(items) = json::decode(&small, &objects).unwrap() else {
+            panic!()
+        };
+        assert_eq!(items.len(), 2);
+        let big = serde_json::Value::Array(vec![serde_json::json!({}); 5_000]);
+        let e = json::decode(&big, &objects).unwrap_err();
+        assert!(e.to_string().contains("would add more than"), "{e}");
+    }
 
     /// The twelfth hostile pass: a one-byte empty list or null under a wide element type
     /// holding `dynamic` walked and copied that type per element (20 KB: 14 s). The index

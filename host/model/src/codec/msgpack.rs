@@ -138,7 +138,14 @@ impl<'a> Reader<'a> {
                     "set"
                 };
                 let index = &self.dynamic;
-                super::element_types(items.iter_mut(), elem, kind, path, &|t| index.has(t))?;
+                super::element_types(
+                    items.iter_mut(),
+                    elem,
+                    kind,
+                    path,
+                    &|t| index.has(t),
+                    &mut self.expand,
+                )?;
                 Ok(if matches!(ty, Type::List(_)) {
                     Value::List(items)
                 } else {
@@ -165,7 +172,14 @@ impl<'a> Reader<'a> {
                     entries.insert(key, item);
                 }
                 let index = &self.dynamic;
-                super::element_types(entries.values_mut(), elem, "map", path, &|t| index.has(t))?;
+                super::element_types(
+                    entries.values_mut(),
+                    elem,
+                    "map",
+                    path,
+                    &|t| index.has(t),
+                    &mut self.expand,
+                )?;
                 Ok(Value::Map(entries))
             }
             Type::Object(attrs) => {
