@@ -19,13 +19,14 @@ fn cargo(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
         .expect("run cargo")
 }
 
-#[test]
-fn a_new_provider_builds_and_passes_its_own_tests() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("terraform-provider-demo");
+/// `tfwasm new demo` with `args` into `dir`, against this checkout's SDKs; it must succeed.
+/// Returns what it printed.
+fn new_demo(dir: &std::path::Path, args: &[&str]) -> String {
     let new = Command::new(tfwasm_tests::tfwasm_bin())
-        .args(["new", "demo", "--dir"])
-        .arg(&dir)
+        .args(["new", "demo"])
+        .args(args)
+        .arg("--dir")
+        .arg(dir)
         .arg("--tfwasm")
         .arg(tfwasm_tests::workspace_root())
         .output()
@@ -35,10 +36,14 @@ fn a_new_provider_builds_and_passes_its_own_tests() {
         "{}",
         String::from_utf8_lossy(&new.stderr)
     );
-    assert!(
-        String::from_utf8_lossy(&new.stdout)
-            .contains("cargo build --release --target wasm32-wasip2")
-    );
+    String::from_utf8_lossy(&new.stdout).into_owned()
+}
+
+#[test]
+fn a_new_provider_builds_and_passes_its_own_tests() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("terraform-provider-demo");
+    assert!(new_demo(&dir, &[]).contains("cargo build --release --target wasm32-wasip2"));
     for file in [
         "Cargo.toml",
         "Cargo.lock",
@@ -118,19 +123,7 @@ fn new_refuses_bad_names_and_occupied_folders() {
 fn a_new_go_provider_passes_its_tests_and_builds_a_component() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("terraform-provider-demo");
-    let new = Command::new(tfwasm_tests::tfwasm_bin())
-        .args(["new", "demo", "--lang", "go", "--dir"])
-        .arg(&dir)
-        .arg("--tfwasm")
-        .arg(tfwasm_tests::workspace_root())
-        .output()
-        .unwrap();
-    assert!(
-        new.status.success(),
-        "{}",
-        String::from_utf8_lossy(&new.stderr)
-    );
-    assert!(String::from_utf8_lossy(&new.stdout).contains("tfwasm build-go . -o demo.wasm"));
+    assert!(new_demo(&dir, &["--lang", "go"]).contains("tfwasm build-go . -o demo.wasm"));
     let go = |args: &[&str]| {
         let out = Command::new("go")
             .args(args)

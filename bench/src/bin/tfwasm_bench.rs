@@ -438,6 +438,24 @@ struct TerraformRuns {
     package_bytes: BTreeMap<&'static str, u64>,
 }
 
+impl TerraformRuns {
+    /// The elapsed times of `provider`'s runs.
+    fn times(&self, provider: &str) -> Vec<Duration> {
+        self.runs
+            .get(provider)
+            .map(|r| r.iter().map(|a| a.elapsed).collect())
+            .unwrap_or_default()
+    }
+
+    /// The largest private memory one of `provider`'s processes held, KiB.
+    fn peak_anon(&self, provider: &str) -> u64 {
+        self.runs
+            .get(provider)
+            .and_then(|r| r.iter().map(|a| a.provider_anon_kib).max())
+            .unwrap_or(0)
+    }
+}
+
 /// The providers every Terraform-level figure compares, as Terraform installs them.
 const INDEPENDENT: &str = "independent";
 const HASHICORP: &str = "hashicorp-random";
@@ -1068,18 +1086,8 @@ impl Report {
         let mut memory: (u64, u64) = (0, 0);
         let mut memory_hashicorp: u64 = 0;
         for t in &self.terraform {
-            let times = |k: &str| -> Vec<Duration> {
-                t.runs
-                    .get(k)
-                    .map(|r| r.iter().map(|a| a.elapsed).collect())
-                    .unwrap_or_default()
-            };
-            let anon = |k: &str| -> u64 {
-                t.runs
-                    .get(k)
-                    .and_then(|r| r.iter().map(|a| a.provider_anon_kib).max())
-                    .unwrap_or(0)
-            };
+            let times = |k: &str| t.times(k);
+            let anon = |k: &str| t.peak_anon(k);
             memory.0 = memory.0.max(anon(INDEPENDENT));
             memory.1 = memory.1.max(anon(TFWASM));
             memory_hashicorp = memory_hashicorp.max(anon(HASHICORP));
@@ -1188,18 +1196,8 @@ impl Report {
                 "\n## 1b. hashicorp/random's own code, native and in tfwasm\n\nThe same runs as section 1: **hashicorp-random** is hashicorp/terraform-provider-random v3.9.0 built natively; **hashicorp-random in tfwasm** is the same module, its provider package unmodified, built into a component by `tfwasm build-go` (a `main` calling `protocol5.Serve` added; `scripts/build-go-samples.sh`) and packaged by `tfwasm package`; **tfwasm** is tfwasm's Rust random sample.\n\n| client | command | resources | hashicorp-random (native) | hashicorp-random in tfwasm | in tfwasm / native | tfwasm (Rust sample) | private memory native / in tfwasm | package native / in tfwasm |\n|---|---|---|---|---|---|---|---|---|"
             );
             for t in &self.terraform {
-                let times = |k: &str| -> Vec<Duration> {
-                    t.runs
-                        .get(k)
-                        .map(|r| r.iter().map(|a| a.elapsed).collect())
-                        .unwrap_or_default()
-                };
-                let anon = |k: &str| -> u64 {
-                    t.runs
-                        .get(k)
-                        .and_then(|r| r.iter().map(|a| a.provider_anon_kib).max())
-                        .unwrap_or(0)
-                };
+                let times = |k: &str| t.times(k);
+                let anon = |k: &str| t.peak_anon(k);
                 let (h, g, x) = (
                     median(&times(HASHICORP)),
                     median(&times(HASHICORP_WASM)),

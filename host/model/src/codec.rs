@@ -191,11 +191,11 @@ fn type_nodes(ty: &Type) -> usize {
     }
 }
 
-/// A type as an error message quotes it: its first 128 bytes.
+/// A type as an error message quotes it: its first 128 characters.
 fn quote_type(ty: &Type) -> String {
     let text = ty.to_string();
-    match text.char_indices().nth(128) {
-        Some((end, _)) => format!("{}…", &text[..end]),
+    match crate::quote::start(&text, 128) {
+        Some(start) => format!("{start}…"),
         None => text,
     }
 }

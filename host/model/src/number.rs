@@ -69,9 +69,9 @@ pub const QUOTED_CHARS: usize = 64;
 
 /// `text` as an error quotes it: whole when short, else its start and its length.
 fn quoted(text: &str) -> String {
-    match text.char_indices().nth(QUOTED_CHARS) {
+    match crate::quote::start(text, QUOTED_CHARS) {
         None => text.to_owned(),
-        Some((end, _)) => format!("{}… ({} bytes)", &text[..end], text.len()),
+        Some(start) => format!("{start}… ({} bytes)", text.len()),
     }
 }
 
@@ -195,7 +195,9 @@ impl Number {
     /// True for whole numbers.
     pub fn is_integer(&self) -> bool {
         match &self.0 {
-            Repr::Binary(b) if b.float64.is_some() => b.float64.is_some_and(|f| f.fract() == 0.0),
+            Repr::Binary(b) => b
+                .float64
+                .map_or_else(|| integral(&b.exact), |f| f.fract() == 0.0),
             _ => integral(self.exact()),
         }
     }
