@@ -380,6 +380,11 @@ impl ProviderConfig {
             let rpc = name
                 .parse::<Rpc>()
                 .with_context(|| format!("limits.rpc.{name}"))?;
+            if !rpc.reaches_guest() {
+                bail!(
+                    "limits.rpc.{name}: tfwasm answers {name} itself, without calling the provider, so no limit applies to it"
+                );
+            }
             limits
                 .per_rpc
                 .insert(rpc, apply_values(values, &format!("limits.rpc.{name}"))?);
@@ -697,6 +702,10 @@ mod tests {
         for (text, needle) in [
             ("[limits]\nmemory = \"lots\"\n", "limits.memory"),
             ("[limits.rpc.Apply]\ntimeout = \"1s\"\n", "limits.rpc.Apply"),
+            (
+                "[limits.rpc.GetFunctions]\ntimeout = \"1s\"\n",
+                "tfwasm answers GetFunctions itself",
+            ),
             ("[grants]\ndirs = [\"/x\"]\n", "grants.dirs"),
             ("[grants]\nenv = [\"A-B\"]\n", "grants.env"),
             ("[grants]\nhttp = [\"x.example.com\"]\n", "grants.http"),

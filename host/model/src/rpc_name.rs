@@ -5,12 +5,25 @@
 use std::fmt;
 use std::str::FromStr;
 
-/// Defines [`Rpc`], [`Rpc::ALL`] and [`Rpc::name`] from one list, so a new RPC cannot be
-/// missing from `ALL` (and so from `FromStr` and the limits settings).
-macro_rules! rpcs {
-    ($($name:ident),+ $(,)?) => {
-        /// A tfplugin6 RPC that reaches the provider's code (a call into the component), named
-        /// as in the protocol and as operators see it in logs and in `[limits.rpc.NAME]`.
+use crate::rpc::{CallVisitor, Family, Field};
+
+/// Defines [`Rpc`] and what is known of each RPC from the RPC table
+/// (`rpc/table.rs`), so a
+/// new RPC cannot be missing from `ALL` (and so from `FromStr`, the limits settings and
+/// every exhaustive `match`), and its fields cannot be missing from redaction.
+macro_rules! define_rpcs {
+    ($(
+        $name:ident {
+            family: $family:ident,
+            guest: $guest:literal,
+            call: |$p:ident, $req:ident : $Req:ty| -> $Resp:ty $body:block,
+            subject: |$sreq:ident| $subject:expr,
+            request: { $($qf:ident: $qk:ident),* $(,)? },
+            response: { $($sf:ident: $sk:ident),* $(,)? },
+        }
+    )+) => {
+        /// A tfplugin6 RPC of the family traits, named as in the protocol and as operators
+        /// see it in logs, recordings and `[limits.rpc.NAME]`.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum Rpc {
             $(
@@ -20,7 +33,7 @@ macro_rules! rpcs {
         }
 
         impl Rpc {
-            /// Every RPC, in protocol order.
+            /// Every RPC, in the table's order.
             pub const ALL: &'static [Rpc] = &[$(Rpc::$name),+];
 
             /// The protocol's method name, e.g. `PlanResourceChange`.
@@ -29,30 +42,59 @@ macro_rules! rpcs {
                     $(Rpc::$name => stringify!($name),)+
                 }
             }
+
+            /// The family whose trait serves it.
+            pub const fn family(self) -> Family {
+                match self {
+                    $(Rpc::$name => Family::$family,)+
+                }
+            }
+
+            /// Whether the provider's code answers it (a call into the component, under the
+            /// limits); the others are answered by the host from what it already has.
+            pub const fn reaches_guest(self) -> bool {
+                match self {
+                    $(Rpc::$name => $guest,)+
+                }
+            }
+
+            /// What each field of the request holds.
+            pub const fn request_fields(self) -> &'static [(&'static str, Field)] {
+                match self {
+                    $(Rpc::$name => &[$((stringify!($qf), Field::$qk)),*],)+
+                }
+            }
+
+            /// What each field of the response holds.
+            pub const fn response_fields(self) -> &'static [(&'static str, Field)] {
+                match self {
+                    $(Rpc::$name => &[$((stringify!($sf), Field::$sk)),*],)+
+                }
+            }
+
+            /// Calls `visitor` with this RPC's [`Call`] marker, so code generic over one RPC
+            /// can be reached from its name (replay).
+            pub fn visit<V: CallVisitor>(self, visitor: V) -> V::Output {
+                match self {
+                    $(Rpc::$name => visitor.visit::<crate::rpc::calls::$name>(),)+
+                }
+            }
         }
     };
 }
 
-rpcs!(
-    GetProviderSchema,
-    ValidateProviderConfig,
-    ConfigureProvider,
-    ValidateResourceConfig,
-    ValidateDataResourceConfig,
-    UpgradeResourceState,
-    ReadResource,
-    PlanResourceChange,
-    ApplyResourceChange,
-    ImportResourceState,
-    ReadDataSource,
-    CallFunction,
-    MoveResourceState,
-    UpgradeResourceIdentity,
-    ValidateEphemeralResourceConfig,
-    OpenEphemeralResource,
-    RenewEphemeralResource,
-    CloseEphemeralResource,
-);
+crate::rpc::table::rpc_table!(define_rpcs);
+
+impl Rpc {
+    /// What the field `name` of this RPC's request or response holds; `None` for a field the
+    /// table does not know, which a reader must treat as a secret.
+    pub fn field(self, name: &str) -> Option<Field> {
+        (self.request_fields().iter())
+            .chain(self.response_fields())
+            .find(|(field, _)| *field == name)
+            .map(|&(_, what)| what)
+    }
+}
 
 impl fmt::Display for Rpc {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -35,6 +35,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 use sha2::Digest as _;
 use tfwasm_model::Provider;
+use tfwasm_model::rpc::Call;
 use tfwasm_runtime::DirGrant;
 
 use sensitive::Sensitive;
@@ -316,35 +317,25 @@ impl<P: Provider> Recorded<P> {
         }
     }
 
-    /// Runs one call, recording it: `call` gets the request after it has been copied out.
-    async fn exchange<Req, Resp, F>(
-        &self,
-        rpc: &'static str,
-        subject: &str,
-        req: Req,
-        call: impl FnOnce(Req) -> F,
-    ) -> Resp
-    where
-        Req: Serialize,
-        Resp: Serialize,
-        F: Future<Output = Resp>,
-    {
+    /// Runs one call of the RPC `C`, recording it: the request is copied out before the call.
+    async fn exchange<C: Call>(&self, req: C::Request) -> C::Response {
         let Some(recorder) = &self.recorder else {
-            return call(req).await;
+            return C::call(&self.inner, req).await;
         };
         let seq = recorder.seq.fetch_add(1, Ordering::Relaxed) + 1;
+        let subject = C::subject(&req).to_owned();
         let request = serde_json::to_value(&req).unwrap_or(Json::Null);
         let started = Instant::now();
-        let resp = call(req).await;
+        let resp = C::call(&self.inner, req).await;
         let elapsed = started.elapsed();
-        let response = serde_json::to_value(&resp).unwrap_or(Json::Null);
+        let response = families::message(serde_json::to_value(&resp).unwrap_or(Json::Null));
         let schemas = schemas_of(&self.inner, &self.schemas).await;
         recorder.record(
             schemas,
             Entry {
                 seq,
-                rpc: rpc.to_owned(),
-                subject: subject.to_owned(),
+                rpc: C::RPC.name().to_owned(),
+                subject,
                 elapsed_ms: elapsed.as_secs_f64() * 1000.0,
                 request,
                 response,

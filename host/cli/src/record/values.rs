@@ -17,7 +17,9 @@ use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value as Json, json};
 use tfwasm_model::codec::json::{decode_with_unknowns, encode_with_unknowns};
 use tfwasm_model::codec::redact::{is_redacted, redacted};
-use tfwasm_model::rpc::{GetFunctionsResponse, GetResourceIdentitySchemasResponse};
+use tfwasm_model::rpc::{
+    Family, Field, GetFunctionsResponse, GetResourceIdentitySchemasResponse, IMPORTED_FIELDS,
+};
 use tfwasm_model::{Block, ProviderSchema, Rpc, Type, Value};
 
 use super::Values;
@@ -41,92 +43,42 @@ pub struct Policy<'a> {
     pub sensitive: &'a Sensitive,
 }
 
-/// The family a message belongs to, which decides whose schema `config`, `state` etc. use.
-#[derive(Clone, Copy)]
-enum Family {
-    Provider,
-    Resource,
-    DataSource,
-    Ephemeral,
-    Function,
-    /// Any other RPC: its values, if it has any, are redacted whole.
-    Other,
-}
-
-/// The family of the RPC named `rpc`; a name that is no RPC has values of no known schema.
-fn family(rpc: &str) -> Family {
-    rpc.parse().map_or(Family::Other, family_of)
-}
-
-/// Exhaustive, so a new RPC is a compile error here rather than a recording keeping its
-/// values by a wrong schema (and any field this pass does not know is redacted whole).
-fn family_of(rpc: Rpc) -> Family {
+/// What the field `field` of the RPC named `rpc` holds, as the RPC table declares it.
+/// StopProvider's error is text; a field of no RPC or unknown to the table is `None`, and
+/// kept of it is nothing (redaction by default).
+fn declared(rpc: Option<Rpc>, name: &str, field: &str) -> Option<Field> {
     match rpc {
-        Rpc::GetProviderSchema => Family::Other,
-        Rpc::ValidateProviderConfig | Rpc::ConfigureProvider => Family::Provider,
-        Rpc::ValidateResourceConfig
-        | Rpc::UpgradeResourceState
-        | Rpc::ReadResource
-        | Rpc::PlanResourceChange
-        | Rpc::ApplyResourceChange
-        | Rpc::ImportResourceState
-        | Rpc::MoveResourceState
-        | Rpc::UpgradeResourceIdentity => Family::Resource,
-        Rpc::ValidateDataResourceConfig | Rpc::ReadDataSource => Family::DataSource,
-        Rpc::ValidateEphemeralResourceConfig
-        | Rpc::OpenEphemeralResource
-        | Rpc::RenewEphemeralResource
-        | Rpc::CloseEphemeralResource => Family::Ephemeral,
-        Rpc::CallFunction => Family::Function,
+        Some(rpc) => rpc.field(field),
+        None => (name == "StopProvider" && field == "error").then_some(Field::Plain),
     }
 }
 
-/// The fields that hold an object of the message's type (for `provider_meta`, of the
-/// provider's meta schema).
-const OBJECT_FIELDS: &[&str] = &[
-    "config",
-    "prior_state",
-    "proposed_new_state",
-    "planned_state",
-    "new_state",
-    "current_state",
-    "upgraded_state",
-    "state",
-    "target_state",
-    "result",
-];
+/// What an imported object's field holds.
+fn imported(field: &str) -> Option<Field> {
+    (IMPORTED_FIELDS.iter())
+        .find(|(name, _)| *name == field)
+        .map(|&(_, what)| what)
+}
 
-/// Which object the value in `field` is of, by the message alone: the schema of another
-/// process names its objects the same way.
-fn object_of<'a>(family: Family, subject: &'a str, field: &str) -> Option<Object<'a>> {
-    if !OBJECT_FIELDS.contains(&field) && field != "provider_meta" {
-        return None;
-    }
-    if field == "provider_meta" {
-        return matches!(family, Family::Resource | Family::DataSource)
-            .then_some(Object::ProviderMeta);
-    }
-    match family {
-        Family::Provider => Some(Object::Provider),
-        Family::Resource => Some(Object::Resource(subject)),
-        Family::DataSource => Some(Object::DataSource(subject)),
-        Family::Ephemeral => Some(Object::EphemeralResource(subject)),
-        Family::Function | Family::Other => None,
+/// Which object a value of `what` is, by the RPC's family: the schema of another process
+/// names its objects the same way.
+fn object_of(family: Option<Family>, subject: &str, what: Field) -> Option<Object<'_>> {
+    match what {
+        Field::ProviderMeta => Some(Object::ProviderMeta),
+        Field::Object | Field::EphemeralResult => match family? {
+            Family::Provider => Some(Object::Provider),
+            Family::Resource | Family::Move | Family::Identity => Some(Object::Resource(subject)),
+            Family::DataSource => Some(Object::DataSource(subject)),
+            Family::Ephemeral => Some(Object::EphemeralResource(subject)),
+            Family::Function => None,
+        },
+        _ => None,
     }
 }
 
-/// Private state: opaque bytes a provider may keep anything in.
-fn is_private(field: &str) -> bool {
-    field == "private" || field.ends_with("_private")
-}
-
-/// Values no policy keeps: a function's arguments and result, an ephemeral resource's
-/// result (values Terraform never stores, so nobody expects them on disk).
-fn always_secret(family: Family, field: &str) -> bool {
-    matches!(
-        (family, field),
-        (Family::Function, "arguments" | "result") | (Family::Ephemeral, "result")
-    )
+/// The RPC named `rpc`, if it is one.
+fn rpc_named(rpc: &str) -> Option<Rpc> {
+    rpc.parse().ok()
 }
 
 impl Schemas {
@@ -134,53 +86,97 @@ impl Schemas {
     /// `subject` is the request's type or function name (for MoveResourceState, the target
     /// type).
     pub fn decode(&self, rpc: &str, subject: &str, message: &mut Json, policy: &Policy<'_>) {
-        let family = family(rpc);
+        let known = rpc_named(rpc);
+        let family = known.map(Rpc::family);
         let Some(fields) = message.as_object_mut() else {
             return;
         };
         for (field, value) in fields.iter_mut() {
-            let field = field.as_str();
-            if value.is_null() {
-                continue;
-            }
-            if field == "imported_resources" {
+            let what = declared(known, rpc, field);
+            self.decode_field(family, subject, what, value, policy);
+        }
+    }
+
+    fn decode_field(
+        &self,
+        family: Option<Family>,
+        subject: &str,
+        what: Option<Field>,
+        value: &mut Json,
+        policy: &Policy<'_>,
+    ) {
+        if value.is_null() {
+            return;
+        }
+        let Some(what) = what else {
+            // A field the table does not declare: whatever it holds, none of it is kept.
+            *value = redacted();
+            return;
+        };
+        match what {
+            // A value where the table says there is none is still a value.
+            Field::Plain if is_encoded(value) => *value = redacted(),
+            Field::Plain => {}
+            Field::Imported => {
+                let Some(items) = value.as_array_mut() else {
+                    *value = redacted();
+                    return;
+                };
                 // Each imported object names its own type.
-                for item in value.as_array_mut().into_iter().flatten() {
+                for item in items {
                     let type_name = item["type_name"].as_str().unwrap_or(subject).to_owned();
-                    self.decode(rpc, &type_name, item, policy);
+                    let Some(fields) = item.as_object_mut() else {
+                        *item = redacted();
+                        continue;
+                    };
+                    for (field, value) in fields.iter_mut() {
+                        self.decode_field(family, &type_name, imported(field), value, policy);
+                    }
                 }
-            } else if is_private(field) {
+            }
+            Field::Private => {
                 if value.as_str() != Some("") {
                     *value = redacted();
                 }
-            } else if field == "raw_state" {
-                raw(value, Some(Object::Resource(subject)), policy);
-            } else if field == "raw_identity" {
-                // Identity attributes cannot be marked sensitive.
-                raw(value, None, policy);
-            } else if matches!(field, "source_state" | "source_identity") {
-                // State of a type, perhaps of another provider, no schema here describes.
-                *value = redacted();
-            } else if field == "id" && rpc == "ImportResourceState" {
-                // The operator's import ID: a value like any other.
-                if policy.values == Values::Redacted && value.as_str() != Some("") {
+            }
+            Field::RawState => raw(value, Some(Object::Resource(subject)), policy),
+            // Identity attributes cannot be marked sensitive.
+            Field::RawIdentity => raw(value, None, policy),
+            // State of a type, perhaps of another provider, no schema here describes.
+            Field::Foreign => *value = redacted(),
+            Field::ImportId => {
+                // The operator's import ID: a value like any other, and always text.
+                let kept = value
+                    .as_str()
+                    .is_some_and(|id| id.is_empty() || policy.values == Values::NonSensitive);
+                if !kept {
                     *value = redacted();
                 }
-            } else if field == "arguments" {
+            }
+            Field::Arguments => {
+                let Some(arguments) = value.as_array_mut() else {
+                    *value = redacted();
+                    return;
+                };
                 let function = self.functions.functions.get(subject);
-                for (i, arg) in value.as_array_mut().into_iter().flatten().enumerate() {
+                for (i, arg) in arguments.iter_mut().enumerate() {
                     let ty = function.and_then(|f| f.parameter(i)).map(|p| p.ty.clone());
                     decode_value(arg, ty.as_ref(), None, true, policy);
                 }
-            } else if !is_encoded(value) {
-                // Not a value (the schema response's `provider_meta`, for one).
-            } else if let Some(ty) = self.value_type(family, subject, field) {
-                let whole = always_secret(family, field) || policy.values == Values::Redacted;
-                let object = object_of(family, subject, field);
-                decode_value(value, Some(&ty), object, whole, policy);
-            } else {
-                // A value of a type or RPC this schema does not describe.
-                *value = redacted();
+            }
+            Field::Object
+            | Field::ProviderMeta
+            | Field::Identity
+            | Field::FunctionResult
+            | Field::EphemeralResult => {
+                let ty = is_encoded(value)
+                    .then(|| self.value_type(family, subject, what))
+                    .flatten();
+                let whole = matches!(what, Field::FunctionResult | Field::EphemeralResult)
+                    || policy.values == Values::Redacted;
+                let object = object_of(family, subject, what);
+                // A value of a type this schema does not describe is redacted whole.
+                decode_value(value, ty.as_ref(), object, whole, policy);
             }
         }
     }
@@ -189,22 +185,39 @@ impl Schemas {
     /// private state, `"(redacted)"`, 0, false, empty collections for values (replay). What
     /// has no placeholder (a redacted raw state, function arguments) stays redacted.
     pub fn encode(&self, rpc: &str, subject: &str, message: &mut Json) {
-        let family = family(rpc);
+        let known = rpc_named(rpc);
+        let family = known.map(Rpc::family);
         let Some(fields) = message.as_object_mut() else {
             return;
         };
         for (field, value) in fields.iter_mut() {
-            let field = field.as_str();
-            if field == "imported_resources" {
+            let what = declared(known, rpc, field);
+            self.encode_field(family, subject, what, value);
+        }
+    }
+
+    fn encode_field(
+        &self,
+        family: Option<Family>,
+        subject: &str,
+        what: Option<Field>,
+        value: &mut Json,
+    ) {
+        match what {
+            Some(Field::Imported) => {
                 for item in value.as_array_mut().into_iter().flatten() {
                     let type_name = item["type_name"].as_str().unwrap_or(subject).to_owned();
-                    self.encode(rpc, &type_name, item);
+                    for (field, value) in item.as_object_mut().into_iter().flatten() {
+                        self.encode_field(family, &type_name, imported(field), value);
+                    }
                 }
-            } else if is_private(field) {
+            }
+            Some(Field::Private) => {
                 if is_redacted(value) {
                     *value = Json::String(String::new());
                 }
-            } else if field == "raw_state" {
+            }
+            Some(Field::RawState) => {
                 // Stored JSON of some schema version: filled by the current schema's
                 // attribute names, as far as they match.
                 if let Some(block) = self.object_block(Object::Resource(subject))
@@ -212,32 +225,45 @@ impl Schemas {
                 {
                     fill_redacted(json, &block.implied_type());
                 }
-            } else if field == "arguments" {
+            }
+            Some(Field::Arguments) => {
                 let function = self.functions.functions.get(subject);
                 for (i, arg) in value.as_array_mut().into_iter().flatten().enumerate() {
                     if let Some(p) = function.and_then(|f| f.parameter(i)) {
                         encode_value(arg, &p.ty);
                     }
                 }
-            } else if let Some(ty) = self.value_type(family, subject, field) {
-                encode_value(value, &ty);
             }
+            Some(
+                what @ (Field::Object
+                | Field::ProviderMeta
+                | Field::Identity
+                | Field::FunctionResult
+                | Field::EphemeralResult),
+            ) => {
+                if let Some(ty) = self.value_type(family, subject, what) {
+                    encode_value(value, &ty);
+                }
+            }
+            Some(Field::Plain | Field::RawIdentity | Field::Foreign | Field::ImportId) | None => {}
         }
     }
 
-    /// The type of the value in `field`, when this schema describes it.
-    fn value_type(&self, family: Family, subject: &str, field: &str) -> Option<Type> {
-        if let Some(object) = object_of(family, subject, field) {
+    /// The type of a value of `what`, when this schema describes it.
+    fn value_type(&self, family: Option<Family>, subject: &str, what: Field) -> Option<Type> {
+        if let Some(object) = object_of(family, subject, what) {
             return self.object_block(object).map(Block::implied_type);
         }
-        if field.ends_with("identity") {
-            let schema = self.identities.identity_schemas.get(subject)?;
-            return Some(schema.implied_type());
+        match what {
+            Field::Identity => {
+                let schema = self.identities.identity_schemas.get(subject)?;
+                Some(schema.implied_type())
+            }
+            Field::FunctionResult => {
+                Some(self.functions.functions.get(subject)?.return_type.clone())
+            }
+            _ => None,
         }
-        if matches!(family, Family::Function) && field == "result" {
-            return Some(self.functions.functions.get(subject)?.return_type.clone());
-        }
-        None
     }
 
     fn object_block(&self, object: Object<'_>) -> Option<&Block> {
@@ -256,27 +282,53 @@ impl Schemas {
 /// Redacts by `sensitive` again a message recorded earlier (values already readable), for
 /// secrets another process of the run made known since. Returns whether anything changed.
 pub fn redact_again(rpc: &str, subject: &str, message: &mut Json, sensitive: &Sensitive) -> bool {
-    let family = family(rpc);
+    let known = rpc_named(rpc);
+    let family = known.map(Rpc::family);
     let before = message.clone();
     if let Some(fields) = message.as_object_mut() {
         for (field, value) in fields.iter_mut() {
-            if field == "imported_resources" {
-                for item in value.as_array_mut().into_iter().flatten() {
-                    let type_name = item["type_name"].as_str().unwrap_or(subject).to_owned();
-                    redact_again(rpc, &type_name, item, sensitive);
+            redact_field_again(
+                family,
+                subject,
+                declared(known, rpc, field),
+                value,
+                sensitive,
+            );
+        }
+    }
+    *message != before
+}
+
+fn redact_field_again(
+    family: Option<Family>,
+    subject: &str,
+    what: Option<Field>,
+    value: &mut Json,
+    sensitive: &Sensitive,
+) {
+    match what {
+        Some(Field::Imported) => {
+            for item in value.as_array_mut().into_iter().flatten() {
+                let type_name = item["type_name"].as_str().unwrap_or(subject).to_owned();
+                for (field, value) in item.as_object_mut().into_iter().flatten() {
+                    redact_field_again(family, &type_name, imported(field), value, sensitive);
                 }
-            } else if field == "raw_state" {
-                if let Some(json) = value.get_mut("json") {
-                    sensitive.redact(Object::Resource(subject), json);
-                }
-            } else if let Some(object) = object_of(family, subject, field)
+            }
+        }
+        Some(Field::RawState) => {
+            if let Some(json) = value.get_mut("json") {
+                sensitive.redact(Object::Resource(subject), json);
+            }
+        }
+        Some(what) => {
+            if let Some(object) = object_of(family, subject, what)
                 && let Some(readable) = value.get_mut("value")
             {
                 sensitive.redact(object, readable);
             }
         }
+        None => {}
     }
-    *message != before
 }
 
 /// A stored state or identity as Terraform sends it for an upgrade: redacted whole by default;
@@ -621,19 +673,19 @@ mod tests {
         let sensitive = Sensitive::of(&schemas.provider);
         let ty = schemas.provider.resources["t_x"].block.implied_type();
         let encoded = serde_json::to_value(DynamicValue::encode(&config(), &ty).unwrap()).unwrap();
-        let fields = OBJECT_FIELDS.iter().copied().chain([
-            "provider_meta",
-            "identity",
-            "current_identity",
-            "new_identity",
-            "planned_identity",
-            "target_identity",
-            "arguments",
-            "a_field_of_a_future_rpc",
-        ]);
+        // Every field of any RPC's messages, as the RPC table names them: those it says hold
+        // no value too, in case one is sent there.
+        let mut fields: Vec<&str> = (Rpc::ALL.iter())
+            .flat_map(|rpc| rpc.request_fields().iter().chain(rpc.response_fields()))
+            .chain(IMPORTED_FIELDS)
+            .map(|&(name, _)| name)
+            .collect();
+        fields.sort_unstable();
+        fields.dedup();
+        fields.push("a_field_of_a_future_rpc");
         let names = Rpc::ALL.iter().map(|r| r.name()).chain(["AFutureRpc"]);
         for rpc in names {
-            for field in fields.clone() {
+            for &field in &fields {
                 let value = if field == "arguments" {
                     json!([encoded.clone()])
                 } else {
@@ -942,6 +994,7 @@ mod tests {
         let mut unknown_rpc = json!({"config": {"msgpack": "kaFh"}, "type_name": "t_x"});
         schemas.decode("SomeFutureRpc", "t_x", &mut unknown_rpc, &policy);
         assert_eq!(unknown_rpc["config"], redacted());
-        assert_eq!(unknown_rpc["type_name"], "t_x");
+        // Of an RPC the table does not know, nothing is kept: not even what looks plain.
+        assert_eq!(unknown_rpc["type_name"], redacted());
     }
 }

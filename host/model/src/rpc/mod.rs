@@ -12,6 +12,8 @@
 
 use std::collections::BTreeMap;
 
+mod call;
+pub mod calls;
 mod data_source;
 mod ephemeral;
 pub mod forms;
@@ -20,7 +22,11 @@ mod identity;
 mod moves;
 mod provider;
 mod resource;
+pub(crate) mod table;
 
+pub use call::{
+    Call, CallVisitor, Family, Field, IMPORTED_FIELDS, NoRequest, ValidateProviderConfigRequest,
+};
 pub use data_source::{DataSourceServer, ReadDataSourceRequest, ReadDataSourceResponse};
 pub use ephemeral::{
     CloseEphemeralResourceRequest, EphemeralServer, NoEphemeralResources,
