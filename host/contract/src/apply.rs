@@ -11,6 +11,7 @@ use tfwasm_model::hash::{HashMap, hash_map, value_hasher};
 use tfwasm_model::{Block, BlockNesting, Number, Refinement, Type, Value};
 
 use crate::at::At;
+use crate::render::{In, render_in};
 use crate::results::unknown_paths;
 use crate::{Violation, Violations, attr, render, same, unwrap_dynamic};
 
@@ -60,6 +61,8 @@ pub fn check_apply(block: &Block, planned: &Value, new: &Value) -> Violations {
 struct Shape<'b> {
     block: &'b Block,
     types: Vec<std::borrow::Cow<'b, Type>>,
+    /// Per attribute: whether it is, or holds at any depth, a sensitive or write-only one.
+    secret: Vec<bool>,
     nested: Vec<Shape<'b>>,
 }
 
@@ -72,6 +75,7 @@ impl<'b> Shape<'b> {
                 .iter()
                 .map(|a| a.implied_type_ref())
                 .collect(),
+            secret: block.attributes.iter().map(holds_secret).collect(),
             nested: block
                 .block_types
                 .iter()
@@ -79,6 +83,13 @@ impl<'b> Shape<'b> {
                 .collect(),
         }
     }
+}
+
+/// Whether an attribute is sensitive or write-only, or a nested one holding such.
+fn holds_secret(a: &tfwasm_model::Attribute) -> bool {
+    a.sensitive
+        || a.write_only
+        || matches!(&a.ty, tfwasm_model::AttributeType::Nested(o) if o.attributes.iter().any(holds_secret))
 }
 
 /// How a map of blocks is compared after apply.
@@ -101,7 +112,7 @@ fn object(
     out: &mut Violations,
 ) {
     let block = shape.block;
-    for (a, ty) in block.attributes.iter().zip(&shape.types) {
+    for ((a, ty), secret) in block.attributes.iter().zip(&shape.types).zip(&shape.secret) {
         let here = path.attr(&a.name);
         let before = out.total();
         value(
@@ -111,7 +122,9 @@ fn object(
             &here,
             out,
         );
-        if a.sensitive && out.total() > before {
+        // A secret's violations say where, never what: the values compared are the
+        // configuration's and the provider's secrets.
+        if *secret && out.total() > before {
             out.truncate(before);
             out.push(Violation::new(
                 &here,
@@ -226,7 +239,7 @@ fn value(ty: &Type, planned: &Value, actual: &Value, path: &At<'_>, out: &mut Vi
             planned,
             actual,
             path,
-            "",
+            Elements::Values,
             out,
         ),
     }
@@ -312,6 +325,31 @@ mod work {
     }
 }
 
+/// What a set holds, which decides how its elements are shown.
+#[derive(Clone, Copy)]
+enum Elements<'a> {
+    /// Values of an attribute's type (a secret attribute's violations are replaced whole).
+    Values,
+    /// Blocks, whose sensitive and write-only attributes are never shown.
+    Blocks(&'a Block),
+}
+
+impl Elements<'_> {
+    fn what(self) -> &'static str {
+        match self {
+            Elements::Values => "",
+            Elements::Blocks(_) => "block set ",
+        }
+    }
+
+    fn show(self, value: &Value) -> String {
+        match self {
+            Elements::Values => render(value),
+            Elements::Blocks(block) => render_in(value, In::Block(block)),
+        }
+    }
+}
+
 /// Set elements cannot be matched by position: each planned element must correlate with an
 /// actual one and vice versa (core's `assertSetValuesCompatible`); the set may shrink
 /// (unknowns can turn out equal and coalesce) but not grow.
@@ -326,7 +364,7 @@ fn set(
     planned: &Value,
     actual: &Value,
     path: &At<'_>,
-    what: &str,
+    of: Elements<'_>,
     out: &mut Violations,
 ) {
     let (p, a) = (elements(planned), elements(actual));
@@ -393,7 +431,7 @@ fn set(
             path,
             format!(
                 "planned set element {} does not correlate with any element in actual",
-                render(pv)
+                of.show(pv)
             ),
         ));
     }
@@ -419,7 +457,7 @@ fn set(
                     path,
                     format!(
                         "actual set element {} does not correlate with any element in plan",
-                        render(av)
+                        of.show(av)
                     ),
                 ));
             }
@@ -428,7 +466,12 @@ fn set(
     if a.len() > p.len() {
         out.push(Violation::new(
             path,
-            format!("{what}length changed from {} to {}", p.len(), a.len()),
+            format!(
+                "{}length changed from {} to {}",
+                of.what(),
+                p.len(),
+                a.len()
+            ),
         ));
     }
 }
@@ -601,7 +644,7 @@ fn block_value(
                 planned,
                 actual,
                 path,
-                "block set ",
+                Elements::Blocks(block),
                 out,
             );
         }

@@ -35,7 +35,7 @@ pub fn check_function_result(
                 path: e.path.clone(),
                 message: format!(
                     "the result does not conform to the return type {}: {}",
-                    function.return_type.to_json_string(),
+                    function.return_type.quoted(),
                     e.message
                 ),
             }]);
@@ -106,7 +106,7 @@ mod tests {
         );
         assert_eq!(v.len(), 1, "{v:?}");
         assert!(
-            v[0].message.contains("return type \"bool\""),
+            v[0].message.contains("return type bool:"),
             "{}",
             v[0].message
         );

@@ -66,7 +66,21 @@ const MAX_STEP_BYTES: usize = 256;
 
 impl Violation {
     pub(crate) fn new(path: &impl at::Place, message: impl Into<String>) -> Violation {
-        let mut path = path.to_path();
+        Violation {
+            path: path.to_path(),
+            message: message.into(),
+        }
+        .cut()
+    }
+
+    /// Cuts long path steps and the message to their bounds. [`Violations::push`] cuts every
+    /// violation, however it was built: one kept whole could be larger than all kept ones may
+    /// be, and would only be counted, so the answer would look to have none.
+    pub(crate) fn cut(self) -> Violation {
+        let Violation {
+            mut path,
+            mut message,
+        } = self;
         for step in &mut path.0 {
             if let tfwasm_model::PathStep::Attribute(s) | tfwasm_model::PathStep::KeyString(s) =
                 step
@@ -76,7 +90,6 @@ impl Violation {
                 s.push('…');
             }
         }
-        let mut message = message.into();
         if message.len() > MAX_MESSAGE_BYTES {
             message.truncate(message.floor_char_boundary(MAX_MESSAGE_BYTES));
             message.push('…');

@@ -14,7 +14,8 @@ use tfwasm_model::{
 };
 
 use crate::at::At;
-use crate::{Violation, Violations, attr, render, same, unwrap_dynamic};
+use crate::render::{In, render_in};
+use crate::{Violation, Violations, attr, same, unwrap_dynamic};
 
 /// Checks a plan. `prior` is null on create; `config` is null on destroy. Blocks marked
 /// `computed` (tfplugin6.11) may be planned freely where the configuration leaves them out.
@@ -39,7 +40,10 @@ pub fn check_plan_for(
         if !planned.is_null() {
             out.push(Violation::new(
                 &root,
-                format!("planned a non-null value {} for a destroy", render(planned)),
+                format!(
+                    "planned a non-null value {} for a destroy",
+                    render_in(planned, In::Block(block))
+                ),
             ));
         }
         return out;
@@ -193,14 +197,25 @@ fn attribute(
         } else {
             format!(
                 "planned value {} for a non-computed attribute",
-                render(planned)
+                render_in(planned, In::Attribute(a))
             )
         };
         return out.push(Violation::new(path, message));
     }
     if let AttributeType::Nested(object) = &a.ty {
-        return nested_attribute(object, prior, config, planned, path, out);
+        let before = out.total();
+        nested_attribute(a, object, prior, config, planned, path, out);
+        // Inside a secret, every attribute is one: its violations say no more than where.
+        if (a.sensitive || a.write_only) && out.total() > before {
+            out.truncate(before);
+            out.push(Violation::new(
+                path,
+                "sensitive planned value does not match config value",
+            ));
+        }
+        return;
     }
+    let shown = |value| render_in(value, In::Attribute(a));
     let message = match (a.sensitive, prior.is_null()) {
         (true, true) => "sensitive planned value does not match config value".to_owned(),
         (true, false) => {
@@ -208,20 +223,21 @@ fn attribute(
         }
         (false, true) => format!(
             "planned value {} does not match config value {}",
-            render(planned),
-            render(config)
+            shown(planned),
+            shown(config)
         ),
         (false, false) => format!(
             "planned value {} does not match config value {} nor prior value {}",
-            render(planned),
-            render(config),
-            render(prior)
+            shown(planned),
+            shown(config),
+            shown(prior)
         ),
     };
     out.push(Violation::new(path, message));
 }
 
 fn nested_attribute(
+    a: &Attribute,
     object: &NestedObject,
     prior: &Value,
     config: &Value,
@@ -240,7 +256,7 @@ fn nested_attribute(
             path,
             format!(
                 "planned value {} for an unknown configured value",
-                render(planned)
+                render_in(planned, In::Attribute(a))
             ),
         ));
     }
@@ -333,7 +349,7 @@ fn nested_block(
             path,
             format!(
                 "planned value {} for unknown dynamic block",
-                render(planned)
+                render_in(planned, In::Blocks(nested))
             ),
         ));
     }

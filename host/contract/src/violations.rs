@@ -27,6 +27,7 @@ impl Violations {
     /// Adds one, or only counts it once [`MAX_VIOLATIONS`] are kept or it would take the
     /// kept ones past [`MAX_VIOLATION_BYTES`].
     pub fn push(&mut self, violation: Violation) {
+        let violation = violation.cut();
         let bytes = violation.bytes();
         if self.more == 0
             && self.kept.len() < MAX_VIOLATIONS
@@ -51,6 +52,12 @@ impl Violations {
     /// How many were found beyond the ones kept.
     pub fn more(&self) -> usize {
         self.more
+    }
+
+    /// Whether none were found, kept or only counted (the kept list alone could be empty
+    /// while some were counted).
+    pub fn is_empty(&self) -> bool {
+        self.total() == 0
     }
 
     /// How many were found, kept or only counted.

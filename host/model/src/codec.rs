@@ -160,9 +160,10 @@ pub(crate) fn element_types<'a>(
     }
     if let Some(t) = first {
         // Each untyped element takes a copy of the type: one byte of null could be a copy
-        // of a type of thousands of nodes (240 KB of them exhausted 4 GB), so the copies are
-        // charged to the decode's budget of values it may add.
-        let copies = type_nodes(&t).saturating_mul(untyped.len());
+        // of a type of thousands of nodes (240 KB of them exhausted 4 GB) or of a megabyte
+        // attribute name (90 KB of nulls took 1.6 GB), so the copies are charged to the
+        // decode's budget of values it may add, by nodes and name bytes.
+        let copies = type_weight(&t).saturating_mul(untyped.len());
         *expand = expand.checked_sub(copies).ok_or_else(|| {
             CodecError::new(
                 path,
@@ -181,23 +182,27 @@ pub(crate) fn element_types<'a>(
     Ok(())
 }
 
-/// Nodes of a type, as copying it costs.
-fn type_nodes(ty: &Type) -> usize {
+/// What copying a type costs, in units of a decode's budget: one per node, and one per 16
+/// bytes of attribute name (a unit stands for a value of 160 bytes, so this over-counts).
+pub(crate) fn type_weight(ty: &Type) -> usize {
     1 + match ty {
-        Type::List(e) | Type::Set(e) | Type::Map(e) => type_nodes(e),
-        Type::Object(attrs) => attrs.values().map(type_nodes).sum(),
-        Type::Tuple(elems) => elems.iter().map(type_nodes).sum(),
+        Type::List(e) | Type::Set(e) | Type::Map(e) => type_weight(e),
+        Type::Object(attrs) => (attrs.iter())
+            .map(|(name, t)| name_weight(name) + type_weight(t))
+            .sum(),
+        Type::Tuple(elems) => elems.iter().map(type_weight).sum(),
         _ => 0,
     }
 }
 
-/// A type as an error message quotes it: its first 128 characters.
+/// What copying an attribute name costs beyond its node, in budget units.
+pub(crate) fn name_weight(name: &str) -> usize {
+    name.len() / 16
+}
+
+/// A type as an error message quotes it: its start.
 fn quote_type(ty: &Type) -> String {
-    let text = ty.to_string();
-    match crate::quote::start(&text, 128) {
-        Some(start) => format!("{start}…"),
-        None => text,
-    }
+    ty.quoted()
 }
 
 /// Whether each node of a type holds `dynamic`, found in one walk of the type: the decoder
@@ -346,6 +351,42 @@ mod tests {
         let big = serde_json::Value::Array(vec![serde_json::json!({}); 5_000]);
         let e = json::decode(&big, &objects).unwrap_err();
         assert!(e.to_string().contains("would add more than"), "{e}");
+    }
+
+    /// The fourteenth hostile pass: a copy was charged by its nodes, whatever the length of
+    /// its attribute names, so a null could copy a megabyte name (90 KB of nulls held 1.6
+    /// GB; a megabyte of them aborted the host). Names are charged by their bytes.
+    #[test]
+    fn copies_of_long_attribute_names_are_charged_by_their_bytes() {
+        let name = "n".repeat(1 << 20);
+        let ty = format!(r#"["list",["object",{{"{name}":"string"}}]]"#);
+        let list_dynamic = Type::List(Box::new(Type::Dynamic));
+        let many_nulls = |n: usize| {
+            let mut bytes = vec![0xdd];
+            bytes.extend((n as u32 + 1).to_be_bytes());
+            bytes.extend([0x92, 0xc6]);
+            bytes.extend((ty.len() as u32).to_be_bytes());
+            bytes.extend(ty.as_bytes());
+            bytes.push(0x90);
+            bytes.extend(std::iter::repeat_n(0xc0, n));
+            bytes
+        };
+        assert!(msgpack::decode(&many_nulls(2), &list_dynamic).is_ok());
+        let e = msgpack::decode(&many_nulls(10_000), &list_dynamic).unwrap_err();
+        assert!(
+            e.to_string().contains("would each hold a copy of the type"),
+            "{e}"
+        );
+        // JSON fills a missing attribute with a null under a copy of its name (its budget
+        // counts nodes, not bytes: a 64 KiB name is 4,097 of its 65,536).
+        let name = "n".repeat(64 << 10);
+        let long = Type::Object([(name, Type::String)].into_iter().collect());
+        let objects = Type::List(Box::new(long));
+        let big = serde_json::Value::Array(vec![serde_json::json!({}); 40_000]);
+        let e = json::decode(&big, &objects).unwrap_err();
+        assert!(e.to_string().contains("would add more than"), "{e}");
+        let few = serde_json::Value::Array(vec![serde_json::json!({}); 2]);
+        assert!(json::decode(&few, &objects).is_ok());
     }
 
     /// The twelfth hostile pass: a one-byte empty list or null under a wide element type

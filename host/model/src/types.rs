@@ -33,7 +33,7 @@ pub enum Type {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("invalid type JSON {json}: {reason}")]
 pub struct TypeJsonError {
-    /// The offending JSON, compacted.
+    /// The start of the offending JSON, compacted.
     pub json: String,
     /// What was wrong with it.
     pub reason: &'static str,
@@ -103,7 +103,7 @@ impl Type {
     /// constraints (a third element) is accepted and ignored.
     pub fn from_json(json: &Json) -> Result<Type, TypeJsonError> {
         let bad = |reason| TypeJsonError {
-            json: json.to_string(),
+            json: crate::quote::json(json),
             reason,
         };
         match json {
@@ -157,10 +157,16 @@ impl Type {
         }
     }
 
+    /// This type as a message quotes one a guest chose: its first 128 bytes in Terraform's
+    /// syntax, written no further.
+    pub fn quoted(&self) -> String {
+        crate::quote::display(self)
+    }
+
     /// Parses the JSON text form (the bytes of `Schema.Attribute.type`).
     pub fn from_json_bytes(bytes: &[u8]) -> Result<Type, TypeJsonError> {
         let json: Json = serde_json::from_slice(bytes).map_err(|_| TypeJsonError {
-            json: String::from_utf8_lossy(bytes).into_owned(),
+            json: crate::quote::bytes(bytes),
             reason: "not valid JSON",
         })?;
         Type::from_json(&json)

@@ -27,9 +27,8 @@ impl<P: Provider> DataSourceServer for Checked<P> {
         if tfwasm_model::has_error(&resp.diagnostics) {
             return resp;
         }
-        let schema = self.schema().await.data_sources.get(&type_name).cloned();
-        if let Some(schema) = schema {
-            let violations = match decode_result(&resp.state, &schema.block.implied_type()) {
+        if let Some(ty) = self.data_source_type(&type_name).await {
+            let violations = match decode_result(&resp.state, ty) {
                 Ok(state) => check_data_source(&state),
                 Err(v) => Violations::from(vec![v]),
             };

@@ -32,14 +32,8 @@ impl<P: Provider> EphemeralServer for Checked<P> {
         if tfwasm_model::has_error(&resp.diagnostics) {
             return resp;
         }
-        let schema = self
-            .schema()
-            .await
-            .ephemeral_resources
-            .get(&type_name)
-            .cloned();
-        if let Some(schema) = schema {
-            let violations = match decode_result(&resp.result, &schema.block.implied_type()) {
+        if let Some(ty) = self.ephemeral_type(&type_name).await {
+            let violations = match decode_result(&resp.result, ty) {
                 Ok(Value::Null) => Violations::from(vec![Violation {
                     path: AttributePath::root(),
                     message: "an opened ephemeral resource must not be null".into(),

@@ -418,6 +418,68 @@ fn read_with_unknown_keeps_the_recorded_state() {
     assert_eq!(resp.new_state, current);
 }
 
+/// The fourteenth hostile pass: a violation built whole (a decode error quoting a 300 KB
+/// key, a result's wide return type) was larger than all kept violations may be, so it was
+/// only counted, and the answer looked to have none: the unknown or undecodable value went
+/// to Terraform unchecked. Every violation is cut when kept, and "none" counts them all.
+#[test]
+fn a_violation_too_large_to_keep_whole_still_fails_the_check() {
+    let key = "k".repeat(300_000);
+    // {"name": "a", KEY: "b"}: an attribute the schema does not have.
+    let mut bytes = vec![0x82, 0xa4];
+    bytes.extend(b"name");
+    bytes.extend([0xa1, b'a', 0xdb]);
+    bytes.extend((key.len() as u32).to_be_bytes());
+    bytes.extend(key.as_bytes());
+    bytes.extend([0xa1, b'b']);
+    let current = obj("a".into(), "i".into());
+    let fake = Fake {
+        read: ReadResourceResponse {
+            new_state: DynamicValue::from_msgpack(bytes),
+            ..Default::default()
+        },
+        ..Fake::default()
+    };
+    let req = ReadResourceRequest {
+        type_name: "fake_thing".into(),
+        current_state: current.clone(),
+        ..Default::default()
+    };
+    let resp = run(Checked::new(fake, "fake", Mode::Enforce).read_resource(req));
+    assert!(
+        resp.new_state == current,
+        "the undecodable answer is not passed on"
+    );
+    assert_eq!(resp.diagnostics.len(), 1, "{:?}", resp.diagnostics);
+    assert!(resp.diagnostics[0].detail.len() < 4096);
+
+    // A function result of the wrong type under a return type of 100,000 attributes.
+    let wide = Type::Object(
+        (0..100_000)
+            .map(|i| (format!("attribute{i}"), Type::String))
+            .collect(),
+    );
+    let found = crate::check_function_result(
+        &Function {
+            parameters: Vec::new(),
+            variadic_parameter: None,
+            return_type: wide,
+            summary: String::new(),
+            description: String::new(),
+            description_kind: StringKind::Plain,
+            deprecation_message: String::new(),
+        },
+        0,
+        &CallFunctionResponse {
+            result: DynamicValue::encode(&Value::from(true), &Type::Bool).unwrap(),
+            error: None,
+        },
+    );
+    assert!(!found.is_empty());
+    assert_eq!(found.len(), 1, "kept, cut, not only counted");
+    assert!(found[0].message.len() < 2048, "{}", found[0].message.len());
+}
+
 #[test]
 fn read_may_return_null() {
     let fake = Fake {
@@ -569,11 +631,7 @@ fn function_results_of_the_wrong_type_become_the_call_error() {
             "{}",
             error.text
         );
-        assert!(
-            error.text.contains("return type \"bool\""),
-            "{}",
-            error.text
-        );
+        assert!(error.text.contains("return type bool:"), "{}", error.text);
         assert_eq!(error.function_argument, None);
     }
 }

@@ -393,7 +393,12 @@ fn read(
                     format!("unsupported attribute {extra:?}"),
                 ));
             }
-            cx.charge(attrs.len() - entries.len(), path)?;
+            // Each missing attribute is filled with a null under a copy of its name.
+            let filled = (attrs.keys())
+                .filter(|name| !entries.contains_key(*name))
+                .map(|name| 1 + super::name_weight(name))
+                .sum();
+            cx.charge(filled, path)?;
             let mut out = BTreeMap::new();
             for (name, attr_ty) in attrs {
                 let value = match entries.get(name) {
