@@ -3,7 +3,9 @@
 //! Terraform reject the result with a vaguer message. Release builds skip them; the host
 //! checks every result anyway.
 //!
-//! The rules are tfwasm's contract checks (`tfwasm-contract`), the same code the host runs.
+//! The rules are tfwasm's contract checks (`tfwasm-contract`), the same code the host runs,
+//! linked only with the `invariants` feature: an author's tests ask for it (as a
+//! dev-dependency feature), and a release component never carries the host's checker.
 
 use tfwasm_model::{Block, Diagnostic, Value};
 

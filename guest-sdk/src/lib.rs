@@ -32,7 +32,7 @@
 //! - [`StateUpgrader`]: schema-version upgrades;
 //! - [`http`]: an HTTP client (wasi:http in a component, native otherwise);
 //! - [`log`]: structured logging with secret masking;
-//! - [`invariants`]: contract checks the SDK runs in debug builds.
+//! - `invariants` (feature `invariants`): contract checks the SDK runs in debug builds.
 //!
 //! The author's guide (`docs/provider-guide.md` in the repository) walks from `cargo new` to a
 //! packaged provider.
@@ -58,6 +58,7 @@ pub mod function;
 pub mod glue;
 pub mod http;
 pub mod identity;
+#[cfg(feature = "invariants")]
 pub mod invariants;
 pub mod log;
 pub mod moves;

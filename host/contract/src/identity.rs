@@ -83,15 +83,7 @@ pub fn check_identity_kept(before: &Value, after: &Value, step: &str) -> Violati
         .collect()
 }
 
-/// Whether an identity value holds nothing: Terraform sends an all-null identity for state
-/// written before the provider declared one, which is no identity to keep.
-pub fn is_empty_identity(identity: &Value) -> bool {
-    match identity {
-        Value::Null => true,
-        Value::Object(attrs) => attrs.values().all(Value::is_null),
-        _ => false,
-    }
-}
+pub use tfwasm_model::rpc::is_empty_identity;
 
 #[cfg(test)]
 mod tests {

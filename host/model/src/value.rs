@@ -379,6 +379,24 @@ impl Value {
         matches!(self, Value::Unknown(_))
     }
 
+    /// The path of the first unknown inside this value (the value itself included), in
+    /// order: where a result that must be wholly known is not.
+    pub fn first_unknown(&self) -> Option<crate::AttributePath> {
+        fn walk(value: &Value, path: &crate::PathRef<'_>) -> Option<crate::AttributePath> {
+            match value {
+                Value::Unknown(_) => Some(crate::ToPath::to_path(path)),
+                Value::List(items) | Value::Tuple(items) | Value::Set(items) => (items.iter())
+                    .enumerate()
+                    .find_map(|(i, item)| walk(item, &path.index(i as i64))),
+                Value::Object(entries) => entries.iter().find_map(|(k, v)| walk(v, &path.attr(k))),
+                Value::Map(entries) => entries.iter().find_map(|(k, v)| walk(v, &path.key(k))),
+                Value::Dynamic(_, inner) => walk(inner, path),
+                _ => None,
+            }
+        }
+        walk(self, &crate::PathRef::Root)
+    }
+
     /// True when neither the value nor anything inside it is unknown.
     pub fn is_wholly_known(&self) -> bool {
         match self {
@@ -683,6 +701,27 @@ mod tests {
     thread_local! {
         /// Set elements compared so far on this thread, to hold set equality to its cost.
         pub(super) static COMPARISONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
+    #[test]
+    fn the_first_unknown_is_found_by_its_path() {
+        let v = Value::object([
+            ("a", Value::from("x")),
+            (
+                "b",
+                Value::List(vec![
+                    Value::Null,
+                    Value::Map([("k".to_owned(), Value::unknown())].into()),
+                ]),
+            ),
+            ("c", Value::unknown()),
+        ]);
+        assert_eq!(v.first_unknown(), Some("b[1][\"k\"]".parse().unwrap()));
+        assert_eq!(
+            Value::unknown().first_unknown(),
+            Some(crate::AttributePath::root())
+        );
+        assert_eq!(Value::from("x").first_unknown(), None);
     }
 
     /// How many set elements `work` compares.

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::future::Future;
 
 use super::{DynamicValue, RawState};
-use crate::{Diagnostics, Type};
+use crate::{Diagnostics, Type, Value};
 
 /// One attribute of an identity. Identities are flat: no nesting, no blocks.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -91,6 +91,16 @@ pub trait IdentityServer: Send + Sync + 'static {
         &self,
         req: UpgradeResourceIdentityRequest,
     ) -> impl Future<Output = UpgradeResourceIdentityResponse> + Send;
+}
+
+/// Whether an identity names nothing: null, or an object whose attributes are all null (what
+/// Terraform sends for state stored before the resource type had an identity).
+pub fn is_empty_identity(identity: &Value) -> bool {
+    match identity {
+        Value::Null => true,
+        Value::Object(attrs) => attrs.values().all(Value::is_null),
+        _ => false,
+    }
 }
 
 /// Marks a provider whose resources have no identity.

@@ -39,7 +39,7 @@ pub use function::{
 };
 pub use identity::{
     GetResourceIdentitySchemasResponse, IdentityAttribute, IdentitySchema, IdentityServer,
-    NoIdentity, UpgradeResourceIdentityRequest, UpgradeResourceIdentityResponse,
+    NoIdentity, UpgradeResourceIdentityRequest, UpgradeResourceIdentityResponse, is_empty_identity,
 };
 pub use moves::{MoveResourceStateRequest, MoveResourceStateResponse, MoveServer, NoMoves};
 pub use provider::{ConfigureProviderRequest, ProviderServer};
