@@ -11,7 +11,7 @@
 
 use tfwasm_model::Value;
 
-use crate::schema::SemanticEquals;
+use crate::semantic::SemanticEquals;
 
 /// A string type with validation and, optionally, semantic equality.
 #[derive(Debug)]

@@ -28,7 +28,7 @@ use std::fmt;
 
 use tfwasm_model::{AttributePath, Value};
 
-use crate::schema::Place;
+use crate::place::Place;
 
 /// One step of a [`PathExpr`].
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -62,6 +62,7 @@ pub mod identity;
 pub mod invariants;
 pub mod log;
 pub mod moves;
+mod place;
 mod plan;
 mod provider;
 pub mod schema;

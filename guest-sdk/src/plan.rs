@@ -42,7 +42,8 @@ use tfwasm_model::{AttributePath, AttributeType, BlockNesting, Diagnostic, Objec
 use crate::expr::{PathExpr, Selected};
 
 use crate::ResourceSchema;
-use crate::schema::{Attr, Block, Place, ReplaceRequest, ReplaceRule, UnknownRule};
+use crate::place::Place;
+use crate::schema::{Attr, Block, ReplaceRequest, ReplaceRule, UnknownRule};
 
 /// The plan being built, handed to [`Resource::modify_plan`](crate::Resource::modify_plan).
 #[derive(Debug, Clone)]

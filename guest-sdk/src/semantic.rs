@@ -4,6 +4,9 @@
 
 use tfwasm_model::Value;
 
+/// Two values of an attribute that mean the same (e.g. JSON differing only in whitespace).
+pub type SemanticEquals = fn(prior: &Value, new: &Value) -> bool;
+
 /// JSON documents equal after parsing (whitespace, key order and number spelling ignored).
 /// Strings that are not JSON are never equal to anything else.
 pub fn json(prior: &Value, new: &Value) -> bool {

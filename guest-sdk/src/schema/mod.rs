@@ -19,6 +19,8 @@ use crate::validate::{AttrValidator, ResourceValidator};
 
 mod check;
 
+pub(crate) use crate::place::Place;
+
 pub use check::{behaviour_problems, check};
 
 /// What a [`ReplaceRule::If`] function sees about one attribute.
@@ -75,8 +77,7 @@ pub enum UnknownRule {
     UseNonNullState,
 }
 
-/// Two values of an attribute that mean the same (e.g. JSON differing only in whitespace).
-pub type SemanticEquals = fn(prior: &Value, new: &Value) -> bool;
+pub use crate::semantic::SemanticEquals;
 
 /// How the SDK plans an attribute, beyond what the wire schema says.
 #[derive(Debug, Clone, Default)]
@@ -428,51 +429,6 @@ fn resource_validators(
             validators.iter().flat_map(|v| v.check_in(chain)).collect()
         }
         _ => Vec::new(),
-    }
-}
-
-/// Where a value sits, for diagnostics and requires-replace: a protocol path, which stops at
-/// a set, since protocol paths cannot point into set elements.
-#[derive(Debug, Clone)]
-pub(crate) struct Place {
-    path: AttributePath,
-    in_set: bool,
-}
-
-impl Place {
-    pub(crate) fn root() -> Place {
-        Place {
-            path: AttributePath::root(),
-            in_set: false,
-        }
-    }
-    fn step(&self, next: impl FnOnce(&AttributePath) -> AttributePath) -> Place {
-        if self.in_set {
-            return self.clone();
-        }
-        Place {
-            path: next(&self.path),
-            in_set: false,
-        }
-    }
-    pub(crate) fn attr(&self, name: &str) -> Place {
-        self.step(|p| p.attr(name))
-    }
-    pub(crate) fn index(&self, index: i64) -> Place {
-        self.step(|p| p.index(index))
-    }
-    pub(crate) fn key(&self, key: &str) -> Place {
-        self.step(|p| p.key(key))
-    }
-    /// An element of the set here: everything inside it is reported at the set.
-    pub(crate) fn in_set(&self) -> Place {
-        Place {
-            path: self.path.clone(),
-            in_set: true,
-        }
-    }
-    pub(crate) fn path(&self) -> &AttributePath {
-        &self.path
     }
 }
 

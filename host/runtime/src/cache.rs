@@ -20,7 +20,7 @@
 //! and the component is compiled in memory.
 //!
 //! Everything but [`default_dir`] needs the `compiler` feature: a build without it only runs
-//! the precompiled code of provider packages ([`code`](crate::code)).
+//! the precompiled code of provider packages (`code.rs`).
 
 #[cfg(feature = "compiler")]
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -33,8 +33,16 @@ use wasmtime::Engine;
 #[cfg(feature = "compiler")]
 use wasmtime::component::Component;
 
-#[cfg(feature = "compiler")]
-use crate::code::Origin;
+/// How a component's code was obtained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// Precompiled code shipped in the provider package.
+    Packaged,
+    /// Loaded from the compile cache.
+    Cached,
+    /// Compiled now (and stored, if the cache was writable).
+    Compiled,
+}
 
 /// Environment variable that overrides the cache directory.
 pub const CACHE_DIR_ENV: &str = "TFWASM_CACHE_DIR";

@@ -12,17 +12,7 @@ use wasmtime::Engine;
 use wasmtime::component::Component;
 
 use crate::LoadError;
-
-/// How a component's code was obtained.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Origin {
-    /// Precompiled code shipped in the provider package.
-    Packaged,
-    /// Loaded from the compile cache.
-    Cached,
-    /// Compiled now (and stored, if the cache was writable).
-    Compiled,
-}
+pub use crate::cache::Origin;
 
 impl Origin {
     /// A word for logs: `package`, `cache` or `compiled`.

@@ -10,7 +10,31 @@ use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
 use wasmtime_wasi::p2::{OutputStream, Pollable, StreamError};
 
 use crate::HostWork;
-use crate::provider::GuestLogSink;
+
+/// Where guest log lines (the WIT `log` import, and captured stdout/stderr) go.
+pub trait GuestLogSink: Send + Sync + 'static {
+    /// One line at `level` (`trace`, `debug`, `info`, `warn` or `error`).
+    fn log(&self, level: &str, message: &str, fields: &[(String, String)]);
+
+    /// The most verbose level this sink writes (`trace` … `error`), or `None` when it writes
+    /// no guest line. Guests are told it as `TF_LOG_PROVIDER` and `TF_LOG_SDK` (`off` for
+    /// none), the variables terraform-plugin-log reads, so a Go provider does not format
+    /// lines nobody reads.
+    fn level(&self) -> Option<&'static str> {
+        Some("trace")
+    }
+}
+
+/// A sink that drops guest log lines (for commands that only inspect a component).
+pub struct DiscardLog;
+
+impl GuestLogSink for DiscardLog {
+    fn log(&self, _level: &str, _message: &str, _fields: &[(String, String)]) {}
+
+    fn level(&self) -> Option<&'static str> {
+        None
+    }
+}
 
 /// Most stdout or stderr bytes kept between two flushes (one call); the rest is counted and
 /// dropped. Guest writes never fail: a full capture must not change what the guest does.

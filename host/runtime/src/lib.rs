@@ -27,6 +27,7 @@ pub mod http;
 pub mod journal;
 pub mod limits;
 mod provider;
+mod reported;
 mod state;
 
 pub use self::http::{HttpSettings, HttpSettingsError, ProxySettings};
@@ -35,6 +36,7 @@ pub use code::Origin;
 pub use code::precompile_portable;
 pub use error::{CallError, LoadError};
 pub use grants::{DirGrant, Grants, HttpAllowList};
+pub use guest_output::{DiscardLog, GuestLogSink};
 pub use journal::{Journal, JournalError};
 pub use limits::{CallLimits, HostWork, Limits, LimitsOverride};
-pub use provider::{DiscardLog, GuestLogSink, LoadOptions, LoadReport, WasmProvider};
+pub use provider::{LoadOptions, LoadReport, WasmProvider};

@@ -271,6 +271,11 @@ impl fmt::Display for HumanDuration {
     }
 }
 
+/// Largest value (state, plan, data) a guest may return: 16 MiB. Terraform keeps every state
+/// in memory and rewrites the state file after each resource, so larger values are a bug or
+/// an attack, and the gRPC limit (256 MiB) would otherwise be the only bound.
+pub const MAX_VALUE_BYTES: usize = 16 << 20;
+
 #[cfg(test)]
 mod tests {
     use super::*;

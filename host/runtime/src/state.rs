@@ -4,7 +4,6 @@
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
-use crate::bindings::latest::tfwasm::provider::log;
 use crate::guest_output::{Capture, GuestLog};
 
 /// The data of one store (one call).
@@ -19,7 +18,7 @@ pub(crate) struct StoreState {
     /// Log lines and captured output, within the log budget.
     pub(crate) log: GuestLog,
     /// The latest state the guest reported during this call (see WIT `progress`).
-    pub(crate) reported: crate::provider::Reported,
+    pub(crate) reported: crate::reported::Reported,
 }
 
 /// Caps an instance's memory: the sum over all its linear memories and tables (a component
@@ -174,38 +173,6 @@ impl wasmtime_wasi_http::WasiHttpView for StoreState {
         }
     }
 }
-
-impl crate::bindings::latest::tfwasm::provider::progress::Host for StoreState {
-    async fn report_state(&mut self, state: Vec<u8>) -> wasmtime::Result<()> {
-        // An oversized report is ignored, as an oversized result would be refused.
-        if state.len() <= crate::provider::MAX_VALUE_BYTES {
-            self.reported.report(state);
-        }
-        Ok(())
-    }
-}
-
-impl log::Host for StoreState {
-    async fn log(
-        &mut self,
-        level: log::Level,
-        message: String,
-        fields: Vec<(String, String)>,
-    ) -> wasmtime::Result<()> {
-        let level = match level {
-            log::Level::Trace => "trace",
-            log::Level::Debug => "debug",
-            log::Level::Info => "info",
-            log::Level::Warn => "warn",
-            log::Level::Error => "error",
-        };
-        self.log.line(level, &message, &fields);
-        Ok(())
-    }
-}
-
-/// The `types` interface has no functions; this marks that the store provides it.
-impl crate::bindings::latest::tfwasm::provider::types::Host for StoreState {}
 
 #[cfg(test)]
 mod tests {

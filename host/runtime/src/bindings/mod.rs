@@ -11,6 +11,7 @@ use tfwasm_model::{
 };
 
 mod guest;
+mod imports;
 mod v0_1_0;
 
 pub use guest::WitVersion;

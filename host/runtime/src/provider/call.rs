@@ -3,10 +3,8 @@
 //! a timeout around host calls), StopProvider (the stop generation), and the size of returned
 //! values ([`MAX_VALUE_BYTES`]).
 
-use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::time::Instant;
 
 use wasmtime::{Store, UpdateDeadline};
@@ -14,28 +12,13 @@ use wasmtime::{Store, UpdateDeadline};
 use tfwasm_model::Rpc;
 
 use super::WasmProvider;
+use super::failure::Interrupted;
 use crate::bindings::{Guest, data_source, ephemeral, function, resource, wit};
 use crate::engine::EPOCH_TICK;
+use crate::limits::MAX_VALUE_BYTES;
+use crate::reported::Reported;
 use crate::state::StoreState;
 use crate::{CallError, Limits};
-
-/// Why the epoch callback stopped a call.
-#[derive(Debug)]
-pub(super) enum Interrupted {
-    Deadline,
-    Stopped,
-}
-
-impl fmt::Display for Interrupted {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Interrupted::Deadline => "deadline exceeded",
-            Interrupted::Stopped => "stopped by StopProvider",
-        })
-    }
-}
-
-impl std::error::Error for Interrupted {}
 
 pub(super) type GuestFuture<'a, R> = Pin<Box<dyn Future<Output = wasmtime::Result<R>> + Send + 'a>>;
 
@@ -228,86 +211,11 @@ impl WasmProvider {
     }
 }
 
-/// The state a guest reported during a call, shared between the store and the caller, and
-/// during an apply the journal entry it is written to.
-#[derive(Clone, Default)]
-pub(crate) struct Reported(Arc<std::sync::Mutex<ReportSlot>>);
-
-#[derive(Default)]
-struct ReportSlot {
-    latest: Option<Vec<u8>>,
-    journal: Option<crate::journal::Pending>,
-    /// Journal writes and bytes this call may still make (each report is a synced write).
-    writes_left: u32,
-    bytes_left: usize,
-    /// Reports kept in memory only, past those limits.
-    unjournaled: u32,
-}
-
-impl Reported {
-    fn new(journal: Option<crate::journal::Pending>, work: &crate::HostWork) -> Reported {
-        Reported(Arc::new(std::sync::Mutex::new(ReportSlot {
-            latest: None,
-            journal,
-            writes_left: work.state_reports_per_call,
-            bytes_left: work.state_report_bytes_per_call,
-            unjournaled: 0,
-        })))
-    }
-
-    fn slot(&self) -> std::sync::MutexGuard<'_, ReportSlot> {
-        self.0
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    /// The guest reported `state` (msgpack).
-    pub(crate) fn report(&self, state: Vec<u8>) {
-        let mut slot = self.slot();
-        let slot = &mut *slot;
-        if let Some(journal) = &mut slot.journal {
-            if slot.writes_left > 0 && state.len() <= slot.bytes_left {
-                // Charged what it sent or what it wrote, whichever is more, written or not.
-                let written = journal.record(&state, slot.bytes_left);
-                let charge = written.unwrap_or(0).max(state.len());
-                slot.bytes_left -= charge.min(slot.bytes_left);
-                match written {
-                    Some(_) => slot.writes_left -= 1,
-                    None => slot.unjournaled += 1,
-                }
-            } else {
-                slot.unjournaled += 1;
-            }
-        }
-        slot.latest = Some(state);
-    }
-
-    /// Reports past the journal limits (kept in memory, answered with the call).
-    fn unjournaled(&self) -> u32 {
-        self.slot().unjournaled
-    }
-
-    fn take(&self) -> Option<Vec<u8>> {
-        self.slot().latest.take()
-    }
-
-    fn finish(&self) {
-        if let Some(journal) = self.slot().journal.take() {
-            journal.finish();
-        }
-    }
-}
-
 /// A failed call, with any state the guest reported before it failed.
 pub(crate) struct Failed {
     pub(super) error: CallError,
     pub(super) reported: Option<Vec<u8>>,
 }
-
-/// Largest value (state, plan, data) a guest may return: 16 MiB. Terraform keeps every state
-/// in memory and rewrites the state file after each resource, so larger values are a bug or
-/// an attack, and the gRPC limit (256 MiB) would otherwise be the only bound.
-pub const MAX_VALUE_BYTES: usize = 16 << 20;
 
 /// The longest of a response's byte fields: states, private state and identities all end up
 /// in Terraform's state, so each is held to [`MAX_VALUE_BYTES`].

@@ -8,9 +8,26 @@ use wasmtime::Trap;
 use tfwasm_model::Rpc;
 
 use super::WasmProvider;
-use super::call::Interrupted;
 use crate::bindings::wit;
 use crate::{CallError, Limits};
+
+/// Why the epoch callback stopped a call.
+#[derive(Debug)]
+pub(super) enum Interrupted {
+    Deadline,
+    Stopped,
+}
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Interrupted::Deadline => "deadline exceeded",
+            Interrupted::Stopped => "stopped by StopProvider",
+        })
+    }
+}
+
+impl std::error::Error for Interrupted {}
 
 /// The limit (or StopProvider) behind `error`, if one is: how the epoch callback, fuel
 /// metering and the memory limiter end a call, whether in the call or while starting its

@@ -1,0 +1,37 @@
+//! What the host gives a guest through the project's own WIT imports (`log`, `progress`,
+//! `types`), implemented on the store of every call.
+
+use crate::bindings::latest::tfwasm::provider::{log, progress, types};
+use crate::state::StoreState;
+
+impl progress::Host for StoreState {
+    async fn report_state(&mut self, state: Vec<u8>) -> wasmtime::Result<()> {
+        // An oversized report is ignored, as an oversized result would be refused.
+        if state.len() <= crate::limits::MAX_VALUE_BYTES {
+            self.reported.report(state);
+        }
+        Ok(())
+    }
+}
+
+impl log::Host for StoreState {
+    async fn log(
+        &mut self,
+        level: log::Level,
+        message: String,
+        fields: Vec<(String, String)>,
+    ) -> wasmtime::Result<()> {
+        let level = match level {
+            log::Level::Trace => "trace",
+            log::Level::Debug => "debug",
+            log::Level::Info => "info",
+            log::Level::Warn => "warn",
+            log::Level::Error => "error",
+        };
+        self.log.line(level, &message, &fields);
+        Ok(())
+    }
+}
+
+/// The `types` interface has no functions; this marks that the store provides it.
+impl types::Host for StoreState {}
