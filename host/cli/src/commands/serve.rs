@@ -15,6 +15,7 @@ use tracing_subscriber::layer::SubscriberExt as _;
 
 use crate::hclog::{GuestLog, HclogLayer, log_filter, max_level};
 use crate::record::{Recorded, Recorder};
+use tfwasm_model::rpc::Handled;
 
 /// Arguments of `tfwasm serve`.
 #[derive(Debug, clap::Args)]
@@ -211,7 +212,7 @@ async fn serve_debugging(args: Args, level: tracing::Level) -> anyhow::Result<()
 }
 
 /// The provider `serve` runs: checked, and recorded when the operator asks for it.
-type Served = Recorded<Checked<WasmProvider>>;
+type Served = Handled<Recorded<Checked<WasmProvider>>>;
 
 /// Loads the component (the packaged one by default) with its operator settings, behind
 /// the contract checks and the recorder.
@@ -230,7 +231,7 @@ fn load(
         .map(|settings| Recorder::start(&settings, &component, &provider_name(&component)))
         .transpose()
         .context("cannot start recording ([record] dir or TFWASM_RECORD)")?;
-    Ok((Recorded::new(provider, recorder), component))
+    Ok((Handled(Recorded::new(provider, recorder)), component))
 }
 
 /// Loads `component` with its operator settings behind the contract checks; also returns

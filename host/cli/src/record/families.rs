@@ -1,16 +1,15 @@
-//! Every family trait implemented for [`Recorded`] (each RPC one line through
-//! [`exchange`](Recorded::exchange), generic over the RPC's [`Call`] marker), and [`replay`],
-//! which runs a recorded request of any RPC by its name. Both come from the RPC table:
-//! a new RPC is a compile error here until its family trait's method forwards it.
+//! [`Recorded`] as a [`Handler`]: every RPC through one generic
+//! [`exchange`](Recorded::exchange) over the RPC's [`Call`] marker, and [`replay`], which runs
+//! a recorded request of any RPC by its name. Both come from the RPC table, so a new RPC
+//! needs nothing here.
 
 use std::future::Future;
 use std::pin::Pin;
 
 use serde::Deserialize as _;
 use serde_json::Value as Json;
-use tfwasm_model::rpc::calls;
-use tfwasm_model::rpc::*;
-use tfwasm_model::{Diagnostics, Provider, ProviderSchema, Rpc};
+use tfwasm_model::rpc::{Call, CallVisitor, Handler};
+use tfwasm_model::{Provider, Rpc};
 
 use super::Recorded;
 
@@ -58,23 +57,19 @@ struct Stopped<'a> {
     error: Option<&'a str>,
 }
 
-impl<P: Provider> ProviderServer for Recorded<P> {
-    async fn get_provider_schema(&self) -> ProviderSchema {
-        self.exchange::<calls::GetProviderSchema>(NoRequest {})
-            .await
+/// Every RPC through one generic [`exchange`](Recorded::exchange); the model's `Handled`
+/// turns this into every family trait.
+impl<P: Provider> Handler for Recorded<P> {
+    async fn handle<C: Call>(&self, req: C::Request) -> C::Response {
+        self.exchange::<C>(req).await
     }
 
     fn plans_destroy(&self) -> bool {
         self.inner.plans_destroy()
     }
 
-    async fn validate_provider_config(&self, config: DynamicValue) -> Diagnostics {
-        let req = ValidateProviderConfigRequest { config };
-        self.exchange::<calls::ValidateProviderConfig>(req).await
-    }
-
-    async fn configure_provider(&self, req: ConfigureProviderRequest) -> Diagnostics {
-        self.exchange::<calls::ConfigureProvider>(req).await
+    fn moves_state(&self) -> bool {
+        self.inner.moves_state()
     }
 
     async fn stop_provider(&self) -> Result<(), String> {
@@ -102,116 +97,5 @@ impl<P: Provider> ProviderServer for Recorded<P> {
             );
         }
         result
-    }
-}
-
-impl<P: Provider> ResourceServer for Recorded<P> {
-    async fn validate_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
-        self.exchange::<calls::ValidateResourceConfig>(req).await
-    }
-
-    async fn upgrade_resource_state(
-        &self,
-        req: UpgradeResourceStateRequest,
-    ) -> UpgradeResourceStateResponse {
-        self.exchange::<calls::UpgradeResourceState>(req).await
-    }
-
-    async fn read_resource(&self, req: ReadResourceRequest) -> ReadResourceResponse {
-        self.exchange::<calls::ReadResource>(req).await
-    }
-
-    async fn plan_resource_change(
-        &self,
-        req: PlanResourceChangeRequest,
-    ) -> PlanResourceChangeResponse {
-        self.exchange::<calls::PlanResourceChange>(req).await
-    }
-
-    async fn apply_resource_change(
-        &self,
-        req: ApplyResourceChangeRequest,
-    ) -> ApplyResourceChangeResponse {
-        self.exchange::<calls::ApplyResourceChange>(req).await
-    }
-
-    async fn import_resource_state(
-        &self,
-        req: ImportResourceStateRequest,
-    ) -> ImportResourceStateResponse {
-        self.exchange::<calls::ImportResourceState>(req).await
-    }
-}
-
-impl<P: Provider> DataSourceServer for Recorded<P> {
-    async fn validate_data_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
-        self.exchange::<calls::ValidateDataResourceConfig>(req)
-            .await
-    }
-
-    async fn read_data_source(&self, req: ReadDataSourceRequest) -> ReadDataSourceResponse {
-        self.exchange::<calls::ReadDataSource>(req).await
-    }
-}
-
-impl<P: Provider> FunctionServer for Recorded<P> {
-    async fn get_functions(&self) -> GetFunctionsResponse {
-        self.exchange::<calls::GetFunctions>(NoRequest {}).await
-    }
-
-    async fn call_function(&self, req: CallFunctionRequest) -> CallFunctionResponse {
-        self.exchange::<calls::CallFunction>(req).await
-    }
-}
-
-impl<P: Provider> MoveServer for Recorded<P> {
-    fn moves_state(&self) -> bool {
-        self.inner.moves_state()
-    }
-
-    async fn move_resource_state(
-        &self,
-        req: MoveResourceStateRequest,
-    ) -> MoveResourceStateResponse {
-        self.exchange::<calls::MoveResourceState>(req).await
-    }
-}
-
-impl<P: Provider> IdentityServer for Recorded<P> {
-    async fn get_resource_identity_schemas(&self) -> GetResourceIdentitySchemasResponse {
-        self.exchange::<calls::GetResourceIdentitySchemas>(NoRequest {})
-            .await
-    }
-
-    async fn upgrade_resource_identity(
-        &self,
-        req: UpgradeResourceIdentityRequest,
-    ) -> UpgradeResourceIdentityResponse {
-        self.exchange::<calls::UpgradeResourceIdentity>(req).await
-    }
-}
-
-impl<P: Provider> EphemeralServer for Recorded<P> {
-    async fn validate_ephemeral_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
-        self.exchange::<calls::ValidateEphemeralResourceConfig>(req)
-            .await
-    }
-
-    async fn open_ephemeral_resource(
-        &self,
-        req: OpenEphemeralResourceRequest,
-    ) -> OpenEphemeralResourceResponse {
-        self.exchange::<calls::OpenEphemeralResource>(req).await
-    }
-
-    async fn renew_ephemeral_resource(
-        &self,
-        req: RenewEphemeralResourceRequest,
-    ) -> RenewEphemeralResourceResponse {
-        self.exchange::<calls::RenewEphemeralResource>(req).await
-    }
-
-    async fn close_ephemeral_resource(&self, req: CloseEphemeralResourceRequest) -> Diagnostics {
-        self.exchange::<calls::CloseEphemeralResource>(req).await
     }
 }

@@ -18,6 +18,7 @@ mod data_source;
 mod ephemeral;
 pub mod forms;
 mod function;
+mod handler;
 mod identity;
 mod moves;
 mod provider;
@@ -37,6 +38,7 @@ pub use function::{
     CallFunctionRequest, CallFunctionResponse, Function, FunctionError, FunctionServer,
     GetFunctionsResponse, NoFunctions, Parameter, no_such_function,
 };
+pub use handler::{Handled, Handler};
 pub use identity::{
     GetResourceIdentitySchemasResponse, IdentityAttribute, IdentitySchema, IdentityServer,
     NoIdentity, UpgradeResourceIdentityRequest, UpgradeResourceIdentityResponse, is_empty_identity,

@@ -1,6 +1,8 @@
 //! [`Guest`]: an instance of a component of any supported WIT version, with one method per
-//! export in the latest version's types. Older versions convert on the way in and out
-//! (Zed's extension host does the same), so the rest of the runtime knows one version.
+//! export in the latest version's types ([`Exports`]). Each version's bindings implement
+//! [`Exports`] in their own module, converting on the way in and out (Zed's extension host
+//! does the same), so the rest of the runtime knows one version, and a new version is its
+//! module and a line in `versions!` and `dispatch!` below, not an arm in every method.
 
 use wasmtime::component::{Component, InstancePre};
 use wasmtime::{Engine, Store};
@@ -10,28 +12,85 @@ use super::latest::tfwasm::provider::types as wit;
 use super::{latest, v0_1_0};
 use crate::state::StoreState;
 
-/// A WIT version tfwasm serves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WitVersion {
-    /// `tfwasm:provider@0.1.0`: resources and data sources.
-    V0_1_0,
+/// Declares the WIT versions tfwasm serves, newest first: [`WitVersion`], and a [`GuestPre`]
+/// and [`Guest`] variant for each, holding that version's bindings.
+macro_rules! versions {
+    ($($(#[$doc:meta])* $variant:ident = $text:literal in $module:ident,)+) => {
+        /// A WIT version tfwasm serves.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum WitVersion {
+            $($(#[$doc])* $variant,)+
+        }
+
+        impl WitVersion {
+            /// Newest first.
+            pub const ALL: &'static [WitVersion] = &[$(WitVersion::$variant),+];
+
+            /// `0.1.0`, `0.2.0`.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(WitVersion::$variant => $text,)+
+                }
+            }
+        }
+
+        /// A pre-linked component of a known version.
+        pub(crate) enum GuestPre {
+            $($variant($module::TfwasmProviderPre<StoreState>),)+
+        }
+
+        impl GuestPre {
+            /// Checks `pre` against the bindings of `version`.
+            pub fn new(version: WitVersion, pre: InstancePre<StoreState>) -> wasmtime::Result<GuestPre> {
+                Ok(match version {
+                    $(WitVersion::$variant => GuestPre::$variant($module::TfwasmProviderPre::new(pre)?),)+
+                })
+            }
+
+            /// A fresh instance.
+            pub async fn instantiate_async(
+                &self,
+                store: &mut Store<StoreState>,
+            ) -> wasmtime::Result<Guest> {
+                Ok(match self {
+                    $(GuestPre::$variant(pre) => Guest::$variant(pre.instantiate_async(store).await?),)+
+                })
+            }
+
+            /// The component's WIT version.
+            pub fn version(&self) -> WitVersion {
+                match self {
+                    $(GuestPre::$variant(_) => WitVersion::$variant,)+
+                }
+            }
+        }
+
+        /// An instance of a component.
+        pub(crate) enum Guest {
+            $($variant($module::TfwasmProvider),)+
+        }
+    };
+}
+
+versions! {
     /// `tfwasm:provider@0.2.0`: adds functions, moves, ephemeral resources, write-only
     /// attributes, deferral and resource identity.
-    V0_2_0,
+    V0_2_0 = "0.2.0" in latest,
+    /// `tfwasm:provider@0.1.0`: resources and data sources.
+    V0_1_0 = "0.1.0" in v0_1_0,
+}
+
+/// Runs `$call` with `$g` the instance's bindings, whatever its version.
+macro_rules! dispatch {
+    ($guest:expr, $g:ident => $call:expr) => {
+        match $guest {
+            Guest::V0_2_0($g) => $call,
+            Guest::V0_1_0($g) => $call,
+        }
+    };
 }
 
 impl WitVersion {
-    /// Newest first.
-    pub const ALL: [WitVersion; 2] = [WitVersion::V0_2_0, WitVersion::V0_1_0];
-
-    /// `0.1.0`, `0.2.0`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            WitVersion::V0_1_0 => "0.1.0",
-            WitVersion::V0_2_0 => "0.2.0",
-        }
-    }
-
     /// The version whose `provider` interface `component` exports, if any.
     pub fn of(component: &Component, engine: &Engine) -> Option<WitVersion> {
         let exports: Vec<String> = component
@@ -39,473 +98,458 @@ impl WitVersion {
             .exports(engine)
             .map(|(name, _)| name.to_owned())
             .collect();
-        WitVersion::ALL.into_iter().find(|v| {
+        WitVersion::ALL.iter().copied().find(|v| {
             let wanted = format!("tfwasm:provider/provider@{}", v.as_str());
             exports.contains(&wanted)
         })
     }
 }
 
-/// A pre-linked component of a known version.
-pub(crate) enum GuestPre {
-    /// 0.1.0.
-    V0_1_0(v0_1_0::TfwasmProviderPre<StoreState>),
-    /// The latest.
-    Latest(latest::TfwasmProviderPre<StoreState>),
-}
+pub(crate) type Result<T> = wasmtime::Result<T>;
+pub(crate) type S<'a> = &'a mut Store<StoreState>;
 
-impl GuestPre {
-    /// Checks `pre` against the bindings of `version`.
-    pub fn new(version: WitVersion, pre: InstancePre<StoreState>) -> wasmtime::Result<GuestPre> {
-        Ok(match version {
-            WitVersion::V0_1_0 => GuestPre::V0_1_0(v0_1_0::TfwasmProviderPre::new(pre)?),
-            WitVersion::V0_2_0 => GuestPre::Latest(latest::TfwasmProviderPre::new(pre)?),
-        })
-    }
-
-    /// A fresh instance.
-    pub async fn instantiate_async(
-        &self,
-        store: &mut Store<StoreState>,
-    ) -> wasmtime::Result<Guest> {
-        Ok(match self {
-            GuestPre::V0_1_0(pre) => Guest::V0_1_0(pre.instantiate_async(store).await?),
-            GuestPre::Latest(pre) => Guest::Latest(pre.instantiate_async(store).await?),
-        })
-    }
-
-    /// The component's WIT version.
-    pub fn version(&self) -> WitVersion {
-        match self {
-            GuestPre::V0_1_0(_) => WitVersion::V0_1_0,
-            GuestPre::Latest(_) => WitVersion::V0_2_0,
-        }
-    }
-}
-
-/// An instance of a component.
-pub(crate) enum Guest {
-    /// 0.1.0.
-    V0_1_0(v0_1_0::TfwasmProvider),
-    /// The latest.
-    Latest(latest::TfwasmProvider),
-}
-
-type Result<T> = wasmtime::Result<T>;
-type S<'a> = &'a mut Store<StoreState>;
-
-impl Guest {
+/// Every export of the latest WIT, in its types: what each version's bindings implement
+/// (an older version converts, or answers what it cannot do with a diagnostic), and what
+/// [`Guest`] offers the runtime whatever the version.
+#[allow(async_fn_in_trait)]
+// `&Vec<u8>`, not `&[u8]`: what the generated bindings take.
+#[allow(clippy::ptr_arg)]
+pub(crate) trait Exports {
     /// `provider.get-schema`.
-    pub async fn get_schema(&self, store: S<'_>) -> Result<wit::ProviderSchema> {
-        match self {
-            Guest::Latest(g) => g.tfwasm_provider_provider().call_get_schema(store).await,
-            Guest::V0_1_0(g) => {
-                let s = g.tfwasm_provider_provider().call_get_schema(store).await?;
-                Ok(v0_1_0::provider_schema(s))
-            }
-        }
-    }
-
+    async fn get_schema(&self, store: S<'_>) -> Result<wit::ProviderSchema>;
     /// `provider.validate-provider-config`.
-    pub async fn validate_provider_config(
+    async fn validate_provider_config(
+        &self,
+        store: S<'_>,
+        config: &Vec<u8>,
+    ) -> Result<Vec<wit::Diagnostic>>;
+    /// `provider.configure-provider`.
+    async fn configure_provider(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+    ) -> Result<Vec<wit::Diagnostic>>;
+    /// `resource.validate-resource-config`.
+    async fn validate_resource_config(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+        req: &wit::ValidateRequest,
+    ) -> Result<Vec<wit::Diagnostic>>;
+    /// `resource.upgrade-resource-state`.
+    async fn upgrade_resource_state(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+        req: &resource::UpgradeRequest,
+    ) -> Result<resource::UpgradeResponse>;
+    /// `resource.read-resource`.
+    async fn read_resource(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+        req: &resource::ReadRequest,
+    ) -> Result<resource::ReadResponse>;
+    /// `resource.plan-resource-change`.
+    async fn plan_resource_change(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+        req: &resource::PlanRequest,
+    ) -> Result<resource::PlanResponse>;
+    /// `resource.apply-resource-change`.
+    async fn apply_resource_change(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+        req: &resource::ApplyRequest,
+    ) -> Result<resource::ApplyResponse>;
+    /// `resource.import-resource-state`.
+    async fn import_resource_state(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+        req: &resource::ImportRequest,
+    ) -> Result<resource::ImportResponse>;
+    /// `resource.move-resource-state`.
+    async fn move_resource_state(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+        req: &resource::MoveRequest,
+    ) -> Result<resource::MoveResponse>;
+    /// `resource.upgrade-resource-identity`.
+    async fn upgrade_resource_identity(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+        req: &resource::UpgradeIdentityRequest,
+    ) -> Result<resource::UpgradeIdentityResponse>;
+    /// `data-source.validate-data-resource-config`.
+    async fn validate_data_resource_config(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+        req: &wit::ValidateRequest,
+    ) -> Result<Vec<wit::Diagnostic>>;
+    /// `data-source.read-data-source`.
+    async fn read_data_source(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+        req: &data_source::ReadDataRequest,
+    ) -> Result<data_source::ReadDataResponse>;
+    /// `ephemeral.validate-ephemeral-resource-config`.
+    async fn validate_ephemeral_resource_config(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+        req: &wit::ValidateRequest,
+    ) -> Result<Vec<wit::Diagnostic>>;
+    /// `ephemeral.open-ephemeral-resource`.
+    async fn open_ephemeral_resource(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+        req: &ephemeral::OpenRequest,
+    ) -> Result<ephemeral::OpenResponse>;
+    /// `ephemeral.renew-ephemeral-resource`.
+    async fn renew_ephemeral_resource(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+        req: &ephemeral::PrivateRequest,
+    ) -> Result<ephemeral::RenewResponse>;
+    /// `ephemeral.close-ephemeral-resource`.
+    async fn close_ephemeral_resource(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+        req: &ephemeral::PrivateRequest,
+    ) -> Result<Vec<wit::Diagnostic>>;
+    /// `function.call-function`.
+    async fn call_function(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+        name: &str,
+        arguments: &[Vec<u8>],
+    ) -> Result<std::result::Result<Vec<u8>, function::FunctionError>>;
+}
+
+impl Exports for Guest {
+    async fn get_schema(&self, store: S<'_>) -> Result<wit::ProviderSchema> {
+        dispatch!(self, g => g.get_schema(store).await)
+    }
+    async fn validate_provider_config(
         &self,
         store: S<'_>,
         config: &Vec<u8>,
     ) -> Result<Vec<wit::Diagnostic>> {
-        match self {
-            Guest::Latest(g) => {
-                g.tfwasm_provider_provider()
-                    .call_validate_provider_config(store, config)
-                    .await
-            }
-            Guest::V0_1_0(g) => g
-                .tfwasm_provider_provider()
-                .call_validate_provider_config(store, config)
-                .await
-                .map(v0_1_0::diagnostics),
-        }
+        dispatch!(self, g => g.validate_provider_config(store, config).await)
     }
-
-    /// `provider.configure-provider`.
-    pub async fn configure_provider(
+    async fn configure_provider(
         &self,
         store: S<'_>,
         ctx: &wit::ProviderContext,
     ) -> Result<Vec<wit::Diagnostic>> {
-        match self {
-            Guest::Latest(g) => {
-                g.tfwasm_provider_provider()
-                    .call_configure_provider(store, ctx)
-                    .await
-            }
-            Guest::V0_1_0(g) => g
-                .tfwasm_provider_provider()
-                .call_configure_provider(store, &v0_1_0::context(ctx))
-                .await
-                .map(v0_1_0::diagnostics),
-        }
+        dispatch!(self, g => g.configure_provider(store, ctx).await)
     }
-
-    /// `resource.validate-resource-config`.
-    pub async fn validate_resource_config(
+    async fn validate_resource_config(
         &self,
         store: S<'_>,
         ctx: &wit::ProviderContext,
         req: &wit::ValidateRequest,
     ) -> Result<Vec<wit::Diagnostic>> {
-        match self {
-            Guest::Latest(g) => {
-                g.tfwasm_provider_resource()
-                    .call_validate_resource_config(store, ctx, req)
-                    .await
-            }
-            Guest::V0_1_0(g) => g
-                .tfwasm_provider_provider()
-                .call_validate_resource_config(
-                    store,
-                    &v0_1_0::context(ctx),
-                    &v0_1_0::validate_request(req),
-                )
-                .await
-                .map(v0_1_0::diagnostics),
-        }
+        dispatch!(self, g => g.validate_resource_config(store, ctx, req).await)
     }
-
-    /// `resource.upgrade-resource-state`.
-    pub async fn upgrade_resource_state(
+    async fn upgrade_resource_state(
         &self,
         store: S<'_>,
         ctx: &wit::ProviderContext,
         req: &resource::UpgradeRequest,
     ) -> Result<resource::UpgradeResponse> {
-        match self {
-            Guest::Latest(g) => {
-                g.tfwasm_provider_resource()
-                    .call_upgrade_resource_state(store, ctx, req)
-                    .await
-            }
-            Guest::V0_1_0(g) => g
-                .tfwasm_provider_provider()
-                .call_upgrade_resource_state(
-                    store,
-                    &v0_1_0::context(ctx),
-                    &v0_1_0::upgrade_request(req),
-                )
-                .await
-                .map(v0_1_0::upgrade_response),
-        }
+        dispatch!(self, g => g.upgrade_resource_state(store, ctx, req).await)
     }
-
-    /// `resource.read-resource`.
-    pub async fn read_resource(
+    async fn read_resource(
         &self,
         store: S<'_>,
         ctx: &wit::ProviderContext,
         req: &resource::ReadRequest,
     ) -> Result<resource::ReadResponse> {
-        match self {
-            Guest::Latest(g) => {
-                g.tfwasm_provider_resource()
-                    .call_read_resource(store, ctx, req)
-                    .await
-            }
-            Guest::V0_1_0(g) => g
-                .tfwasm_provider_provider()
-                .call_read_resource(store, &v0_1_0::context(ctx), &v0_1_0::read_request(req))
-                .await
-                .map(v0_1_0::read_response),
-        }
+        dispatch!(self, g => g.read_resource(store, ctx, req).await)
     }
-
-    /// `resource.plan-resource-change`.
-    pub async fn plan_resource_change(
+    async fn plan_resource_change(
         &self,
         store: S<'_>,
         ctx: &wit::ProviderContext,
         req: &resource::PlanRequest,
     ) -> Result<resource::PlanResponse> {
-        match self {
-            Guest::Latest(g) => {
-                g.tfwasm_provider_resource()
-                    .call_plan_resource_change(store, ctx, req)
-                    .await
-            }
-            Guest::V0_1_0(g) => g
-                .tfwasm_provider_provider()
-                .call_plan_resource_change(store, &v0_1_0::context(ctx), &v0_1_0::plan_request(req))
-                .await
-                .map(v0_1_0::plan_response),
-        }
+        dispatch!(self, g => g.plan_resource_change(store, ctx, req).await)
     }
-
-    /// `resource.apply-resource-change`.
-    pub async fn apply_resource_change(
+    async fn apply_resource_change(
         &self,
         store: S<'_>,
         ctx: &wit::ProviderContext,
         req: &resource::ApplyRequest,
     ) -> Result<resource::ApplyResponse> {
-        match self {
-            Guest::Latest(g) => {
-                g.tfwasm_provider_resource()
-                    .call_apply_resource_change(store, ctx, req)
-                    .await
-            }
-            Guest::V0_1_0(g) => g
-                .tfwasm_provider_provider()
-                .call_apply_resource_change(
-                    store,
-                    &v0_1_0::context(ctx),
-                    &v0_1_0::apply_request(req),
-                )
-                .await
-                .map(v0_1_0::apply_response),
-        }
+        dispatch!(self, g => g.apply_resource_change(store, ctx, req).await)
     }
-
-    /// `resource.import-resource-state`.
-    pub async fn import_resource_state(
+    async fn import_resource_state(
         &self,
         store: S<'_>,
         ctx: &wit::ProviderContext,
         req: &resource::ImportRequest,
     ) -> Result<resource::ImportResponse> {
-        match self {
-            Guest::Latest(g) => {
-                g.tfwasm_provider_resource()
-                    .call_import_resource_state(store, ctx, req)
-                    .await
-            }
-            Guest::V0_1_0(g) => g
-                .tfwasm_provider_provider()
-                .call_import_resource_state(
-                    store,
-                    &v0_1_0::context(ctx),
-                    &v0_1_0::import_request(req),
-                )
-                .await
-                .map(v0_1_0::import_response),
-        }
+        dispatch!(self, g => g.import_resource_state(store, ctx, req).await)
     }
-
-    /// `resource.move-resource-state`. 0.1.0 components have none; the host does not
-    /// announce the capability for them, so Terraform reports the move itself.
-    pub async fn move_resource_state(
+    async fn move_resource_state(
         &self,
         store: S<'_>,
         ctx: &wit::ProviderContext,
         req: &resource::MoveRequest,
     ) -> Result<resource::MoveResponse> {
-        match self {
-            Guest::Latest(g) => {
-                g.tfwasm_provider_resource()
-                    .call_move_resource_state(store, ctx, req)
-                    .await
-            }
-            Guest::V0_1_0(_) => Ok(resource::MoveResponse {
-                target_state: Vec::new(),
-                target_private: Vec::new(),
-                target_identity: None,
-                diagnostics: vec![not_in_0_1_0(
-                    "Move Resource State Not Supported",
-                    &format!("cannot move state to {}", req.target_type_name),
-                )],
-            }),
-        }
+        dispatch!(self, g => g.move_resource_state(store, ctx, req).await)
     }
-
-    /// `resource.upgrade-resource-identity`. A 0.1.0 component declares no identity, so
-    /// Terraform has none to upgrade; a client that asks anyway is told so.
-    pub async fn upgrade_resource_identity(
+    async fn upgrade_resource_identity(
         &self,
         store: S<'_>,
         ctx: &wit::ProviderContext,
         req: &resource::UpgradeIdentityRequest,
     ) -> Result<resource::UpgradeIdentityResponse> {
-        match self {
-            Guest::Latest(g) => {
-                g.tfwasm_provider_resource()
-                    .call_upgrade_resource_identity(store, ctx, req)
-                    .await
-            }
-            Guest::V0_1_0(_) => Ok(resource::UpgradeIdentityResponse {
-                upgraded_identity: None,
-                diagnostics: vec![not_in_0_1_0(
-                    "Resource identity not supported",
-                    &format!("has no resource identities (asked for {:?})", req.type_name),
-                )],
-            }),
-        }
+        dispatch!(self, g => g.upgrade_resource_identity(store, ctx, req).await)
     }
-
-    /// `data-source.validate-data-resource-config`.
-    pub async fn validate_data_resource_config(
+    async fn validate_data_resource_config(
         &self,
         store: S<'_>,
         ctx: &wit::ProviderContext,
         req: &wit::ValidateRequest,
     ) -> Result<Vec<wit::Diagnostic>> {
-        match self {
-            Guest::Latest(g) => {
-                g.tfwasm_provider_data_source()
-                    .call_validate_data_resource_config(store, ctx, req)
-                    .await
-            }
-            Guest::V0_1_0(g) => g
-                .tfwasm_provider_provider()
-                .call_validate_data_resource_config(
-                    store,
-                    &v0_1_0::context(ctx),
-                    &v0_1_0::validate_request(req),
-                )
-                .await
-                .map(v0_1_0::diagnostics),
-        }
+        dispatch!(self, g => g.validate_data_resource_config(store, ctx, req).await)
     }
-
-    /// `data-source.read-data-source`.
-    pub async fn read_data_source(
+    async fn read_data_source(
         &self,
         store: S<'_>,
         ctx: &wit::ProviderContext,
         req: &data_source::ReadDataRequest,
     ) -> Result<data_source::ReadDataResponse> {
-        match self {
-            Guest::Latest(g) => {
-                g.tfwasm_provider_data_source()
-                    .call_read_data_source(store, ctx, req)
-                    .await
-            }
-            Guest::V0_1_0(g) => g
-                .tfwasm_provider_provider()
-                .call_read_data_source(
-                    store,
-                    &v0_1_0::context(ctx),
-                    &v0_1_0::read_data_request(req),
-                )
-                .await
-                .map(v0_1_0::read_data_response),
-        }
+        dispatch!(self, g => g.read_data_source(store, ctx, req).await)
     }
-
-    /// `ephemeral.validate-ephemeral-resource-config`. A 0.1.0 component lists no ephemeral
-    /// resources, so Terraform never calls these for it; if a client does, the answer names
-    /// the WIT version.
-    pub async fn validate_ephemeral_resource_config(
+    async fn validate_ephemeral_resource_config(
         &self,
         store: S<'_>,
         ctx: &wit::ProviderContext,
         req: &wit::ValidateRequest,
     ) -> Result<Vec<wit::Diagnostic>> {
-        match self {
-            Guest::Latest(g) => {
-                g.tfwasm_provider_ephemeral()
-                    .call_validate_ephemeral_resource_config(store, ctx, req)
-                    .await
-            }
-            Guest::V0_1_0(_) => Ok(vec![no_ephemeral(&req.type_name)]),
-        }
+        dispatch!(self, g => g.validate_ephemeral_resource_config(store, ctx, req).await)
     }
-
-    /// `ephemeral.open-ephemeral-resource`.
-    pub async fn open_ephemeral_resource(
+    async fn open_ephemeral_resource(
         &self,
         store: S<'_>,
         ctx: &wit::ProviderContext,
         req: &ephemeral::OpenRequest,
     ) -> Result<ephemeral::OpenResponse> {
-        match self {
-            Guest::Latest(g) => {
-                g.tfwasm_provider_ephemeral()
-                    .call_open_ephemeral_resource(store, ctx, req)
-                    .await
-            }
-            Guest::V0_1_0(_) => Ok(ephemeral::OpenResponse {
-                result: Vec::new(),
-                private: Vec::new(),
-                renew_at_unix_ms: None,
-                diagnostics: vec![no_ephemeral(&req.type_name)],
-                deferred: None,
-            }),
-        }
+        dispatch!(self, g => g.open_ephemeral_resource(store, ctx, req).await)
     }
-
-    /// `ephemeral.renew-ephemeral-resource`.
-    pub async fn renew_ephemeral_resource(
+    async fn renew_ephemeral_resource(
         &self,
         store: S<'_>,
         ctx: &wit::ProviderContext,
         req: &ephemeral::PrivateRequest,
     ) -> Result<ephemeral::RenewResponse> {
-        match self {
-            Guest::Latest(g) => {
-                g.tfwasm_provider_ephemeral()
-                    .call_renew_ephemeral_resource(store, ctx, req)
-                    .await
-            }
-            Guest::V0_1_0(_) => Ok(ephemeral::RenewResponse {
-                private: Vec::new(),
-                renew_at_unix_ms: None,
-                diagnostics: vec![no_ephemeral(&req.type_name)],
-            }),
-        }
+        dispatch!(self, g => g.renew_ephemeral_resource(store, ctx, req).await)
     }
-
-    /// `ephemeral.close-ephemeral-resource`.
-    pub async fn close_ephemeral_resource(
+    async fn close_ephemeral_resource(
         &self,
         store: S<'_>,
         ctx: &wit::ProviderContext,
         req: &ephemeral::PrivateRequest,
     ) -> Result<Vec<wit::Diagnostic>> {
-        match self {
-            Guest::Latest(g) => {
-                g.tfwasm_provider_ephemeral()
-                    .call_close_ephemeral_resource(store, ctx, req)
-                    .await
-            }
-            Guest::V0_1_0(_) => Ok(vec![no_ephemeral(&req.type_name)]),
-        }
+        dispatch!(self, g => g.close_ephemeral_resource(store, ctx, req).await)
     }
-
-    /// `function.call-function`. A 0.1.0 component has no functions: the host never lists
-    /// any for it, and a call answers as for an unknown name.
-    pub async fn call_function(
+    async fn call_function(
         &self,
         store: S<'_>,
         ctx: &wit::ProviderContext,
         name: &str,
         arguments: &[Vec<u8>],
     ) -> Result<std::result::Result<Vec<u8>, function::FunctionError>> {
-        match self {
-            Guest::Latest(g) => {
-                g.tfwasm_provider_function()
-                    .call_call_function(store, ctx, name, arguments)
-                    .await
-            }
-            Guest::V0_1_0(_) => Ok(Err(function::FunctionError {
-                text: tfwasm_model::rpc::no_such_function(name),
-                argument: None,
-            })),
-        }
+        dispatch!(self, g => g.call_function(store, ctx, name, arguments).await)
     }
 }
 
-/// The answer of a 0.1.0 component to an ephemeral resource call.
-fn no_ephemeral(type_name: &str) -> wit::Diagnostic {
-    not_in_0_1_0(
-        "Unknown ephemeral resource type",
-        &format!("has no ephemeral resources (asked for {type_name:?})"),
-    )
-}
-
-/// An error for a call a 0.1.0 component cannot answer: `what` completes "This provider
-/// was built against tfwasm:provider@0.1.0, which …".
-fn not_in_0_1_0(summary: &str, what: &str) -> wit::Diagnostic {
-    wit::Diagnostic {
-        severity: wit::Severity::Error,
-        summary: summary.into(),
-        detail: format!("This provider was built against tfwasm:provider@0.1.0, which {what}."),
-        attribute: Vec::new(),
+/// The latest version's exports, as they are.
+impl Exports for latest::TfwasmProvider {
+    async fn get_schema(&self, store: S<'_>) -> Result<wit::ProviderSchema> {
+        self.tfwasm_provider_provider().call_get_schema(store).await
+    }
+    async fn validate_provider_config(
+        &self,
+        store: S<'_>,
+        config: &Vec<u8>,
+    ) -> Result<Vec<wit::Diagnostic>> {
+        (self.tfwasm_provider_provider())
+            .call_validate_provider_config(store, config)
+            .await
+    }
+    async fn configure_provider(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+    ) -> Result<Vec<wit::Diagnostic>> {
+        (self.tfwasm_provider_provider())
+            .call_configure_provider(store, ctx)
+            .await
+    }
+    async fn validate_resource_config(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+        req: &wit::ValidateRequest,
+    ) -> Result<Vec<wit::Diagnostic>> {
+        (self.tfwasm_provider_resource())
+            .call_validate_resource_config(store, ctx, req)
+            .await
+    }
+    async fn upgrade_resource_state(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+        req: &resource::UpgradeRequest,
+    ) -> Result<resource::UpgradeResponse> {
+        (self.tfwasm_provider_resource())
+            .call_upgrade_resource_state(store, ctx, req)
+            .await
+    }
+    async fn read_resource(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+        req: &resource::ReadRequest,
+    ) -> Result<resource::ReadResponse> {
+        (self.tfwasm_provider_resource())
+            .call_read_resource(store, ctx, req)
+            .await
+    }
+    async fn plan_resource_change(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+        req: &resource::PlanRequest,
+    ) -> Result<resource::PlanResponse> {
+        (self.tfwasm_provider_resource())
+            .call_plan_resource_change(store, ctx, req)
+            .await
+    }
+    async fn apply_resource_change(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+        req: &resource::ApplyRequest,
+    ) -> Result<resource::ApplyResponse> {
+        (self.tfwasm_provider_resource())
+            .call_apply_resource_change(store, ctx, req)
+            .await
+    }
+    async fn import_resource_state(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+        req: &resource::ImportRequest,
+    ) -> Result<resource::ImportResponse> {
+        (self.tfwasm_provider_resource())
+            .call_import_resource_state(store, ctx, req)
+            .await
+    }
+    async fn move_resource_state(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+        req: &resource::MoveRequest,
+    ) -> Result<resource::MoveResponse> {
+        (self.tfwasm_provider_resource())
+            .call_move_resource_state(store, ctx, req)
+            .await
+    }
+    async fn upgrade_resource_identity(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+        req: &resource::UpgradeIdentityRequest,
+    ) -> Result<resource::UpgradeIdentityResponse> {
+        (self.tfwasm_provider_resource())
+            .call_upgrade_resource_identity(store, ctx, req)
+            .await
+    }
+    async fn validate_data_resource_config(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+        req: &wit::ValidateRequest,
+    ) -> Result<Vec<wit::Diagnostic>> {
+        (self.tfwasm_provider_data_source())
+            .call_validate_data_resource_config(store, ctx, req)
+            .await
+    }
+    async fn read_data_source(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+        req: &data_source::ReadDataRequest,
+    ) -> Result<data_source::ReadDataResponse> {
+        (self.tfwasm_provider_data_source())
+            .call_read_data_source(store, ctx, req)
+            .await
+    }
+    async fn validate_ephemeral_resource_config(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+        req: &wit::ValidateRequest,
+    ) -> Result<Vec<wit::Diagnostic>> {
+        (self.tfwasm_provider_ephemeral())
+            .call_validate_ephemeral_resource_config(store, ctx, req)
+            .await
+    }
+    async fn open_ephemeral_resource(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+        req: &ephemeral::OpenRequest,
+    ) -> Result<ephemeral::OpenResponse> {
+        (self.tfwasm_provider_ephemeral())
+            .call_open_ephemeral_resource(store, ctx, req)
+            .await
+    }
+    async fn renew_ephemeral_resource(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+        req: &ephemeral::PrivateRequest,
+    ) -> Result<ephemeral::RenewResponse> {
+        (self.tfwasm_provider_ephemeral())
+            .call_renew_ephemeral_resource(store, ctx, req)
+            .await
+    }
+    async fn close_ephemeral_resource(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+        req: &ephemeral::PrivateRequest,
+    ) -> Result<Vec<wit::Diagnostic>> {
+        (self.tfwasm_provider_ephemeral())
+            .call_close_ephemeral_resource(store, ctx, req)
+            .await
+    }
+    async fn call_function(
+        &self,
+        store: S<'_>,
+        ctx: &wit::ProviderContext,
+        name: &str,
+        arguments: &[Vec<u8>],
+    ) -> Result<std::result::Result<Vec<u8>, function::FunctionError>> {
+        (self.tfwasm_provider_function())
+            .call_call_function(store, ctx, name, arguments)
+            .await
     }
 }

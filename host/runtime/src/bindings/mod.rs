@@ -15,7 +15,7 @@ mod imports;
 mod v0_1_0;
 
 pub use guest::WitVersion;
-pub(crate) use guest::{Guest, GuestPre};
+pub(crate) use guest::{Exports, Guest, GuestPre};
 
 /// The latest WIT version, generated from `wit/since_v0.2.0`; documented there.
 #[allow(missing_docs)]

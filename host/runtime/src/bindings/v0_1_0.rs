@@ -2,7 +2,8 @@
 //! and conversions between its types and the latest version's, so the rest of the runtime
 //! speaks only the latest. A 0.1.0 component has no functions.
 
-use super::latest::exports::tfwasm::provider::{data_source, resource};
+use super::guest::{Result, S};
+use super::latest::exports::tfwasm::provider::{data_source, ephemeral, function, resource};
 use super::latest::tfwasm::provider::types as new;
 use crate::state::StoreState;
 
@@ -49,21 +50,21 @@ impl old::Host for StoreState {}
 // Requests: latest → 0.1.0 (fields 0.1.0 does not have are dropped: a 0.1.0 component
 // declares no identity, so the identities Terraform sends are all absent or null).
 
-pub(super) fn context(ctx: &new::ProviderContext) -> old::ProviderContext {
+fn context(ctx: &new::ProviderContext) -> old::ProviderContext {
     old::ProviderContext {
         terraform_version: ctx.terraform_version.clone(),
         config: ctx.config.clone(),
     }
 }
 
-pub(super) fn validate_request(req: &new::ValidateRequest) -> old::ValidateRequest {
+fn validate_request(req: &new::ValidateRequest) -> old::ValidateRequest {
     old::ValidateRequest {
         type_name: req.type_name.clone(),
         config: req.config.clone(),
     }
 }
 
-pub(super) fn upgrade_request(req: &resource::UpgradeRequest) -> old::UpgradeRequest {
+fn upgrade_request(req: &resource::UpgradeRequest) -> old::UpgradeRequest {
     old::UpgradeRequest {
         type_name: req.type_name.clone(),
         version: req.version,
@@ -71,7 +72,7 @@ pub(super) fn upgrade_request(req: &resource::UpgradeRequest) -> old::UpgradeReq
     }
 }
 
-pub(super) fn read_request(req: &resource::ReadRequest) -> old::ReadRequest {
+fn read_request(req: &resource::ReadRequest) -> old::ReadRequest {
     old::ReadRequest {
         type_name: req.type_name.clone(),
         current_state: req.current_state.clone(),
@@ -80,7 +81,7 @@ pub(super) fn read_request(req: &resource::ReadRequest) -> old::ReadRequest {
     }
 }
 
-pub(super) fn plan_request(req: &resource::PlanRequest) -> old::PlanRequest {
+fn plan_request(req: &resource::PlanRequest) -> old::PlanRequest {
     old::PlanRequest {
         type_name: req.type_name.clone(),
         prior_state: req.prior_state.clone(),
@@ -91,7 +92,7 @@ pub(super) fn plan_request(req: &resource::PlanRequest) -> old::PlanRequest {
     }
 }
 
-pub(super) fn apply_request(req: &resource::ApplyRequest) -> old::ApplyRequest {
+fn apply_request(req: &resource::ApplyRequest) -> old::ApplyRequest {
     old::ApplyRequest {
         type_name: req.type_name.clone(),
         prior_state: req.prior_state.clone(),
@@ -102,14 +103,14 @@ pub(super) fn apply_request(req: &resource::ApplyRequest) -> old::ApplyRequest {
     }
 }
 
-pub(super) fn import_request(req: &resource::ImportRequest) -> old::ImportRequest {
+fn import_request(req: &resource::ImportRequest) -> old::ImportRequest {
     old::ImportRequest {
         type_name: req.type_name.clone(),
         id: req.id.clone(),
     }
 }
 
-pub(super) fn read_data_request(req: &data_source::ReadDataRequest) -> old::ReadDataRequest {
+fn read_data_request(req: &data_source::ReadDataRequest) -> old::ReadDataRequest {
     old::ReadDataRequest {
         type_name: req.type_name.clone(),
         config: req.config.clone(),
@@ -119,7 +120,7 @@ pub(super) fn read_data_request(req: &data_source::ReadDataRequest) -> old::Read
 
 // Responses: 0.1.0 → latest.
 
-pub(super) fn diagnostics(list: Vec<old::Diagnostic>) -> Vec<new::Diagnostic> {
+fn diagnostics(list: Vec<old::Diagnostic>) -> Vec<new::Diagnostic> {
     list.into_iter()
         .map(|d| new::Diagnostic {
             severity: match d.severity {
@@ -144,14 +145,14 @@ fn path(steps: Vec<old::PathStep>) -> Vec<new::PathStep> {
         .collect()
 }
 
-pub(super) fn upgrade_response(r: old::UpgradeResponse) -> resource::UpgradeResponse {
+fn upgrade_response(r: old::UpgradeResponse) -> resource::UpgradeResponse {
     resource::UpgradeResponse {
         upgraded_state: r.upgraded_state,
         diagnostics: diagnostics(r.diagnostics),
     }
 }
 
-pub(super) fn read_response(r: old::ReadResponse) -> resource::ReadResponse {
+fn read_response(r: old::ReadResponse) -> resource::ReadResponse {
     resource::ReadResponse {
         new_state: r.new_state,
         private: r.private,
@@ -161,7 +162,7 @@ pub(super) fn read_response(r: old::ReadResponse) -> resource::ReadResponse {
     }
 }
 
-pub(super) fn plan_response(r: old::PlanResponse) -> resource::PlanResponse {
+fn plan_response(r: old::PlanResponse) -> resource::PlanResponse {
     resource::PlanResponse {
         planned_state: r.planned_state,
         requires_replace: r.requires_replace.into_iter().map(path).collect(),
@@ -172,7 +173,7 @@ pub(super) fn plan_response(r: old::PlanResponse) -> resource::PlanResponse {
     }
 }
 
-pub(super) fn apply_response(r: old::ApplyResponse) -> resource::ApplyResponse {
+fn apply_response(r: old::ApplyResponse) -> resource::ApplyResponse {
     resource::ApplyResponse {
         new_state: r.new_state,
         private: r.private,
@@ -181,7 +182,7 @@ pub(super) fn apply_response(r: old::ApplyResponse) -> resource::ApplyResponse {
     }
 }
 
-pub(super) fn import_response(r: old::ImportResponse) -> resource::ImportResponse {
+fn import_response(r: old::ImportResponse) -> resource::ImportResponse {
     resource::ImportResponse {
         imported: r
             .imported
@@ -198,7 +199,7 @@ pub(super) fn import_response(r: old::ImportResponse) -> resource::ImportRespons
     }
 }
 
-pub(super) fn read_data_response(r: old::ReadDataResponse) -> data_source::ReadDataResponse {
+fn read_data_response(r: old::ReadDataResponse) -> data_source::ReadDataResponse {
     data_source::ReadDataResponse {
         state: r.state,
         diagnostics: diagnostics(r.diagnostics),
@@ -207,7 +208,7 @@ pub(super) fn read_data_response(r: old::ReadDataResponse) -> data_source::ReadD
 }
 
 /// A 0.1.0 schema in the latest form: the same records, and no functions.
-pub(super) fn provider_schema(s: old::ProviderSchema) -> new::ProviderSchema {
+fn provider_schema(s: old::ProviderSchema) -> new::ProviderSchema {
     let named = |list: Vec<old::NamedSchema>| {
         list.into_iter()
             .map(|n| new::NamedSchema {
@@ -317,5 +318,235 @@ fn string_kind(kind: old::StringKind) -> new::StringKind {
     match kind {
         old::StringKind::Plain => new::StringKind::Plain,
         old::StringKind::Markdown => new::StringKind::Markdown,
+    }
+}
+
+/// 0.1.0's exports in the latest types: requests converted down, answers up; what 0.1.0
+/// cannot do (moves, identities, ephemeral resources, functions) answered with a diagnostic
+/// naming the version, which the host never announces for it, so only a client that asks
+/// anyway sees one.
+impl super::Exports for TfwasmProvider {
+    async fn get_schema(&self, store: S<'_>) -> Result<new::ProviderSchema> {
+        let s = self
+            .tfwasm_provider_provider()
+            .call_get_schema(store)
+            .await?;
+        Ok(provider_schema(s))
+    }
+    async fn validate_provider_config(
+        &self,
+        store: S<'_>,
+        config: &Vec<u8>,
+    ) -> Result<Vec<new::Diagnostic>> {
+        (self.tfwasm_provider_provider())
+            .call_validate_provider_config(store, config)
+            .await
+            .map(diagnostics)
+    }
+    async fn configure_provider(
+        &self,
+        store: S<'_>,
+        ctx: &new::ProviderContext,
+    ) -> Result<Vec<new::Diagnostic>> {
+        (self.tfwasm_provider_provider())
+            .call_configure_provider(store, &context(ctx))
+            .await
+            .map(diagnostics)
+    }
+    async fn validate_resource_config(
+        &self,
+        store: S<'_>,
+        ctx: &new::ProviderContext,
+        req: &new::ValidateRequest,
+    ) -> Result<Vec<new::Diagnostic>> {
+        (self.tfwasm_provider_provider())
+            .call_validate_resource_config(store, &context(ctx), &validate_request(req))
+            .await
+            .map(diagnostics)
+    }
+    async fn upgrade_resource_state(
+        &self,
+        store: S<'_>,
+        ctx: &new::ProviderContext,
+        req: &resource::UpgradeRequest,
+    ) -> Result<resource::UpgradeResponse> {
+        (self.tfwasm_provider_provider())
+            .call_upgrade_resource_state(store, &context(ctx), &upgrade_request(req))
+            .await
+            .map(upgrade_response)
+    }
+    async fn read_resource(
+        &self,
+        store: S<'_>,
+        ctx: &new::ProviderContext,
+        req: &resource::ReadRequest,
+    ) -> Result<resource::ReadResponse> {
+        (self.tfwasm_provider_provider())
+            .call_read_resource(store, &context(ctx), &read_request(req))
+            .await
+            .map(read_response)
+    }
+    async fn plan_resource_change(
+        &self,
+        store: S<'_>,
+        ctx: &new::ProviderContext,
+        req: &resource::PlanRequest,
+    ) -> Result<resource::PlanResponse> {
+        (self.tfwasm_provider_provider())
+            .call_plan_resource_change(store, &context(ctx), &plan_request(req))
+            .await
+            .map(plan_response)
+    }
+    async fn apply_resource_change(
+        &self,
+        store: S<'_>,
+        ctx: &new::ProviderContext,
+        req: &resource::ApplyRequest,
+    ) -> Result<resource::ApplyResponse> {
+        (self.tfwasm_provider_provider())
+            .call_apply_resource_change(store, &context(ctx), &apply_request(req))
+            .await
+            .map(apply_response)
+    }
+    async fn import_resource_state(
+        &self,
+        store: S<'_>,
+        ctx: &new::ProviderContext,
+        req: &resource::ImportRequest,
+    ) -> Result<resource::ImportResponse> {
+        (self.tfwasm_provider_provider())
+            .call_import_resource_state(store, &context(ctx), &import_request(req))
+            .await
+            .map(import_response)
+    }
+    /// None: the host does not announce the capability, so Terraform reports the move
+    /// itself.
+    async fn move_resource_state(
+        &self,
+        _store: S<'_>,
+        _ctx: &new::ProviderContext,
+        req: &resource::MoveRequest,
+    ) -> Result<resource::MoveResponse> {
+        Ok(resource::MoveResponse {
+            target_state: Vec::new(),
+            target_private: Vec::new(),
+            target_identity: None,
+            diagnostics: vec![not_in_0_1_0(
+                "Move Resource State Not Supported",
+                &format!("cannot move state to {}", req.target_type_name),
+            )],
+        })
+    }
+    /// A 0.1.0 component declares no identity, so Terraform has none to upgrade.
+    async fn upgrade_resource_identity(
+        &self,
+        _store: S<'_>,
+        _ctx: &new::ProviderContext,
+        req: &resource::UpgradeIdentityRequest,
+    ) -> Result<resource::UpgradeIdentityResponse> {
+        Ok(resource::UpgradeIdentityResponse {
+            upgraded_identity: None,
+            diagnostics: vec![not_in_0_1_0(
+                "Resource identity not supported",
+                &format!("has no resource identities (asked for {:?})", req.type_name),
+            )],
+        })
+    }
+    async fn validate_data_resource_config(
+        &self,
+        store: S<'_>,
+        ctx: &new::ProviderContext,
+        req: &new::ValidateRequest,
+    ) -> Result<Vec<new::Diagnostic>> {
+        (self.tfwasm_provider_provider())
+            .call_validate_data_resource_config(store, &context(ctx), &validate_request(req))
+            .await
+            .map(diagnostics)
+    }
+    async fn read_data_source(
+        &self,
+        store: S<'_>,
+        ctx: &new::ProviderContext,
+        req: &data_source::ReadDataRequest,
+    ) -> Result<data_source::ReadDataResponse> {
+        (self.tfwasm_provider_provider())
+            .call_read_data_source(store, &context(ctx), &read_data_request(req))
+            .await
+            .map(read_data_response)
+    }
+    async fn validate_ephemeral_resource_config(
+        &self,
+        _store: S<'_>,
+        _ctx: &new::ProviderContext,
+        req: &new::ValidateRequest,
+    ) -> Result<Vec<new::Diagnostic>> {
+        Ok(vec![no_ephemeral(&req.type_name)])
+    }
+    async fn open_ephemeral_resource(
+        &self,
+        _store: S<'_>,
+        _ctx: &new::ProviderContext,
+        req: &ephemeral::OpenRequest,
+    ) -> Result<ephemeral::OpenResponse> {
+        Ok(ephemeral::OpenResponse {
+            result: Vec::new(),
+            private: Vec::new(),
+            renew_at_unix_ms: None,
+            diagnostics: vec![no_ephemeral(&req.type_name)],
+            deferred: None,
+        })
+    }
+    async fn renew_ephemeral_resource(
+        &self,
+        _store: S<'_>,
+        _ctx: &new::ProviderContext,
+        req: &ephemeral::PrivateRequest,
+    ) -> Result<ephemeral::RenewResponse> {
+        Ok(ephemeral::RenewResponse {
+            private: Vec::new(),
+            renew_at_unix_ms: None,
+            diagnostics: vec![no_ephemeral(&req.type_name)],
+        })
+    }
+    async fn close_ephemeral_resource(
+        &self,
+        _store: S<'_>,
+        _ctx: &new::ProviderContext,
+        req: &ephemeral::PrivateRequest,
+    ) -> Result<Vec<new::Diagnostic>> {
+        Ok(vec![no_ephemeral(&req.type_name)])
+    }
+    /// No functions: the host never lists any for it, and a call answers as for an unknown
+    /// name.
+    async fn call_function(
+        &self,
+        _store: S<'_>,
+        _ctx: &new::ProviderContext,
+        name: &str,
+        _arguments: &[Vec<u8>],
+    ) -> Result<std::result::Result<Vec<u8>, function::FunctionError>> {
+        Ok(Err(function::FunctionError {
+            text: tfwasm_model::rpc::no_such_function(name),
+            argument: None,
+        }))
+    }
+}
+
+/// The answer of a 0.1.0 component to an ephemeral resource call.
+fn no_ephemeral(type_name: &str) -> new::Diagnostic {
+    not_in_0_1_0(
+        "Unknown ephemeral resource type",
+        &format!("has no ephemeral resources (asked for {type_name:?})"),
+    )
+}
+
+/// An error for a call a 0.1.0 component cannot answer: `what` completes "This provider
+/// was built against tfwasm:provider@0.1.0, which …".
+fn not_in_0_1_0(summary: &str, what: &str) -> new::Diagnostic {
+    new::Diagnostic {
+        severity: new::Severity::Error,
+        summary: summary.into(),
+        detail: format!("This provider was built against tfwasm:provider@0.1.0, which {what}."),
+        attribute: Vec::new(),
     }
 }

@@ -146,7 +146,7 @@ impl WasmProvider {
             path: path.to_owned(),
             message: format!(
                 "it exports no tfwasm:provider interface of a version this tfwasm serves ({}); was it built with tfwasm-sdk?",
-                WitVersion::ALL.map(|v| format!("@{}", v.as_str())).join(", ")
+                (WitVersion::ALL.iter()).map(|v| format!("@{}", v.as_str())).collect::<Vec<_>>().join(", ")
             ),
         })?;
         let instance_pre = linker.instantiate_pre(&component).map_err(incompatible)?;

@@ -8,6 +8,7 @@ use tfwasm_model::{Diagnostics, Rpc};
 
 use super::super::WasmProvider;
 use super::{bytes, diagnostics};
+use crate::bindings::Exports as _;
 use crate::bindings::{data_source, wit};
 
 impl DataSourceServer for WasmProvider {

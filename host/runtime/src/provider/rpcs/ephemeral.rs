@@ -11,6 +11,7 @@ use tfwasm_model::{Diagnostics, Rpc};
 
 use super::super::WasmProvider;
 use super::{bytes, diagnostics};
+use crate::bindings::Exports as _;
 use crate::bindings::{ephemeral, wit};
 
 fn renew_at(unix_ms: Option<u64>) -> Option<SystemTime> {

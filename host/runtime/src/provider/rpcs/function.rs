@@ -9,6 +9,7 @@ use tfwasm_model::rpc::{
 
 use super::super::WasmProvider;
 use super::bytes;
+use crate::bindings::Exports as _;
 
 impl FunctionServer for WasmProvider {
     async fn get_functions(&self) -> GetFunctionsResponse {

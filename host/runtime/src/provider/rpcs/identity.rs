@@ -9,6 +9,7 @@ use tfwasm_model::rpc::{
 
 use super::super::WasmProvider;
 use super::diagnostics;
+use crate::bindings::Exports as _;
 use crate::bindings::resource;
 
 impl IdentityServer for WasmProvider {

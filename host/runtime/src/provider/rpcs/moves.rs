@@ -7,6 +7,7 @@ use tfwasm_model::rpc::{
 
 use super::super::WasmProvider;
 use super::diagnostics;
+use crate::bindings::Exports as _;
 use crate::bindings::{WitVersion, resource};
 
 impl MoveServer for WasmProvider {

@@ -5,6 +5,7 @@ use tfwasm_model::{Diagnostic, Diagnostics, ProviderSchema, Rpc, has_error};
 
 use super::super::WasmProvider;
 use super::{bytes, diagnostics};
+use crate::bindings::Exports as _;
 use crate::bindings::{self, wit};
 
 impl WasmProvider {

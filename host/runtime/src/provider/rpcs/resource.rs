@@ -17,6 +17,7 @@ use tfwasm_model::Block;
 use super::super::WasmProvider;
 use super::{bytes, diagnostics};
 use crate::Journal;
+use crate::bindings::Exports as _;
 use crate::bindings::{self, resource, wit};
 
 impl WasmProvider {

@@ -1,0 +1,249 @@
+//! A provider written as one generic function: a [`Handler`] answers any RPC by its
+//! [`Call`] marker, and [`Handled`] turns it into a whole [`Provider`](super::Provider).
+//!
+//! Wrappers that treat every RPC alike (recording, a test fake that notes what it was asked,
+//! a baseline that answers nothing) implement [`Handler`] once instead of every family trait
+//! method by hand, so an RPC added to the table reaches them all through the family impls
+//! below, the one place outside the table that names each RPC's method.
+
+use std::future::Future;
+
+use super::*;
+use crate::{Diagnostics, ProviderSchema};
+
+/// Answers every RPC, generically.
+pub trait Handler: Send + Sync + 'static {
+    /// Answers one call of the RPC `C`.
+    fn handle<C: Call>(&self, req: C::Request) -> impl Future<Output = C::Response> + Send;
+
+    /// Whether destroys are planned (the `plan_destroy` capability).
+    fn plans_destroy(&self) -> bool {
+        false
+    }
+
+    /// Whether MoveResourceState is implemented (the `move_resource_state` capability).
+    fn moves_state(&self) -> bool {
+        false
+    }
+
+    /// StopProvider.
+    fn stop_provider(&self) -> impl Future<Output = Result<(), String>> + Send {
+        async { Ok(()) }
+    }
+}
+
+/// A [`Handler`] as a [`Provider`](super::Provider).
+#[derive(Debug, Clone, Default)]
+pub struct Handled<H>(pub H);
+
+impl<H: Handler> ProviderServer for Handled<H> {
+    async fn get_provider_schema(&self) -> ProviderSchema {
+        self.0
+            .handle::<calls::GetProviderSchema>(NoRequest {})
+            .await
+    }
+
+    fn plans_destroy(&self) -> bool {
+        self.0.plans_destroy()
+    }
+
+    async fn validate_provider_config(&self, config: DynamicValue) -> Diagnostics {
+        let req = ValidateProviderConfigRequest { config };
+        self.0.handle::<calls::ValidateProviderConfig>(req).await
+    }
+
+    async fn configure_provider(&self, req: ConfigureProviderRequest) -> Diagnostics {
+        self.0.handle::<calls::ConfigureProvider>(req).await
+    }
+
+    async fn stop_provider(&self) -> Result<(), String> {
+        self.0.stop_provider().await
+    }
+}
+
+impl<H: Handler> ResourceServer for Handled<H> {
+    async fn validate_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
+        self.0.handle::<calls::ValidateResourceConfig>(req).await
+    }
+
+    async fn upgrade_resource_state(
+        &self,
+        req: UpgradeResourceStateRequest,
+    ) -> UpgradeResourceStateResponse {
+        self.0.handle::<calls::UpgradeResourceState>(req).await
+    }
+
+    async fn read_resource(&self, req: ReadResourceRequest) -> ReadResourceResponse {
+        self.0.handle::<calls::ReadResource>(req).await
+    }
+
+    async fn plan_resource_change(
+        &self,
+        req: PlanResourceChangeRequest,
+    ) -> PlanResourceChangeResponse {
+        self.0.handle::<calls::PlanResourceChange>(req).await
+    }
+
+    async fn apply_resource_change(
+        &self,
+        req: ApplyResourceChangeRequest,
+    ) -> ApplyResourceChangeResponse {
+        self.0.handle::<calls::ApplyResourceChange>(req).await
+    }
+
+    async fn import_resource_state(
+        &self,
+        req: ImportResourceStateRequest,
+    ) -> ImportResourceStateResponse {
+        self.0.handle::<calls::ImportResourceState>(req).await
+    }
+}
+
+impl<H: Handler> DataSourceServer for Handled<H> {
+    async fn validate_data_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
+        self.0
+            .handle::<calls::ValidateDataResourceConfig>(req)
+            .await
+    }
+
+    async fn read_data_source(&self, req: ReadDataSourceRequest) -> ReadDataSourceResponse {
+        self.0.handle::<calls::ReadDataSource>(req).await
+    }
+}
+
+impl<H: Handler> FunctionServer for Handled<H> {
+    async fn get_functions(&self) -> GetFunctionsResponse {
+        self.0.handle::<calls::GetFunctions>(NoRequest {}).await
+    }
+
+    async fn call_function(&self, req: CallFunctionRequest) -> CallFunctionResponse {
+        self.0.handle::<calls::CallFunction>(req).await
+    }
+}
+
+impl<H: Handler> MoveServer for Handled<H> {
+    fn moves_state(&self) -> bool {
+        self.0.moves_state()
+    }
+
+    async fn move_resource_state(
+        &self,
+        req: MoveResourceStateRequest,
+    ) -> MoveResourceStateResponse {
+        self.0.handle::<calls::MoveResourceState>(req).await
+    }
+}
+
+impl<H: Handler> IdentityServer for Handled<H> {
+    async fn get_resource_identity_schemas(&self) -> GetResourceIdentitySchemasResponse {
+        (self.0)
+            .handle::<calls::GetResourceIdentitySchemas>(NoRequest {})
+            .await
+    }
+
+    async fn upgrade_resource_identity(
+        &self,
+        req: UpgradeResourceIdentityRequest,
+    ) -> UpgradeResourceIdentityResponse {
+        self.0.handle::<calls::UpgradeResourceIdentity>(req).await
+    }
+}
+
+impl<H: Handler> EphemeralServer for Handled<H> {
+    async fn validate_ephemeral_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
+        (self.0)
+            .handle::<calls::ValidateEphemeralResourceConfig>(req)
+            .await
+    }
+
+    async fn open_ephemeral_resource(
+        &self,
+        req: OpenEphemeralResourceRequest,
+    ) -> OpenEphemeralResourceResponse {
+        self.0.handle::<calls::OpenEphemeralResource>(req).await
+    }
+
+    async fn renew_ephemeral_resource(
+        &self,
+        req: RenewEphemeralResourceRequest,
+    ) -> RenewEphemeralResourceResponse {
+        self.0.handle::<calls::RenewEphemeralResource>(req).await
+    }
+
+    async fn close_ephemeral_resource(&self, req: CloseEphemeralResourceRequest) -> Diagnostics {
+        self.0.handle::<calls::CloseEphemeralResource>(req).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use super::*;
+    use crate::Rpc;
+
+    /// Notes each RPC it is asked and answers its default.
+    #[derive(Default)]
+    struct Notes(Mutex<Vec<(Rpc, String)>>);
+
+    impl Handler for Notes {
+        async fn handle<C: Call>(&self, req: C::Request) -> C::Response {
+            let subject = C::subject(&req).to_owned();
+            self.0.lock().unwrap().push((C::RPC, subject));
+            C::Response::default()
+        }
+    }
+
+    fn run<F: Future>(f: F) -> F::Output {
+        // The handler's futures are ready at once.
+        let waker = std::task::Waker::noop();
+        let mut f = std::pin::pin!(f);
+        match f.as_mut().poll(&mut std::task::Context::from_waker(waker)) {
+            std::task::Poll::Ready(out) => out,
+            std::task::Poll::Pending => panic!("pending"),
+        }
+    }
+
+    /// Every family method reaches the handler as its own RPC, with its subject.
+    #[test]
+    fn every_rpc_reaches_the_handler_as_itself() {
+        let p = Handled(Notes::default());
+        let read = ReadResourceRequest {
+            type_name: "t_read".into(),
+            ..Default::default()
+        };
+        run(p.get_provider_schema());
+        run(p.validate_provider_config(DynamicValue::null()));
+        run(p.configure_provider(Default::default()));
+        run(p.validate_resource_config(Default::default()));
+        run(p.validate_data_resource_config(Default::default()));
+        run(p.upgrade_resource_state(Default::default()));
+        run(p.read_resource(read));
+        run(p.plan_resource_change(Default::default()));
+        run(p.apply_resource_change(Default::default()));
+        run(p.import_resource_state(Default::default()));
+        run(p.read_data_source(Default::default()));
+        run(p.get_functions());
+        run(p.call_function(CallFunctionRequest {
+            name: "f".into(),
+            arguments: Vec::new(),
+        }));
+        run(p.move_resource_state(MoveResourceStateRequest {
+            target_type_name: "t_to".into(),
+            ..Default::default()
+        }));
+        run(p.get_resource_identity_schemas());
+        run(p.upgrade_resource_identity(Default::default()));
+        run(p.validate_ephemeral_resource_config(Default::default()));
+        run(p.open_ephemeral_resource(Default::default()));
+        run(p.renew_ephemeral_resource(Default::default()));
+        run(p.close_ephemeral_resource(Default::default()));
+        let notes = p.0.0.into_inner().unwrap();
+        let rpcs: Vec<Rpc> = notes.iter().map(|(rpc, _)| *rpc).collect();
+        assert_eq!(rpcs, Rpc::ALL, "each once, in the table's order");
+        let subject = |rpc| notes.iter().find(|(r, _)| *r == rpc).unwrap().1.as_str();
+        assert_eq!(subject(Rpc::ReadResource), "t_read");
+        assert_eq!(subject(Rpc::MoveResourceState), "t_to");
+        assert_eq!(subject(Rpc::CallFunction), "f");
+    }
+}
