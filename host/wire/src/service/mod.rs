@@ -14,6 +14,8 @@ mod identity;
 mod moves;
 mod provider;
 mod resource;
+#[cfg(test)]
+mod tests;
 
 use std::pin::Pin;
 

@@ -1,0 +1,332 @@
+//! The gRPC service in process, without a component: every RPC of the table sent as protobuf
+//! to a [`Handler`] that notes what reached it and answers with a diagnostic naming the RPC,
+//! so each routing and each conversion both ways is exercised, as are the answers to what
+//! tfwasm does not serve.
+
+use std::sync::Mutex;
+
+use futures::executor::block_on;
+use tfwasm_model::Rpc;
+use tfwasm_model::rpc::{Call, Handled, Handler};
+use tonic::{Code, Request};
+
+use super::ProviderService;
+use crate::proto::tfplugin6 as pb;
+use crate::proto::tfplugin6::provider_server::Provider as _;
+
+/// What reached the provider: the RPC, its subject and its request's recorded form.
+#[derive(Default)]
+struct Notes(Mutex<Vec<(Rpc, String, serde_json::Value)>>);
+
+impl Handler for Notes {
+    async fn handle<C: Call>(&self, req: C::Request) -> C::Response {
+        let form = serde_json::to_value(&req).unwrap();
+        (self.0.lock().unwrap()).push((C::RPC, C::subject(&req).to_owned(), form));
+        // An answer of the response's own type: its default with a diagnostic (for
+        // CallFunction, an error) whose summary names the RPC, so the test sees which
+        // conversion carried it back.
+        let diagnostic = serde_json::json!({
+            "severity": "Error", "summary": C::RPC.name(), "detail": "", "attribute": null
+        });
+        let mut answer = serde_json::to_value(C::Response::default()).unwrap();
+        match &mut answer {
+            serde_json::Value::Array(diagnostics) => diagnostics.push(diagnostic),
+            serde_json::Value::Object(fields) if C::RPC == Rpc::CallFunction => {
+                fields.insert("error".into(), serde_json::json!({ "text": C::RPC.name() }));
+            }
+            serde_json::Value::Object(fields) => {
+                fields.insert("diagnostics".into(), serde_json::json!([diagnostic]));
+            }
+            other => panic!("{other}"),
+        }
+        serde_json::from_value(answer).unwrap()
+    }
+}
+
+fn service() -> ProviderService<Handled<Notes>> {
+    ProviderService::new(Handled(Notes::default()))
+}
+
+fn value(bytes: &[u8]) -> Option<pb::DynamicValue> {
+    Some(pb::DynamicValue {
+        msgpack: bytes.to_vec(),
+        json: Vec::new(),
+    })
+}
+
+/// The summaries of a response's diagnostics.
+fn summaries(diagnostics: &[pb::Diagnostic]) -> Vec<&str> {
+    diagnostics.iter().map(|d| d.summary.as_str()).collect()
+}
+
+#[test]
+fn every_rpc_is_routed_converted_and_answered() {
+    let s = service();
+    let t = || "t_x".to_owned();
+    let state = || value(&[0x81, 0xa2, b'i', b'd', 0xa1, b'1']);
+    block_on(async {
+        let r = s
+            .get_provider_schema(Request::new(Default::default()))
+            .await;
+        // The schema carries the functions too, asked of the provider's function family.
+        let d = r.unwrap().into_inner().diagnostics;
+        assert_eq!(summaries(&d), ["GetProviderSchema", "GetFunctions"]);
+        let r = s
+            .validate_provider_config(Request::new(pb::validate_provider_config::Request {
+                config: state(),
+            }))
+            .await;
+        assert_eq!(
+            summaries(&r.unwrap().into_inner().diagnostics),
+            ["ValidateProviderConfig"]
+        );
+        let r = s
+            .configure_provider(Request::new(pb::configure_provider::Request {
+                terraform_version: "1.0.3".into(),
+                config: state(),
+                ..Default::default()
+            }))
+            .await;
+        assert_eq!(
+            summaries(&r.unwrap().into_inner().diagnostics),
+            ["ConfigureProvider"]
+        );
+        let r = s
+            .validate_resource_config(Request::new(pb::validate_resource_config::Request {
+                type_name: t(),
+                config: state(),
+                ..Default::default()
+            }))
+            .await;
+        assert_eq!(
+            summaries(&r.unwrap().into_inner().diagnostics),
+            ["ValidateResourceConfig"]
+        );
+        let r = s
+            .validate_data_resource_config(Request::new(
+                pb::validate_data_resource_config::Request {
+                    type_name: t(),
+                    config: state(),
+                },
+            ))
+            .await;
+        let d = r.unwrap().into_inner().diagnostics;
+        assert_eq!(summaries(&d), ["ValidateDataResourceConfig"]);
+        let r = s
+            .upgrade_resource_state(Request::new(pb::upgrade_resource_state::Request {
+                type_name: t(),
+                version: 1,
+                raw_state: Some(pb::RawState {
+                    json: br#"{"id":"1"}"#.to_vec(),
+                    flatmap: Default::default(),
+                }),
+            }))
+            .await;
+        assert_eq!(
+            summaries(&r.unwrap().into_inner().diagnostics),
+            ["UpgradeResourceState"]
+        );
+        let r = s
+            .read_resource(Request::new(pb::read_resource::Request {
+                type_name: t(),
+                current_state: state(),
+                private: b"p".to_vec(),
+                ..Default::default()
+            }))
+            .await;
+        assert_eq!(
+            summaries(&r.unwrap().into_inner().diagnostics),
+            ["ReadResource"]
+        );
+        let r = s
+            .plan_resource_change(Request::new(pb::plan_resource_change::Request {
+                type_name: t(),
+                prior_state: state(),
+                proposed_new_state: state(),
+                config: state(),
+                ..Default::default()
+            }))
+            .await;
+        assert_eq!(
+            summaries(&r.unwrap().into_inner().diagnostics),
+            ["PlanResourceChange"]
+        );
+        let r = s
+            .apply_resource_change(Request::new(pb::apply_resource_change::Request {
+                type_name: t(),
+                prior_state: state(),
+                planned_state: state(),
+                config: state(),
+                ..Default::default()
+            }))
+            .await;
+        assert_eq!(
+            summaries(&r.unwrap().into_inner().diagnostics),
+            ["ApplyResourceChange"]
+        );
+        let r = s
+            .import_resource_state(Request::new(pb::import_resource_state::Request {
+                type_name: t(),
+                id: "i-1".into(),
+                ..Default::default()
+            }))
+            .await;
+        assert_eq!(
+            summaries(&r.unwrap().into_inner().diagnostics),
+            ["ImportResourceState"]
+        );
+        let r = s
+            .read_data_source(Request::new(pb::read_data_source::Request {
+                type_name: t(),
+                config: state(),
+                ..Default::default()
+            }))
+            .await;
+        assert_eq!(
+            summaries(&r.unwrap().into_inner().diagnostics),
+            ["ReadDataSource"]
+        );
+        let r = s.get_functions(Request::new(Default::default())).await;
+        assert_eq!(
+            summaries(&r.unwrap().into_inner().diagnostics),
+            ["GetFunctions"]
+        );
+        let r = s
+            .call_function(Request::new(pb::call_function::Request {
+                name: "f".into(),
+                arguments: vec![pb::DynamicValue {
+                    msgpack: vec![0x01],
+                    json: Vec::new(),
+                }],
+            }))
+            .await;
+        let error = r.unwrap().into_inner().error.expect("the error");
+        assert_eq!(error.text, "CallFunction");
+        let r = s
+            .move_resource_state(Request::new(pb::move_resource_state::Request {
+                source_type_name: "t_from".into(),
+                target_type_name: "t_to".into(),
+                ..Default::default()
+            }))
+            .await;
+        assert_eq!(
+            summaries(&r.unwrap().into_inner().diagnostics),
+            ["MoveResourceState"]
+        );
+        let r = s
+            .get_resource_identity_schemas(Request::new(Default::default()))
+            .await;
+        let d = r.unwrap().into_inner().diagnostics;
+        assert_eq!(summaries(&d), ["GetResourceIdentitySchemas"]);
+        let r = s
+            .upgrade_resource_identity(Request::new(pb::upgrade_resource_identity::Request {
+                type_name: t(),
+                version: 0,
+                raw_identity: None,
+            }))
+            .await;
+        let d = r.unwrap().into_inner().diagnostics;
+        assert_eq!(summaries(&d), ["UpgradeResourceIdentity"]);
+        let r = s
+            .validate_ephemeral_resource_config(Request::new(
+                pb::validate_ephemeral_resource_config::Request {
+                    type_name: t(),
+                    config: state(),
+                },
+            ))
+            .await;
+        let d = r.unwrap().into_inner().diagnostics;
+        assert_eq!(summaries(&d), ["ValidateEphemeralResourceConfig"]);
+        let r = s
+            .open_ephemeral_resource(Request::new(pb::open_ephemeral_resource::Request {
+                type_name: t(),
+                config: state(),
+                ..Default::default()
+            }))
+            .await;
+        let d = r.unwrap().into_inner().diagnostics;
+        assert_eq!(summaries(&d), ["OpenEphemeralResource"]);
+        let r = s
+            .renew_ephemeral_resource(Request::new(pb::renew_ephemeral_resource::Request {
+                type_name: t(),
+                private: Some(b"p".to_vec()),
+            }))
+            .await;
+        let d = r.unwrap().into_inner().diagnostics;
+        assert_eq!(summaries(&d), ["RenewEphemeralResource"]);
+        let r = s
+            .close_ephemeral_resource(Request::new(pb::close_ephemeral_resource::Request {
+                type_name: t(),
+                private: Some(b"p".to_vec()),
+            }))
+            .await;
+        let d = r.unwrap().into_inner().diagnostics;
+        assert_eq!(summaries(&d), ["CloseEphemeralResource"]);
+    });
+
+    let notes = s.provider.0.0.into_inner().unwrap();
+    // Each RPC reached the provider as itself, in the order sent (GetProviderSchema with
+    // GetFunctions behind it).
+    let reached: Vec<Rpc> = notes.iter().map(|(rpc, _, _)| *rpc).collect();
+    let mut sent = Rpc::ALL.to_vec();
+    sent.insert(1, Rpc::GetFunctions);
+    assert_eq!(reached, sent);
+    for (rpc, subject, request) in &notes {
+        let want = match rpc {
+            Rpc::MoveResourceState => "t_to",
+            Rpc::CallFunction => "f",
+            r if r.family() == tfwasm_model::rpc::Family::Provider => "",
+            Rpc::GetFunctions | Rpc::GetResourceIdentitySchemas => "",
+            _ => "t_x",
+        };
+        assert_eq!(subject, want, "{rpc}");
+        // Values cross as they came: the state's msgpack, private bytes, the import ID.
+        let text = request.to_string();
+        match rpc {
+            Rpc::ReadResource => {
+                assert!(text.contains(r#""private":"p""#), "{text}");
+                assert!(
+                    text.contains(r#""current_state":{"msgpack":"gaJpZKEx"}"#),
+                    "{text}"
+                );
+            }
+            Rpc::ImportResourceState => assert!(text.contains(r#""id":"i-1""#), "{text}"),
+            Rpc::UpgradeResourceState => {
+                assert!(
+                    text.contains(r#""raw_state":{"json":{"id":"1"}}"#),
+                    "{text}"
+                )
+            }
+            Rpc::ConfigureProvider => assert!(text.contains("1.0.3"), "{text}"),
+            _ => {}
+        }
+    }
+}
+
+/// What tfwasm does not serve yet answers `Unimplemented`, and StopProvider reaches the
+/// provider.
+#[test]
+fn unserved_rpcs_are_unimplemented_and_stop_is_answered() {
+    let s = service();
+    fn code<T>(r: Result<T, tonic::Status>) -> Option<Code> {
+        r.err().map(|e| e.code())
+    }
+    block_on(async {
+        let r = s
+            .generate_resource_config(Request::new(Default::default()))
+            .await;
+        assert_eq!(code(r), Some(Code::Unimplemented));
+        let r = s
+            .validate_list_resource_config(Request::new(Default::default()))
+            .await;
+        assert_eq!(code(r), Some(Code::Unimplemented));
+        let r = s.plan_action(Request::new(Default::default())).await;
+        assert_eq!(code(r), Some(Code::Unimplemented));
+        let r = s.get_states(Request::new(Default::default())).await;
+        assert_eq!(code(r), Some(Code::Unimplemented));
+        let r = s.stop_provider(Request::new(Default::default())).await;
+        assert_eq!(r.unwrap().into_inner().error, "");
+        let r = s.get_metadata(Request::new(Default::default())).await;
+        assert!(r.unwrap().into_inner().resources.is_empty());
+    });
+}
