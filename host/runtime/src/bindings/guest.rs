@@ -41,9 +41,14 @@ macro_rules! versions {
 
         impl GuestPre {
             /// Checks `pre` against the bindings of `version`.
-            pub fn new(version: WitVersion, pre: InstancePre<StoreState>) -> wasmtime::Result<GuestPre> {
+            pub fn new(
+                version: WitVersion,
+                pre: InstancePre<StoreState>,
+            ) -> wasmtime::Result<GuestPre> {
                 Ok(match version {
-                    $(WitVersion::$variant => GuestPre::$variant($module::TfwasmProviderPre::new(pre)?),)+
+                    $(WitVersion::$variant => {
+                        GuestPre::$variant($module::TfwasmProviderPre::new(pre)?)
+                    })+
                 })
             }
 
@@ -53,7 +58,9 @@ macro_rules! versions {
                 store: &mut Store<StoreState>,
             ) -> wasmtime::Result<Guest> {
                 Ok(match self {
-                    $(GuestPre::$variant(pre) => Guest::$variant(pre.instantiate_async(store).await?),)+
+                    $(GuestPre::$variant(pre) => {
+                        Guest::$variant(pre.instantiate_async(store).await?)
+                    })+
                 })
             }
 
@@ -108,448 +115,169 @@ impl WitVersion {
 pub(crate) type Result<T> = wasmtime::Result<T>;
 pub(crate) type S<'a> = &'a mut Store<StoreState>;
 
-/// Every export of the latest WIT, in its types: what each version's bindings implement
-/// (an older version converts, or answers what it cannot do with a diagnostic), and what
-/// [`Guest`] offers the runtime whatever the version.
-#[allow(async_fn_in_trait)]
-// `&Vec<u8>`, not `&[u8]`: what the generated bindings take.
-#[allow(clippy::ptr_arg)]
-pub(crate) trait Exports {
+/// Declares [`Exports`] from one list of the latest WIT's exports (each with the interface
+/// accessor and the generated call of the latest bindings), and implements it for [`Guest`]
+/// (dispatching to the instance's version) and for the latest bindings (calling the export as
+/// it is): an export is declared once here, and each older version implements it in its module.
+macro_rules! exports {
+    ($(
+        $(#[$doc:meta])*
+        fn $name:ident(store: S<'_> $(, $arg:ident: $ty:ty)* $(,)?)
+            -> $ret:ty = $iface:ident.$call:ident;
+    )+) => {
+        /// Every export of the latest WIT, in its types: what each version's bindings
+        /// implement (an older version converts, or answers what it cannot do with a
+        /// diagnostic), and what [`Guest`] offers the runtime whatever the version.
+        #[allow(async_fn_in_trait)]
+        // `&Vec<u8>`, not `&[u8]`: what the generated bindings take.
+        #[allow(clippy::ptr_arg)]
+        pub(crate) trait Exports {
+            $(
+                $(#[$doc])*
+                async fn $name(&self, store: S<'_> $(, $arg: $ty)*) -> Result<$ret>;
+            )+
+        }
+
+        impl Exports for Guest {
+            $(
+                async fn $name(&self, store: S<'_> $(, $arg: $ty)*) -> Result<$ret> {
+                    dispatch!(self, g => g.$name(store $(, $arg)*).await)
+                }
+            )+
+        }
+
+        /// The latest version's exports, as they are.
+        impl Exports for latest::TfwasmProvider {
+            $(
+                async fn $name(&self, store: S<'_> $(, $arg: $ty)*) -> Result<$ret> {
+                    interface!(self, $iface).$call(store $(, $arg)*).await
+                }
+            )+
+        }
+    };
+}
+
+/// The latest bindings' accessor of one interface.
+macro_rules! interface {
+    ($g:expr, provider) => {
+        $g.tfwasm_provider_provider()
+    };
+    ($g:expr, resource) => {
+        $g.tfwasm_provider_resource()
+    };
+    ($g:expr, data_source) => {
+        $g.tfwasm_provider_data_source()
+    };
+    ($g:expr, ephemeral) => {
+        $g.tfwasm_provider_ephemeral()
+    };
+    ($g:expr, function) => {
+        $g.tfwasm_provider_function()
+    };
+}
+
+exports! {
     /// `provider.get-schema`.
-    async fn get_schema(&self, store: S<'_>) -> Result<wit::ProviderSchema>;
+    fn get_schema(store: S<'_>) -> wit::ProviderSchema = provider.call_get_schema;
     /// `provider.validate-provider-config`.
-    async fn validate_provider_config(
-        &self,
+    fn validate_provider_config(
         store: S<'_>,
         config: &Vec<u8>,
-    ) -> Result<Vec<wit::Diagnostic>>;
+    ) -> Vec<wit::Diagnostic> = provider.call_validate_provider_config;
     /// `provider.configure-provider`.
-    async fn configure_provider(
-        &self,
+    fn configure_provider(
         store: S<'_>,
         ctx: &wit::ProviderContext,
-    ) -> Result<Vec<wit::Diagnostic>>;
+    ) -> Vec<wit::Diagnostic> = provider.call_configure_provider;
     /// `resource.validate-resource-config`.
-    async fn validate_resource_config(
-        &self,
+    fn validate_resource_config(
         store: S<'_>,
         ctx: &wit::ProviderContext,
         req: &wit::ValidateRequest,
-    ) -> Result<Vec<wit::Diagnostic>>;
+    ) -> Vec<wit::Diagnostic> = resource.call_validate_resource_config;
     /// `resource.upgrade-resource-state`.
-    async fn upgrade_resource_state(
-        &self,
+    fn upgrade_resource_state(
         store: S<'_>,
         ctx: &wit::ProviderContext,
         req: &resource::UpgradeRequest,
-    ) -> Result<resource::UpgradeResponse>;
+    ) -> resource::UpgradeResponse = resource.call_upgrade_resource_state;
     /// `resource.read-resource`.
-    async fn read_resource(
-        &self,
+    fn read_resource(
         store: S<'_>,
         ctx: &wit::ProviderContext,
         req: &resource::ReadRequest,
-    ) -> Result<resource::ReadResponse>;
+    ) -> resource::ReadResponse = resource.call_read_resource;
     /// `resource.plan-resource-change`.
-    async fn plan_resource_change(
-        &self,
+    fn plan_resource_change(
         store: S<'_>,
         ctx: &wit::ProviderContext,
         req: &resource::PlanRequest,
-    ) -> Result<resource::PlanResponse>;
+    ) -> resource::PlanResponse = resource.call_plan_resource_change;
     /// `resource.apply-resource-change`.
-    async fn apply_resource_change(
-        &self,
+    fn apply_resource_change(
         store: S<'_>,
         ctx: &wit::ProviderContext,
         req: &resource::ApplyRequest,
-    ) -> Result<resource::ApplyResponse>;
+    ) -> resource::ApplyResponse = resource.call_apply_resource_change;
     /// `resource.import-resource-state`.
-    async fn import_resource_state(
-        &self,
+    fn import_resource_state(
         store: S<'_>,
         ctx: &wit::ProviderContext,
         req: &resource::ImportRequest,
-    ) -> Result<resource::ImportResponse>;
+    ) -> resource::ImportResponse = resource.call_import_resource_state;
     /// `resource.move-resource-state`.
-    async fn move_resource_state(
-        &self,
+    fn move_resource_state(
         store: S<'_>,
         ctx: &wit::ProviderContext,
         req: &resource::MoveRequest,
-    ) -> Result<resource::MoveResponse>;
+    ) -> resource::MoveResponse = resource.call_move_resource_state;
     /// `resource.upgrade-resource-identity`.
-    async fn upgrade_resource_identity(
-        &self,
+    fn upgrade_resource_identity(
         store: S<'_>,
         ctx: &wit::ProviderContext,
         req: &resource::UpgradeIdentityRequest,
-    ) -> Result<resource::UpgradeIdentityResponse>;
+    ) -> resource::UpgradeIdentityResponse = resource.call_upgrade_resource_identity;
     /// `data-source.validate-data-resource-config`.
-    async fn validate_data_resource_config(
-        &self,
+    fn validate_data_resource_config(
         store: S<'_>,
         ctx: &wit::ProviderContext,
         req: &wit::ValidateRequest,
-    ) -> Result<Vec<wit::Diagnostic>>;
+    ) -> Vec<wit::Diagnostic> = data_source.call_validate_data_resource_config;
     /// `data-source.read-data-source`.
-    async fn read_data_source(
-        &self,
+    fn read_data_source(
         store: S<'_>,
         ctx: &wit::ProviderContext,
         req: &data_source::ReadDataRequest,
-    ) -> Result<data_source::ReadDataResponse>;
+    ) -> data_source::ReadDataResponse = data_source.call_read_data_source;
     /// `ephemeral.validate-ephemeral-resource-config`.
-    async fn validate_ephemeral_resource_config(
-        &self,
+    fn validate_ephemeral_resource_config(
         store: S<'_>,
         ctx: &wit::ProviderContext,
         req: &wit::ValidateRequest,
-    ) -> Result<Vec<wit::Diagnostic>>;
+    ) -> Vec<wit::Diagnostic> = ephemeral.call_validate_ephemeral_resource_config;
     /// `ephemeral.open-ephemeral-resource`.
-    async fn open_ephemeral_resource(
-        &self,
+    fn open_ephemeral_resource(
         store: S<'_>,
         ctx: &wit::ProviderContext,
         req: &ephemeral::OpenRequest,
-    ) -> Result<ephemeral::OpenResponse>;
+    ) -> ephemeral::OpenResponse = ephemeral.call_open_ephemeral_resource;
     /// `ephemeral.renew-ephemeral-resource`.
-    async fn renew_ephemeral_resource(
-        &self,
+    fn renew_ephemeral_resource(
         store: S<'_>,
         ctx: &wit::ProviderContext,
         req: &ephemeral::PrivateRequest,
-    ) -> Result<ephemeral::RenewResponse>;
+    ) -> ephemeral::RenewResponse = ephemeral.call_renew_ephemeral_resource;
     /// `ephemeral.close-ephemeral-resource`.
-    async fn close_ephemeral_resource(
-        &self,
+    fn close_ephemeral_resource(
         store: S<'_>,
         ctx: &wit::ProviderContext,
         req: &ephemeral::PrivateRequest,
-    ) -> Result<Vec<wit::Diagnostic>>;
+    ) -> Vec<wit::Diagnostic> = ephemeral.call_close_ephemeral_resource;
     /// `function.call-function`.
-    async fn call_function(
-        &self,
+    fn call_function(
         store: S<'_>,
         ctx: &wit::ProviderContext,
         name: &str,
         arguments: &[Vec<u8>],
-    ) -> Result<std::result::Result<Vec<u8>, function::FunctionError>>;
-}
-
-impl Exports for Guest {
-    async fn get_schema(&self, store: S<'_>) -> Result<wit::ProviderSchema> {
-        dispatch!(self, g => g.get_schema(store).await)
-    }
-    async fn validate_provider_config(
-        &self,
-        store: S<'_>,
-        config: &Vec<u8>,
-    ) -> Result<Vec<wit::Diagnostic>> {
-        dispatch!(self, g => g.validate_provider_config(store, config).await)
-    }
-    async fn configure_provider(
-        &self,
-        store: S<'_>,
-        ctx: &wit::ProviderContext,
-    ) -> Result<Vec<wit::Diagnostic>> {
-        dispatch!(self, g => g.configure_provider(store, ctx).await)
-    }
-    async fn validate_resource_config(
-        &self,
-        store: S<'_>,
-        ctx: &wit::ProviderContext,
-        req: &wit::ValidateRequest,
-    ) -> Result<Vec<wit::Diagnostic>> {
-        dispatch!(self, g => g.validate_resource_config(store, ctx, req).await)
-    }
-    async fn upgrade_resource_state(
-        &self,
-        store: S<'_>,
-        ctx: &wit::ProviderContext,
-        req: &resource::UpgradeRequest,
-    ) -> Result<resource::UpgradeResponse> {
-        dispatch!(self, g => g.upgrade_resource_state(store, ctx, req).await)
-    }
-    async fn read_resource(
-        &self,
-        store: S<'_>,
-        ctx: &wit::ProviderContext,
-        req: &resource::ReadRequest,
-    ) -> Result<resource::ReadResponse> {
-        dispatch!(self, g => g.read_resource(store, ctx, req).await)
-    }
-    async fn plan_resource_change(
-        &self,
-        store: S<'_>,
-        ctx: &wit::ProviderContext,
-        req: &resource::PlanRequest,
-    ) -> Result<resource::PlanResponse> {
-        dispatch!(self, g => g.plan_resource_change(store, ctx, req).await)
-    }
-    async fn apply_resource_change(
-        &self,
-        store: S<'_>,
-        ctx: &wit::ProviderContext,
-        req: &resource::ApplyRequest,
-    ) -> Result<resource::ApplyResponse> {
-        dispatch!(self, g => g.apply_resource_change(store, ctx, req).await)
-    }
-    async fn import_resource_state(
-        &self,
-        store: S<'_>,
-        ctx: &wit::ProviderContext,
-        req: &resource::ImportRequest,
-    ) -> Result<resource::ImportResponse> {
-        dispatch!(self, g => g.import_resource_state(store, ctx, req).await)
-    }
-    async fn move_resource_state(
-        &self,
-        store: S<'_>,
-        ctx: &wit::ProviderContext,
-        req: &resource::MoveRequest,
-    ) -> Result<resource::MoveResponse> {
-        dispatch!(self, g => g.move_resource_state(store, ctx, req).await)
-    }
-    async fn upgrade_resource_identity(
-        &self,
-        store: S<'_>,
-        ctx: &wit::ProviderContext,
-        req: &resource::UpgradeIdentityRequest,
-    ) -> Result<resource::UpgradeIdentityResponse> {
-        dispatch!(self, g => g.upgrade_resource_identity(store, ctx, req).await)
-    }
-    async fn validate_data_resource_config(
-        &self,
-        store: S<'_>,
-        ctx: &wit::ProviderContext,
-        req: &wit::ValidateRequest,
-    ) -> Result<Vec<wit::Diagnostic>> {
-        dispatch!(self, g => g.validate_data_resource_config(store, ctx, req).await)
-    }
-    async fn read_data_source(
-        &self,
-        store: S<'_>,
-        ctx: &wit::ProviderContext,
-        req: &data_source::ReadDataRequest,
-    ) -> Result<data_source::ReadDataResponse> {
-        dispatch!(self, g => g.read_data_source(store, ctx, req).await)
-    }
-    async fn validate_ephemeral_resource_config(
-        &self,
-        store: S<'_>,
-        ctx: &wit::ProviderContext,
-        req: &wit::ValidateRequest,
-    ) -> Result<Vec<wit::Diagnostic>> {
-        dispatch!(self, g => g.validate_ephemeral_resource_config(store, ctx, req).await)
-    }
-    async fn open_ephemeral_resource(
-        &self,
-        store: S<'_>,
-        ctx: &wit::ProviderContext,
-        req: &ephemeral::OpenRequest,
-    ) -> Result<ephemeral::OpenResponse> {
-        dispatch!(self, g => g.open_ephemeral_resource(store, ctx, req).await)
-    }
-    async fn renew_ephemeral_resource(
-        &self,
-        store: S<'_>,
-        ctx: &wit::ProviderContext,
-        req: &ephemeral::PrivateRequest,
-    ) -> Result<ephemeral::RenewResponse> {
-        dispatch!(self, g => g.renew_ephemeral_resource(store, ctx, req).await)
-    }
-    async fn close_ephemeral_resource(
-        &self,
-        store: S<'_>,
-        ctx: &wit::ProviderContext,
-        req: &ephemeral::PrivateRequest,
-    ) -> Result<Vec<wit::Diagnostic>> {
-        dispatch!(self, g => g.close_ephemeral_resource(store, ctx, req).await)
-    }
-    async fn call_function(
-        &self,
-        store: S<'_>,
-        ctx: &wit::ProviderContext,
-        name: &str,
-        arguments: &[Vec<u8>],
-    ) -> Result<std::result::Result<Vec<u8>, function::FunctionError>> {
-        dispatch!(self, g => g.call_function(store, ctx, name, arguments).await)
-    }
-}
-
-/// The latest version's exports, as they are.
-impl Exports for latest::TfwasmProvider {
-    async fn get_schema(&self, store: S<'_>) -> Result<wit::ProviderSchema> {
-        self.tfwasm_provider_provider().call_get_schema(store).await
-    }
-    async fn validate_provider_config(
-        &self,
-        store: S<'_>,
-        config: &Vec<u8>,
-    ) -> Result<Vec<wit::Diagnostic>> {
-        (self.tfwasm_provider_provider())
-            .call_validate_provider_config(store, config)
-            .await
-    }
-    async fn configure_provider(
-        &self,
-        store: S<'_>,
-        ctx: &wit::ProviderContext,
-    ) -> Result<Vec<wit::Diagnostic>> {
-        (self.tfwasm_provider_provider())
-            .call_configure_provider(store, ctx)
-            .await
-    }
-    async fn validate_resource_config(
-        &self,
-        store: S<'_>,
-        ctx: &wit::ProviderContext,
-        req: &wit::ValidateRequest,
-    ) -> Result<Vec<wit::Diagnostic>> {
-        (self.tfwasm_provider_resource())
-            .call_validate_resource_config(store, ctx, req)
-            .await
-    }
-    async fn upgrade_resource_state(
-        &self,
-        store: S<'_>,
-        ctx: &wit::ProviderContext,
-        req: &resource::UpgradeRequest,
-    ) -> Result<resource::UpgradeResponse> {
-        (self.tfwasm_provider_resource())
-            .call_upgrade_resource_state(store, ctx, req)
-            .await
-    }
-    async fn read_resource(
-        &self,
-        store: S<'_>,
-        ctx: &wit::ProviderContext,
-        req: &resource::ReadRequest,
-    ) -> Result<resource::ReadResponse> {
-        (self.tfwasm_provider_resource())
-            .call_read_resource(store, ctx, req)
-            .await
-    }
-    async fn plan_resource_change(
-        &self,
-        store: S<'_>,
-        ctx: &wit::ProviderContext,
-        req: &resource::PlanRequest,
-    ) -> Result<resource::PlanResponse> {
-        (self.tfwasm_provider_resource())
-            .call_plan_resource_change(store, ctx, req)
-            .await
-    }
-    async fn apply_resource_change(
-        &self,
-        store: S<'_>,
-        ctx: &wit::ProviderContext,
-        req: &resource::ApplyRequest,
-    ) -> Result<resource::ApplyResponse> {
-        (self.tfwasm_provider_resource())
-            .call_apply_resource_change(store, ctx, req)
-            .await
-    }
-    async fn import_resource_state(
-        &self,
-        store: S<'_>,
-        ctx: &wit::ProviderContext,
-        req: &resource::ImportRequest,
-    ) -> Result<resource::ImportResponse> {
-        (self.tfwasm_provider_resource())
-            .call_import_resource_state(store, ctx, req)
-            .await
-    }
-    async fn move_resource_state(
-        &self,
-        store: S<'_>,
-        ctx: &wit::ProviderContext,
-        req: &resource::MoveRequest,
-    ) -> Result<resource::MoveResponse> {
-        (self.tfwasm_provider_resource())
-            .call_move_resource_state(store, ctx, req)
-            .await
-    }
-    async fn upgrade_resource_identity(
-        &self,
-        store: S<'_>,
-        ctx: &wit::ProviderContext,
-        req: &resource::UpgradeIdentityRequest,
-    ) -> Result<resource::UpgradeIdentityResponse> {
-        (self.tfwasm_provider_resource())
-            .call_upgrade_resource_identity(store, ctx, req)
-            .await
-    }
-    async fn validate_data_resource_config(
-        &self,
-        store: S<'_>,
-        ctx: &wit::ProviderContext,
-        req: &wit::ValidateRequest,
-    ) -> Result<Vec<wit::Diagnostic>> {
-        (self.tfwasm_provider_data_source())
-            .call_validate_data_resource_config(store, ctx, req)
-            .await
-    }
-    async fn read_data_source(
-        &self,
-        store: S<'_>,
-        ctx: &wit::ProviderContext,
-        req: &data_source::ReadDataRequest,
-    ) -> Result<data_source::ReadDataResponse> {
-        (self.tfwasm_provider_data_source())
-            .call_read_data_source(store, ctx, req)
-            .await
-    }
-    async fn validate_ephemeral_resource_config(
-        &self,
-        store: S<'_>,
-        ctx: &wit::ProviderContext,
-        req: &wit::ValidateRequest,
-    ) -> Result<Vec<wit::Diagnostic>> {
-        (self.tfwasm_provider_ephemeral())
-            .call_validate_ephemeral_resource_config(store, ctx, req)
-            .await
-    }
-    async fn open_ephemeral_resource(
-        &self,
-        store: S<'_>,
-        ctx: &wit::ProviderContext,
-        req: &ephemeral::OpenRequest,
-    ) -> Result<ephemeral::OpenResponse> {
-        (self.tfwasm_provider_ephemeral())
-            .call_open_ephemeral_resource(store, ctx, req)
-            .await
-    }
-    async fn renew_ephemeral_resource(
-        &self,
-        store: S<'_>,
-        ctx: &wit::ProviderContext,
-        req: &ephemeral::PrivateRequest,
-    ) -> Result<ephemeral::RenewResponse> {
-        (self.tfwasm_provider_ephemeral())
-            .call_renew_ephemeral_resource(store, ctx, req)
-            .await
-    }
-    async fn close_ephemeral_resource(
-        &self,
-        store: S<'_>,
-        ctx: &wit::ProviderContext,
-        req: &ephemeral::PrivateRequest,
-    ) -> Result<Vec<wit::Diagnostic>> {
-        (self.tfwasm_provider_ephemeral())
-            .call_close_ephemeral_resource(store, ctx, req)
-            .await
-    }
-    async fn call_function(
-        &self,
-        store: S<'_>,
-        ctx: &wit::ProviderContext,
-        name: &str,
-        arguments: &[Vec<u8>],
-    ) -> Result<std::result::Result<Vec<u8>, function::FunctionError>> {
-        (self.tfwasm_provider_function())
-            .call_call_function(store, ctx, name, arguments)
-            .await
-    }
+    ) -> std::result::Result<Vec<u8>, function::FunctionError> = function.call_call_function;
 }
