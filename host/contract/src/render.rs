@@ -88,22 +88,10 @@ fn write_in(value: &Value, place: In<'_>, out: &mut String) {
             let Value::Object(entries) = value else {
                 return out.push_str(SECRET);
             };
-            out.push('{');
-            for (i, (k, v)) in entries.iter().enumerate() {
-                if full(out) {
-                    break;
-                }
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                out.push_str(&k[..k.floor_char_boundary(MAX_RENDERED * 4)]);
-                out.push_str(" = ");
-                match member(place, k) {
-                    Some(inner) => write_in(v, inner, out),
-                    None => out.push_str(SECRET),
-                }
-            }
-            out.push('}');
+            pairs(entries, out, |k, v, out| match member(place, k) {
+                Some(inner) => write_in(v, inner, out),
+                None => out.push_str(SECRET),
+            });
         }
     }
 }
@@ -128,35 +116,47 @@ fn member<'a>(place: In<'a>, name: &str) -> Option<In<'a>> {
 fn each(value: &Value, place: In<'_>, out: &mut String) {
     match value {
         Value::List(items) | Value::Set(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if full(out) {
-                    break;
-                }
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write_in(item, place, out);
-            }
-            out.push(']');
+            sequence(items, out, |item, out| write_in(item, place, out))
         }
-        Value::Map(entries) => {
-            out.push('{');
-            for (i, (k, v)) in entries.iter().enumerate() {
-                if full(out) {
-                    break;
-                }
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                out.push_str(&k[..k.floor_char_boundary(MAX_RENDERED * 4)]);
-                out.push_str(" = ");
-                write_in(v, place, out);
-            }
-            out.push('}');
-        }
+        Value::Map(entries) => pairs(entries, out, |_, v, out| write_in(v, place, out)),
         _ => out.push_str(SECRET),
     }
+}
+
+/// `[a, b, …]`, each item written by `item`, as far as shown.
+fn sequence(items: &[Value], out: &mut String, mut item: impl FnMut(&Value, &mut String)) {
+    out.push('[');
+    for (i, v) in items.iter().enumerate() {
+        if full(out) {
+            break;
+        }
+        if i > 0 {
+            out.push_str(", ");
+        }
+        item(v, out);
+    }
+    out.push(']');
+}
+
+/// `{k = v, …}`, each value written by `value`, as far as shown.
+fn pairs(
+    entries: &std::collections::BTreeMap<String, Value>,
+    out: &mut String,
+    mut value: impl FnMut(&str, &Value, &mut String),
+) {
+    out.push('{');
+    for (i, (k, v)) in entries.iter().enumerate() {
+        if full(out) {
+            break;
+        }
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(&k[..k.floor_char_boundary(MAX_RENDERED * 4)]);
+        out.push_str(" = ");
+        value(k, v, out);
+    }
+    out.push('}');
 }
 
 /// True once `out` holds more than is shown.
@@ -183,33 +183,9 @@ fn write(value: &Value, out: &mut String) {
                 out.push_str(&escaped);
             }
         }
-        Value::List(items) | Value::Set(items) | Value::Tuple(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if full(out) {
-                    break;
-                }
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write(item, out);
-            }
-            out.push(']');
-        }
+        Value::List(items) | Value::Set(items) | Value::Tuple(items) => sequence(items, out, write),
         Value::Map(entries) | Value::Object(entries) => {
-            out.push('{');
-            for (i, (k, v)) in entries.iter().enumerate() {
-                if full(out) {
-                    break;
-                }
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                out.push_str(&k[..k.floor_char_boundary(MAX_RENDERED * 4)]);
-                out.push_str(" = ");
-                write(v, out);
-            }
-            out.push('}');
+            pairs(entries, out, |_, v, out| write(v, out))
         }
         Value::Dynamic(_, inner) => write(inner, out),
     }
