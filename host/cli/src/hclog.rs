@@ -17,6 +17,43 @@ pub fn set_human_readable() {
     HUMAN_READABLE.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
+/// One line for a person, control characters escaped: a guest's message with a newline or
+/// terminal escapes would otherwise forge a line of the host's own, or drive the terminal.
+fn human_line(
+    level: &str,
+    module: &str,
+    message: &str,
+    fields: impl IntoIterator<Item = (String, Value)>,
+) -> String {
+    let mut text = format!("[{}] {}: ", level.to_ascii_uppercase(), escaped(module));
+    text.push_str(&escaped(message));
+    for (key, value) in fields {
+        let value = match value {
+            Value::String(s) => s,
+            other => other.to_string(),
+        };
+        let _ = write!(text, " {}={}", escaped(&key), escaped(&value));
+    }
+    text.push('\n');
+    text
+}
+
+/// `text` with its control characters written as escapes (`\n`, `\u{1b}`).
+fn escaped(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Writes one hclog JSON line to stderr (or a readable line, in debug mode).
 pub fn emit(
     level: &str,
@@ -25,19 +62,9 @@ pub fn emit(
     fields: impl IntoIterator<Item = (String, Value)>,
 ) {
     if HUMAN_READABLE.load(std::sync::atomic::Ordering::Relaxed) {
-        let mut text = format!("[{}] {module}: {message}", level.to_ascii_uppercase());
-        for (key, value) in fields {
-            match value {
-                Value::String(s) => {
-                    let _ = write!(text, " {key}={s}");
-                }
-                other => {
-                    let _ = write!(text, " {key}={other}");
-                }
-            }
-        }
-        text.push('\n');
-        let _ = std::io::stderr().lock().write_all(text.as_bytes());
+        let _ = std::io::stderr()
+            .lock()
+            .write_all(human_line(level, module, message, fields).as_bytes());
         return;
     }
     let mut line = Map::new();
@@ -262,5 +289,44 @@ mod tests {
             tracing::warn!(target: "wasmtime_cranelift", "compiling");
         });
         assert_eq!(n, 2);
+    }
+}
+
+#[cfg(test)]
+mod human {
+    use super::*;
+
+    /// The fifteenth hostile pass: in `serve --debug`, a guest's log message with a newline
+    /// forged a second `[ERROR] tfwasm:` line, and escapes reached the terminal raw.
+    #[test]
+    fn a_guest_cannot_forge_a_line_or_drive_the_terminal() {
+        let line = human_line(
+            "info",
+            "provider",
+            "hello\n[ERROR] tfwasm: forged\x1b[31m\x07",
+            [(
+                "k\nx".to_owned(),
+                Value::String("v\r\x1b]0;title\x07".into()),
+            )],
+        );
+        assert_eq!(line.matches('\n').count(), 1, "{line:?}");
+        assert!(line.ends_with('\n'));
+        assert!(
+            !line.chars().any(|c| c.is_control() && c != '\n'),
+            "{line:?}"
+        );
+        assert!(
+            line.starts_with("[INFO] provider: hello\\n[ERROR]"),
+            "{line:?}"
+        );
+        assert_eq!(
+            human_line(
+                "warn",
+                "tfwasm",
+                "plain",
+                [("n".to_owned(), Value::from(3))]
+            ),
+            "[WARN] tfwasm: plain n=3\n"
+        );
     }
 }

@@ -20,7 +20,7 @@ fn walk(value: &Value, path: &At<'_>, out: &mut Vec<AttributePath>) {
         return;
     }
     match value {
-        Value::Unknown(_) => out.push(path.to_path()),
+        Value::Unknown(_) => out.push(path.to_path_cut(crate::MAX_STEP_BYTES)),
         Value::List(items) | Value::Tuple(items) | Value::Set(items) => {
             for (i, item) in items.iter().enumerate() {
                 walk(item, &path.index(i as i64), out);

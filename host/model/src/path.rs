@@ -172,24 +172,53 @@ impl<'a> PathRef<'a> {
 /// [`PathRef`], made into an owned path only when an error or violation needs one.
 pub trait ToPath {
     /// The owned path.
-    fn to_path(&self) -> AttributePath;
+    fn to_path(&self) -> AttributePath {
+        self.to_path_cut(usize::MAX)
+    }
+
+    /// The owned path with each attribute name and map key cut to its first `max` bytes
+    /// (then `…`), copying no more than that: what a message keeps of a guest's keys, which
+    /// may be megabytes long and repeat in every violation.
+    fn to_path_cut(&self, max: usize) -> AttributePath;
+}
+
+/// The first `max` bytes of `text` (at a character boundary), then `…` if it was longer.
+fn cut(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let mut out = text[..text.floor_char_boundary(max)].to_owned();
+    out.push('…');
+    out
 }
 
 impl ToPath for AttributePath {
     fn to_path(&self) -> AttributePath {
         self.clone()
     }
+
+    fn to_path_cut(&self, max: usize) -> AttributePath {
+        AttributePath(
+            (self.0.iter())
+                .map(|step| match step {
+                    PathStep::Attribute(name) => PathStep::Attribute(cut(name, max)),
+                    PathStep::KeyString(key) => PathStep::KeyString(cut(key, max)),
+                    PathStep::KeyInt(i) => PathStep::KeyInt(*i),
+                })
+                .collect(),
+        )
+    }
 }
 
 impl ToPath for PathRef<'_> {
-    fn to_path(&self) -> AttributePath {
+    fn to_path_cut(&self, max: usize) -> AttributePath {
         let mut steps = Vec::new();
         let mut here = *self;
         loop {
             here = match here {
                 PathRef::Root => break,
                 PathRef::Attr(parent, name) => {
-                    steps.push(PathStep::Attribute(name.to_owned()));
+                    steps.push(PathStep::Attribute(cut(name, max)));
                     *parent
                 }
                 PathRef::Index(parent, i) => {
@@ -197,7 +226,7 @@ impl ToPath for PathRef<'_> {
                     *parent
                 }
                 PathRef::Key(parent, key) => {
-                    steps.push(PathStep::KeyString(key.to_owned()));
+                    steps.push(PathStep::KeyString(cut(key, max)));
                     *parent
                 }
             };

@@ -399,12 +399,32 @@ fn number_text_bytes(value: &Value) -> usize {
     }
 }
 
+/// Most of a journaled state or id a diagnostic quotes: the file holds the whole of it, and
+/// a guest reports states of up to 64 MiB (quoted whole, a diagnostic past every cap).
+const QUOTED_STATE_BYTES: usize = 1024;
+
+/// The start of `text`, then how long it was, when it is longer than `max` bytes.
+fn quote_start(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    format!(
+        "{}… ({} bytes)",
+        &text[..text.floor_char_boundary(max)],
+        text.len()
+    )
+}
+
 fn interrupted_diagnostic(entry: &Entry, file: &Path) -> Diagnostic {
-    let object = match &entry.id {
+    let id = entry.id.as_deref().map(|id| quote_start(id, 256));
+    let object = match &id {
         Some(id) => format!("with id {id:?}"),
-        None => format!("(state: {})", entry.state),
+        None => format!(
+            "(state: {})",
+            quote_start(&entry.state.to_string(), QUOTED_STATE_BYTES)
+        ),
     };
-    let import = match &entry.id {
+    let import = match &id {
         Some(id) => format!(
             "Import it into this resource (`terraform import ADDRESS {id}`, or an `import` block with id = {id:?})"
         ),
@@ -577,6 +597,36 @@ mod tests {
         assert!(
             !text.contains("\n "),
             "written compact, not indented by depth"
+        );
+    }
+
+    /// The fifteenth hostile pass: the diagnostic quoted a journaled state whole (60 MiB
+    /// reported: a 63 MB diagnostic, past every cap).
+    #[test]
+    fn the_interrupted_apply_diagnostic_quotes_the_state_by_its_start() {
+        let entry = |id: Option<String>| Entry {
+            format: 1,
+            pid: 1,
+            type_name: "t_x".into(),
+            config_sha256: String::new(),
+            id,
+            state: serde_json::json!({ "blob": "b".repeat(4 << 20) }),
+        };
+        let file = Path::new("/journal/entry.json");
+        let without_id = interrupted_diagnostic(&entry(None), file);
+        assert!(
+            without_id.detail.len() < 4096,
+            "{}",
+            without_id.detail.len()
+        );
+        assert!(without_id.detail.contains("bytes)") && without_id.detail.contains("entry.json"));
+        let long_id = interrupted_diagnostic(&entry(Some("i".repeat(1 << 20))), file);
+        assert!(long_id.detail.len() < 4096, "{}", long_id.detail.len());
+        let short = interrupted_diagnostic(&entry(Some("i-1".into())), file);
+        assert!(
+            short.detail.contains(r#"with id "i-1""#),
+            "{}",
+            short.detail
         );
     }
 

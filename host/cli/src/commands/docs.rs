@@ -58,6 +58,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         examples: args.examples.as_deref(),
     });
     for (relative, text) in &pages {
+        // Pages are named after the guest's types and functions: never outside `--out`.
+        let inside = std::path::Path::new(relative)
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)));
+        if !inside {
+            anyhow::bail!("the provider names a page {relative:?} outside the output directory");
+        }
         let path = args.out.join(relative);
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;

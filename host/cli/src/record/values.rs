@@ -139,9 +139,29 @@ impl Schemas {
                     *value = redacted();
                 }
             }
-            Field::RawState => raw(value, Some(Object::Resource(subject)), policy),
+            Field::RawState => {
+                // Stored under an older schema version: names the current one does not have
+                // (a renamed secret) are kept of nothing.
+                let ty = self.object_block(Object::Resource(subject));
+                let declared = ty.map(Block::implied_type);
+                raw(value, Some((Object::Resource(subject), declared)), policy)
+            }
             // Identity attributes cannot be marked sensitive.
             Field::RawIdentity => raw(value, None, policy),
+            Field::Diagnostics | Field::Paths => {
+                let Some(items) = value.as_array_mut() else {
+                    *value = redacted();
+                    return;
+                };
+                if policy.values == Values::Redacted {
+                    for item in items {
+                        match what {
+                            Field::Diagnostics => redact_diagnostic(item),
+                            _ => redact_keys(item),
+                        }
+                    }
+                }
+            }
             // State of a type, perhaps of another provider, no schema here describes.
             Field::Foreign => *value = redacted(),
             Field::ImportId => {
@@ -245,7 +265,15 @@ impl Schemas {
                     encode_value(value, &ty);
                 }
             }
-            Some(Field::Plain | Field::RawIdentity | Field::Foreign | Field::ImportId) | None => {}
+            Some(
+                Field::Plain
+                | Field::RawIdentity
+                | Field::Foreign
+                | Field::ImportId
+                | Field::Diagnostics
+                | Field::Paths,
+            )
+            | None => {}
         }
     }
 
@@ -334,7 +362,7 @@ fn redact_field_again(
 /// A stored state or identity as Terraform sends it for an upgrade: redacted whole by default;
 /// with `non-sensitive`, its JSON redacted by the secrets of `object` as far as the attribute
 /// names match. A flatmap state or JSON that does not parse is redacted whole.
-fn raw(value: &mut Json, object: Option<Object<'_>>, policy: &Policy<'_>) {
+fn raw(value: &mut Json, object: Option<(Object<'_>, Option<Type>)>, policy: &Policy<'_>) {
     let readable = policy.values == Values::NonSensitive
         && value.get("flatmap").is_none()
         && value
@@ -342,12 +370,81 @@ fn raw(value: &mut Json, object: Option<Object<'_>>, policy: &Policy<'_>) {
             .and_then(Json::as_object)
             .is_some_and(|o| !(o.len() == 1 && o.contains_key("unparsed")));
     match value.get_mut("json") {
-        Some(json) if readable => {
-            if let Some(object) = object {
+        Some(json) if readable => match object {
+            Some((_, None)) => *value = redacted(),
+            Some((object, Some(declared))) => {
                 policy.sensitive.redact(object, json);
+                redact_undeclared(json, &declared);
+            }
+            None => {}
+        },
+        _ => *value = redacted(),
+    }
+}
+
+/// Redacts what `ty` does not declare in stored JSON: an attribute an older schema version
+/// had (perhaps a secret since renamed) is no value this schema can say is not one.
+fn redact_undeclared(json: &mut Json, ty: &Type) {
+    match (ty, json) {
+        (Type::Object(attrs), Json::Object(fields)) => {
+            for (name, value) in fields.iter_mut() {
+                match attrs.get(name) {
+                    Some(ty) => redact_undeclared(value, ty),
+                    None => *value = redacted(),
+                }
             }
         }
-        _ => *value = redacted(),
+        (Type::List(elem) | Type::Set(elem), Json::Array(items)) => items
+            .iter_mut()
+            .for_each(|item| redact_undeclared(item, elem)),
+        (Type::Map(elem), Json::Object(entries)) => entries
+            .values_mut()
+            .for_each(|v| redact_undeclared(v, elem)),
+        (Type::Tuple(elems), Json::Array(items)) => {
+            for (item, ty) in items.iter_mut().zip(elems) {
+                redact_undeclared(item, ty);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A diagnostic as a redacting recording keeps it: its severity, summary and path (map keys
+/// redacted), not its detail, which may quote values (a contract violation quotes the
+/// configured and planned ones).
+fn redact_diagnostic(diagnostic: &mut Json) {
+    if let Some(detail) = diagnostic.get_mut("detail")
+        && let Some(text) = detail.as_str()
+        && !text.is_empty()
+    {
+        *detail = Json::String(format!(
+            "(not recorded: {} bytes; values = \"non-sensitive\" keeps it)",
+            text.len()
+        ));
+    }
+    if let Some(path) = diagnostic.get_mut("attribute") {
+        redact_keys(path);
+    }
+}
+
+/// An attribute path (`.a["k"][0]`) with its map keys redacted: keys are values too.
+fn redact_keys(path: &mut Json) {
+    let Some(text) = path.as_str() else {
+        return;
+    };
+    let Ok(mut parsed) = text.parse::<tfwasm_model::AttributePath>() else {
+        *path = redacted();
+        return;
+    };
+    let mut changed = false;
+    for step in &mut parsed.0 {
+        if let tfwasm_model::PathStep::KeyString(key) = step {
+            *key = "(redacted)".to_owned();
+            changed = true;
+        }
+    }
+    if changed {
+        *path = Json::String(parsed.to_string());
     }
 }
 
@@ -531,10 +628,10 @@ mod tests {
     use super::*;
     use tfwasm_model::rpc::{
         CallFunctionRequest, CallFunctionResponse, DynamicValue, Function,
-        OpenEphemeralResourceResponse, Parameter, PlanResourceChangeRequest, RawState,
-        ReadResourceRequest, UpgradeResourceStateRequest,
+        OpenEphemeralResourceResponse, Parameter, PlanResourceChangeRequest,
+        PlanResourceChangeResponse, RawState, ReadResourceRequest, UpgradeResourceStateRequest,
     };
-    use tfwasm_model::{Attribute, BlockNesting, NestedBlock, Schema, Value};
+    use tfwasm_model::{Attribute, BlockNesting, Diagnostic, NestedBlock, Schema, Value};
 
     fn block(password_sensitive: bool) -> Block {
         let mut password = Attribute::new("password", Type::String);
@@ -937,6 +1034,15 @@ mod tests {
                 .contains("(redacted)")
         );
 
+        // The fifteenth hostile pass: an attribute the current schema does not have (a
+        // secret since renamed) was kept.
+        let mut renamed = request(r#"{"id":"i-1","old_password":"hunter2"}"#);
+        schemas.decode("UpgradeResourceState", "t_x", &mut renamed, &policy_kept);
+        assert_eq!(
+            renamed["raw_state"],
+            json!({"json": {"id": "i-1", "old_password": {"$redacted": true}}})
+        );
+
         let mut unparsed = request("{not json hunter2");
         schemas.decode("UpgradeResourceState", "t_x", &mut unparsed, &policy_kept);
         assert_eq!(unparsed["raw_state"], redacted());
@@ -949,6 +1055,50 @@ mod tests {
             &policy_default,
         );
         assert_eq!(by_default["raw_state"], redacted());
+    }
+
+    /// The fifteenth hostile pass: a redacting recording kept diagnostics whole, and a
+    /// contract violation quotes configured values (from a sensitive variable too, which the
+    /// schema cannot know), and paths kept the keys of maps.
+    #[test]
+    fn by_default_diagnostics_keep_their_summary_and_paths_no_key() {
+        let schemas = schemas(true);
+        let sensitive = Sensitive::of(&schemas.provider);
+        let response = || {
+            serde_json::to_value(PlanResourceChangeResponse {
+                diagnostics: vec![
+                    Diagnostic::error(
+                        "Provider produced invalid plan",
+                        r#"planned value "x" does not match config value "hunter2""#,
+                    )
+                    .at(r#".tags["s3cr3t-key"]"#.parse().unwrap()),
+                ],
+                requires_replace: vec![r#".tags["s3cr3t-key"]"#.parse().unwrap()],
+                ..Default::default()
+            })
+            .unwrap()
+        };
+        let mut by_default = response();
+        let redacting = policy(Values::Redacted, &sensitive);
+        schemas.decode("PlanResourceChange", "t_x", &mut by_default, &redacting);
+        let text = by_default.to_string();
+        assert!(
+            !text.contains("hunter2") && !text.contains("s3cr3t"),
+            "{text}"
+        );
+        assert!(text.contains("Provider produced invalid plan"), "{text}");
+        assert_eq!(
+            by_default["requires_replace"],
+            json!([r#".tags["(redacted)"]"#])
+        );
+        let mut kept = response();
+        let keeping = policy(Values::NonSensitive, &sensitive);
+        schemas.decode("PlanResourceChange", "t_x", &mut kept, &keeping);
+        assert_eq!(
+            kept,
+            response(),
+            "kept as the provider and the checks wrote it"
+        );
     }
 
     #[test]

@@ -168,6 +168,20 @@ impl<P: Provider> Checked<P> {
         ))
     }
 
+    /// The block of the object `rpc` answers with for `type_name`, by the RPC's family, once
+    /// the schema is known.
+    fn object_block(&self, rpc: &str, type_name: &str) -> Option<&tfwasm_model::Block> {
+        use tfwasm_model::rpc::Family;
+        let schema = &self.schema.get()?.schema;
+        let schemas = match rpc.parse::<tfwasm_model::Rpc>().ok()?.family() {
+            Family::Resource | Family::Move => &schema.resources,
+            Family::DataSource => &schema.data_sources,
+            Family::Ephemeral => &schema.ephemeral_resources,
+            Family::Provider | Family::Function | Family::Identity => return None,
+        };
+        schemas.get(type_name).map(|s| &s.block)
+    }
+
     fn diagnostics(
         &self,
         summary: &str,
@@ -177,8 +191,14 @@ impl<P: Provider> Checked<P> {
     ) -> Diagnostics {
         let more = violations.more();
         let shown = violations.len();
+        let block = self.object_block(rpc, type_name);
         let mut out: Diagnostics = violations
             .into_iter()
+            // Nothing at or past a sensitive or write-only attribute is shown.
+            .map(|v| match block {
+                Some(block) => crate::secret::mask(block, v),
+                None => v,
+            })
             .map(|v| Diagnostic {
                 severity: match self.mode {
                     Mode::Enforce => Severity::Error,

@@ -1075,3 +1075,76 @@ fn an_identity_for_a_type_without_one_or_of_the_wrong_type_is_an_error() {
     );
     assert_eq!(resp.upgraded_identity, None);
 }
+
+/// A provider answering each RPC with a scripted answer (by the RPC table's name), else the
+/// answer's default.
+#[derive(Default)]
+struct Scripted(std::collections::HashMap<tfwasm_model::Rpc, serde_json::Value>);
+
+impl tfwasm_model::rpc::Handler for Scripted {
+    async fn handle<C: tfwasm_model::rpc::Call>(&self, _req: C::Request) -> C::Response {
+        match self.0.get(&C::RPC) {
+            Some(answer) => serde_json::from_value(answer.clone()).unwrap(),
+            None => C::Response::default(),
+        }
+    }
+}
+
+/// The fifteenth hostile pass: an unknown in a sensitive map was reported with its key, and
+/// a value of a sensitive attribute that did not decode was quoted.
+#[test]
+fn no_diagnostic_shows_a_sensitive_map_key_or_an_undecodable_secret() {
+    use tfwasm_model::Rpc;
+    let mut tokens = Attribute::new("tokens", Type::map(Type::String));
+    (tokens.computed, tokens.sensitive) = (true, true);
+    let mut pin = Attribute::new("pin", Type::Number);
+    (pin.optional, pin.sensitive) = (true, true);
+    let block = Block {
+        attributes: vec![tokens, pin],
+        ..Block::default()
+    };
+    let schema = ProviderSchema {
+        resources: [("fake_thing".to_owned(), Schema { version: 0, block })].into(),
+        ..ProviderSchema::default()
+    };
+    let ty = schema.resources["fake_thing"].block.implied_type();
+    let unknown_in_map = Value::object([
+        (
+            "tokens",
+            Value::Map([("SECRETKEY".to_owned(), Value::unknown())].into()),
+        ),
+        ("pin", Value::Null),
+    ]);
+    // {"tokens": null, "pin": "SECRET-hunter2"}: a string where a number goes.
+    let mut undecodable = vec![0x82, 0xa6];
+    undecodable.extend(b"tokens");
+    undecodable.extend([0xc0, 0xa3]);
+    undecodable.extend(b"pin");
+    undecodable.push(0xae);
+    undecodable.extend(b"SECRET-hunter2");
+    for new_state in [
+        DynamicValue::encode(&unknown_in_map, &ty).unwrap(),
+        DynamicValue::from_msgpack(undecodable),
+    ] {
+        let read = ReadResourceResponse {
+            new_state,
+            ..Default::default()
+        };
+        let answers = [
+            (
+                Rpc::GetProviderSchema,
+                serde_json::to_value(&schema).unwrap(),
+            ),
+            (Rpc::ReadResource, serde_json::to_value(&read).unwrap()),
+        ];
+        let provider = tfwasm_model::rpc::Handled(Scripted(answers.into()));
+        let checked = Checked::new(provider, "fake", Mode::Enforce);
+        let resp = run(checked.read_resource(ReadResourceRequest {
+            type_name: "fake_thing".into(),
+            ..Default::default()
+        }));
+        assert_eq!(resp.diagnostics.len(), 1, "{:?}", resp.diagnostics);
+        let text = format!("{:?}", resp.diagnostics);
+        assert!(!text.contains("SECRET"), "{text}");
+    }
+}

@@ -59,6 +59,11 @@ pub enum Field {
     EphemeralResult,
     /// Imported objects, each naming its own type, with the fields of [`IMPORTED_FIELDS`].
     Imported,
+    /// Diagnostics: a message may quote values (a contract violation quotes configured and
+    /// planned ones), and its path the keys of a map.
+    Diagnostics,
+    /// Attribute paths, which may hold the keys of a map.
+    Paths,
 }
 
 /// The fields of each [`ImportedResource`](super::ImportedResource).

@@ -23,7 +23,7 @@ macro_rules! rpc_table {
                 request: {},
                 response: {
                     provider: Plain, provider_meta: Plain, resources: Plain, data_sources: Plain,
-                    ephemeral_resources: Plain, diagnostics: Plain,
+                    ephemeral_resources: Plain, diagnostics: Diagnostics,
                 },
             }
             ValidateProviderConfig {
@@ -32,7 +32,7 @@ macro_rules! rpc_table {
                 call: |p, req: ValidateProviderConfigRequest| -> Diagnostics { p.validate_provider_config(req.config) },
                 subject: |_req| "",
                 request: { config: Object },
-                response: { diagnostics: Plain },
+                response: { diagnostics: Diagnostics },
             }
             ConfigureProvider {
                 family: Provider,
@@ -40,7 +40,7 @@ macro_rules! rpc_table {
                 call: |p, req: ConfigureProviderRequest| -> Diagnostics { p.configure_provider(req) },
                 subject: |_req| "",
                 request: { terraform_version: Plain, config: Object, client_capabilities: Plain },
-                response: { diagnostics: Plain },
+                response: { diagnostics: Diagnostics },
             }
             ValidateResourceConfig {
                 family: Resource,
@@ -48,7 +48,7 @@ macro_rules! rpc_table {
                 call: |p, req: ValidateConfigRequest| -> Diagnostics { p.validate_resource_config(req) },
                 subject: |req| &req.type_name,
                 request: { type_name: Plain, config: Object, client_capabilities: Plain },
-                response: { diagnostics: Plain },
+                response: { diagnostics: Diagnostics },
             }
             ValidateDataResourceConfig {
                 family: DataSource,
@@ -56,7 +56,7 @@ macro_rules! rpc_table {
                 call: |p, req: ValidateConfigRequest| -> Diagnostics { p.validate_data_resource_config(req) },
                 subject: |req| &req.type_name,
                 request: { type_name: Plain, config: Object, client_capabilities: Plain },
-                response: { diagnostics: Plain },
+                response: { diagnostics: Diagnostics },
             }
             UpgradeResourceState {
                 family: Resource,
@@ -64,7 +64,7 @@ macro_rules! rpc_table {
                 call: |p, req: UpgradeResourceStateRequest| -> UpgradeResourceStateResponse { p.upgrade_resource_state(req) },
                 subject: |req| &req.type_name,
                 request: { type_name: Plain, version: Plain, raw_state: RawState },
-                response: { upgraded_state: Object, diagnostics: Plain },
+                response: { upgraded_state: Object, diagnostics: Diagnostics },
             }
             ReadResource {
                 family: Resource,
@@ -76,7 +76,7 @@ macro_rules! rpc_table {
                     provider_meta: ProviderMeta, client_capabilities: Plain, current_identity: Identity,
                 },
                 response: {
-                    new_state: Object, diagnostics: Plain, private: Private, deferred: Plain,
+                    new_state: Object, diagnostics: Diagnostics, private: Private, deferred: Plain,
                     new_identity: Identity,
                 },
             }
@@ -91,8 +91,8 @@ macro_rules! rpc_table {
                     prior_identity: Identity, planned_private: Private,
                 },
                 response: {
-                    planned_state: Object, requires_replace: Plain, planned_private: Private,
-                    diagnostics: Plain, deferred: Plain, planned_identity: Identity,
+                    planned_state: Object, requires_replace: Paths, planned_private: Private,
+                    diagnostics: Diagnostics, deferred: Plain, planned_identity: Identity,
                 },
             }
             ApplyResourceChange {
@@ -104,7 +104,7 @@ macro_rules! rpc_table {
                     type_name: Plain, prior_state: Object, planned_state: Object, config: Object,
                     planned_private: Private, provider_meta: ProviderMeta, planned_identity: Identity,
                 },
-                response: { new_state: Object, private: Private, diagnostics: Plain, new_identity: Identity },
+                response: { new_state: Object, private: Private, diagnostics: Diagnostics, new_identity: Identity },
             }
             ImportResourceState {
                 family: Resource,
@@ -112,7 +112,7 @@ macro_rules! rpc_table {
                 call: |p, req: ImportResourceStateRequest| -> ImportResourceStateResponse { p.import_resource_state(req) },
                 subject: |req| &req.type_name,
                 request: { type_name: Plain, id: ImportId, client_capabilities: Plain, identity: Identity },
-                response: { imported_resources: Imported, diagnostics: Plain, deferred: Plain },
+                response: { imported_resources: Imported, diagnostics: Diagnostics, deferred: Plain },
             }
             ReadDataSource {
                 family: DataSource,
@@ -120,7 +120,7 @@ macro_rules! rpc_table {
                 call: |p, req: ReadDataSourceRequest| -> ReadDataSourceResponse { p.read_data_source(req) },
                 subject: |req| &req.type_name,
                 request: { type_name: Plain, config: Object, provider_meta: ProviderMeta, client_capabilities: Plain },
-                response: { state: Object, diagnostics: Plain, deferred: Plain },
+                response: { state: Object, diagnostics: Diagnostics, deferred: Plain },
             }
             GetFunctions {
                 family: Function,
@@ -128,7 +128,7 @@ macro_rules! rpc_table {
                 call: |p, req: NoRequest| -> GetFunctionsResponse { { let NoRequest {} = req; p.get_functions() } },
                 subject: |_req| "",
                 request: {},
-                response: { functions: Plain, diagnostics: Plain },
+                response: { functions: Plain, diagnostics: Diagnostics },
             }
             CallFunction {
                 family: Function,
@@ -149,7 +149,7 @@ macro_rules! rpc_table {
                     source_identity: Foreign, source_identity_schema_version: Plain,
                 },
                 response: {
-                    target_state: Object, target_private: Private, diagnostics: Plain,
+                    target_state: Object, target_private: Private, diagnostics: Diagnostics,
                     target_identity: Identity,
                 },
             }
@@ -159,7 +159,7 @@ macro_rules! rpc_table {
                 call: |p, req: NoRequest| -> GetResourceIdentitySchemasResponse { { let NoRequest {} = req; p.get_resource_identity_schemas() } },
                 subject: |_req| "",
                 request: {},
-                response: { identity_schemas: Plain, diagnostics: Plain },
+                response: { identity_schemas: Plain, diagnostics: Diagnostics },
             }
             UpgradeResourceIdentity {
                 family: Identity,
@@ -167,7 +167,7 @@ macro_rules! rpc_table {
                 call: |p, req: UpgradeResourceIdentityRequest| -> UpgradeResourceIdentityResponse { p.upgrade_resource_identity(req) },
                 subject: |req| &req.type_name,
                 request: { type_name: Plain, version: Plain, raw_identity: RawIdentity },
-                response: { upgraded_identity: Identity, diagnostics: Plain },
+                response: { upgraded_identity: Identity, diagnostics: Diagnostics },
             }
             ValidateEphemeralResourceConfig {
                 family: Ephemeral,
@@ -175,7 +175,7 @@ macro_rules! rpc_table {
                 call: |p, req: ValidateConfigRequest| -> Diagnostics { p.validate_ephemeral_resource_config(req) },
                 subject: |req| &req.type_name,
                 request: { type_name: Plain, config: Object, client_capabilities: Plain },
-                response: { diagnostics: Plain },
+                response: { diagnostics: Diagnostics },
             }
             OpenEphemeralResource {
                 family: Ephemeral,
@@ -184,7 +184,7 @@ macro_rules! rpc_table {
                 subject: |req| &req.type_name,
                 request: { type_name: Plain, config: Object, client_capabilities: Plain },
                 response: {
-                    result: EphemeralResult, private: Private, renew_at: Plain, diagnostics: Plain,
+                    result: EphemeralResult, private: Private, renew_at: Plain, diagnostics: Diagnostics,
                     deferred: Plain,
                 },
             }
@@ -194,7 +194,7 @@ macro_rules! rpc_table {
                 call: |p, req: RenewEphemeralResourceRequest| -> RenewEphemeralResourceResponse { p.renew_ephemeral_resource(req) },
                 subject: |req| &req.type_name,
                 request: { type_name: Plain, private: Private },
-                response: { private: Private, renew_at: Plain, diagnostics: Plain },
+                response: { private: Private, renew_at: Plain, diagnostics: Diagnostics },
             }
             CloseEphemeralResource {
                 family: Ephemeral,
@@ -202,7 +202,7 @@ macro_rules! rpc_table {
                 call: |p, req: CloseEphemeralResourceRequest| -> Diagnostics { p.close_ephemeral_resource(req) },
                 subject: |req| &req.type_name,
                 request: { type_name: Plain, private: Private },
-                response: { diagnostics: Plain },
+                response: { diagnostics: Diagnostics },
             }
         }
     };

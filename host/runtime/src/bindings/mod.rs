@@ -66,6 +66,22 @@ fn check_name(what: &str, name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Refuses a type or function name that is not an identifier (letters, digits, `_`, `-`), as
+/// Terraform's are: such names become file names (`tfwasm docs` writes a page per type) and
+/// parts of addresses, where `/` or `..` would lead elsewhere.
+fn check_identifier(what: &str, name: &str) -> Result<(), String> {
+    check_name(what, name)?;
+    let identifier = !name.is_empty()
+        && (name.bytes()).all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if !identifier {
+        return Err(format!(
+            "{what} {:?} is not an identifier (letters, digits, `_` and `-`)",
+            quote_start(name, 32)
+        ));
+    }
+    Ok(())
+}
+
 /// The first `max` bytes of `text`, cut at a character boundary.
 fn quote_start(text: &str, max: usize) -> &str {
     &text[..text.floor_char_boundary(max)]
@@ -100,8 +116,14 @@ pub struct GuestSchema {
 /// # Errors
 /// When any schema or signature is malformed; the error names which one.
 pub fn provider_schema(s: wit::ProviderSchema) -> Result<GuestSchema, SchemaError> {
+    let block = |owner: &str, schema: &wit::Schema| {
+        schema_from_wit(schema).map_err(|message| SchemaError {
+            owner: owner.to_owned(),
+            message,
+        })
+    };
     let convert = |owner: &str, schema: &wit::Schema| {
-        check_name("the type name", owner)
+        check_identifier("the type name", owner)
             .and_then(|()| schema_from_wit(schema))
             .map_err(|message| SchemaError {
                 owner: quote_start(owner, MAX_NAME_BYTES).to_owned(),
@@ -109,11 +131,11 @@ pub fn provider_schema(s: wit::ProviderSchema) -> Result<GuestSchema, SchemaErro
             })
     };
     let mut out = ProviderSchema {
-        provider: convert("the provider", &s.provider)?,
+        provider: block("the provider", &s.provider)?,
         provider_meta: s
             .provider_meta
             .as_ref()
-            .map(|m| convert("provider_meta", m))
+            .map(|m| block("provider_meta", m))
             .transpose()?,
         diagnostics: s.diagnostics.into_iter().map(diagnostic).collect(),
         ..ProviderSchema::default()
@@ -138,7 +160,7 @@ pub fn provider_schema(s: wit::ProviderSchema) -> Result<GuestSchema, SchemaErro
     }
     let mut functions = BTreeMap::new();
     for named in s.functions {
-        let function = check_name("the function name", &named.name)
+        let function = check_identifier("the function name", &named.name)
             .and_then(|()| function_from_wit(named.function))
             .map_err(|message| SchemaError {
                 owner: format!("function {:?}", quote_start(&named.name, MAX_NAME_BYTES)),
@@ -638,6 +660,26 @@ mod tests {
             err.to_string().len() < 1024 && err.message.contains("at most 256"),
             "{err}"
         );
+    }
+
+    /// The fifteenth hostile pass: type and function names become page names in `tfwasm
+    /// docs`, where `x_/tmp/pwned` or `../../up` wrote outside `--out`.
+    #[test]
+    fn type_and_function_names_are_identifiers() {
+        for bad in ["x_/tmp/pwned", "x_../../up", "x y", ""] {
+            let mut provider = with_identity("x_thing", r#""string""#);
+            provider.resources[0].type_name = bad.into();
+            provider.resource_identities.clear();
+            let err = provider_schema(provider).unwrap_err();
+            assert!(err.message.contains("is not an identifier"), "{bad}: {err}");
+        }
+        let mut provider = with_identity("x_thing", r#""string""#);
+        provider.resources[0].type_name = "x_thing-2".into();
+        provider.resource_identities.clear();
+        let ok = provider_schema(provider);
+        assert!(ok.is_ok(), "{:?}", ok.err());
+        assert!(check_identifier("the function name", "../../fn").is_err());
+        assert!(check_identifier("the function name", "parse_cidr").is_ok());
     }
 
     /// The tenth hostile pass: one attribute listed 100,000 times made every contract check
