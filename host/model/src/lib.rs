@@ -21,6 +21,7 @@ pub mod rpc;
 mod rpc_name;
 mod schema;
 pub mod schema_check;
+pub mod schema_index;
 pub mod schema_json;
 mod types;
 mod value;
@@ -37,6 +38,7 @@ pub use schema::{
     Attribute, AttributeType, Block, BlockNesting, NestedBlock, NestedObject, ObjectNesting,
     ProviderSchema, Schema, StringKind,
 };
+pub use schema_index::SchemaIndex;
 pub use types::{Type, TypeJsonError};
 pub use value::{Refinement, Value};
 

@@ -72,6 +72,15 @@ impl<P: Provider> Handler for Recorded<P> {
         self.inner.moves_state()
     }
 
+    async fn schema_index(&self) -> Option<std::sync::Arc<tfwasm_model::SchemaIndex>> {
+        Some(
+            super::schemas_of(&self.inner, &self.schemas)
+                .await
+                .0
+                .clone(),
+        )
+    }
+
     async fn stop_provider(&self) -> Result<(), String> {
         let result = self.inner.stop_provider().await;
         if let Some(recorder) = &self.recorder {

@@ -350,14 +350,8 @@ async fn schemas_of<'a, P: Provider>(
     provider: &P,
     cell: &'a tokio::sync::OnceCell<Schemas>,
 ) -> &'a Schemas {
-    cell.get_or_init(|| async {
-        Schemas {
-            provider: provider.get_provider_schema().await,
-            identities: provider.get_resource_identity_schemas().await,
-            functions: provider.get_functions().await,
-        }
-    })
-    .await
+    cell.get_or_init(|| async { Schemas(tfwasm_model::schema_index::index_of(provider).await) })
+        .await
 }
 
 /// Reads `path` as JSON of `T`, naming the file in errors.

@@ -15,23 +15,52 @@
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value as Json, json};
+use std::sync::Arc;
 use tfwasm_model::codec::json::{decode_with_unknowns, encode_with_unknowns};
 use tfwasm_model::codec::redact::{is_redacted, redacted};
 use tfwasm_model::rpc::{
     Family, Field, GetFunctionsResponse, GetResourceIdentitySchemasResponse, IMPORTED_FIELDS,
 };
-use tfwasm_model::{Block, ProviderSchema, Rpc, Type, Value};
+
+use tfwasm_model::{Block, ProviderSchema, Rpc, SchemaIndex, Type, Value};
 
 use super::Values;
 use super::redact::{is_encoded, leaves, unrefine};
 use super::sensitive::{Object, Sensitive};
 
-/// The schemas a recording is read with.
-#[derive(Debug, Default)]
-pub struct Schemas {
-    pub provider: ProviderSchema,
-    pub identities: GetResourceIdentitySchemasResponse,
-    pub functions: GetFunctionsResponse,
+/// The schemas a recording is read with: the process's one index, shared with the checks
+/// and the runtime (see [`SchemaIndex`]).
+#[derive(Debug, Default, Clone)]
+pub struct Schemas(pub Arc<SchemaIndex>);
+
+impl std::ops::Deref for Schemas {
+    type Target = SchemaIndex;
+
+    fn deref(&self) -> &SchemaIndex {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Schemas {
+    /// For tests and tools that build schemas by hand: a copy once shared.
+    fn deref_mut(&mut self) -> &mut SchemaIndex {
+        Arc::make_mut(&mut self.0)
+    }
+}
+
+impl Schemas {
+    /// Indexes schemas read from elsewhere (a recording's own files).
+    pub fn new(
+        provider: ProviderSchema,
+        functions: GetFunctionsResponse,
+        identities: GetResourceIdentitySchemasResponse,
+    ) -> Schemas {
+        Schemas(Arc::new(SchemaIndex::new(
+            provider,
+            functions.functions,
+            identities.identity_schemas,
+        )))
+    }
 }
 
 /// What a recording keeps of values.
@@ -178,7 +207,7 @@ impl Schemas {
                     *value = redacted();
                     return;
                 };
-                let function = self.functions.functions.get(subject);
+                let function = self.functions.get(subject);
                 for (i, arg) in arguments.iter_mut().enumerate() {
                     let ty = function.and_then(|f| f.parameter(i)).map(|p| p.ty.clone());
                     decode_value(arg, ty.as_ref(), None, true, policy);
@@ -247,7 +276,7 @@ impl Schemas {
                 }
             }
             Some(Field::Arguments) => {
-                let function = self.functions.functions.get(subject);
+                let function = self.functions.get(subject);
                 for (i, arg) in value.as_array_mut().into_iter().flatten().enumerate() {
                     if let Some(p) = function.and_then(|f| f.parameter(i)) {
                         encode_value(arg, &p.ty);
@@ -284,12 +313,10 @@ impl Schemas {
         }
         match what {
             Field::Identity => {
-                let schema = self.identities.identity_schemas.get(subject)?;
+                let schema = self.identities.get(subject)?;
                 Some(schema.implied_type())
             }
-            Field::FunctionResult => {
-                Some(self.functions.functions.get(subject)?.return_type.clone())
-            }
+            Field::FunctionResult => Some(self.functions.get(subject)?.return_type.clone()),
             _ => None,
         }
     }
@@ -697,11 +724,7 @@ mod tests {
                 deprecation_message: String::new(),
             },
         );
-        Schemas {
-            provider,
-            functions,
-            ..Schemas::default()
-        }
+        Schemas::new(provider, functions, Default::default())
     }
 
     fn config() -> Value {

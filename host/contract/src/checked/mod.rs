@@ -14,11 +14,11 @@ mod resource;
 #[cfg(test)]
 mod tests;
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use tfwasm_model::rpc::{DynamicValue, GetFunctionsResponse};
 use tfwasm_model::{
-    Diagnostic, Diagnostics, Provider, ProviderSchema, Schema, Severity, Type, Value,
+    Diagnostic, Diagnostics, Provider, ProviderSchema, Schema, SchemaIndex, Severity, Type, Value,
 };
 
 use crate::{Violation, Violations};
@@ -39,20 +39,11 @@ pub struct Checked<P> {
     inner: P,
     provider: String,
     mode: Mode,
-    schema: OnceLock<Known>,
+    /// The provider's schemas and their value types, shared with the provider's own (the
+    /// runtime's) index: a call borrows them, as copying a schema per call copied its
+    /// descriptions too (a 64 MiB description: 33 ms per ReadDataSource).
+    schema: OnceLock<Arc<SchemaIndex>>,
     functions: OnceLock<GetFunctionsResponse>,
-}
-
-/// The provider's schema with each object's value type worked out once: a call borrows
-/// them, as copying a schema per call copied its descriptions too (a 64 MiB description:
-/// 33 ms per ReadDataSource).
-struct Known {
-    schema: ProviderSchema,
-    resource_types: std::collections::HashMap<String, Type>,
-    data_source_types: std::collections::HashMap<String, Type>,
-    ephemeral_types: std::collections::HashMap<String, Type>,
-    /// Identity value types of the resource types that declare an identity.
-    identity_types: std::collections::HashMap<String, Type>,
 }
 
 impl<P: Provider> Checked<P> {
@@ -72,49 +63,28 @@ impl<P: Provider> Checked<P> {
         &self.inner
     }
 
-    async fn known(&self) -> &Known {
-        if let Some(known) = self.schema.get() {
-            return known;
+    /// The schema index, asked of the wrapped provider once.
+    async fn index(&self) -> &Arc<SchemaIndex> {
+        if let Some(index) = self.schema.get() {
+            return index;
         }
-        let schema = self.inner.get_provider_schema().await;
-        let types = |schemas: &std::collections::BTreeMap<String, Schema>| {
-            (schemas.iter())
-                .map(|(name, s)| (name.clone(), s.block.implied_type()))
-                .collect()
-        };
-        let resource_types = types(&schema.resources);
-        let data_source_types = types(&schema.data_sources);
-        let ephemeral_types = types(&schema.ephemeral_resources);
-        let identity_types = self
-            .inner
-            .get_resource_identity_schemas()
-            .await
-            .identity_schemas
-            .iter()
-            .map(|(name, s)| (name.clone(), s.implied_type()))
-            .collect();
-        self.schema.get_or_init(|| Known {
-            schema,
-            resource_types,
-            data_source_types,
-            ephemeral_types,
-            identity_types,
-        })
+        let index = tfwasm_model::schema_index::index_of(&self.inner).await;
+        self.schema.get_or_init(|| index)
     }
 
     /// The value type of the data source `type_name`, if the schema has it.
     async fn data_source_type(&self, type_name: &str) -> Option<&Type> {
-        self.known().await.data_source_types.get(type_name)
+        self.index().await.data_source_type(type_name)
     }
 
     /// The value type of the ephemeral resource `type_name`, if the schema has it.
     async fn ephemeral_type(&self, type_name: &str) -> Option<&Type> {
-        self.known().await.ephemeral_types.get(type_name)
+        self.index().await.ephemeral_type(type_name)
     }
 
     /// The identity type of `type_name`, if it declares an identity.
     async fn identity_type(&self, type_name: &str) -> Option<&Type> {
-        self.known().await.identity_types.get(type_name)
+        self.index().await.identity_type(type_name)
     }
 
     /// The identity checks of one result: it decodes against the identity schema, is
@@ -157,14 +127,14 @@ impl<P: Provider> Checked<P> {
     }
 
     async fn schema(&self) -> &ProviderSchema {
-        &self.known().await.schema
+        &self.index().await.provider
     }
 
     async fn resource(&self, type_name: &str) -> Option<(&Schema, &Type)> {
-        let known = self.known().await;
+        let index = self.index().await;
         Some((
-            known.schema.resources.get(type_name)?,
-            known.resource_types.get(type_name)?,
+            index.provider.resources.get(type_name)?,
+            index.resource_type(type_name)?,
         ))
     }
 
@@ -172,7 +142,7 @@ impl<P: Provider> Checked<P> {
     /// the schema is known.
     fn object_block(&self, rpc: &str, type_name: &str) -> Option<&tfwasm_model::Block> {
         use tfwasm_model::rpc::Family;
-        let schema = &self.schema.get()?.schema;
+        let schema = &self.schema.get()?.provider;
         let schemas = match rpc.parse::<tfwasm_model::Rpc>().ok()?.family() {
             Family::Resource | Family::Move => &schema.resources,
             Family::DataSource => &schema.data_sources,

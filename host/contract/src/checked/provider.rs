@@ -25,4 +25,8 @@ impl<P: Provider> ProviderServer for Checked<P> {
     async fn stop_provider(&self) -> Result<(), String> {
         self.inner.stop_provider().await
     }
+
+    async fn schema_index(&self) -> Option<std::sync::Arc<tfwasm_model::SchemaIndex>> {
+        Some(self.index().await.clone())
+    }
 }

@@ -1148,3 +1148,42 @@ fn no_diagnostic_shows_a_sensitive_map_key_or_an_undecodable_secret() {
         assert!(!text.contains("SECRET"), "{text}");
     }
 }
+
+/// One index per process: the checks use the wrapped provider's own (the runtime's), and
+/// hand the same on to what wraps them (the recording), building none of their own.
+#[test]
+fn the_checks_share_the_providers_schema_index() {
+    struct Indexed(std::sync::Arc<tfwasm_model::SchemaIndex>);
+    impl tfwasm_model::rpc::Handler for Indexed {
+        async fn handle<C: tfwasm_model::rpc::Call>(&self, _req: C::Request) -> C::Response {
+            C::Response::default()
+        }
+        async fn schema_index(&self) -> Option<std::sync::Arc<tfwasm_model::SchemaIndex>> {
+            Some(self.0.clone())
+        }
+    }
+    let mut schema = ProviderSchema::default();
+    schema.resources.insert(
+        "fake_thing".into(),
+        Schema {
+            version: 0,
+            block: block(),
+        },
+    );
+    let index = std::sync::Arc::new(tfwasm_model::SchemaIndex::new(
+        schema,
+        Default::default(),
+        Default::default(),
+    ));
+    let inner = tfwasm_model::rpc::Handled(Indexed(index.clone()));
+    let checked = Checked::new(inner, "fake", Mode::Enforce);
+    let shared = run(checked.schema_index()).expect("an index");
+    assert!(
+        std::sync::Arc::ptr_eq(&shared, &index),
+        "the same index, not a copy"
+    );
+    assert_eq!(shared.resource_type("fake_thing"), Some(&ty()));
+    // A provider that keeps none gets one built from its schema answers.
+    let built = run(tfwasm_model::schema_index::index_of(&Fake::default()));
+    assert!(built.provider.resources.contains_key("fake_thing"));
+}

@@ -30,6 +30,13 @@ pub trait Handler: Send + Sync + 'static {
     fn stop_provider(&self) -> impl Future<Output = Result<(), String>> + Send {
         async { Ok(()) }
     }
+
+    /// The schemas indexed, when kept (see [`ProviderServer::schema_index`]).
+    fn schema_index(
+        &self,
+    ) -> impl Future<Output = Option<std::sync::Arc<crate::SchemaIndex>>> + Send {
+        async { None }
+    }
 }
 
 /// A [`Handler`] as a [`Provider`](super::Provider).
@@ -58,6 +65,10 @@ impl<H: Handler> ProviderServer for Handled<H> {
 
     async fn stop_provider(&self) -> Result<(), String> {
         self.0.stop_provider().await
+    }
+
+    async fn schema_index(&self) -> Option<std::sync::Arc<crate::SchemaIndex>> {
+        self.0.schema_index().await
     }
 }
 

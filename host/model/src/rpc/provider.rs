@@ -2,8 +2,10 @@
 //! StopProvider. Every provider implements it.
 
 use std::future::Future;
+use std::sync::Arc;
 
 use super::{ClientCapabilities, DynamicValue};
+use crate::schema_index::SchemaIndex;
 use crate::{Diagnostics, ProviderSchema};
 
 /// ConfigureProvider: the provider block's configuration (may contain unknowns during plan).
@@ -45,4 +47,11 @@ pub trait ProviderServer: Send + Sync + 'static {
 
     /// StopProvider: cancel in-flight work promptly. `Err` carries a message for Terraform.
     fn stop_provider(&self) -> impl Future<Output = Result<(), String>> + Send;
+
+    /// The schemas indexed, when this provider keeps them (the runtime does, from its one
+    /// schema call). A wrapper answers its inner provider's, so a process builds one index
+    /// ([`index_of`](crate::schema_index::index_of) builds one for a provider that keeps none).
+    fn schema_index(&self) -> impl Future<Output = Option<Arc<SchemaIndex>>> + Send {
+        async { None }
+    }
 }

@@ -26,6 +26,16 @@ use crate::{CallLimits, Grants, LoadError};
 
 use instances::Warm;
 
+/// The guest's schemas as the process keeps them: indexed once, and shared with every layer
+/// above (the contract checks, the recording) through `schema_index`.
+pub(crate) struct KnownSchema {
+    /// The schemas, function signatures and identity schemas, with their value types.
+    pub(crate) index: Arc<tfwasm_model::SchemaIndex>,
+    /// Resource value types the host may decode current state with
+    /// (`host-decodes-current-state`); empty otherwise.
+    pub(crate) current_state_types: std::collections::BTreeMap<String, tfwasm_model::Type>,
+}
+
 /// Everything [`WasmProvider::load`] needs besides the component.
 pub struct LoadOptions {
     /// Limits of every call.
@@ -77,7 +87,7 @@ pub struct WasmProvider {
     /// What ConfigureProvider accepted; handed to every call.
     context: RwLock<wit::ProviderContext>,
     /// The guest's schema and function signatures, asked for once.
-    schema: OnceLock<crate::bindings::GuestSchema>,
+    schema: OnceLock<KnownSchema>,
     /// Bumped by StopProvider; a call started under an older generation is interrupted,
     /// whether it is running wasm (epoch callback) or waiting in a host call (select below).
     stop_generation: Arc<tokio::sync::watch::Sender<u64>>,

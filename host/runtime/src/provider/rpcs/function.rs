@@ -15,7 +15,7 @@ impl FunctionServer for WasmProvider {
     async fn get_functions(&self) -> GetFunctionsResponse {
         match self.guest_schema().await {
             Ok(known) => GetFunctionsResponse {
-                functions: known.functions.clone(),
+                functions: known.index.functions.clone(),
                 diagnostics: Vec::new(),
             },
             Err(diagnostics) => GetFunctionsResponse {

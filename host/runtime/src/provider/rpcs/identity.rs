@@ -16,7 +16,7 @@ impl IdentityServer for WasmProvider {
     async fn get_resource_identity_schemas(&self) -> GetResourceIdentitySchemasResponse {
         match self.guest_schema().await {
             Ok(known) => GetResourceIdentitySchemasResponse {
-                identity_schemas: known.identities.clone(),
+                identity_schemas: known.index.identities.clone(),
                 diagnostics: Vec::new(),
             },
             Err(diagnostics) => GetResourceIdentitySchemasResponse {

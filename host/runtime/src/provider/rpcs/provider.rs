@@ -3,7 +3,11 @@
 use tfwasm_model::rpc::{ConfigureProviderRequest, DynamicValue, ProviderServer};
 use tfwasm_model::{Diagnostic, Diagnostics, ProviderSchema, Rpc, has_error};
 
-use super::super::WasmProvider;
+use std::sync::Arc;
+
+use tfwasm_model::SchemaIndex;
+
+use super::super::{KnownSchema, WasmProvider};
 use super::{bytes, diagnostics};
 use crate::bindings::Exports as _;
 use crate::bindings::{self, wit};
@@ -11,7 +15,7 @@ use crate::bindings::{self, wit};
 impl WasmProvider {
     /// The guest's schema and function signatures: asked for once and kept. A failure
     /// (as diagnostics) is not kept, so the next call asks again.
-    pub(super) async fn guest_schema(&self) -> Result<&bindings::GuestSchema, Diagnostics> {
+    pub(super) async fn guest_schema(&self) -> Result<&KnownSchema, Diagnostics> {
         if let Some(known) = self.schema.get() {
             return Ok(known);
         }
@@ -25,7 +29,11 @@ impl WasmProvider {
             Ok(mut known) => {
                 let problems = self.schema_problems(&known.schema);
                 known.schema.diagnostics.extend(problems);
-                Ok(self.schema.get_or_init(|| known))
+                let index = SchemaIndex::new(known.schema, known.functions, known.identities);
+                Ok(self.schema.get_or_init(|| KnownSchema {
+                    index: Arc::new(index),
+                    current_state_types: known.current_state_types,
+                }))
             }
             Err(e) => Err(vec![Diagnostic::error(
                 "Provider returned an invalid schema",
@@ -41,7 +49,7 @@ impl WasmProvider {
 impl ProviderServer for WasmProvider {
     async fn get_provider_schema(&self) -> ProviderSchema {
         match self.guest_schema().await {
-            Ok(known) => known.schema.clone(),
+            Ok(known) => known.index.provider.clone(),
             Err(diagnostics) => ProviderSchema {
                 diagnostics,
                 ..ProviderSchema::default()
@@ -92,6 +100,13 @@ impl ProviderServer for WasmProvider {
         }
         result.extend(self.take_slow_start());
         result
+    }
+
+    async fn schema_index(&self) -> Option<Arc<SchemaIndex>> {
+        self.guest_schema()
+            .await
+            .ok()
+            .map(|known| known.index.clone())
     }
 
     async fn stop_provider(&self) -> Result<(), String> {

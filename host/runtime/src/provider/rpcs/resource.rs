@@ -31,7 +31,7 @@ impl WasmProvider {
     ) -> Option<UpgradeResourceStateResponse> {
         let known = self.guest_schema().await.ok()?;
         let ty = known.current_state_types.get(&req.type_name)?;
-        let schema = known.schema.resources.get(&req.type_name)?;
+        let schema = known.index.provider.resources.get(&req.type_name)?;
         if schema.version != req.version || req.raw_state.json.is_empty() {
             return None;
         }
@@ -66,7 +66,7 @@ impl WasmProvider {
         let journal = self.journal.as_ref()?;
         let known = self.guest_schema().await.ok()?;
         let block = journal.block(type_name, || {
-            Some(known.schema.resources.get(type_name)?.block.clone())
+            Some(known.index.provider.resources.get(type_name)?.block.clone())
         })?;
         Some((journal, block))
     }
