@@ -24,6 +24,7 @@ mod plan;
 mod render;
 mod results;
 mod secret;
+pub use secret::shows_no_value;
 mod violations;
 mod write_only;
 

@@ -3,7 +3,8 @@
 //! the provider or the configuration put there (a decode error quotes the text it could not
 //! read). Applied to every violation before it becomes a diagnostic, whichever rule found it.
 
-use tfwasm_model::{Attribute, AttributeType, Block, BlockNesting, ObjectNesting, PathStep};
+use tfwasm_model::Block;
+use tfwasm_model::schema_path::secret_prefix;
 
 use crate::Violation;
 
@@ -18,7 +19,7 @@ pub fn mask(block: &Block, mut v: Violation) -> Violation {
         return v;
     };
     v.path.0.truncate(end);
-    if !value_free(&v.message) {
+    if !shows_no_value(&v.message) {
         v.message = HIDDEN.to_owned();
     }
     v
@@ -26,7 +27,7 @@ pub fn mask(block: &Block, mut v: Violation) -> Violation {
 
 /// Whether a message shows no value: no quoted text, number, boolean or collection (it may
 /// still name the rule, a type or `null`).
-fn value_free(message: &str) -> bool {
+pub fn shows_no_value(message: &str) -> bool {
     !message.contains(['"', '{', '[', '\''])
         && !message.bytes().any(|b| b.is_ascii_digit())
         && !message
@@ -34,75 +35,12 @@ fn value_free(message: &str) -> bool {
             .any(|w| w == "true" || w == "false")
 }
 
-/// How many steps of `path` lead to the first sensitive or write-only attribute on it, if
-/// one is.
-fn secret_prefix(block: &Block, path: &[PathStep]) -> Option<usize> {
-    let mut at = Schema::Block(block);
-    let mut i = 0;
-    while i < path.len() {
-        let PathStep::Attribute(name) = &path[i] else {
-            return None;
-        };
-        i += 1;
-        at = match at {
-            Schema::Block(b) => {
-                if let Some(a) = b.attributes.iter().find(|a| &a.name == name) {
-                    if secret(a) {
-                        return Some(i);
-                    }
-                    match &a.ty {
-                        AttributeType::Nested(object) => {
-                            // A collection's element step, then the element's attributes.
-                            if object.nesting != ObjectNesting::Single {
-                                i += 1;
-                            }
-                            Schema::Attributes(&object.attributes)
-                        }
-                        AttributeType::Type(_) => return None,
-                    }
-                } else {
-                    let nested = b.block_types.iter().find(|n| &n.type_name == name)?;
-                    if !matches!(nested.nesting, BlockNesting::Single | BlockNesting::Group) {
-                        i += 1;
-                    }
-                    Schema::Block(&nested.block)
-                }
-            }
-            Schema::Attributes(list) => {
-                let a = list.iter().find(|a| &a.name == name)?;
-                if secret(a) {
-                    return Some(i);
-                }
-                match &a.ty {
-                    AttributeType::Nested(object) => {
-                        if object.nesting != ObjectNesting::Single {
-                            i += 1;
-                        }
-                        Schema::Attributes(&object.attributes)
-                    }
-                    AttributeType::Type(_) => return None,
-                }
-            }
-        };
-    }
-    None
-}
-
-fn secret(a: &Attribute) -> bool {
-    a.sensitive || a.write_only
-}
-
-/// Where a path step is in the schema.
-#[derive(Clone, Copy)]
-enum Schema<'a> {
-    Block(&'a Block),
-    Attributes(&'a [Attribute]),
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tfwasm_model::{AttributePath, NestedObject, Type};
+    use tfwasm_model::{
+        Attribute, AttributePath, AttributeType, NestedObject, ObjectNesting, Type,
+    };
 
     fn schema() -> Block {
         let mut tokens = Attribute::new("tokens", Type::map(Type::String));

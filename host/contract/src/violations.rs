@@ -49,6 +49,14 @@ impl Violations {
         self.more += other.more;
     }
 
+    /// Each kept violation through `f`, the count of the others kept.
+    pub fn map(self, f: impl FnMut(Violation) -> Violation) -> Violations {
+        let more = self.more;
+        let mut out: Violations = self.kept.into_iter().map(f).collect();
+        out.more += more;
+        out
+    }
+
     /// How many were found beyond the ones kept.
     pub fn more(&self) -> usize {
         self.more

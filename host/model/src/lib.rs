@@ -23,6 +23,7 @@ mod schema;
 pub mod schema_check;
 pub mod schema_index;
 pub mod schema_json;
+pub mod schema_path;
 mod types;
 mod value;
 

@@ -122,12 +122,13 @@ async fn replay(args: &Args) -> anyhow::Result<Totals> {
                 }
                 Outcome::Differs {
                     changes,
+                    more,
                     placeholders,
                 } => {
                     totals.differ += 1;
                     totals.placeholders += placeholders;
                     println!("  differs  {call}{}", with_placeholders(*placeholders));
-                    for change in changes.iter().take(MAX_CHANGES_SHOWN) {
+                    for change in changes {
                         println!(
                             "      {}: recorded {}, replayed {}",
                             change.path,
@@ -135,8 +136,8 @@ async fn replay(args: &Args) -> anyhow::Result<Totals> {
                             shown(&change.replayed)
                         );
                     }
-                    if changes.len() > MAX_CHANGES_SHOWN {
-                        println!("      ... and {} more", changes.len() - MAX_CHANGES_SHOWN);
+                    if *more > 0 {
+                        println!("      ... and {more} more");
                     }
                 }
             }
@@ -177,8 +178,6 @@ fn with_placeholders(count: usize) -> String {
         n => format!(" ({n} redacted values replayed as placeholders)"),
     }
 }
-
-const MAX_CHANGES_SHOWN: usize = 10;
 
 /// A value in one line, cut at 120 characters.
 fn shown(value: &serde_json::Value) -> String {

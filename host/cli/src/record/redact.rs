@@ -9,11 +9,8 @@
 use serde_json::{Map, Value as Json};
 use tfwasm_model::Type;
 use tfwasm_model::codec::json::UNKNOWN_MARKER;
+pub use tfwasm_model::codec::redact::scrub_unknown;
 use tfwasm_model::codec::redact::{is_redacted, redacted};
-
-/// Refinements of an unknown that say nothing of its value; the others (a string's prefix,
-/// a number's bounds) are taken from it.
-const SHAPE_REFINEMENTS: &[&str] = &["not_null", "min_length", "max_length"];
 
 /// Replaces every string, number and bool under `json` (a value of type `ty` in its readable
 /// form) by the redaction marker, and every map key by a numbered stand-in. A dynamic value
@@ -51,26 +48,6 @@ pub fn leaves(json: &mut Json, ty: &Type) {
         }
         (_, json) => *json = redacted(),
     }
-}
-
-/// Whether `json` is an unknown's marker; if so, the refinements that hold (part of) a value
-/// are redacted in place.
-pub fn scrub_unknown(json: &mut Json) -> bool {
-    let Some(marker) = json
-        .as_object_mut()
-        .filter(|o| o.len() == 1)
-        .and_then(|o| o.get_mut(UNKNOWN_MARKER))
-    else {
-        return false;
-    };
-    if let Json::Object(refinements) = marker {
-        for (key, value) in refinements.iter_mut() {
-            if !SHAPE_REFINEMENTS.contains(&key.as_str()) {
-                *value = redacted();
-            }
-        }
-    }
-    true
 }
 
 /// Whether `json` is an encoded value (`{"msgpack": ...}` or `{"json": ...}`): one the

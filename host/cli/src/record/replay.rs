@@ -96,7 +96,10 @@ pub enum Outcome {
     },
     /// The response differed at these places.
     Differs {
+        /// The first [`MAX_CHANGES_KEPT`] places.
         changes: Vec<Change>,
+        /// How many more differed.
+        more: usize,
         /// Redacted parts of the request replayed as placeholders.
         placeholders: usize,
     },
@@ -157,15 +160,16 @@ pub async fn replay_session<P: Provider>(provider: &P, recording: &Recording) ->
             }
             Some(Ok(mut response)) => {
                 schemas.decode(&entry.rpc, &entry.subject, &mut response, &policy);
-                let mut changes = Vec::new();
+                let mut changes = Changes::default();
                 diff(&mut String::new(), &entry.response, &response, &mut changes);
-                if changes.is_empty() {
+                if changes.kept.is_empty() {
                     Outcome::Same {
                         placeholders: redacted,
                     }
                 } else {
                     Outcome::Differs {
-                        changes,
+                        changes: changes.kept,
+                        more: changes.more,
                         placeholders: redacted,
                     }
                 }
@@ -187,8 +191,22 @@ fn unfilled_fields(request: &Json) -> Vec<String> {
         .collect()
 }
 
+/// Most differences kept per call; the others are counted. A response is the guest's: a
+/// million differing leaves under a megabyte key, each kept with its path, took 100 GB.
+pub const MAX_CHANGES_KEPT: usize = 10;
+
+/// Longest map key a change's path shows.
+const MAX_KEY_SHOWN: usize = 64;
+
+/// The differences found: the first few, and how many more.
+#[derive(Default)]
+struct Changes {
+    kept: Vec<Change>,
+    more: usize,
+}
+
 /// The places where `recorded` and `replayed` differ, deepest first reported.
-fn diff(path: &mut String, recorded: &Json, replayed: &Json, out: &mut Vec<Change>) {
+fn diff(path: &mut String, recorded: &Json, replayed: &Json, out: &mut Changes) {
     if recorded == replayed {
         return;
     }
@@ -197,11 +215,14 @@ fn diff(path: &mut String, recorded: &Json, replayed: &Json, out: &mut Vec<Chang
             let keys = a.keys().chain(b.keys().filter(|k| !a.contains_key(*k)));
             for key in keys {
                 let len = path.len();
+                let shown = &key[..key.floor_char_boundary(MAX_KEY_SHOWN)];
+                let cut = if shown.len() < key.len() { "…" } else { "" };
                 if key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !key.is_empty() {
                     path.push('.');
-                    path.push_str(key);
+                    path.push_str(shown);
+                    path.push_str(cut);
                 } else {
-                    path.push_str(&format!("[{key:?}]"));
+                    path.push_str(&format!("[{shown:?}{cut}]"));
                 }
                 diff(
                     path,
@@ -220,7 +241,8 @@ fn diff(path: &mut String, recorded: &Json, replayed: &Json, out: &mut Vec<Chang
                 path.truncate(len);
             }
         }
-        _ => out.push(Change {
+        _ if out.kept.len() >= MAX_CHANGES_KEPT => out.more += 1,
+        _ => out.kept.push(Change {
             path: if path.is_empty() {
                 ".".into()
             } else {
@@ -239,20 +261,33 @@ mod tests {
 
     #[test]
     fn differences_are_reported_at_the_deepest_path() {
-        let mut out = Vec::new();
+        let mut out = Changes::default();
         diff(
             &mut String::new(),
             &json!({"new_state": {"value": {"id": "a", "n": [1, 2]}}, "diagnostics": []}),
             &json!({"new_state": {"value": {"id": "b", "n": [1, 3]}}, "diagnostics": [], "x": 1}),
             &mut out,
         );
-        let paths: Vec<_> = out.iter().map(|c| c.path.as_str()).collect();
+        let paths: Vec<_> = out.kept.iter().map(|c| c.path.as_str()).collect();
         assert_eq!(
             paths,
             [".new_state.value.id", ".new_state.value.n[1]", ".x"]
         );
-        assert_eq!(out[0].recorded, json!("a"));
-        assert_eq!(out[2].recorded, Json::Null);
+        assert_eq!(out.kept[0].recorded, json!("a"));
+        assert_eq!(out.kept[2].recorded, Json::Null);
+    }
+
+    /// The sixteenth hostile pass: every differing leaf was kept with its whole path, so a
+    /// megabyte key over 100,000 flipped leaves needed about 100 GB.
+    #[test]
+    fn a_few_differences_are_kept_the_rest_counted_with_keys_cut() {
+        let key = "k".repeat(1 << 20);
+        let leaves = |b: bool| json!({ "m": { key.clone(): vec![b; 100_000] } });
+        let mut out = Changes::default();
+        diff(&mut String::new(), &leaves(true), &leaves(false), &mut out);
+        assert_eq!(out.kept.len(), MAX_CHANGES_KEPT);
+        assert_eq!(out.more, 100_000 - MAX_CHANGES_KEPT);
+        assert!(out.kept[0].path.len() < 100, "{}", out.kept[0].path.len());
     }
 
     #[test]

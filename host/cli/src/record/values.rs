@@ -182,14 +182,28 @@ impl Schemas {
                     *value = redacted();
                     return;
                 };
-                if policy.values == Values::Redacted {
-                    for item in items {
-                        match what {
-                            Field::Diagnostics => redact_diagnostic(item),
-                            _ => redact_keys(item),
-                        }
+                let block = (object_of(family, subject, Field::Object))
+                    .and_then(|object| self.object_block(object));
+                for item in items {
+                    match what {
+                        Field::Diagnostics => redact_diagnostic(item, block, policy.values),
+                        _ => redact_path(item, block, policy.values),
                     }
                 }
+            }
+            Field::FunctionError => {
+                // Which argument it names is kept; its text, which may quote the arguments
+                // or the result (never kept), is not.
+                let Some(error) = value.as_object_mut() else {
+                    *value = redacted();
+                    return;
+                };
+                if let Some(text) = error.get_mut("text")
+                    && let Some(len) = text.as_str().map(str::len)
+                {
+                    *text = Json::String(format!("(not recorded: {len} bytes)"));
+                }
+                error.retain(|k, _| k == "text" || k == "function_argument");
             }
             // State of a type, perhaps of another provider, no schema here describes.
             Field::Foreign => *value = redacted(),
@@ -300,7 +314,8 @@ impl Schemas {
                 | Field::Foreign
                 | Field::ImportId
                 | Field::Diagnostics
-                | Field::Paths,
+                | Field::Paths
+                | Field::FunctionError,
             )
             | None => {}
         }
@@ -436,26 +451,42 @@ fn redact_undeclared(json: &mut Json, ty: &Type) {
     }
 }
 
-/// A diagnostic as a redacting recording keeps it: its severity, summary and path (map keys
-/// redacted), not its detail, which may quote values (a contract violation quotes the
-/// configured and planned ones).
-fn redact_diagnostic(diagnostic: &mut Json) {
-    if let Some(detail) = diagnostic.get_mut("detail")
-        && let Some(text) = detail.as_str()
-        && !text.is_empty()
-    {
-        *detail = Json::String(format!(
-            "(not recorded: {} bytes; values = \"non-sensitive\" keeps it)",
-            text.len()
-        ));
+/// A diagnostic as a recording keeps it. By default: its severity, its summary when that
+/// shows no value, and its path with what follows the schema's own structure redacted (map
+/// keys, names a configuration chose), not its detail, which may quote values (a contract
+/// violation quotes the configured and planned ones). With `non-sensitive`: whole, its path
+/// cut at a secret attribute.
+fn redact_diagnostic(diagnostic: &mut Json, block: Option<&Block>, values: Values) {
+    if values == Values::Redacted {
+        let summary = diagnostic.get_mut("summary");
+        if let Some(summary) = summary
+            && let Some(text) = summary.as_str()
+            && !tfwasm_contract::shows_no_value(text)
+        {
+            *summary = Json::String(format!("(not recorded: {} bytes)", text.len()));
+        }
+        if let Some(detail) = diagnostic.get_mut("detail")
+            && let Some(text) = detail.as_str()
+            && !text.is_empty()
+        {
+            *detail = Json::String(format!(
+                "(not recorded: {} bytes; values = \"non-sensitive\" keeps it)",
+                text.len()
+            ));
+        }
     }
     if let Some(path) = diagnostic.get_mut("attribute") {
-        redact_keys(path);
+        redact_path(path, block, values);
     }
 }
 
-/// An attribute path (`.a["k"][0]`) with its map keys redacted: keys are values too.
-fn redact_keys(path: &mut Json) {
+/// An attribute path (`.a["k"][0]`) as a recording keeps it: by default every map key and
+/// every step past the schema's own structure (into a value, past a secret) redacted; with
+/// `non-sensitive`, cut at the first sensitive or write-only attribute. Without the object's
+/// schema, by default, every step is redacted but the first.
+fn redact_path(path: &mut Json, block: Option<&Block>, values: Values) {
+    use tfwasm_model::PathStep;
+    use tfwasm_model::schema_path::{secret_prefix, value_prefix};
     let Some(text) = path.as_str() else {
         return;
     };
@@ -463,15 +494,29 @@ fn redact_keys(path: &mut Json) {
         *path = redacted();
         return;
     };
-    let mut changed = false;
-    for step in &mut parsed.0 {
-        if let tfwasm_model::PathStep::KeyString(key) = step {
-            *key = "(redacted)".to_owned();
-            changed = true;
+    match values {
+        Values::Redacted => {
+            let start = match block {
+                Some(block) => value_prefix(block, &parsed.0).unwrap_or(parsed.0.len()),
+                None => 1,
+            };
+            for (i, step) in parsed.0.iter_mut().enumerate() {
+                match step {
+                    PathStep::KeyString(key) => *key = "(redacted)".to_owned(),
+                    PathStep::Attribute(name) if i >= start => *name = "(redacted)".to_owned(),
+                    _ => {}
+                }
+            }
+        }
+        Values::NonSensitive => {
+            if let Some(end) = block.and_then(|block| secret_prefix(block, &parsed.0)) {
+                parsed.0.truncate(end);
+            }
         }
     }
-    if changed {
-        *path = Json::String(parsed.to_string());
+    let redacted_text = parsed.to_string();
+    if redacted_text != text {
+        *path = Json::String(redacted_text);
     }
 }
 
@@ -1096,7 +1141,11 @@ mod tests {
                     )
                     .at(r#".tags["s3cr3t-key"]"#.parse().unwrap()),
                 ],
-                requires_replace: vec![r#".tags["s3cr3t-key"]"#.parse().unwrap()],
+                requires_replace: vec![
+                    r#".tags["s3cr3t-key"]"#.parse().unwrap(),
+                    ".rule[0].secret".parse().unwrap(),
+                    r#".id["s3cr3t"]"#.parse().unwrap(),
+                ],
                 ..Default::default()
             })
             .unwrap()
@@ -1110,9 +1159,14 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("Provider produced invalid plan"), "{text}");
+        // A step the schema does not have, a map key, a name inside a value: redacted.
         assert_eq!(
             by_default["requires_replace"],
-            json!([r#".tags["(redacted)"]"#])
+            json!([
+                r#".(redacted)["(redacted)"]"#,
+                ".rule[0].secret",
+                r#".id["(redacted)"]"#
+            ])
         );
         let mut kept = response();
         let keeping = policy(Values::NonSensitive, &sensitive);
@@ -1122,6 +1176,36 @@ mod tests {
             response(),
             "kept as the provider and the checks wrote it"
         );
+
+        // The sixteenth hostile pass: with non-sensitive, paths past a secret attribute kept
+        // its keys; a function's error text (quoting arguments or the result) was kept.
+        let mut past_secret = serde_json::to_value(PlanResourceChangeResponse {
+            requires_replace: vec![r#".password["s3cr3t-key"]"#.parse().unwrap()],
+            ..Default::default()
+        })
+        .unwrap();
+        schemas.decode("PlanResourceChange", "t_x", &mut past_secret, &keeping);
+        assert_eq!(past_secret["requires_replace"], json!([".password"]));
+        let error = serde_json::to_value(CallFunctionResponse::error(
+            r#"cannot parse "s3cr3t-argument""#,
+            Some(0),
+        ))
+        .unwrap();
+        for policy in [&keeping, &redacting] {
+            let mut message = error.clone();
+            schemas.decode("CallFunction", "echo", &mut message, policy);
+            let text = message.to_string();
+            assert!(!text.contains("s3cr3t"), "{text}");
+            assert_eq!(message["error"]["function_argument"], 0);
+        }
+        // A summary that quotes a value is not kept by default.
+        let mut quoted = serde_json::to_value(PlanResourceChangeResponse {
+            diagnostics: vec![Diagnostic::error(r#"Invalid value "s3cr3t""#, "")],
+            ..Default::default()
+        })
+        .unwrap();
+        schemas.decode("PlanResourceChange", "t_x", &mut quoted, &redacting);
+        assert!(!quoted.to_string().contains("s3cr3t"), "{quoted}");
     }
 
     #[test]

@@ -31,6 +31,8 @@ impl<P: Provider> ResourceServer for Checked<P> {
             && let Ok(config) = config.decode(ty)
         {
             for v in check_write_only_null(&schema.block, &config) {
+                // A sensitive map's keys (the user's configuration) are not shown.
+                let v = crate::secret::mask(&schema.block, v);
                 diagnostics.push(
                     Diagnostic::error(
                         "Write-only attribute not supported by this client",
@@ -270,7 +272,14 @@ impl<P: Provider> ResourceServer for Checked<P> {
             if found.is_empty() || (self.mode == Mode::Warn && known_type.is_some()) {
                 kept.push(imported);
             }
-            violations.extend(found);
+            // Masked by the object's own type, which may not be the requested one.
+            match &known_type {
+                Some((schema, _)) => {
+                    let block = &schema.block;
+                    violations.extend(found.map(|v| crate::secret::mask(block, v)));
+                }
+                None => violations.extend(found),
+            }
         }
         resp.imported_resources = kept;
         resp.diagnostics.extend(self.diagnostics(

@@ -20,6 +20,30 @@ pub fn is_redacted(json: &Json) -> bool {
         .is_some_and(|o| o.len() == 1 && o.get(REDACTED_MARKER) == Some(&Json::Bool(true)))
 }
 
+/// Refinements of an unknown that say nothing of its value; the others (a string's prefix,
+/// a number's bounds) are taken from it.
+const SHAPE_REFINEMENTS: &[&str] = &["not_null", "min_length", "max_length"];
+
+/// Whether `json` is an unknown's marker; if so, the refinements that hold (part of) a value
+/// are redacted in place.
+pub fn scrub_unknown(json: &mut Json) -> bool {
+    let Some(marker) = json
+        .as_object_mut()
+        .filter(|o| o.len() == 1)
+        .and_then(|o| o.get_mut(super::json::UNKNOWN_MARKER))
+    else {
+        return false;
+    };
+    if let Json::Object(refinements) = marker {
+        for (key, value) in refinements.iter_mut() {
+            if !SHAPE_REFINEMENTS.contains(&key.as_str()) {
+                *value = redacted();
+            }
+        }
+    }
+    true
+}
+
 fn is_unknown(json: &Json) -> bool {
     json.as_object()
         .is_some_and(|o| o.len() == 1 && o.contains_key(super::json::UNKNOWN_MARKER))
@@ -56,7 +80,8 @@ fn redact_attributes(json: &mut Json, attributes: &[crate::Attribute]) {
             continue;
         };
         if attr.sensitive || attr.write_only {
-            if !value.is_null() && !is_unknown(value) {
+            // An unknown keeps what says nothing of its value (a prefix, a bound would).
+            if !value.is_null() && !scrub_unknown(value) {
                 *value = redacted();
             }
         } else if let AttributeType::Nested(nested) = &attr.ty {
@@ -83,5 +108,34 @@ fn for_each_element(json: &mut Json, f: impl FnMut(&mut Json)) {
         Json::Array(items) => items.iter_mut().for_each(f),
         Json::Object(entries) => entries.values_mut().for_each(f),
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Attribute, Type};
+
+    /// The sixteenth hostile pass: an unknown of a sensitive attribute kept its refinements,
+    /// so a string's prefix reached the apply journal.
+    #[test]
+    fn a_secret_unknown_keeps_only_what_says_nothing_of_its_value() {
+        let mut password = Attribute::new("password", Type::String);
+        password.sensitive = true;
+        let block = Block {
+            attributes: vec![password, Attribute::new("name", Type::String)],
+            ..Block::default()
+        };
+        let mut json = json!({
+            "password": { "$unknown": { "prefix": "SECRET-", "not_null": true } },
+            "name": "n",
+        });
+        redact_block(&mut json, &block);
+        assert!(!json.to_string().contains("SECRET"), "{json}");
+        assert_eq!(json["password"]["$unknown"]["not_null"], true);
+        assert_eq!(json["name"], "n");
+        let mut known = json!({ "password": "SECRET", "name": null });
+        redact_block(&mut known, &block);
+        assert!(is_redacted(&known["password"]));
     }
 }

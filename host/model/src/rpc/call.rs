@@ -64,6 +64,9 @@ pub enum Field {
     Diagnostics,
     /// Attribute paths, which may hold the keys of a map.
     Paths,
+    /// A function's error: its text may quote the arguments or the result, which are never
+    /// kept; which argument it names is no value.
+    FunctionError,
 }
 
 /// The fields of each [`ImportedResource`](super::ImportedResource).

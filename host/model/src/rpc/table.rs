@@ -136,7 +136,7 @@ macro_rules! rpc_table {
                 call: |p, req: CallFunctionRequest| -> CallFunctionResponse { p.call_function(req) },
                 subject: |req| &req.name,
                 request: { name: Plain, arguments: Arguments },
-                response: { result: FunctionResult, error: Plain },
+                response: { result: FunctionResult, error: FunctionError },
             }
             MoveResourceState {
                 family: Move,

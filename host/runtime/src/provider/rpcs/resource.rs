@@ -44,19 +44,38 @@ impl WasmProvider {
             },
             Err(e) => UpgradeResourceStateResponse {
                 upgraded_state: DynamicValue::default(),
-                diagnostics: vec![
-                    tfwasm_model::Diagnostic::error(
-                        "Unable to read stored state",
-                        format!(
-                            "The stored state of {} does not match its schema (version {}): {e}.",
-                            req.type_name, req.version
-                        ),
-                    )
-                    .at(e.path.clone()),
-                ],
+                diagnostics: vec![stored_state_error(req, &schema.block, e)],
             },
         })
     }
+}
+
+/// Why stored state did not decode. The stored value is the user's: past a sensitive or
+/// write-only attribute neither a map key nor what could not be read is shown.
+fn stored_state_error(
+    req: &UpgradeResourceStateRequest,
+    block: &Block,
+    mut e: tfwasm_model::codec::CodecError,
+) -> tfwasm_model::Diagnostic {
+    let secret = tfwasm_model::schema_path::secret_prefix(block, &e.path.0);
+    if let Some(end) = secret {
+        e.path.0.truncate(end);
+    }
+    let why = match secret {
+        Some(_) => format!(
+            "the sensitive attribute at {} does not fit its type",
+            e.path
+        ),
+        None => e.to_string(),
+    };
+    tfwasm_model::Diagnostic::error(
+        "Unable to read stored state",
+        format!(
+            "The stored state of {} does not match its schema (version {}): {why}.",
+            req.type_name, req.version
+        ),
+    )
+    .at(e.path)
 }
 
 impl WasmProvider {
@@ -314,5 +333,53 @@ impl ResourceServer for WasmProvider {
                 deferred: None,
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tfwasm_model::rpc::RawState;
+    use tfwasm_model::{Attribute, Type};
+
+    use super::*;
+
+    /// The sixteenth hostile pass: when the host decoded stored state itself, the error
+    /// quoted the user's stored secret and a sensitive map's key.
+    #[test]
+    fn stored_state_that_does_not_decode_shows_no_secret() {
+        let mut pin = Attribute::new("pin", Type::Number);
+        pin.sensitive = true;
+        let mut tokens = Attribute::new("tokens", Type::map(Type::Bool));
+        tokens.sensitive = true;
+        let block = Block {
+            attributes: vec![pin, tokens, Attribute::new("n", Type::Number)],
+            ..Block::default()
+        };
+        let ty = block.implied_type();
+        let req = |json: &str| UpgradeResourceStateRequest {
+            type_name: "t_x".into(),
+            version: 0,
+            raw_state: RawState {
+                json: json.as_bytes().to_vec(),
+                flatmap: Default::default(),
+            },
+        };
+        for json in [
+            r#"{"pin":"SECRET-hunter2","tokens":null,"n":1}"#,
+            r#"{"pin":null,"tokens":{"SECRETKEY":"x"},"n":1}"#,
+        ] {
+            let r = req(json);
+            let e = tfwasm_model::codec::json::decode_bytes(&r.raw_state.json, &ty).unwrap_err();
+            let d = stored_state_error(&r, &block, e);
+            assert!(!format!("{d:?}").contains("SECRET"), "{d:?}");
+        }
+        let r = req(r#"{"pin":null,"tokens":null,"n":"x"}"#);
+        let e = tfwasm_model::codec::json::decode_bytes(&r.raw_state.json, &ty).unwrap_err();
+        let d = stored_state_error(&r, &block, e);
+        assert!(
+            d.detail.contains(".n"),
+            "what is not secret is still said: {}",
+            d.detail
+        );
     }
 }
