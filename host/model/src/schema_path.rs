@@ -46,18 +46,9 @@ fn walk(block: &Block, path: &[PathStep]) -> Stop {
         at = match at {
             Schema::Block(b) => {
                 if let Some(a) = b.attributes.iter().find(|a| &a.name == name) {
-                    if secret(a) {
-                        return Stop::Secret(i);
-                    }
-                    match &a.ty {
-                        AttributeType::Nested(object) => {
-                            // A collection's element step, then the element's attributes.
-                            if object.nesting != ObjectNesting::Single {
-                                i += 1;
-                            }
-                            Schema::Attributes(&object.attributes)
-                        }
-                        AttributeType::Type(_) => return Stop::Value(i),
+                    match enter(a, &mut i) {
+                        Ok(inside) => inside,
+                        Err(stop) => return stop,
                     }
                 } else {
                     let Some(nested) = b.block_types.iter().find(|n| &n.type_name == name) else {
@@ -73,22 +64,32 @@ fn walk(block: &Block, path: &[PathStep]) -> Stop {
                 let Some(a) = list.iter().find(|a| &a.name == name) else {
                     return Stop::OffSchema(i - 1);
                 };
-                if secret(a) {
-                    return Stop::Secret(i);
-                }
-                match &a.ty {
-                    AttributeType::Nested(object) => {
-                        if object.nesting != ObjectNesting::Single {
-                            i += 1;
-                        }
-                        Schema::Attributes(&object.attributes)
-                    }
-                    AttributeType::Type(_) => return Stop::Value(i),
+                match enter(a, &mut i) {
+                    Ok(inside) => inside,
+                    Err(stop) => return stop,
                 }
             }
         };
     }
     Stop::End
+}
+
+/// Steps into the attribute `a`, just named at `*i`: where its value's attributes are (past a
+/// nested collection's element step), or where the walk stops.
+fn enter<'a>(a: &'a Attribute, i: &mut usize) -> Result<Schema<'a>, Stop> {
+    if secret(a) {
+        return Err(Stop::Secret(*i));
+    }
+    match &a.ty {
+        AttributeType::Nested(object) => {
+            // A collection's element step, then the element's attributes.
+            if object.nesting != ObjectNesting::Single {
+                *i += 1;
+            }
+            Ok(Schema::Attributes(&object.attributes))
+        }
+        AttributeType::Type(_) => Err(Stop::Value(*i)),
+    }
 }
 
 fn secret(a: &Attribute) -> bool {
