@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use tfwasm_model::codec::redact::redact_block;
 use tfwasm_model::rpc::DynamicValue;
-use tfwasm_model::{Block, Diagnostic, Value};
+use tfwasm_model::{Block, Diagnostic, SchemaIndex, Type, Value};
 
 /// Overrides where journals are kept.
 pub const JOURNAL_DIR_ENV: &str = "TFWASM_JOURNAL_DIR";
@@ -51,9 +51,36 @@ pub struct Journal {
     left: Mutex<Vec<Left>>,
     /// Numbers this process's entry files.
     next: AtomicU64,
-    /// Resource schema blocks, shared by every entry of their type (a create must not clone a
-    /// schema just in case the guest reports).
-    blocks: Mutex<std::collections::HashMap<String, Arc<Block>>>,
+}
+
+/// A resource type's schema as the journal reads states with it: borrowed from the process's
+/// schema index, so an entry neither copies a schema (a create must not clone one just in case
+/// the guest reports) nor works out its type per report.
+#[derive(Debug, Clone)]
+pub struct TypeSchema {
+    index: Arc<SchemaIndex>,
+    type_name: String,
+}
+
+impl TypeSchema {
+    /// The resource type `type_name` of `index`, if it has one.
+    pub fn of(index: Arc<SchemaIndex>, type_name: &str) -> Option<TypeSchema> {
+        index.resource_type(type_name)?;
+        index.provider.resources.get(type_name)?;
+        Some(TypeSchema {
+            index,
+            type_name: type_name.to_owned(),
+        })
+    }
+
+    fn block(&self) -> &Block {
+        &self.index.provider.resources[&self.type_name].block
+    }
+
+    fn ty(&self) -> &Type {
+        (self.index.resource_type(&self.type_name))
+            .unwrap_or_else(|| unreachable!("`of` found the type"))
+    }
 }
 
 #[derive(Debug)]
@@ -109,7 +136,6 @@ impl Journal {
                 dir,
                 left: Mutex::new(left),
                 next: AtomicU64::new(0),
-                blocks: Mutex::default(),
             });
         }
         // What we read here decides what a plan says, so only a private directory counts.
@@ -149,23 +175,7 @@ impl Journal {
             dir,
             left: Mutex::new(left),
             next: AtomicU64::new(0),
-            blocks: Mutex::default(),
         })
-    }
-
-    /// The schema block of `type_name`, from `schema` the first time it is asked for.
-    pub(crate) fn block(
-        &self,
-        type_name: &str,
-        schema: impl FnOnce() -> Option<Block>,
-    ) -> Option<Arc<Block>> {
-        let mut blocks = self.blocks.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(block) = blocks.get(type_name) {
-            return Some(block.clone());
-        }
-        let block = Arc::new(schema()?);
-        blocks.insert(type_name.to_owned(), block.clone());
-        Some(block)
     }
 
     /// Where this journal's entries live.
@@ -174,12 +184,12 @@ impl Journal {
     }
 
     /// An entry for an apply of `type_name` with `config`, written only once the guest
-    /// reports a state. `block` is the resource's schema (for redaction and the `id`).
+    /// reports a state. `schema` is the resource's (for redaction and the `id`).
     pub(crate) fn pending(
         &self,
         type_name: &str,
         config: &DynamicValue,
-        block: Arc<Block>,
+        schema: TypeSchema,
     ) -> Pending {
         let n = self.next.fetch_add(1, Ordering::Relaxed);
         Pending {
@@ -188,7 +198,7 @@ impl Journal {
                 .join(format!("{}-{n}-{type_name}.json", std::process::id())),
             type_name: type_name.to_owned(),
             config_sha256: digest(config),
-            block,
+            schema,
             written: false,
         }
     }
@@ -209,15 +219,15 @@ impl Journal {
 
     /// `state` of `type_name` is in Terraform's hands now (imported, or read from its
     /// state): entries naming the same object are settled and removed.
-    pub fn settled(&self, type_name: &str, state: &DynamicValue, block: &Block) {
+    pub fn settled(&self, type_name: &str, state: &DynamicValue, schema: &TypeSchema) {
         let mut left = self.left.lock().unwrap_or_else(|p| p.into_inner());
         if left.is_empty() {
             return;
         }
         let Some(id) = state
-            .decode(&block.implied_type())
+            .decode(schema.ty())
             .ok()
-            .and_then(|v| readable_id(&v, block))
+            .and_then(|v| readable_id(&v, schema.block()))
         else {
             return;
         };
@@ -239,7 +249,7 @@ pub(crate) struct Pending {
     path: PathBuf,
     type_name: String,
     config_sha256: String,
-    block: Arc<Block>,
+    schema: TypeSchema,
     written: bool,
 }
 
@@ -251,19 +261,21 @@ impl Pending {
     /// The entry is JSON, where a six-byte `1e999` becomes 1,000 digits: what a state
     /// would write is bounded before it is built, so the allowance bounds memory and disk.
     pub(crate) fn record(&mut self, state: &[u8], allowance: usize) -> Option<usize> {
-        let ty = self.block.implied_type();
-        let value = tfwasm_model::codec::msgpack::decode(state, &ty).ok();
+        let ty = self.schema.ty();
+        let value = tfwasm_model::codec::msgpack::decode(state, ty).ok();
         if value
             .as_ref()
             .is_some_and(|v| number_text_bytes(v) > allowance)
         {
             return None;
         }
-        let id = value.as_ref().and_then(|v| readable_id(v, &self.block));
+        let id = value
+            .as_ref()
+            .and_then(|v| readable_id(v, self.schema.block()));
         let mut json = value
-            .and_then(|v| tfwasm_model::codec::json::encode_with_unknowns(&v, &ty).ok())
+            .and_then(|v| tfwasm_model::codec::json::encode_with_unknowns(&v, ty).ok())
             .unwrap_or(serde_json::Value::Null);
-        redact_block(&mut json, &self.block);
+        redact_block(&mut json, self.schema.block());
         let entry = Entry {
             format: FORMAT,
             pid: std::process::id(),
@@ -494,6 +506,16 @@ mod tests {
         assert!(!gone(0), "unwatched: every answer counts as delivered");
     }
 
+    /// `block` as the schema of `t_x`, in an index of its own.
+    fn schema_of(block: Block) -> TypeSchema {
+        let mut provider = tfwasm_model::ProviderSchema::default();
+        provider
+            .resources
+            .insert("t_x".into(), tfwasm_model::Schema { version: 0, block });
+        let index = SchemaIndex::new(provider, Default::default(), Default::default());
+        TypeSchema::of(Arc::new(index), "t_x").unwrap()
+    }
+
     fn block() -> Block {
         let mut secret = Attribute::new("password", Type::String);
         secret.sensitive = true;
@@ -544,7 +566,7 @@ mod tests {
         numbers
             .attributes
             .push(Attribute::new("n", Type::List(Box::new(Type::Number))));
-        let numbers = Arc::new(numbers);
+        let numbers = schema_of(numbers);
         // {"id": "obj-1", "n": ["1e999" × 200], "name": null, "password": null}, numbers
         // as text as a guest may send them.
         let mut sent = vec![0x84, 0xa2, b'i', b'd', 0xa5];
@@ -633,7 +655,7 @@ mod tests {
     #[test]
     fn an_entry_left_by_a_dead_process_stops_the_same_create_until_settled() {
         let (root, component, journal) = fresh();
-        let mut pending = journal.pending("t_x", &config("a"), Arc::new(block()));
+        let mut pending = journal.pending("t_x", &config("a"), schema_of(block()));
         pending.record(&state("obj-1").msgpack, usize::MAX);
         // The process "dies": the entry stays, now owned by a pid that does not exist.
         let file = std::fs::read_dir(journal.dir())
@@ -665,9 +687,9 @@ mod tests {
             "other type"
         );
 
-        next.settled("t_x", &state("obj-2"), &block());
+        next.settled("t_x", &state("obj-2"), &schema_of(block()));
         assert!(file.exists(), "another object does not settle it");
-        next.settled("t_x", &state("obj-1"), &block());
+        next.settled("t_x", &state("obj-1"), &schema_of(block()));
         assert!(!file.exists(), "importing the object settles it");
         assert!(next.interrupted("t_x", &config("a")).is_empty());
     }
@@ -675,7 +697,7 @@ mod tests {
     #[test]
     fn an_answered_apply_leaves_nothing_and_a_live_process_keeps_its_entries() {
         let (root, component, journal) = fresh();
-        let mut pending = journal.pending("t_x", &config("a"), Arc::new(block()));
+        let mut pending = journal.pending("t_x", &config("a"), schema_of(block()));
         pending.record(&state("obj-1").msgpack, usize::MAX);
         let file = journal.dir().join(pending.path.file_name().unwrap());
         // Seen from another process while a live one (here: our parent) owns the entry,

@@ -10,8 +10,6 @@ use tfwasm_model::rpc::{
     UpgradeResourceStateResponse, ValidateConfigRequest,
 };
 
-use std::sync::Arc;
-
 use tfwasm_model::Block;
 
 use super::super::WasmProvider;
@@ -19,6 +17,7 @@ use super::{bytes, diagnostics};
 use crate::Journal;
 use crate::bindings::Exports as _;
 use crate::bindings::{self, resource, wit};
+use crate::journal::TypeSchema;
 
 impl WasmProvider {
     /// UpgradeResourceState of state already at the current schema version, answered in the
@@ -79,15 +78,12 @@ fn stored_state_error(
 }
 
 impl WasmProvider {
-    /// The journal and the resource's schema block, when the journal is on and the guest
+    /// The journal and the resource type's schema, when the journal is on and the guest
     /// knows `type_name`.
-    async fn journal_for(&self, type_name: &str) -> Option<(&Journal, Arc<Block>)> {
+    async fn journal_for(&self, type_name: &str) -> Option<(&Journal, TypeSchema)> {
         let journal = self.journal.as_ref()?;
         let known = self.guest_schema().await.ok()?;
-        let block = journal.block(type_name, || {
-            Some(known.index.provider.resources.get(type_name)?.block.clone())
-        })?;
-        Some((journal, block))
+        Some((journal, TypeSchema::of(known.index.clone(), type_name)?))
     }
 }
 
@@ -156,8 +152,8 @@ impl ResourceServer for WasmProvider {
             current_identity: req.current_identity.clone().map(bytes),
         };
         let current_identity = req.current_identity;
-        if let Some((journal, block)) = self.journal_for(&subject).await {
-            journal.settled(&subject, &current_state, &block);
+        if let Some((journal, schema)) = self.journal_for(&subject).await {
+            journal.settled(&subject, &current_state, &schema);
         }
         match self
             .call(Rpc::ReadResource, &subject, move |store, guest| {
@@ -247,7 +243,7 @@ impl ResourceServer for WasmProvider {
         let journal = if req.prior_state.is_null() {
             self.journal_for(&subject)
                 .await
-                .map(|(journal, block)| journal.pending(&subject, &req.config, block))
+                .map(|(journal, schema)| journal.pending(&subject, &req.config, schema))
         } else {
             None
         };
@@ -317,8 +313,8 @@ impl ResourceServer for WasmProvider {
                     })
                     .collect();
                 for r in &imported_resources {
-                    if let Some((journal, block)) = self.journal_for(&r.type_name).await {
-                        journal.settled(&r.type_name, &r.state, &block);
+                    if let Some((journal, schema)) = self.journal_for(&r.type_name).await {
+                        journal.settled(&r.type_name, &r.state, &schema);
                     }
                 }
                 ImportResourceStateResponse {
