@@ -321,11 +321,50 @@ fn string_kind(kind: old::StringKind) -> new::StringKind {
     }
 }
 
+/// 0.1.0's exports that differ from the latest only in their types: the request converted
+/// down, the call, the answer converted up.
+macro_rules! converted {
+    ($(fn $name:ident(req: &$req:ty) -> $resp:ty = $call:ident($down:ident) => $up:ident;)+) => {
+        $(
+            async fn $name(
+                &self,
+                store: S<'_>,
+                ctx: &new::ProviderContext,
+                req: &$req,
+            ) -> Result<$resp> {
+                (self.tfwasm_provider_provider())
+                    .$call(store, &context(ctx), &$down(req))
+                    .await
+                    .map($up)
+            }
+        )+
+    };
+}
+
 /// 0.1.0's exports in the latest types: requests converted down, answers up; what 0.1.0
 /// cannot do (moves, identities, ephemeral resources, functions) answered with a diagnostic
 /// naming the version, which the host never announces for it, so only a client that asks
 /// anyway sees one.
 impl super::Exports for TfwasmProvider {
+    converted! {
+        fn validate_resource_config(req: &new::ValidateRequest) -> Vec<new::Diagnostic>
+            = call_validate_resource_config(validate_request) => diagnostics;
+        fn upgrade_resource_state(req: &resource::UpgradeRequest) -> resource::UpgradeResponse
+            = call_upgrade_resource_state(upgrade_request) => upgrade_response;
+        fn read_resource(req: &resource::ReadRequest) -> resource::ReadResponse
+            = call_read_resource(read_request) => read_response;
+        fn plan_resource_change(req: &resource::PlanRequest) -> resource::PlanResponse
+            = call_plan_resource_change(plan_request) => plan_response;
+        fn apply_resource_change(req: &resource::ApplyRequest) -> resource::ApplyResponse
+            = call_apply_resource_change(apply_request) => apply_response;
+        fn import_resource_state(req: &resource::ImportRequest) -> resource::ImportResponse
+            = call_import_resource_state(import_request) => import_response;
+        fn validate_data_resource_config(req: &new::ValidateRequest) -> Vec<new::Diagnostic>
+            = call_validate_data_resource_config(validate_request) => diagnostics;
+        fn read_data_source(req: &data_source::ReadDataRequest) -> data_source::ReadDataResponse
+            = call_read_data_source(read_data_request) => read_data_response;
+    }
+
     async fn get_schema(&self, store: S<'_>) -> Result<new::ProviderSchema> {
         let s = self
             .tfwasm_provider_provider()
@@ -352,72 +391,6 @@ impl super::Exports for TfwasmProvider {
             .call_configure_provider(store, &context(ctx))
             .await
             .map(diagnostics)
-    }
-    async fn validate_resource_config(
-        &self,
-        store: S<'_>,
-        ctx: &new::ProviderContext,
-        req: &new::ValidateRequest,
-    ) -> Result<Vec<new::Diagnostic>> {
-        (self.tfwasm_provider_provider())
-            .call_validate_resource_config(store, &context(ctx), &validate_request(req))
-            .await
-            .map(diagnostics)
-    }
-    async fn upgrade_resource_state(
-        &self,
-        store: S<'_>,
-        ctx: &new::ProviderContext,
-        req: &resource::UpgradeRequest,
-    ) -> Result<resource::UpgradeResponse> {
-        (self.tfwasm_provider_provider())
-            .call_upgrade_resource_state(store, &context(ctx), &upgrade_request(req))
-            .await
-            .map(upgrade_response)
-    }
-    async fn read_resource(
-        &self,
-        store: S<'_>,
-        ctx: &new::ProviderContext,
-        req: &resource::ReadRequest,
-    ) -> Result<resource::ReadResponse> {
-        (self.tfwasm_provider_provider())
-            .call_read_resource(store, &context(ctx), &read_request(req))
-            .await
-            .map(read_response)
-    }
-    async fn plan_resource_change(
-        &self,
-        store: S<'_>,
-        ctx: &new::ProviderContext,
-        req: &resource::PlanRequest,
-    ) -> Result<resource::PlanResponse> {
-        (self.tfwasm_provider_provider())
-            .call_plan_resource_change(store, &context(ctx), &plan_request(req))
-            .await
-            .map(plan_response)
-    }
-    async fn apply_resource_change(
-        &self,
-        store: S<'_>,
-        ctx: &new::ProviderContext,
-        req: &resource::ApplyRequest,
-    ) -> Result<resource::ApplyResponse> {
-        (self.tfwasm_provider_provider())
-            .call_apply_resource_change(store, &context(ctx), &apply_request(req))
-            .await
-            .map(apply_response)
-    }
-    async fn import_resource_state(
-        &self,
-        store: S<'_>,
-        ctx: &new::ProviderContext,
-        req: &resource::ImportRequest,
-    ) -> Result<resource::ImportResponse> {
-        (self.tfwasm_provider_provider())
-            .call_import_resource_state(store, &context(ctx), &import_request(req))
-            .await
-            .map(import_response)
     }
     /// None: the host does not announce the capability, so Terraform reports the move
     /// itself.
@@ -451,28 +424,6 @@ impl super::Exports for TfwasmProvider {
                 &format!("has no resource identities (asked for {:?})", req.type_name),
             )],
         })
-    }
-    async fn validate_data_resource_config(
-        &self,
-        store: S<'_>,
-        ctx: &new::ProviderContext,
-        req: &new::ValidateRequest,
-    ) -> Result<Vec<new::Diagnostic>> {
-        (self.tfwasm_provider_provider())
-            .call_validate_data_resource_config(store, &context(ctx), &validate_request(req))
-            .await
-            .map(diagnostics)
-    }
-    async fn read_data_source(
-        &self,
-        store: S<'_>,
-        ctx: &new::ProviderContext,
-        req: &data_source::ReadDataRequest,
-    ) -> Result<data_source::ReadDataResponse> {
-        (self.tfwasm_provider_provider())
-            .call_read_data_source(store, &context(ctx), &read_data_request(req))
-            .await
-            .map(read_data_response)
     }
     async fn validate_ephemeral_resource_config(
         &self,
