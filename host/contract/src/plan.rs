@@ -84,7 +84,9 @@ pub fn check_requires_replace(block: &Block, prior: &Value, paths: &[AttributePa
         .map(|path| {
             Violation::new(
                 path,
-                format!("requires_replace names a non-existent attribute path {path}"),
+                // The path is the violation's own (cut where a secret begins), not repeated
+                // here whole.
+                "requires_replace names a non-existent attribute path",
             )
         })
         .collect()

@@ -350,8 +350,16 @@ async fn schemas_of<'a, P: Provider>(
     provider: &P,
     cell: &'a tokio::sync::OnceCell<Schemas>,
 ) -> &'a Schemas {
-    cell.get_or_init(|| async { Schemas(tfwasm_model::schema_index::index_of(provider).await) })
-        .await
+    static NONE: std::sync::LazyLock<Schemas> = std::sync::LazyLock::new(Schemas::default);
+    if let Some(schemas) = cell.get() {
+        return schemas;
+    }
+    // A failed answer is not kept: values meanwhile are read with no schema (redacted whole).
+    let index = tfwasm_model::schema_index::index_of(provider).await;
+    if tfwasm_model::has_error(&index.provider.diagnostics) {
+        return &NONE;
+    }
+    cell.get_or_init(|| async { Schemas(index) }).await
 }
 
 /// Reads `path` as JSON of `T`, naming the file in errors.

@@ -184,10 +184,16 @@ impl Schemas {
                 };
                 let block = (object_of(family, subject, Field::Object))
                     .and_then(|object| self.object_block(object));
+                // Names looked up in the schema for this field's paths: thousands of paths
+                // through a schema of a million names cost seconds (the seventeenth pass);
+                // past the budget a path is redacted as if a secret began where it ran out.
+                let mut budget = MAX_PATH_LOOKUPS;
                 for item in items {
                     match what {
-                        Field::Diagnostics => redact_diagnostic(item, block, policy.values),
-                        _ => redact_path(item, block, policy.values),
+                        Field::Diagnostics => {
+                            redact_diagnostic(item, block, policy.values, &mut budget)
+                        }
+                        _ => redact_path(item, block, policy.values, &mut budget),
                     }
                 }
             }
@@ -451,17 +457,53 @@ fn redact_undeclared(json: &mut Json, ty: &Type) {
     }
 }
 
-/// A diagnostic as a recording keeps it. By default: its severity, its summary when that
-/// shows no value, and its path with what follows the schema's own structure redacted (map
+/// Most schema names one message field's paths may look at (see `redact_path`).
+const MAX_PATH_LOOKUPS: usize = 1 << 22;
+
+/// The summaries tfwasm itself writes (the contract checks, the runtime): what a default
+/// recording keeps of a summary. A guest's summary is its own text, which may quote anything
+/// (a configured value in backticks, a bare word), so no rule can tell it holds none: it is
+/// kept by its length. A summary tfwasm rewords is only redacted, never leaked.
+const HOST_SUMMARIES: &[&str] = &[
+    "Provider produced invalid object",
+    "Provider produced invalid plan",
+    "Provider produced inconsistent result after apply",
+    "Invalid resource state upgrade",
+    "Invalid resource identity upgrade",
+    "Provider deferred a change the client cannot defer",
+    "Write-only attribute not supported by this client",
+    "An interrupted apply left an object behind",
+    "Provider returned an invalid schema",
+    "Unable to read stored state",
+    "Provider exceeded its fuel budget",
+    "Provider exceeded its time limit",
+    "Provider call cancelled",
+    "Provider exceeded its memory limit",
+    "Provider crashed",
+    "Provider could not start",
+    "Provider returned a value that is too large",
+    "Provider state reports not journaled",
+    "Provider imported too many objects",
+    "Provider planned too many replacement paths",
+    "Provider diagnostics capped",
+];
+
+/// A diagnostic as a recording keeps it. By default: its severity, its summary when tfwasm
+/// wrote it, and its path with what follows the schema's own structure redacted (map
 /// keys, names a configuration chose), not its detail, which may quote values (a contract
 /// violation quotes the configured and planned ones). With `non-sensitive`: whole, its path
 /// cut at a secret attribute.
-fn redact_diagnostic(diagnostic: &mut Json, block: Option<&Block>, values: Values) {
+fn redact_diagnostic(
+    diagnostic: &mut Json,
+    block: Option<&Block>,
+    values: Values,
+    budget: &mut usize,
+) {
     if values == Values::Redacted {
         let summary = diagnostic.get_mut("summary");
         if let Some(summary) = summary
             && let Some(text) = summary.as_str()
-            && !tfwasm_contract::shows_no_value(text)
+            && !HOST_SUMMARIES.contains(&text)
         {
             *summary = Json::String(format!("(not recorded: {} bytes)", text.len()));
         }
@@ -476,7 +518,7 @@ fn redact_diagnostic(diagnostic: &mut Json, block: Option<&Block>, values: Value
         }
     }
     if let Some(path) = diagnostic.get_mut("attribute") {
-        redact_path(path, block, values);
+        redact_path(path, block, values, budget);
     }
 }
 
@@ -484,9 +526,9 @@ fn redact_diagnostic(diagnostic: &mut Json, block: Option<&Block>, values: Value
 /// every step past the schema's own structure (into a value, past a secret) redacted; with
 /// `non-sensitive`, cut at the first sensitive or write-only attribute. Without the object's
 /// schema, by default, every step is redacted but the first.
-fn redact_path(path: &mut Json, block: Option<&Block>, values: Values) {
+fn redact_path(path: &mut Json, block: Option<&Block>, values: Values, budget: &mut usize) {
     use tfwasm_model::PathStep;
-    use tfwasm_model::schema_path::{secret_prefix, value_prefix};
+    use tfwasm_model::schema_path::{secret_prefix_within, value_prefix_within};
     let Some(text) = path.as_str() else {
         return;
     };
@@ -497,7 +539,9 @@ fn redact_path(path: &mut Json, block: Option<&Block>, values: Values) {
     match values {
         Values::Redacted => {
             let start = match block {
-                Some(block) => value_prefix(block, &parsed.0).unwrap_or(parsed.0.len()),
+                Some(block) => {
+                    value_prefix_within(block, &parsed.0, budget).unwrap_or(parsed.0.len())
+                }
                 None => 1,
             };
             for (i, step) in parsed.0.iter_mut().enumerate() {
@@ -509,7 +553,8 @@ fn redact_path(path: &mut Json, block: Option<&Block>, values: Values) {
             }
         }
         Values::NonSensitive => {
-            if let Some(end) = block.and_then(|block| secret_prefix(block, &parsed.0)) {
+            let end = block.and_then(|block| secret_prefix_within(block, &parsed.0, budget));
+            if let Some(end) = end {
                 parsed.0.truncate(end);
             }
         }
@@ -1198,14 +1243,23 @@ mod tests {
             assert!(!text.contains("s3cr3t"), "{text}");
             assert_eq!(message["error"]["function_argument"], 0);
         }
-        // A summary that quotes a value is not kept by default.
-        let mut quoted = serde_json::to_value(PlanResourceChangeResponse {
-            diagnostics: vec![Diagnostic::error(r#"Invalid value "s3cr3t""#, "")],
-            ..Default::default()
-        })
-        .unwrap();
-        schemas.decode("PlanResourceChange", "t_x", &mut quoted, &redacting);
-        assert!(!quoted.to_string().contains("s3cr3t"), "{quoted}");
+        // A guest's summary is not kept by default, however it quotes (the seventeenth pass:
+        // backticks, typographic quotes, other digits, bare words); tfwasm's own are.
+        for summary in [
+            r#"Invalid value "s3cr3t""#,
+            "Invalid password `s3cr3t`",
+            "Invalid password \u{201c}s3cr3t\u{201d}",
+            "Invalid PIN \u{ff11}\u{ff12} s3cr3t",
+            "Login failed: password is s3cr3t",
+        ] {
+            let mut quoted = serde_json::to_value(PlanResourceChangeResponse {
+                diagnostics: vec![Diagnostic::error(summary, "")],
+                ..Default::default()
+            })
+            .unwrap();
+            schemas.decode("PlanResourceChange", "t_x", &mut quoted, &redacting);
+            assert!(!quoted.to_string().contains("s3cr3t"), "{quoted}");
+        }
     }
 
     #[test]

@@ -63,12 +63,19 @@ impl<P: Provider> Checked<P> {
         &self.inner
     }
 
-    /// The schema index, asked of the wrapped provider once.
+    /// The schema index, asked of the wrapped provider until it answers without an error.
+    /// A failed answer is not kept (the seventeenth hostile pass: a guest that failed its
+    /// first schema calls turned every check off for the process); the call that met it is
+    /// checked against no schema, as for a type the provider does not have.
     async fn index(&self) -> &Arc<SchemaIndex> {
+        static NONE: std::sync::LazyLock<Arc<SchemaIndex>> = std::sync::LazyLock::new(Arc::default);
         if let Some(index) = self.schema.get() {
             return index;
         }
         let index = tfwasm_model::schema_index::index_of(&self.inner).await;
+        if tfwasm_model::has_error(&index.provider.diagnostics) {
+            return &NONE;
+        }
         self.schema.get_or_init(|| index)
     }
 

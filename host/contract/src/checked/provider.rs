@@ -7,7 +7,12 @@ use super::Checked;
 
 impl<P: Provider> ProviderServer for Checked<P> {
     async fn get_provider_schema(&self) -> ProviderSchema {
-        self.schema().await.clone()
+        let schema = self.schema().await.clone();
+        match self.schema.get() {
+            Some(_) => schema,
+            // Not known yet (the provider's answer failed): its answer, errors and all.
+            None => self.inner.get_provider_schema().await,
+        }
     }
 
     fn plans_destroy(&self) -> bool {
@@ -27,6 +32,7 @@ impl<P: Provider> ProviderServer for Checked<P> {
     }
 
     async fn schema_index(&self) -> Option<std::sync::Arc<tfwasm_model::SchemaIndex>> {
-        Some(self.index().await.clone())
+        self.index().await;
+        self.schema.get().cloned()
     }
 }

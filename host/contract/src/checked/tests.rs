@@ -1187,3 +1187,70 @@ fn the_checks_share_the_providers_schema_index() {
     let built = run(tfwasm_model::schema_index::index_of(&Fake::default()));
     assert!(built.provider.resources.contains_key("fake_thing"));
 }
+
+/// The seventeenth hostile pass: a schema answer that failed once was kept, and every later
+/// check of the process ran against no schema.
+#[test]
+fn a_failed_schema_answer_is_asked_again() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use tfwasm_model::Rpc;
+    struct Flaky(AtomicUsize);
+    impl tfwasm_model::rpc::Handler for Flaky {
+        async fn handle<C: tfwasm_model::rpc::Call>(&self, _req: C::Request) -> C::Response {
+            let mut answer = serde_json::to_value(C::Response::default()).unwrap();
+            if C::RPC == Rpc::GetProviderSchema {
+                let schema = match self.0.fetch_add(1, Ordering::SeqCst) {
+                    0 => ProviderSchema {
+                        diagnostics: vec![Diagnostic::error(
+                            "Provider exceeded its time limit",
+                            "",
+                        )],
+                        ..ProviderSchema::default()
+                    },
+                    _ => {
+                        let mut schema = ProviderSchema::default();
+                        schema.resources.insert(
+                            "fake_thing".into(),
+                            Schema {
+                                version: 0,
+                                block: block(),
+                            },
+                        );
+                        schema
+                    }
+                };
+                answer = serde_json::to_value(schema).unwrap();
+            } else if C::RPC == Rpc::ReadResource {
+                let read = ReadResourceResponse {
+                    new_state: obj("a".into(), Value::unknown()),
+                    ..Default::default()
+                };
+                answer = serde_json::to_value(read).unwrap();
+            }
+            serde_json::from_value(answer).unwrap()
+        }
+    }
+    let checked = Checked::new(
+        tfwasm_model::rpc::Handled(Flaky(AtomicUsize::new(0))),
+        "fake",
+        Mode::Enforce,
+    );
+    let read = || ReadResourceRequest {
+        type_name: "fake_thing".into(),
+        current_state: obj("a".into(), "i".into()),
+        ..Default::default()
+    };
+    let first = run(checked.read_resource(read()));
+    assert!(
+        first.diagnostics.is_empty(),
+        "no schema yet: {:?}",
+        first.diagnostics
+    );
+    let second = run(checked.read_resource(read()));
+    assert_eq!(
+        second.diagnostics.len(),
+        1,
+        "checked once the schema answers"
+    );
+    assert_eq!(run(checked.get_provider_schema()).resources.len(), 1);
+}

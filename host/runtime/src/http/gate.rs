@@ -104,8 +104,9 @@ impl WasiHttpHooks for HttpGate {
         };
         if !self.allow.allows(&scheme, &host, port) {
             let entry = format!("{scheme}://{host}:{port}");
+            // Where it went, not what it carried: a query may hold a key.
             tracing::warn!(
-                url = short(&uri.to_string()),
+                url = short(&format!("{entry}{}", uri.path())),
                 "outgoing request denied; allow it with {}",
                 short(&entry)
             );
