@@ -197,7 +197,7 @@ fn read_update_delete_and_import_violations() {
             &[
                 "tfwasm checked the ReadResource result",
                 "found at `.result`: unknown value in a returned state",
-                "found at `.nope`: requires_replace names a non-existent attribute path .nope",
+                "found at `.nope`: requires_replace names a non-existent attribute path",
             ],
         );
 
