@@ -34,7 +34,7 @@ pub use apply::check_apply;
 pub use checked::{Checked, Mode};
 pub use function::check_function_result;
 pub use identity::{IdentityRole, check_identity, check_identity_kept, is_empty_identity};
-pub use plan::{check_plan, check_plan_for, check_requires_replace};
+pub use plan::{check_plan, check_plan_for, check_requires_replace, check_requires_replace_in};
 pub use render::render;
 pub use results::{check_data_source, check_import, check_wholly_known};
 use tfwasm_model::{AttributePath, Value};

@@ -77,10 +77,18 @@ pub fn check_requires_replace(block: &Block, prior: &Value, paths: &[AttributePa
     if prior.is_null() {
         return Violations::new();
     }
-    let ty = block.implied_type();
+    check_requires_replace_in(&block.implied_type(), prior, paths)
+}
+
+/// [`check_requires_replace`] against the block's value type, already worked out (the
+/// checks read it from the schema index rather than rebuild it per plan).
+pub fn check_requires_replace_in(ty: &Type, prior: &Value, paths: &[AttributePath]) -> Violations {
+    if prior.is_null() {
+        return Violations::new();
+    }
     paths
         .iter()
-        .filter(|path| !path_exists(&ty, path))
+        .filter(|path| !path_exists(ty, path))
         .map(|path| {
             Violation::new(
                 path,

@@ -386,12 +386,11 @@ mod tests {
             attributes: vec![Attribute::new("id", Type::String), password],
             ..Block::default()
         };
-        let mut schemas = Schemas::default();
-        schemas
-            .provider
+        let mut provider = tfwasm_model::ProviderSchema::default();
+        provider
             .resources
             .insert("t_x".into(), Schema { version: 0, block });
-        schemas
+        Schemas::new(provider, Default::default(), Default::default())
     }
 
     fn plan(seq: u64, password: &str) -> Entry {

@@ -12,16 +12,17 @@
 //! Nor a value whose readable form would pass [`MAX_READABLE_BYTES`]: a guest chooses its
 //! answers, and a few bytes of msgpack can be kilobytes of indented, redacted JSON.
 
+use std::borrow::Cow;
+use std::sync::Arc;
+
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value as Json, json};
-use std::sync::Arc;
 use tfwasm_model::codec::json::{decode_with_unknowns, encode_with_unknowns};
 use tfwasm_model::codec::redact::{is_redacted, redacted};
 use tfwasm_model::rpc::{
     Family, Field, GetFunctionsResponse, GetResourceIdentitySchemasResponse, IMPORTED_FIELDS,
 };
-
 use tfwasm_model::{Block, ProviderSchema, Rpc, SchemaIndex, Type, Value};
 
 use super::Values;
@@ -38,13 +39,6 @@ impl std::ops::Deref for Schemas {
 
     fn deref(&self) -> &SchemaIndex {
         &self.0
-    }
-}
-
-impl std::ops::DerefMut for Schemas {
-    /// For tests and tools that build schemas by hand: a copy once shared.
-    fn deref_mut(&mut self) -> &mut SchemaIndex {
-        Arc::make_mut(&mut self.0)
     }
 }
 
@@ -171,8 +165,7 @@ impl Schemas {
             Field::RawState => {
                 // Stored under an older schema version: names the current one does not have
                 // (a renamed secret) are kept of nothing.
-                let ty = self.object_block(Object::Resource(subject));
-                let declared = ty.map(Block::implied_type);
+                let declared = self.resource_type(subject);
                 raw(value, Some((Object::Resource(subject), declared)), policy)
             }
             // Identity attributes cannot be marked sensitive.
@@ -245,7 +238,7 @@ impl Schemas {
                     || policy.values == Values::Redacted;
                 let object = object_of(family, subject, what);
                 // A value of a type this schema does not describe is redacted whole.
-                decode_value(value, ty.as_ref(), object, whole, policy);
+                decode_value(value, ty.as_deref(), object, whole, policy);
             }
         }
     }
@@ -289,10 +282,10 @@ impl Schemas {
             Some(Field::RawState) => {
                 // Stored JSON of some schema version: filled by the current schema's
                 // attribute names, as far as they match.
-                if let Some(block) = self.object_block(Object::Resource(subject))
+                if let Some(ty) = self.resource_type(subject)
                     && let Some(json) = value.get_mut("json")
                 {
-                    fill_redacted(json, &block.implied_type());
+                    fill_redacted(json, ty);
                 }
             }
             Some(Field::Arguments) => {
@@ -327,17 +320,27 @@ impl Schemas {
         }
     }
 
-    /// The type of a value of `what`, when this schema describes it.
-    fn value_type(&self, family: Option<Family>, subject: &str, what: Field) -> Option<Type> {
+    /// The type of a value of `what`, when this schema describes it: the index's, worked out
+    /// once, except for the provider's own blocks, which are recorded a few times a run.
+    fn value_type(
+        &self,
+        family: Option<Family>,
+        subject: &str,
+        what: Field,
+    ) -> Option<Cow<'_, Type>> {
         if let Some(object) = object_of(family, subject, what) {
-            return self.object_block(object).map(Block::implied_type);
+            return match object {
+                Object::Resource(name) => self.resource_type(name).map(Cow::Borrowed),
+                Object::DataSource(name) => self.data_source_type(name).map(Cow::Borrowed),
+                Object::EphemeralResource(name) => self.ephemeral_type(name).map(Cow::Borrowed),
+                Object::Provider | Object::ProviderMeta => self
+                    .object_block(object)
+                    .map(|b| Cow::Owned(b.implied_type())),
+            };
         }
         match what {
-            Field::Identity => {
-                let schema = self.identities.get(subject)?;
-                Some(schema.implied_type())
-            }
-            Field::FunctionResult => Some(self.functions.get(subject)?.return_type.clone()),
+            Field::Identity => self.identity_type(subject).map(Cow::Borrowed),
+            Field::FunctionResult => Some(Cow::Borrowed(&self.functions.get(subject)?.return_type)),
             _ => None,
         }
     }
@@ -410,7 +413,7 @@ fn redact_field_again(
 /// A stored state or identity as Terraform sends it for an upgrade: redacted whole by default;
 /// with `non-sensitive`, its JSON redacted by the secrets of `object` as far as the attribute
 /// names match. A flatmap state or JSON that does not parse is redacted whole.
-fn raw(value: &mut Json, object: Option<(Object<'_>, Option<Type>)>, policy: &Policy<'_>) {
+fn raw(value: &mut Json, object: Option<(Object<'_>, Option<&Type>)>, policy: &Policy<'_>) {
     let readable = policy.values == Values::NonSensitive
         && value.get("flatmap").is_none()
         && value
@@ -422,7 +425,7 @@ fn raw(value: &mut Json, object: Option<(Object<'_>, Option<Type>)>, policy: &Po
             Some((_, None)) => *value = redacted(),
             Some((object, Some(declared))) => {
                 policy.sensitive.redact(object, json);
-                redact_undeclared(json, &declared);
+                redact_undeclared(json, declared);
             }
             None => {}
         },
@@ -1264,11 +1267,12 @@ mod tests {
 
     #[test]
     fn schemas_are_recorded_as_they_are() {
-        let mut schemas = schemas(true);
-        schemas.provider.provider_meta = Some(Schema {
+        let mut provider = schemas(true).provider.clone();
+        provider.provider_meta = Some(Schema {
             version: 0,
             block: block(true),
         });
+        let schemas = Schemas::new(provider, Default::default(), Default::default());
         let sensitive = Sensitive::of(&schemas.provider);
         let mut json = serde_json::to_value(&schemas.provider).unwrap();
         let before = json.clone();

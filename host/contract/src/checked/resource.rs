@@ -11,7 +11,7 @@ use tfwasm_model::{Diagnostic, Diagnostics, Provider, Value};
 use super::stored;
 use super::{Checked, Mode, decode_result};
 use crate::{
-    IdentityRole, Violations, check_apply, check_import, check_plan_for, check_requires_replace,
+    IdentityRole, Violations, check_apply, check_import, check_plan_for, check_requires_replace_in,
     check_write_only_null, has_write_only,
 };
 
@@ -149,8 +149,8 @@ impl<P: Provider> ResourceServer for Checked<P> {
                 }
                 Err(v) => Violations::from(vec![v]),
             };
-            violations.extend(check_requires_replace(
-                &schema.block,
+            violations.extend(check_requires_replace_in(
+                ty,
                 &prior,
                 &resp.requires_replace,
             ));
