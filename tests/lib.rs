@@ -123,6 +123,12 @@ impl Client {
     pub fn has_identity(&self) -> bool {
         self.at_least((1, 12, 0), (1, 12, 0))
     }
+
+    /// GenerateResourceConfig for `plan -generate-config-out`: Terraform >= 1.14; OpenTofu
+    /// (to 1.12 at least) generates the configuration itself.
+    pub fn has_generate_config(&self) -> bool {
+        self.at_least((1, 14, 0), (u32::MAX, 0, 0))
+    }
 }
 
 /// An OpenTofu release that added what a test exercises: the test also runs against it, the
@@ -220,14 +226,27 @@ fn fetched_with(name: &str, args: &[&str]) -> PathBuf {
     )
 }
 
+/// The newest Terraform (1.16), built once from its Go module by
+/// `scripts/fetch-terraform-source.sh`.
+pub fn terraform_newest() -> PathBuf {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| fetched_with("fetch-terraform-source.sh", &["1.16"]))
+        .clone()
+}
+
 /// Every client to test against: Terraform v1.0.3 (fetched and cached by
-/// `scripts/fetch-terraform.sh`), OpenTofu 1.12 (built once from its Go module by
+/// `scripts/fetch-terraform.sh`), the newest Terraform (built once from its Go module by
+/// `scripts/fetch-terraform-source.sh`), OpenTofu 1.12 (built once from its Go module by
 /// `scripts/fetch-opentofu.sh`), plus a different `tofu` or `terraform` found on PATH.
 pub fn clients() -> &'static [Client] {
     static CLIENTS: OnceLock<Vec<Client>> = OnceLock::new();
     CLIENTS.get_or_init(|| {
         let mut clients = Vec::new();
-        for path in [fetched("fetch-terraform.sh"), opentofu("1.12")] {
+        for path in [
+            fetched("fetch-terraform.sh"),
+            terraform_newest(),
+            opentofu("1.12"),
+        ] {
             let name = version_line(&path)
                 .unwrap_or_else(|| panic!("{} prints no version", path.display()));
             clients.push(Client { name, path });
@@ -453,6 +472,10 @@ pub fn package_flags(sample: &str) -> Vec<String> {
             "128MiB".into(),
             "--allow-http".into(),
             format!("http://127.0.0.1:{}", http_fixture().0),
+            // Servers the tests start themselves, by a name other than 127.0.0.1 so the
+            // fixture's forbidden port stays ungranted.
+            "--allow-http".into(),
+            "http://localhost:*".into(),
         ],
         // Tests start their own servers on loopback ports.
         "http" | "restapi" => vec!["--allow-http".into(), "http://127.0.0.1:*".into()],

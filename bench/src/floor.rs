@@ -96,3 +96,5 @@ impl NoMoves for Floor {}
 impl tfwasm_model::rpc::NoIdentity for Floor {}
 
 impl NoEphemeralResources for Floor {}
+
+impl tfwasm_model::rpc::NoConfigGeneration for Floor {}

@@ -463,6 +463,31 @@ impl MoveServer for NativeProvider {
     }
 }
 
+impl tfwasm_model::rpc::ConfigGenerationServer for NativeProvider {
+    fn generates_config(&self) -> bool {
+        true
+    }
+
+    async fn generate_resource_config(
+        &self,
+        req: tfwasm_model::rpc::GenerateResourceConfigRequest,
+    ) -> tfwasm_model::rpc::GenerateResourceConfigResponse {
+        use tfwasm_sdk::bindings::exports::tfwasm::provider0_3_0::config_generation::GenerateRequest;
+        let resp = glue::generate_resource_config(
+            self.p(),
+            self.ctx(),
+            GenerateRequest {
+                type_name: req.type_name,
+                state: req.state.msgpack,
+            },
+        );
+        tfwasm_model::rpc::GenerateResourceConfigResponse {
+            config: dv(resp.config),
+            diagnostics: diagnostics(resp.diagnostics),
+        }
+    }
+}
+
 impl IdentityServer for NativeProvider {
     async fn get_resource_identity_schemas(&self) -> GetResourceIdentitySchemasResponse {
         GetResourceIdentitySchemasResponse {

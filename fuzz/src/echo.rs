@@ -172,3 +172,4 @@ impl NoFunctions for Echo {}
 impl NoMoves for Echo {}
 impl NoIdentity for Echo {}
 impl NoEphemeralResources for Echo {}
+impl tfwasm_model::rpc::NoConfigGeneration for Echo {}

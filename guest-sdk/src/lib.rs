@@ -42,14 +42,16 @@
 #[doc(hidden)]
 pub mod bindings {
     wit_bindgen::generate!({
-        world: "tfwasm-provider",
-        path: "../wit/since_v0.2.0",
+        world: "tfwasm:provider/tfwasm-provider@0.3.0",
+        path: ["../wit/since_v0.2.0", "../wit/since_v0.3.0"],
+        generate_all,
         pub_export_macro: true,
         export_macro_name: "export_tfwasm_provider",
         default_bindings_module: "tfwasm_sdk::bindings",
     });
 }
 
+pub mod config_generation;
 pub mod custom;
 pub mod ephemeral;
 pub mod expr;
@@ -178,7 +180,7 @@ macro_rules! export_provider {
             CATALOG.get_or_init(|| $crate::glue::Catalog::new(::std::boxed::Box::new($make)))
         }
 
-        impl $crate::bindings::exports::tfwasm::provider::provider::Guest for __TfwasmExport {
+        impl $crate::bindings::exports::tfwasm::provider0_2_0::provider::Guest for __TfwasmExport {
             fn get_schema() -> $crate::glue::wit::ProviderSchema {
                 let mut schema = $crate::glue::get_schema(__tfwasm_provider());
                 // A hook may rewrite upgrades, so the host must ask the guest for every one.
@@ -193,7 +195,7 @@ macro_rules! export_provider {
             }
         }
 
-        impl $crate::bindings::exports::tfwasm::provider::resource::Guest for __TfwasmExport {
+        impl $crate::bindings::exports::tfwasm::provider0_2_0::resource::Guest for __TfwasmExport {
             fn validate_resource_config(
                 ctx: $crate::glue::wit::ProviderContext,
                 req: $crate::glue::wit::ValidateRequest,
@@ -264,7 +266,7 @@ macro_rules! export_provider {
             }
         }
 
-        impl $crate::bindings::exports::tfwasm::provider::data_source::Guest for __TfwasmExport {
+        impl $crate::bindings::exports::tfwasm::provider0_2_0::data_source::Guest for __TfwasmExport {
             fn validate_data_resource_config(
                 ctx: $crate::glue::wit::ProviderContext,
                 req: $crate::glue::wit::ValidateRequest,
@@ -279,7 +281,7 @@ macro_rules! export_provider {
             }
         }
 
-        impl $crate::bindings::exports::tfwasm::provider::ephemeral::Guest for __TfwasmExport {
+        impl $crate::bindings::exports::tfwasm::provider0_2_0::ephemeral::Guest for __TfwasmExport {
             fn validate_ephemeral_resource_config(
                 ctx: $crate::glue::wit::ProviderContext,
                 req: $crate::glue::wit::ValidateRequest,
@@ -306,13 +308,22 @@ macro_rules! export_provider {
             }
         }
 
-        impl $crate::bindings::exports::tfwasm::provider::function::Guest for __TfwasmExport {
+        impl $crate::bindings::exports::tfwasm::provider0_2_0::function::Guest for __TfwasmExport {
             fn call_function(
                 ctx: $crate::glue::wit::ProviderContext,
                 name: ::std::string::String,
                 arguments: ::std::vec::Vec<::std::vec::Vec<u8>>,
             ) -> ::std::result::Result<::std::vec::Vec<u8>, $crate::glue::wit::FunctionError> {
                 $crate::glue::call_function(__tfwasm_provider(), ctx, name, arguments)
+            }
+        }
+
+        impl $crate::bindings::exports::tfwasm::provider0_3_0::config_generation::Guest for __TfwasmExport {
+            fn generate_resource_config(
+                ctx: $crate::glue::wit::ProviderContext,
+                req: $crate::bindings::exports::tfwasm::provider0_3_0::config_generation::GenerateRequest,
+            ) -> $crate::bindings::exports::tfwasm::provider0_3_0::config_generation::GenerateResponse {
+                $crate::glue::generate_resource_config(__tfwasm_provider(), ctx, req)
             }
         }
 

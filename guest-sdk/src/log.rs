@@ -4,9 +4,9 @@
 //! Sensitive values are masked: the SDK registers every `sensitive` attribute's value of the
 //! current call, and [`mask`] adds other secrets; a line containing one shows `***` instead.
 
-use crate::bindings::tfwasm::provider::log::Level;
+use crate::bindings::tfwasm::provider0_2_0::log::Level;
 #[cfg(target_arch = "wasm32")]
-use crate::bindings::tfwasm::provider::log::log;
+use crate::bindings::tfwasm::provider0_2_0::log::log;
 
 /// Logs at trace level.
 pub fn trace(message: &str, fields: &[(&str, &str)]) {

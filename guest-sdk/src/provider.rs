@@ -114,7 +114,7 @@ impl Context {
         // Natively (a benchmark baseline, unit tests) there is no host to tell; the SDK's own
         // error path still returns the reported state.
         #[cfg(target_arch = "wasm32")]
-        crate::bindings::tfwasm::provider::progress::report_state(&bytes);
+        crate::bindings::tfwasm::provider0_2_0::progress::report_state(&bytes);
         LAST_REPORTED.with(|slot| *slot.borrow_mut() = Some(bytes));
         Ok(())
     }
@@ -264,6 +264,20 @@ pub trait Resource: Send + Sync {
     /// then reports that the move is not supported.
     fn movers(&self) -> Vec<crate::StateMover> {
         Vec::new()
+    }
+
+    /// The configuration `terraform plan -generate-config-out` writes for an imported
+    /// object with `state` (Terraform >= 1.14; see [`crate::config_generation`]). The
+    /// default is terraform-plugin-framework 1.19's: the state without computed-only and
+    /// deprecated values. It must be wholly known and set no computed-only attribute.
+    ///
+    /// # Errors
+    /// The configuration cannot be worked out.
+    fn generate_config(&self, _ctx: &Context, state: &Value) -> Result<Value, Diagnostic> {
+        Ok(crate::config_generation::config_from_state(
+            &self.schema(),
+            state,
+        ))
     }
 
     /// The identity of this resource type (Terraform >= 1.12; see [`crate::identity`]):

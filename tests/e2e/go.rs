@@ -203,6 +203,26 @@ fn go_net_http_goes_through_the_grants() {
     }
 }
 
+/// net/http's body-less DELETE goes out with a stated zero length, not chunked, so a service
+/// on Python's `http.server` reads both requests on the pooled connection.
+#[test]
+fn go_net_http_deletes_reach_a_plain_server_unchunked() {
+    let server = crate::restapi::PlainServer::start();
+    let client = &clients()[clients().len() - 1];
+    let target = format!("http://localhost:{}/items/1", server.port);
+    let ws = Workspace::new(client, &act_on("http_delete", &target));
+    ws.ok(&["init", "-no-color"]);
+    ws.ok(&["apply", "-auto-approve", "-no-color"]);
+    assert_eq!(ws.resources()["gofixture_act.a"]["result"], "404 Not Found");
+    let heads = server.heads();
+    assert_eq!(heads.len(), 2, "{heads:?}");
+    for (method, chunked, length) in &heads {
+        assert_eq!(method, "DELETE");
+        assert_eq!(chunked, &None, "{heads:?}");
+        assert_eq!(length.as_deref(), Some("0"), "{heads:?}");
+    }
+}
+
 /// tflog lines reach the provider log at their own level with their fields, as a native
 /// provider's do; below the level Terraform asks for, they are not written.
 #[test]

@@ -100,7 +100,8 @@ data "http" "elsewhere" { url = "http://localhost:9/secret" }
         for needle in [
             "Outgoing HTTP request denied",
             "--allow-http http://localhost:9",
-            "HTTP request failed",
+            "HTTP request not sent",
+            "GET http://localhost:9/secret failed: the host's allow-list does not include this destination",
         ] {
             assert!(text.contains(needle), "{}: {needle}: {text}", client.name);
         }

@@ -4,6 +4,7 @@
 
 mod contracts;
 mod debug_mode;
+mod generate_config;
 mod go;
 mod hostile;
 mod http;

@@ -292,3 +292,54 @@ fn replay_explains_a_directory_that_is_not_a_recording() {
         "the error names the directory and how recordings are made: {stderr}"
     );
 }
+
+/// The eighteenth hostile pass: a recording is someone else's file (a bug report), and replay
+/// printed its text as it was, so terminal escapes in it retitled the terminal, cleared it and
+/// forged result lines.
+#[test]
+fn replay_prints_a_recordings_text_with_its_control_characters_escaped() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let session = root.path().join("s1");
+    std::fs::create_dir(&session).unwrap();
+    let write = |name: &str, value: Value| {
+        std::fs::write(session.join(name), serde_json::to_vec(&value).unwrap()).unwrap();
+    };
+    write(
+        "session.json",
+        serde_json::json!({
+            "format": 2,
+            "tfwasm": "0.1.0\u{1b}[2J",
+            "provider": "p\u{1b}]0;PWNED\u{7}",
+            "component": component("random"),
+            "component_sha256": "0",
+            "started": "2026-01-01T00:00:00Z",
+            "pid": 1,
+            "values": "non-sensitive",
+        }),
+    );
+    write(
+        "000001-GetProviderSchema.json",
+        serde_json::json!({
+            "seq": 1,
+            "rpc": "GetProviderSchema",
+            "subject": "\u{1b}[31mFORGED\n  same     000002 ApplyResourceChange all good",
+            "elapsed_ms": 1.0,
+            "request": {},
+            "response": { "diagnostics": [] },
+        }),
+    );
+    let out = replay(root.path());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !stdout.contains('\u{1b}') && !stdout.contains('\u{7}'),
+        "{stdout:?}"
+    );
+    assert!(
+        !stdout.lines().any(|l| l.starts_with("  same     000002")),
+        "no line is forged: {stdout}"
+    );
+    assert!(
+        stdout.contains("PWNED"),
+        "the text is shown, escaped: {stdout}"
+    );
+}

@@ -284,6 +284,15 @@ resource "restapi_object" "x" {{
             "{}: {text}",
             client.name
         );
+        // The SDK's own diagnostic names the cause in words, not the closed body stream
+        // it saw first.
+        assert!(
+            text.contains("HTTP request not sent")
+                && text.contains("the host's allow-list does not include this destination")
+                && !text.contains("StreamError"),
+            "{}: {text}",
+            client.name
+        );
         assert_eq!(server.db()["items"], json!([]));
     }
 }
@@ -394,4 +403,154 @@ fn an_ephemeral_password_reaches_the_api_through_data_wo_and_is_never_stored() {
             "{name}"
         );
     }
+}
+
+/// A service on Python's `http.server`, which reads a body only by its `content-length`.
+pub(crate) struct PlainServer {
+    child: std::process::Child,
+    pub(crate) port: u16,
+    heads: std::path::PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl PlainServer {
+    pub(crate) fn start() -> PlainServer {
+        let dir = tempfile::tempdir().unwrap();
+        let (port_file, heads) = (dir.path().join("port"), dir.path().join("heads"));
+        let child = std::process::Command::new("python3")
+            .arg(tfwasm_tests::workspace_root().join("tests/fixtures/plain_rest_server.py"))
+            .args([&port_file, &heads])
+            .spawn()
+            .expect("python3 runs tests/fixtures/plain_rest_server.py");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        let port = loop {
+            if let Ok(text) = std::fs::read_to_string(&port_file) {
+                break text.trim().parse().unwrap();
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the plain server did not start"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
+        PlainServer {
+            child,
+            port,
+            heads,
+            _dir: dir,
+        }
+    }
+
+    /// `(method, transfer-encoding, content-length)` of every request received.
+    pub(crate) fn heads(&self) -> Vec<(String, Option<String>, Option<String>)> {
+        std::fs::read_to_string(&self.heads)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| {
+                let v: Value = serde_json::from_str(l).unwrap();
+                let text = |k: &str| v[k].as_str().map(str::to_owned);
+                (
+                    text("method").unwrap(),
+                    text("transfer-encoding"),
+                    text("content-length"),
+                )
+            })
+            .collect()
+    }
+}
+
+impl Drop for PlainServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Body-less requests (GET, DELETE) go out with no chunked encoding: a chunked DELETE leaves
+/// its terminator on the pooled connection, and a service on `http.server` then fails the
+/// next request ("Connection reset by peer" on the POST after a destroy).
+#[test]
+fn a_plain_http_server_reads_every_request_including_body_less_deletes() {
+    let server = PlainServer::start();
+    let client = &clients()[clients().len() - 1];
+    let objects = |n: usize| {
+        let mut text = format!(
+            r#"
+terraform {{
+  required_providers {{
+    restapi = {{ source = "registry.terraform.io/tfwasm/restapi" }}
+  }}
+}}
+provider "restapi" {{
+  uri                   = "http://127.0.0.1:{}"
+  create_returns_object = true
+}}
+"#,
+            server.port
+        );
+        for i in 0..n {
+            text.push_str(&format!(
+                "resource \"restapi_object\" \"o{i}\" {{\n  path = \"/items\"\n  data = jsonencode({{ name = \"o{i}\" }})\n}}\n"
+            ));
+        }
+        text
+    };
+    let ws = Workspace::new(client, &objects(3));
+    ws.ok(&["init", "-no-color"]);
+    ws.ok(&["apply", "-auto-approve", "-no-color", "-parallelism=1"]);
+    // Two deletes, then two creates, on the connections the deletes used.
+    ws.write_config(&objects(1));
+    ws.ok(&["apply", "-auto-approve", "-no-color", "-parallelism=1"]);
+    ws.write_config(&objects(3));
+    ws.ok(&["apply", "-auto-approve", "-no-color", "-parallelism=1"]);
+    ws.ok(&["destroy", "-auto-approve", "-no-color", "-parallelism=1"]);
+
+    let heads = server.heads();
+    let deletes = heads.iter().filter(|(m, _, _)| m == "DELETE").count();
+    assert_eq!(deletes, 5, "{heads:?}");
+    for (method, chunked, length) in &heads {
+        assert_eq!(chunked, &None, "{method} went out chunked: {heads:?}");
+        if method == "DELETE" {
+            assert_eq!(length.as_deref(), Some("0"), "{heads:?}");
+        }
+    }
+}
+
+/// An endpoint with nothing listening: the diagnostic says no answer came and why, in words.
+#[test]
+fn an_endpoint_with_nothing_listening_is_named_in_words() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let client = &clients()[clients().len() - 1];
+    let ws = Workspace::new(
+        client,
+        &format!(
+            r#"
+terraform {{
+  required_providers {{
+    restapi = {{ source = "registry.terraform.io/tfwasm/restapi" }}
+  }}
+}}
+provider "restapi" {{
+  uri = "http://127.0.0.1:{port}"
+}}
+resource "restapi_object" "x" {{
+  path = "/items"
+  data = jsonencode({{ name = "x" }})
+}}
+"#
+        ),
+    );
+    ws.ok(&["init", "-no-color"]);
+    let apply = ws.run(&["apply", "-auto-approve", "-no-color"]);
+    assert_ne!(apply.code, 0);
+    let text = flatten(&apply.all());
+    assert!(
+        text.contains("No HTTP response")
+            && text.contains("the connection was refused")
+            && !text.contains("ErrorCode"),
+        "{}: {text}",
+        client.name
+    );
 }

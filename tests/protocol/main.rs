@@ -2,6 +2,7 @@
 //! client drives it, including AutoMTLS with a Terraform-style P-521 CA client certificate.
 
 mod check_cli;
+mod config_generation;
 mod deferral;
 mod docs;
 mod faults;
@@ -94,7 +95,8 @@ async fn handshake_schema_metadata_and_shutdown_over_a_unix_socket() {
             plan_destroy: true,
             get_provider_schema_optional: true,
             move_resource_state: true,
-            generate_resource_config: false,
+            // WIT 0.3.0's `config-generation`, which every component of the Rust SDK exports.
+            generate_resource_config: true,
         })
     );
 

@@ -1,7 +1,8 @@
-//! WIT versions and the function family at the protocol level: a component built against the
-//! frozen WIT 0.1.0 (`tests/fixtures/wit-v0.1.0/random.wasm`, the random sample as built at
-//! commit ad77ea2) serves the same lifecycle as today's build of the same sample (without
-//! announcing the moves it cannot make); functions
+//! WIT versions and the function family at the protocol level: components built against the
+//! frozen WIT 0.1.0 and 0.2.0 (`tests/fixtures/wit-v0.1.0/random.wasm` and
+//! `tests/fixtures/wit-v0.2.0/random.wasm`, the random sample as built at commits ad77ea2 and
+//! e2ed6d5) serve the same lifecycle as today's build of the same sample (without announcing
+//! the moves or the configuration generation they cannot do); functions
 //! are listed, callable before ConfigureProvider, and their errors name the argument.
 
 use tfwasm_model::rpc::DynamicValue;
@@ -87,9 +88,16 @@ async fn create_random_string(client: &mut Client) -> String {
 async fn a_component_built_against_wit_0_1_0_still_serves() {
     let fixture = tfwasm_tests::workspace_root().join("tests/fixtures/wit-v0.1.0/random.wasm");
     let old = Server::start_component(&fixture, &[], None);
+    let v0_2_0 = tfwasm_tests::workspace_root().join("tests/fixtures/wit-v0.2.0/random.wasm");
+    let previous = Server::start_component(&v0_2_0, &[], None);
     let new = Server::start(None);
     let mut names = Vec::new();
-    for (server, moves) in [(&old, false), (&new, true)] {
+    // (server, moves state, generates configuration): 0.2.0 added moves, 0.3.0 configuration.
+    for (server, moves, generates) in [
+        (&old, false, false),
+        (&previous, true, false),
+        (&new, true, true),
+    ] {
         let mut client = pb::provider_client::ProviderClient::new(server.channel(None).await);
         let schema = client
             .get_provider_schema(pb::get_provider_schema::Request {})
@@ -100,6 +108,7 @@ async fn a_component_built_against_wit_0_1_0_still_serves() {
         // MoveResourceState is announced only where the component can answer it.
         let caps = schema.server_capabilities.unwrap();
         assert_eq!(caps.move_resource_state, moves);
+        assert_eq!(caps.generate_resource_config, generates);
         let mut types: Vec<String> = schema.resource_schemas.keys().cloned().collect();
         types.sort();
         names.push(types);
@@ -126,7 +135,11 @@ async fn a_component_built_against_wit_0_1_0_still_serves() {
     let mut old_plus_bytes = names[0].clone();
     old_plus_bytes.push("random_bytes".to_owned());
     old_plus_bytes.sort();
-    assert_eq!(old_plus_bytes, names[1]);
+    assert_eq!(old_plus_bytes, names[2]);
+    assert_eq!(
+        names[1], names[2],
+        "0.2.0's build has every type of today's"
+    );
 }
 
 fn string_arg(s: &str) -> pb::DynamicValue {

@@ -14,6 +14,7 @@ use crate::function::{Arguments, Param, Signature};
 use crate::plan::plan_defaults;
 use crate::{Context, DataSource, EphemeralResource, Function, Provider, Resource};
 
+mod config_generation;
 mod data_source;
 mod ephemeral;
 mod function;
@@ -23,6 +24,7 @@ mod provider;
 mod resource;
 mod schema;
 
+pub use config_generation::*;
 pub use data_source::*;
 pub use ephemeral::*;
 pub use function::*;
@@ -166,19 +168,19 @@ impl Catalog {
 
 /// The WIT types, for the export macro: the shared ones and each family's records.
 pub mod wit {
-    pub use crate::bindings::exports::tfwasm::provider::data_source::{
+    pub use crate::bindings::exports::tfwasm::provider0_2_0::data_source::{
         ReadDataRequest, ReadDataResponse,
     };
-    pub use crate::bindings::exports::tfwasm::provider::ephemeral::{
+    pub use crate::bindings::exports::tfwasm::provider0_2_0::ephemeral::{
         OpenRequest, OpenResponse, PrivateRequest, RenewResponse,
     };
-    pub use crate::bindings::exports::tfwasm::provider::function::FunctionError;
-    pub use crate::bindings::exports::tfwasm::provider::resource::{
+    pub use crate::bindings::exports::tfwasm::provider0_2_0::function::FunctionError;
+    pub use crate::bindings::exports::tfwasm::provider0_2_0::resource::{
         ApplyRequest, ApplyResponse, ImportRequest, ImportResponse, ImportedResource, MoveRequest,
         MoveResponse, PlanRequest, PlanResponse, ReadRequest, ReadResponse, UpgradeIdentityRequest,
         UpgradeIdentityResponse, UpgradeRequest, UpgradeResponse,
     };
-    pub use crate::bindings::tfwasm::provider::types::*;
+    pub use crate::bindings::tfwasm::provider0_2_0::types::*;
 }
 
 type Diags = Vec<wit::Diagnostic>;

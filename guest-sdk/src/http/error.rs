@@ -80,9 +80,20 @@ impl HttpError {
         }
     }
 
-    /// An error diagnostic: summary "HTTP request failed", detail naming method, URL and why.
+    /// An error diagnostic whose summary says how far the request got ("HTTP request not
+    /// sent", "No HTTP response", "HTTP request failed" for an answer that is an error), with
+    /// a detail naming method, URL and why.
     pub fn to_diagnostic(&self) -> Diagnostic {
-        Diagnostic::error("HTTP request failed", self.to_string())
+        let summary = match self.kind {
+            ErrorKind::InvalidUrl(_) | ErrorKind::Encode(_) | ErrorKind::Refused(_) => {
+                "HTTP request not sent"
+            }
+            ErrorKind::Transport(_) | ErrorKind::Timeout | ErrorKind::TooManyRedirects => {
+                "No HTTP response"
+            }
+            ErrorKind::Status { .. } | ErrorKind::Decode { .. } => "HTTP request failed",
+        };
+        Diagnostic::error(summary, self.to_string())
     }
 }
 

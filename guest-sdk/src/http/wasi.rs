@@ -23,8 +23,15 @@ pub(crate) fn send(request: &Prepared) -> Result<Response, HttpError> {
         .iter()
         .map(|(n, v)| (n.clone(), v.as_bytes().to_vec()))
         .collect();
-    if !request.body.is_empty() {
-        // A known length rather than chunked encoding, which simple servers may not read.
+    // A known length rather than chunked encoding, which simple servers (Python's
+    // `http.server`) do not read: they leave a chunked body on the connection, where it
+    // breaks the next request. Without a length the host's HTTP client chunks every request
+    // but GET and HEAD, so a body-less DELETE states its zero length.
+    let stated = entries
+        .iter()
+        .any(|(n, _)| n.eq_ignore_ascii_case("content-length"));
+    let bodiless = matches!(request.method, super::Method::Get | super::Method::Head);
+    if !stated && (!request.body.is_empty() || !bodiless) {
         entries.push((
             "content-length".into(),
             request.body.len().to_string().into_bytes(),
@@ -76,15 +83,27 @@ pub(crate) fn send(request: &Prepared) -> Result<Response, HttpError> {
         .map_err(|()| fail(ErrorKind::Transport("request body already taken".into())))?;
     let pending = outgoing_handler::handle(outgoing, Some(options))
         .map_err(|code| fail(error_kind(&code)))?;
-    write_body(&body, &request.body).map_err(|why| fail(ErrorKind::Transport(why)))?;
-    OutgoingBody::finish(body, None).map_err(|code| fail(error_kind(&code)))?;
+    let written = write_body(&body, &request.body);
+    let finished = match written {
+        Ok(()) => OutgoingBody::finish(body, None).map_err(|code| error_kind(&code)),
+        Err(why) => {
+            drop(body);
+            Err(ErrorKind::Transport(why))
+        }
+    };
 
+    // A request the host refuses (an ungranted destination) closes its body stream, so a
+    // failed write is explained by the response's error, which names the real cause.
     pending.subscribe().block();
-    let response = pending
+    let answer = pending
         .get()
-        .ok_or_else(|| fail(ErrorKind::Transport("no response".into())))?
-        .map_err(|()| fail(ErrorKind::Transport("response already taken".into())))?
-        .map_err(|code| fail(error_kind(&code)))?;
+        .ok_or_else(|| ErrorKind::Transport("no response".into()))
+        .and_then(|got| got.map_err(|()| ErrorKind::Transport("response already taken".into())))
+        .and_then(|got| got.map_err(|code| error_kind(&code)));
+    let response = match (answer, finished) {
+        (Err(kind), _) | (Ok(_), Err(kind)) => return Err(fail(kind)),
+        (Ok(response), Ok(())) => response,
+    };
     let status = response.status();
     let headers = response
         .headers()
@@ -168,6 +187,59 @@ fn error_kind(code: &ErrorCode) -> ErrorKind {
         | ErrorCode::ConnectionReadTimeout
         | ErrorCode::HttpResponseTimeout => ErrorKind::Timeout,
         ErrorCode::InternalError(Some(message)) => ErrorKind::Transport(message.clone()),
-        other => ErrorKind::Transport(format!("{other:?}")),
+        other => ErrorKind::Transport(describe(other)),
     }
+}
+
+/// A wasi:http error in words, as an operator reads it in a diagnostic.
+fn describe(code: &ErrorCode) -> String {
+    let text = match code {
+        ErrorCode::DnsTimeout => "the DNS lookup timed out",
+        ErrorCode::DnsError(_) => "the host name could not be resolved",
+        ErrorCode::DestinationNotFound => "the host name could not be resolved",
+        ErrorCode::DestinationUnavailable => "the server is unavailable",
+        ErrorCode::DestinationIpProhibited => "the destination address is prohibited",
+        ErrorCode::DestinationIpUnroutable => "the destination address is unreachable",
+        ErrorCode::ConnectionRefused => "the connection was refused (is the server running?)",
+        ErrorCode::ConnectionTerminated => "the server closed the connection",
+        ErrorCode::ConnectionTimeout => "connecting timed out",
+        ErrorCode::ConnectionReadTimeout => "reading the response timed out",
+        ErrorCode::ConnectionWriteTimeout => "sending the request timed out",
+        ErrorCode::ConnectionLimitReached => "too many connections are open",
+        ErrorCode::TlsProtocolError => "the TLS handshake failed",
+        ErrorCode::TlsCertificateError => "the server's TLS certificate is not trusted",
+        ErrorCode::TlsAlertReceived(_) => "the server ended the TLS handshake with an alert",
+        ErrorCode::HttpRequestDenied => "the host's allow-list does not include this destination",
+        ErrorCode::HttpRequestLengthRequired => "the server requires a content length",
+        ErrorCode::HttpRequestBodySize(_) => "the request body is too large",
+        ErrorCode::HttpRequestMethodInvalid => "the method is invalid",
+        ErrorCode::HttpRequestUriInvalid => "the URL is invalid",
+        ErrorCode::HttpRequestUriTooLong => "the URL is too long",
+        ErrorCode::HttpRequestHeaderSectionSize(_) | ErrorCode::HttpRequestHeaderSize(_) => {
+            "the request headers are too large"
+        }
+        ErrorCode::HttpRequestTrailerSectionSize(_) | ErrorCode::HttpRequestTrailerSize(_) => {
+            "the request trailers are too large"
+        }
+        ErrorCode::HttpResponseIncomplete => "the response ended early",
+        ErrorCode::HttpResponseHeaderSectionSize(_) | ErrorCode::HttpResponseHeaderSize(_) => {
+            "the response headers are too large"
+        }
+        ErrorCode::HttpResponseBodySize(_) => "the response body is too large",
+        ErrorCode::HttpResponseTrailerSectionSize(_) | ErrorCode::HttpResponseTrailerSize(_) => {
+            "the response trailers are too large"
+        }
+        ErrorCode::HttpResponseTransferCoding(_) => {
+            "the response's transfer coding is not supported"
+        }
+        ErrorCode::HttpResponseContentCoding(_) => "the response's content coding is not supported",
+        ErrorCode::HttpResponseTimeout => "the server did not answer in time",
+        ErrorCode::HttpUpgradeFailed => "the protocol upgrade failed",
+        ErrorCode::HttpProtocolError => "the server's answer is not valid HTTP",
+        ErrorCode::LoopDetected => "the request loops",
+        ErrorCode::ConfigurationError => "the host's HTTP settings are invalid",
+        ErrorCode::InternalError(Some(message)) => return message.clone(),
+        ErrorCode::InternalError(None) => "the host's HTTP client failed",
+    };
+    text.to_owned()
 }

@@ -39,7 +39,7 @@ fn human_line(
 }
 
 /// `text` with its control characters written as escapes (`\n`, `\u{1b}`).
-fn escaped(text: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn escaped(text: &str) -> std::borrow::Cow<'_, str> {
     if !text.chars().any(char::is_control) {
         return std::borrow::Cow::Borrowed(text);
     }

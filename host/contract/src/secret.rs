@@ -19,11 +19,17 @@ pub fn mask(block: &Block, mut v: Violation) -> Violation {
         return v;
     };
     v.path.0.truncate(end);
-    if !shows_no_value(&v.message) {
+    if v.message.starts_with(DECODE_ERROR) {
+        // A decode error quotes what it could not read, in forms no text rule foresees.
+        v.message = format!("{DECODE_ERROR} (why is not shown: the attribute is sensitive)");
+    } else if !shows_no_value(&v.message) {
         v.message = HIDDEN.to_owned();
     }
     v
 }
+
+/// How a decode error's message starts (`decode_result` in `checked`).
+pub(crate) const DECODE_ERROR: &str = "does not conform to the schema";
 
 /// Whether a message shows no value: no quoted text, number, boolean or collection (it may
 /// still name the rule, a type or `null`).
@@ -74,6 +80,21 @@ mod tests {
             path: path.parse::<AttributePath>().unwrap(),
             message: message.into(),
         }
+    }
+
+    /// The eighteenth hostile pass: a decode error quoting type JSON it could not read (no
+    /// quotes, digits or brackets) passed the text rule.
+    #[test]
+    fn a_decode_error_inside_a_secret_says_only_that_it_is_one() {
+        let shown = mask(
+            &schema(),
+            v(
+                ".pin",
+                "does not conform to the schema: invalid type JSON hunterSECRETvalue: not valid JSON",
+            ),
+        );
+        assert!(!shown.message.contains("SECRET"), "{}", shown.message);
+        assert!(shown.message.starts_with(DECODE_ERROR), "{}", shown.message);
     }
 
     /// The fifteenth hostile pass: an unknown in a sensitive map showed its key, a write-only

@@ -31,7 +31,7 @@ pub enum Type {
 
 /// Why a type's JSON form was rejected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid type JSON {json}: {reason}")]
+#[error("invalid type JSON {json:?}: {reason}")]
 pub struct TypeJsonError {
     /// The start of the offending JSON, compacted.
     pub json: String,

@@ -652,6 +652,42 @@ mod tests {
         );
     }
 
+    /// The eighteenth hostile pass: a sensitive map with the key `"$unknown"` was written as
+    /// an unknown's marker, kept by the redaction, and quoted by the next plan's diagnostic.
+    #[test]
+    fn a_secret_map_whose_key_looks_like_a_marker_is_redacted() {
+        let mut secrets = Attribute::new("secrets", Type::Map(Box::new(Type::String)));
+        secrets.sensitive = true;
+        let block = Block {
+            attributes: vec![Attribute::new("id", Type::String), secrets],
+            ..Block::default()
+        };
+        let ty = block.implied_type();
+        let value = |secret: &str| {
+            Value::object([
+                ("id", Value::Null),
+                (
+                    "secrets",
+                    Value::Map(
+                        [("$unknown".to_owned(), Value::from(secret))]
+                            .into_iter()
+                            .collect(),
+                    ),
+                ),
+            ])
+        };
+        let (_root, _component, journal) = fresh();
+        let config = DynamicValue::encode(&value("hunter2-config"), &ty).unwrap();
+        let mut pending = journal.pending("t_m", &config, schema_of(block));
+        let state = DynamicValue::encode(&value("hunter2-journal"), &ty).unwrap();
+        pending.record(&state.msgpack, usize::MAX);
+        let text = (std::fs::read_dir(journal.dir()).unwrap().flatten())
+            .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+            .collect::<String>();
+        assert!(text.contains("$redacted"), "an entry was written: {text}");
+        assert!(!text.contains("hunter2"), "secrets stay out: {text}");
+    }
+
     #[test]
     fn an_entry_left_by_a_dead_process_stops_the_same_create_until_settled() {
         let (root, component, journal) = fresh();

@@ -110,7 +110,7 @@ pub(crate) fn server_capabilities(c: ServerCapabilities) -> pb::ServerCapabiliti
         plan_destroy: c.plan_destroy,
         get_provider_schema_optional: c.get_provider_schema_optional,
         move_resource_state: c.move_resource_state,
-        generate_resource_config: false,
+        generate_resource_config: c.generate_resource_config,
     }
 }
 

@@ -29,6 +29,7 @@ pub const RULES: &[&str] = &[
     "import_no_type",
     "upgrade_unknown",
     "plan_destroy_non_null",
+    "generate_computed",
 ];
 
 /// Rules of the data source `misbehave_data`.
@@ -207,6 +208,17 @@ impl Resource for Thing {
             return Ok(Some(state.clone().with("result", Value::unknown())));
         }
         Ok(Some(state.clone()))
+    }
+
+    fn generate_config(&self, _ctx: &Context, state: &Value) -> Result<Value, Diagnostic> {
+        if rule_of(state) == "generate_computed" {
+            // The whole state, computed-only `id` and `result` included.
+            return Ok(state.clone());
+        }
+        Ok(tfwasm_sdk::config_generation::config_from_state(
+            &self.schema(),
+            state,
+        ))
     }
 
     fn import(&self, _ctx: &Context, id: &str) -> Result<Value, Diagnostic> {

@@ -68,6 +68,8 @@ struct Totals {
     placeholders: usize,
 }
 
+use crate::hclog::escaped;
+
 async fn replay(args: &Args) -> anyhow::Result<Totals> {
     let mut totals = Totals::default();
     for dir in sessions(&args.dir)? {
@@ -81,11 +83,14 @@ async fn replay(args: &Args) -> anyhow::Result<Totals> {
             )
         })?;
         let name = dir.file_name().unwrap_or_default().to_string_lossy();
+        // A recording is someone else's file (a bug report): what it says is printed with its
+        // control characters escaped, so it cannot move the cursor or forge lines.
         println!(
-            "session {name}: {} calls to {} (recorded by tfwasm {})",
+            "session {}: {} calls to {} (recorded by tfwasm {})",
+            escaped(&name),
             entries.len(),
-            session.provider,
-            session.tfwasm
+            escaped(&session.provider),
+            escaped(&session.tfwasm)
         );
         if hex::encode(sha2::Sha256::digest(&bytes)) != session.component_sha256 {
             println!(
@@ -103,7 +108,12 @@ async fn replay(args: &Args) -> anyhow::Result<Totals> {
             super::serve::load_checked(&component, args.cache_dir.clone(), tracing::Level::WARN)?;
         let outcomes = replay_session(&provider, &recording).await;
         for (entry, outcome) in entries.iter().zip(&outcomes) {
-            let call = format!("{:06} {} {}", entry.seq, entry.rpc, entry.subject);
+            let call = format!(
+                "{:06} {} {}",
+                entry.seq,
+                escaped(&entry.rpc),
+                escaped(&entry.subject)
+            );
             match outcome {
                 Outcome::Same { placeholders } => {
                     totals.same += 1;
@@ -118,7 +128,7 @@ async fn replay(args: &Args) -> anyhow::Result<Totals> {
                 }
                 Outcome::Skipped(why) => {
                     totals.skipped += 1;
-                    println!("  skipped  {call}: {why}");
+                    println!("  skipped  {call}: {}", escaped(why));
                 }
                 Outcome::Differs {
                     changes,
@@ -131,7 +141,7 @@ async fn replay(args: &Args) -> anyhow::Result<Totals> {
                     for change in changes {
                         println!(
                             "      {}: recorded {}, replayed {}",
-                            change.path,
+                            escaped(&change.path),
                             shown(&change.recorded),
                             shown(&change.replayed)
                         );

@@ -64,12 +64,8 @@ impl<P: Provider> Handler for Recorded<P> {
         self.exchange::<C>(req).await
     }
 
-    fn plans_destroy(&self) -> bool {
-        self.inner.plans_destroy()
-    }
-
-    fn moves_state(&self) -> bool {
-        self.inner.moves_state()
+    fn server_capabilities(&self) -> tfwasm_model::rpc::ServerCapabilities {
+        tfwasm_model::rpc::server_capabilities(&self.inner)
     }
 
     async fn schema_index(&self) -> Option<std::sync::Arc<tfwasm_model::SchemaIndex>> {

@@ -232,10 +232,7 @@ impl Recorder {
         };
         let written = shared::lock(&self.root).and_then(|mut locked| {
             locked.sensitive.merge(own);
-            let policy = Policy {
-                values: self.values,
-                sensitive: &locked.sensitive,
-            };
+            let policy = Policy::new(self.values, &locked.sensitive);
             schemas.decode(&entry.rpc, &entry.subject, &mut entry.request, &policy);
             schemas.decode(&entry.rpc, &entry.subject, &mut entry.response, &policy);
             let name = format!("{:06}-{}.json", entry.seq, entry.rpc);

@@ -127,10 +127,6 @@ pub async fn replay_session<P: Provider>(provider: &P, recording: &Recording) ->
     let schemas = schemas_of(provider, &cell).await;
     let mut sensitive = recording.sensitive.clone();
     sensitive.merge(&Sensitive::of(&schemas.provider));
-    let policy = Policy {
-        values: recording.session.values,
-        sensitive: &sensitive,
-    };
     let mut outcomes = Vec::with_capacity(recording.entries.len());
     for entry in &recording.entries {
         if entry.rpc == "StopProvider" {
@@ -159,6 +155,8 @@ pub async fn replay_session<P: Provider>(provider: &P, recording: &Recording) ->
                 Outcome::Skipped(format!("the recorded request does not read: {error}"))
             }
             Some(Ok(mut response)) => {
+                // Decoded as the recording did, with a call's budget of its own.
+                let policy = Policy::new(recording.session.values, &sensitive);
                 schemas.decode(&entry.rpc, &entry.subject, &mut response, &policy);
                 let mut changes = Changes::default();
                 diff(&mut String::new(), &entry.response, &response, &mut changes);

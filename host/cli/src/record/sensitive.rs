@@ -99,6 +99,18 @@ impl Sensitive {
             tree.redact(json);
         }
     }
+
+    /// Redacts the secrets of `object` in `json`, stored state as Terraform keeps it: it
+    /// holds no unknowns or redactions, so nothing in it is taken for their markers (a
+    /// sensitive map with the key `"$unknown"` is a value like any other).
+    pub fn redact_stored(&self, object: Object<'_>, json: &mut Json) {
+        if let Some(tree) = self.tree(object) {
+            let mut steps = REDACTION_STEPS;
+            if !tree.redact_within(json, &mut steps, false) {
+                *json = redacted();
+            }
+        }
+    }
 }
 
 /// Attribute names down to the secret ones.
@@ -171,7 +183,7 @@ impl Tree {
     /// [`REDACTION_STEPS`] the whole value is redacted instead, which is always safe.
     pub fn redact(&self, json: &mut Json) {
         let mut steps = REDACTION_STEPS;
-        if !self.redact_within(json, &mut steps) {
+        if !self.redact_within(json, &mut steps, true) {
             *json = redacted();
         }
     }
@@ -180,12 +192,14 @@ impl Tree {
     /// per name it looks up: the fewer of the tree's names and the object's fields, walked
     /// from the smaller side (a wide schema applied to each of many small objects was
     /// schema × value, 15.7 s for a 1.3 MB value).
-    fn redact_within(&self, json: &mut Json, steps: &mut usize) -> bool {
+    /// `markers`: whether `json` may hold unknowns' and redactions' markers (the readable
+    /// form) or holds only values (stored state).
+    fn redact_within(&self, json: &mut Json, steps: &mut usize, markers: bool) -> bool {
         if *steps == 0 {
             return false;
         }
         *steps -= 1;
-        if is_redacted(json) || scrub_unknown(json) {
+        if markers && (is_redacted(json) || scrub_unknown(json)) {
             return true;
         }
         let Some(fields) = json.as_object_mut() else {
@@ -199,7 +213,7 @@ impl Tree {
         if fields.len() < self.0.len() {
             for (name, value) in fields.iter_mut() {
                 if let Some(node) = self.0.get(name)
-                    && !node.redact_field(value, steps)
+                    && !node.redact_field(value, steps, markers)
                 {
                     return false;
                 }
@@ -207,7 +221,7 @@ impl Tree {
         } else {
             for (name, node) in &self.0 {
                 if let Some(value) = fields.get_mut(name)
-                    && !node.redact_field(value, steps)
+                    && !node.redact_field(value, steps, markers)
                 {
                     return false;
                 }
@@ -219,26 +233,28 @@ impl Tree {
 
 impl Node {
     /// Redacts the field this node describes; false when the budget ran out.
-    fn redact_field(&self, value: &mut Json, steps: &mut usize) -> bool {
+    fn redact_field(&self, value: &mut Json, steps: &mut usize, markers: bool) -> bool {
         if self.secret {
-            if !value.is_null() && !scrub_unknown(value) {
+            // An unknown keeps what says nothing of its value; stored state holds none.
+            let unknown = markers && scrub_unknown(value);
+            if !value.is_null() && !unknown {
                 *value = redacted();
             }
             return true;
         }
-        if scrub_unknown(value) {
+        if markers && scrub_unknown(value) {
             return true;
         }
         match value {
             Json::Array(items) => items
                 .iter_mut()
-                .all(|v| self.within.redact_within(v, steps)),
+                .all(|v| self.within.redact_within(v, steps, markers)),
             Json::Object(entries) => {
                 // As the object itself, and as a map of objects.
                 entries
                     .values_mut()
-                    .all(|v| self.within.redact_within(v, steps))
-                    && self.within.redact_within(value, steps)
+                    .all(|v| self.within.redact_within(v, steps, markers))
+                    && self.within.redact_within(value, steps, markers)
             }
             _ => true,
         }

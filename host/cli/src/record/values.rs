@@ -58,12 +58,37 @@ impl Schemas {
 }
 
 /// What a recording keeps of values.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub struct Policy<'a> {
     /// Every value's leaves redacted, or only secrets.
     pub values: Values,
     /// The secrets of every process of the run.
     pub sensitive: &'a Sensitive,
+    /// Readable bytes the values of one recorded call may still take: one answer of many
+    /// values, each within [`MAX_READABLE_BYTES`], would otherwise write and hold many times
+    /// that (4,096 imported objects). Past it, a value is redacted whole.
+    readable_left: std::cell::Cell<usize>,
+}
+
+impl<'a> Policy<'a> {
+    /// The policy of one recorded call (its request and response share the budget).
+    pub fn new(values: Values, sensitive: &'a Sensitive) -> Policy<'a> {
+        Policy {
+            values,
+            sensitive,
+            readable_left: std::cell::Cell::new(MAX_READABLE_BYTES),
+        }
+    }
+
+    /// Takes `bytes` from the call's budget; false (and nothing taken) past it.
+    fn take_readable(&self, bytes: usize) -> bool {
+        let left = self.readable_left.get();
+        if bytes > left {
+            return false;
+        }
+        self.readable_left.set(left - bytes);
+        true
+    }
 }
 
 /// What the field `field` of the RPC named `rpc` holds, as the RPC table declares it.
@@ -90,7 +115,9 @@ fn object_of(family: Option<Family>, subject: &str, what: Field) -> Option<Objec
         Field::ProviderMeta => Some(Object::ProviderMeta),
         Field::Object | Field::EphemeralResult => match family? {
             Family::Provider => Some(Object::Provider),
-            Family::Resource | Family::Move | Family::Identity => Some(Object::Resource(subject)),
+            Family::Resource | Family::Move | Family::Identity | Family::ConfigGeneration => {
+                Some(Object::Resource(subject))
+            }
             Family::DataSource => Some(Object::DataSource(subject)),
             Family::Ephemeral => Some(Object::EphemeralResource(subject)),
             Family::Function => None,
@@ -396,7 +423,7 @@ fn redact_field_again(
         }
         Some(Field::RawState) => {
             if let Some(json) = value.get_mut("json") {
-                sensitive.redact(Object::Resource(subject), json);
+                sensitive.redact_stored(Object::Resource(subject), json);
             }
         }
         Some(what) => {
@@ -424,7 +451,7 @@ fn raw(value: &mut Json, object: Option<(Object<'_>, Option<&Type>)>, policy: &P
         Some(json) if readable => match object {
             Some((_, None)) => *value = redacted(),
             Some((object, Some(declared))) => {
-                policy.sensitive.redact(object, json);
+                policy.sensitive.redact_stored(object, json);
                 redact_undeclared(json, declared);
             }
             None => {}
@@ -587,8 +614,9 @@ fn decode_value(
         } else {
             tfwasm_model::codec::json::decode(field.get("json")?, ty).ok()?
         };
-        // Sized before it is built: past the bound it is redacted whole.
-        if readable_bytes(&value, 1) > MAX_READABLE_BYTES {
+        // Sized before it is built, as deep as a value sits in a call's file: past what
+        // the call has left, it is redacted whole.
+        if !policy.take_readable(readable_bytes(&value, VALUE_DEPTH)) {
             return None;
         }
         Some((encode_with_unknowns(&value, ty).ok()?, ty))
@@ -605,9 +633,14 @@ fn decode_value(
     *field = json!({ "value": readable });
 }
 
-/// The most bytes one recorded value may take written out (a 16 MiB answer of nested lists
-/// of `true` was 12 GB of indented redaction markers).
+/// The most bytes the values of one recorded call may take written out (a 16 MiB answer of
+/// nested lists of `true` was 12 GB of indented redaction markers; 16 imported objects of
+/// 1 MB each, every one within a per-value bound, 1 GB of file and 5.8 GB of memory).
 pub const MAX_READABLE_BYTES: usize = 32 << 20;
+
+/// How deep a value's own JSON starts in a call's file (`response.imported[i].state.value`),
+/// counted in its indentation.
+const VALUE_DEPTH: usize = 6;
 
 /// An upper bound of the bytes `value`, `depth` levels down, takes in a recording: each
 /// leaf indented by its depth and possibly a redaction marker, numbers in plain decimal,
@@ -847,7 +880,7 @@ mod tests {
     }
 
     fn policy(values: Values, sensitive: &Sensitive) -> Policy<'_> {
-        Policy { values, sensitive }
+        Policy::new(values, sensitive)
     }
 
     #[test]
@@ -1117,6 +1150,113 @@ mod tests {
             assert_eq!(opened["private"], redacted());
             assert!(!opened.to_string().contains("hunter2"));
         }
+    }
+
+    /// The eighteenth hostile pass: a map with the key `"$unknown"` was written like an
+    /// unknown's marker and kept whole, a secret map's value included, in both modes and in
+    /// stored state.
+    #[test]
+    fn a_map_key_like_a_marker_hides_no_secret() {
+        let mut keys = Attribute::new("keys", Type::Map(Box::new(Type::String)));
+        keys.sensitive = true;
+        let mut flags = Attribute::new("flags", Type::Map(Box::new(Type::Bool)));
+        flags.sensitive = true;
+        let labels = Attribute::new("labels", Type::Map(Box::new(Type::String)));
+        let block = Block {
+            attributes: vec![keys, flags, labels],
+            ..Block::default()
+        };
+        let ty = block.implied_type();
+        let mut provider = ProviderSchema::default();
+        provider
+            .resources
+            .insert("t_m".into(), Schema { version: 0, block });
+        let schemas = Schemas::new(provider, Default::default(), Default::default());
+        let sensitive = Sensitive::of(&schemas.provider);
+        let map = |v: Value| Value::Map([("$unknown".to_owned(), v)].into_iter().collect());
+        let config = Value::object([
+            ("keys", map(Value::from("SECRET-map"))),
+            ("flags", map(Value::from(true))),
+            ("labels", map(Value::from("PLAIN-label"))),
+        ]);
+        for values in [Values::Redacted, Values::NonSensitive] {
+            let mut json = serde_json::to_value(PlanResourceChangeRequest {
+                type_name: "t_m".into(),
+                config: DynamicValue::encode(&config, &ty).unwrap(),
+                ..Default::default()
+            })
+            .unwrap();
+            schemas.decode(
+                "PlanResourceChange",
+                "t_m",
+                &mut json,
+                &policy(values, &sensitive),
+            );
+            let text = json.to_string();
+            assert!(!text.contains("SECRET-map"), "{values:?}: {text}");
+            let flags = &json["config"]["value"]["flags"];
+            if values == Values::Redacted {
+                // Every value goes, each map keeps its size under numbered keys.
+                assert!(!text.contains("PLAIN-label"), "{text}");
+                assert!(is_redacted(&flags["(redacted key 1)"]), "{text}");
+            } else {
+                assert!(is_redacted(flags), "{text}");
+            }
+        }
+        let mut stored = serde_json::to_value(UpgradeResourceStateRequest {
+            type_name: "t_m".into(),
+            version: 0,
+            raw_state: RawState {
+                json:
+                    br#"{"keys":{"$unknown":"SECRET-raw"},"flags":{"$unknown":true},"labels":null}"#
+                        .to_vec(),
+                flatmap: Default::default(),
+            },
+        })
+        .unwrap();
+        let kept = policy(Values::NonSensitive, &sensitive);
+        schemas.decode("UpgradeResourceState", "t_m", &mut stored, &kept);
+        assert_eq!(
+            stored["raw_state"]["json"],
+            json!({"keys": redacted(), "flags": redacted(), "labels": null})
+        );
+    }
+
+    /// The eighteenth hostile pass: the bound was per value, so one answer of many values,
+    /// each within it, wrote and held many times it (16 imported objects of 1 MB: 1 GB of
+    /// file, 5.8 GB of memory).
+    #[test]
+    fn the_values_of_one_call_share_one_readable_bound() {
+        let schemas = schemas(true);
+        let sensitive = Sensitive::of(&schemas.provider);
+        let ty = Type::List(Box::new(Type::Bool));
+        let value = Value::List(vec![Value::Bool(true); 300_000]);
+        let one = readable_bytes(&value, VALUE_DEPTH);
+        assert!(
+            one < MAX_READABLE_BYTES && 4 * one > MAX_READABLE_BYTES,
+            "{one}"
+        );
+        let encoded = serde_json::to_value(DynamicValue::encode(&value, &ty).unwrap()).unwrap();
+        let policy = policy(Values::NonSensitive, &sensitive);
+        let kept: Vec<bool> = (0..4)
+            .map(|_| {
+                let mut field = encoded.clone();
+                decode_value(&mut field, Some(&ty), None, false, &policy);
+                field.get("value").is_some()
+            })
+            .collect();
+        assert!(kept[0], "the first fits");
+        assert!(!kept[3], "past the call's bound, redacted whole: {kept:?}");
+        // The next call starts afresh.
+        let mut field = encoded.clone();
+        decode_value(
+            &mut field,
+            Some(&ty),
+            None,
+            false,
+            &Policy::new(Values::NonSensitive, &sensitive),
+        );
+        assert!(field.get("value").is_some());
     }
 
     #[test]

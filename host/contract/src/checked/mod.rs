@@ -4,6 +4,7 @@
 //! full (no defaults), so an RPC added to a family is a compile error here until it is
 //! checked or deliberately forwarded.
 
+mod config_generation;
 mod data_source;
 mod ephemeral;
 mod function;
@@ -151,7 +152,7 @@ impl<P: Provider> Checked<P> {
         use tfwasm_model::rpc::Family;
         let schema = &self.schema.get()?.provider;
         let schemas = match rpc.parse::<tfwasm_model::Rpc>().ok()?.family() {
-            Family::Resource | Family::Move => &schema.resources,
+            Family::Resource | Family::Move | Family::ConfigGeneration => &schema.resources,
             Family::DataSource => &schema.data_sources,
             Family::Ephemeral => &schema.ephemeral_resources,
             Family::Provider | Family::Function | Family::Identity => return None,
@@ -251,6 +252,6 @@ fn stored(block: &tfwasm_model::Block, state: &Value) -> Violations {
 fn decode_result(value: &DynamicValue, ty: &Type) -> Result<Value, Violation> {
     value.decode(ty).map_err(|e| Violation {
         path: e.path.clone(),
-        message: format!("does not conform to the schema: {}", e.message),
+        message: format!("{}: {}", crate::secret::DECODE_ERROR, e.message),
     })
 }

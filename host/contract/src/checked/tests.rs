@@ -3,8 +3,9 @@
 use super::*;
 use tfwasm_model::rpc::{
     ApplyResourceChangeRequest, ApplyResourceChangeResponse, CallFunctionRequest,
-    CallFunctionResponse, CloseEphemeralResourceRequest, ConfigureProviderRequest,
-    DataSourceServer, EphemeralServer, Function, FunctionServer, ImportResourceStateRequest,
+    CallFunctionResponse, CloseEphemeralResourceRequest, ConfigGenerationServer,
+    ConfigureProviderRequest, DataSourceServer, EphemeralServer, Function, FunctionServer,
+    GenerateResourceConfigRequest, GenerateResourceConfigResponse, ImportResourceStateRequest,
     ImportResourceStateResponse, ImportedResource, MoveResourceStateRequest,
     MoveResourceStateResponse, MoveServer, OpenEphemeralResourceRequest,
     OpenEphemeralResourceResponse, Parameter, PlanResourceChangeRequest,
@@ -30,6 +31,7 @@ struct Fake {
     upgrade: UpgradeResourceStateResponse,
     call: CallFunctionResponse,
     moved: MoveResourceStateResponse,
+    generated: GenerateResourceConfigResponse,
     opened: OpenEphemeralResourceResponse,
     /// Declare the identity `{ id: string }` for fake_thing.
     identity: bool,
@@ -178,6 +180,18 @@ impl MoveServer for Fake {
     }
     async fn move_resource_state(&self, _: MoveResourceStateRequest) -> MoveResourceStateResponse {
         self.moved.clone()
+    }
+}
+
+impl ConfigGenerationServer for Fake {
+    fn generates_config(&self) -> bool {
+        true
+    }
+    async fn generate_resource_config(
+        &self,
+        _: GenerateResourceConfigRequest,
+    ) -> GenerateResourceConfigResponse {
+        self.generated.clone()
     }
 }
 
@@ -700,6 +714,52 @@ fn moved_states_must_fit_the_target_and_be_known() {
 }
 
 #[test]
+fn generated_configurations_fit_the_schema_known_and_without_computed_only_values() {
+    let generated = |config| Fake {
+        generated: GenerateResourceConfigResponse {
+            config,
+            ..Default::default()
+        },
+        ..Fake::default()
+    };
+    let request = GenerateResourceConfigRequest {
+        type_name: "fake_thing".into(),
+        ..Default::default()
+    };
+    let checked = Checked::new(
+        generated(obj("a".into(), Value::Null)),
+        "fake",
+        Mode::Enforce,
+    );
+    assert!(checked.generates_config());
+    let ok = run(checked.generate_resource_config(request.clone()));
+    assert!(ok.diagnostics.is_empty(), "{:?}", ok.diagnostics);
+
+    // `id` is computed-only: the configuration may not set it, known or not.
+    for id in [Value::from("x"), Value::unknown()] {
+        let checked = Checked::new(generated(obj("a".into(), id)), "fake", Mode::Enforce);
+        let resp = run(checked.generate_resource_config(request.clone()));
+        assert!(!resp.diagnostics.is_empty());
+        for d in &resp.diagnostics {
+            assert_eq!(d.attribute, Some(AttributePath::attribute("id")), "{d:?}");
+            assert!(d.detail.contains("GenerateResourceConfig"), "{d:?}");
+        }
+        assert!(
+            (resp.diagnostics.iter()).any(|d| d.detail.contains("computed-only attribute is set")),
+            "{:?}",
+            resp.diagnostics
+        );
+    }
+
+    let wrong = DynamicValue::encode(&Value::from("x"), &Type::String).unwrap();
+    let resp = run(
+        Checked::new(generated(wrong), "fake", Mode::Enforce).generate_resource_config(request)
+    );
+    assert_eq!(resp.diagnostics.len(), 1, "{:?}", resp.diagnostics);
+    assert!(resp.diagnostics[0].detail.contains("does not conform"));
+}
+
+#[test]
 fn opened_ephemeral_values_fit_their_schema_and_are_not_null() {
     let opened = |result| Fake {
         opened: OpenEphemeralResourceResponse {
@@ -787,6 +847,7 @@ fn a_write_only_value_for_a_client_without_write_only_support_is_an_error() {
     }
     impl tfwasm_model::rpc::NoFunctions for WriteOnly {}
     impl tfwasm_model::rpc::NoMoves for WriteOnly {}
+    impl tfwasm_model::rpc::NoConfigGeneration for WriteOnly {}
     impl tfwasm_model::rpc::NoIdentity for WriteOnly {}
     impl tfwasm_model::rpc::NoEphemeralResources for WriteOnly {}
     impl DataSourceServer for WriteOnly {
@@ -1088,6 +1149,10 @@ impl tfwasm_model::rpc::Handler for Scripted {
             None => C::Response::default(),
         }
     }
+
+    fn server_capabilities(&self) -> tfwasm_model::rpc::ServerCapabilities {
+        Default::default()
+    }
 }
 
 /// The fifteenth hostile pass: an unknown in a sensitive map was reported with its key, and
@@ -1157,6 +1222,10 @@ fn the_checks_share_the_providers_schema_index() {
     impl tfwasm_model::rpc::Handler for Indexed {
         async fn handle<C: tfwasm_model::rpc::Call>(&self, _req: C::Request) -> C::Response {
             C::Response::default()
+        }
+
+        fn server_capabilities(&self) -> tfwasm_model::rpc::ServerCapabilities {
+            Default::default()
         }
         async fn schema_index(&self) -> Option<std::sync::Arc<tfwasm_model::SchemaIndex>> {
             Some(self.0.clone())
@@ -1228,6 +1297,10 @@ fn a_failed_schema_answer_is_asked_again() {
                 answer = serde_json::to_value(read).unwrap();
             }
             serde_json::from_value(answer).unwrap()
+        }
+
+        fn server_capabilities(&self) -> tfwasm_model::rpc::ServerCapabilities {
+            Default::default()
         }
     }
     let checked = Checked::new(

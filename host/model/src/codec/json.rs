@@ -24,11 +24,33 @@ pub fn decode(json: &Json, ty: &Type) -> Result<Value, CodecError> {
 /// (`tfwasm check` input, test vectors): `{"$unknown": true}`.
 pub const UNKNOWN_MARKER: &str = "$unknown";
 
+/// The key a map or object key takes in the readable form: one more `$` before any key that
+/// starts with `$`, so a single-key object is a marker only when it is one (a map with the key
+/// `"$unknown"` is `{"$$unknown": …}`) and whatever reads the form (redaction) cannot be told
+/// a value is an unknown.
+pub fn escaped_key(key: &str) -> std::borrow::Cow<'_, str> {
+    if key.starts_with('$') {
+        std::borrow::Cow::Owned(format!("${key}"))
+    } else {
+        std::borrow::Cow::Borrowed(key)
+    }
+}
+
+/// The key [`escaped_key`] was given; other keys are themselves (hand-written files may
+/// leave a `$` key unescaped where it cannot be taken for a marker).
+pub fn unescaped_key(key: &str) -> &str {
+    if key.starts_with("$$") {
+        &key[1..]
+    } else {
+        key
+    }
+}
+
 /// Like [`decode`], but `{"$unknown": true}` anywhere means an unknown value, and
 /// `{"$unknown": {"not_null": true, "prefix": "ab", "min": 1, "max": 9, "min_length": 1,
 /// "max_length": 3}}` a refined one (bounds inclusive; `min_exclusive`/`max_exclusive` for
-/// exclusive ones). State files never contain unknowns;
-/// this is for plans written by hand.
+/// exclusive ones). Map and object keys that start with `$` are written with one more `$`
+/// ([`escaped_key`]). State files never contain unknowns; this is for plans written by hand.
 pub fn decode_with_unknowns(json: &Json, ty: &Type) -> Result<Value, CodecError> {
     read(json, ty, &PathRef::Root, 0, &mut Cx::new(json, ty, true))
 }
@@ -369,8 +391,9 @@ fn read(
             let entries = json.as_object().ok_or_else(|| wrong("object"))?;
             let mut out = BTreeMap::new();
             for (key, item) in entries {
+                let key = if cx.unknowns { unescaped_key(key) } else { key };
                 out.insert(
-                    super::normalized(key.clone()),
+                    super::normalized(key.to_owned()),
                     read(item, elem, &path.key(key), depth + 1, cx)?,
                 );
             }
@@ -386,7 +409,16 @@ fn read(
             Ok(Value::Map(out))
         }
         Type::Object(attrs) => {
-            let entries = json.as_object().ok_or_else(|| wrong("object"))?;
+            let fields = json.as_object().ok_or_else(|| wrong("object"))?;
+            let unescaped;
+            let entries = if cx.unknowns && fields.keys().any(|k| k.starts_with("$$")) {
+                unescaped = (fields.iter())
+                    .map(|(k, v)| (unescaped_key(k).to_owned(), v.clone()))
+                    .collect::<serde_json::Map<_, _>>();
+                &unescaped
+            } else {
+                fields
+            };
             if let Some(extra) = entries.keys().find(|k| !attrs.contains_key(*k)) {
                 return Err(CodecError::new(
                     path,
@@ -474,7 +506,15 @@ fn write(value: &Value, ty: &Type, path: &PathRef<'_>, unknowns: bool) -> Result
             };
             let mut obj = serde_json::Map::new();
             for (key, item) in entries {
-                obj.insert(key.clone(), write(item, elem, &path.key(key), unknowns)?);
+                let written = if unknowns {
+                    escaped_key(key)
+                } else {
+                    key.into()
+                };
+                obj.insert(
+                    written.into_owned(),
+                    write(item, elem, &path.key(key), unknowns)?,
+                );
             }
             Ok(Json::Object(obj))
         }
@@ -491,8 +531,13 @@ fn write(value: &Value, ty: &Type, path: &PathRef<'_>, unknowns: bool) -> Result
             let mut obj = serde_json::Map::new();
             for (name, attr_ty) in attrs {
                 let item = entries.get(name).unwrap_or(&Value::Null);
+                let written = if unknowns {
+                    escaped_key(name)
+                } else {
+                    name.into()
+                };
                 obj.insert(
-                    name.clone(),
+                    written.into_owned(),
                     write(item, attr_ty, &path.attr(name), unknowns)?,
                 );
             }
@@ -633,6 +678,51 @@ mod tests {
             encode(&v, &Type::Dynamic).unwrap().to_string(),
             r#"{"value":["a"],"type":["list","string"]}"#
         );
+    }
+
+    /// The eighteenth hostile pass: a map with the key `"$unknown"` was written as an unknown's
+    /// marker, so redaction took a secret for an unknown and kept it.
+    #[test]
+    fn keys_that_look_like_markers_are_escaped_in_the_readable_form() {
+        let ty = Type::object([
+            ("m", Type::Map(Box::new(Type::String))),
+            ("d", Type::Dynamic),
+        ]);
+        let inner = Type::object([("$redacted", Type::Bool)]);
+        let value = Value::object([
+            (
+                "m",
+                Value::Map(
+                    [
+                        ("$unknown".to_owned(), Value::from("SECRET")),
+                        ("k".to_owned(), Value::from("v")),
+                    ]
+                    .into_iter()
+                    .collect(),
+                ),
+            ),
+            (
+                "d",
+                Value::Dynamic(
+                    inner.clone(),
+                    Box::new(Value::object([("$redacted", Value::from(true))])),
+                ),
+            ),
+        ]);
+        let json = encode_with_unknowns(&value, &ty).unwrap();
+        assert_eq!(json["m"]["$$unknown"], "SECRET", "{json}");
+        assert_eq!(json["m"]["k"], "v");
+        assert_eq!(json["d"]["value"]["$$redacted"], true, "{json}");
+        assert_eq!(decode_with_unknowns(&json, &ty).unwrap(), value);
+        // State JSON (the plain codec) is Terraform's and stays as it is.
+        let known = Value::object([
+            (
+                "m",
+                Value::Map([("$x".to_owned(), Value::from("v"))].into_iter().collect()),
+            ),
+            ("d", Value::Null),
+        ]);
+        assert_eq!(encode(&known, &ty).unwrap()["m"]["$x"], "v");
     }
 
     #[test]

@@ -24,8 +24,10 @@ pub fn is_redacted(json: &Json) -> bool {
 /// a number's bounds) are taken from it.
 const SHAPE_REFINEMENTS: &[&str] = &["not_null", "min_length", "max_length"];
 
-/// Whether `json` is an unknown's marker; if so, the refinements that hold (part of) a value
-/// are redacted in place.
+/// Whether `json` is an unknown's marker as [`super::json::encode_with_unknowns`] writes it
+/// (`true`, or an object of refinements with values of their types); if so, the refinements
+/// that hold (part of) a value are redacted in place. Anything else under the marker's key is
+/// a value (a map with the key `"$unknown"`, in JSON that did not escape it) and is not one.
 pub fn scrub_unknown(json: &mut Json) -> bool {
     let Some(marker) = json
         .as_object_mut()
@@ -34,6 +36,9 @@ pub fn scrub_unknown(json: &mut Json) -> bool {
     else {
         return false;
     };
+    if !is_marker_body(marker) {
+        return false;
+    }
     if let Json::Object(refinements) = marker {
         for (key, value) in refinements.iter_mut() {
             if !SHAPE_REFINEMENTS.contains(&key.as_str()) {
@@ -44,9 +49,27 @@ pub fn scrub_unknown(json: &mut Json) -> bool {
     true
 }
 
+/// What the marker's key holds when it is one: `true`, or refinements of their types.
+fn is_marker_body(body: &Json) -> bool {
+    match body {
+        Json::Bool(true) => true,
+        Json::Object(refinements) => refinements.iter().all(|(key, value)| match key.as_str() {
+            "not_null" => value == &Json::Bool(true),
+            "prefix" => value.is_string(),
+            "min" | "max" | "min_exclusive" | "max_exclusive" => value.is_number(),
+            "min_length" | "max_length" => value.is_u64(),
+            _ => false,
+        }),
+        _ => false,
+    }
+}
+
 fn is_unknown(json: &Json) -> bool {
-    json.as_object()
-        .is_some_and(|o| o.len() == 1 && o.contains_key(super::json::UNKNOWN_MARKER))
+    json.as_object().is_some_and(|o| {
+        o.len() == 1
+            && o.get(super::json::UNKNOWN_MARKER)
+                .is_some_and(is_marker_body)
+    })
 }
 
 /// Replaces the known, non-null values of sensitive and write-only attributes under `block`.
@@ -118,6 +141,31 @@ mod tests {
 
     /// The sixteenth hostile pass: an unknown of a sensitive attribute kept its refinements,
     /// so a string's prefix reached the apply journal.
+    /// The eighteenth hostile pass: `{"$unknown": "SECRET"}` (a sensitive map with that key,
+    /// in stored JSON that does not escape keys) was taken for an unknown and kept.
+    #[test]
+    fn a_value_under_the_marker_key_is_no_unknown() {
+        let mut tokens = Attribute::new("tokens", Type::Map(Box::new(Type::String)));
+        tokens.sensitive = true;
+        let block = Block {
+            attributes: vec![tokens],
+            ..Block::default()
+        };
+        for secret in [
+            json!({ "$unknown": "SECRET" }),
+            json!({ "$unknown": { "prefix": "x", "note": "SECRET" } }),
+            json!({ "$unknown": { "not_null": "SECRET" } }),
+        ] {
+            let mut json = json!({ "tokens": secret });
+            redact_block(&mut json, &block);
+            assert!(is_redacted(&json["tokens"]), "{json}");
+        }
+        let mut unknown =
+            json!({ "tokens": { "$unknown": { "not_null": true, "min_length": 1 } } });
+        redact_block(&mut unknown, &block);
+        assert_eq!(unknown["tokens"]["$unknown"]["min_length"], 1);
+    }
+
     #[test]
     fn a_secret_unknown_keeps_only_what_says_nothing_of_its_value() {
         let mut password = Attribute::new("password", Type::String);

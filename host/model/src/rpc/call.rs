@@ -28,6 +28,9 @@ pub enum Family {
     Identity,
     /// [`EphemeralServer`](super::EphemeralServer): of the ephemeral resource's schema.
     Ephemeral,
+    /// [`ConfigGenerationServer`](super::ConfigGenerationServer): of the resource type's
+    /// schema.
+    ConfigGeneration,
 }
 
 /// What one field of an RPC message holds, which decides what a recording may keep of it.

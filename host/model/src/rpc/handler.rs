@@ -16,15 +16,10 @@ pub trait Handler: Send + Sync + 'static {
     /// Answers one call of the RPC `C`.
     fn handle<C: Call>(&self, req: C::Request) -> impl Future<Output = C::Response> + Send;
 
-    /// Whether destroys are planned (the `plan_destroy` capability).
-    fn plans_destroy(&self) -> bool {
-        false
-    }
-
-    /// Whether MoveResourceState is implemented (the `move_resource_state` capability).
-    fn moves_state(&self) -> bool {
-        false
-    }
+    /// The capabilities to announce. No default: a wrapper passes its inner provider's
+    /// through ([`server_capabilities`](super::server_capabilities)), so a capability added
+    /// later reaches every wrapper instead of being announced by none.
+    fn server_capabilities(&self) -> ServerCapabilities;
 
     /// StopProvider.
     fn stop_provider(&self) -> impl Future<Output = Result<(), String>> + Send {
@@ -51,7 +46,7 @@ impl<H: Handler> ProviderServer for Handled<H> {
     }
 
     fn plans_destroy(&self) -> bool {
-        self.0.plans_destroy()
+        self.0.server_capabilities().plan_destroy
     }
 
     async fn validate_provider_config(&self, config: DynamicValue) -> Diagnostics {
@@ -134,7 +129,7 @@ impl<H: Handler> FunctionServer for Handled<H> {
 
 impl<H: Handler> MoveServer for Handled<H> {
     fn moves_state(&self) -> bool {
-        self.0.moves_state()
+        self.0.server_capabilities().move_resource_state
     }
 
     async fn move_resource_state(
@@ -142,6 +137,19 @@ impl<H: Handler> MoveServer for Handled<H> {
         req: MoveResourceStateRequest,
     ) -> MoveResourceStateResponse {
         self.0.handle::<calls::MoveResourceState>(req).await
+    }
+}
+
+impl<H: Handler> ConfigGenerationServer for Handled<H> {
+    fn generates_config(&self) -> bool {
+        self.0.server_capabilities().generate_resource_config
+    }
+
+    async fn generate_resource_config(
+        &self,
+        req: GenerateResourceConfigRequest,
+    ) -> GenerateResourceConfigResponse {
+        self.0.handle::<calls::GenerateResourceConfig>(req).await
     }
 }
 
@@ -203,6 +211,15 @@ mod tests {
             self.0.lock().unwrap().push((C::RPC, subject));
             C::Response::default()
         }
+
+        fn server_capabilities(&self) -> ServerCapabilities {
+            ServerCapabilities {
+                plan_destroy: true,
+                get_provider_schema_optional: true,
+                move_resource_state: true,
+                generate_resource_config: true,
+            }
+        }
     }
 
     fn run<F: Future>(f: F) -> F::Output {
@@ -243,6 +260,10 @@ mod tests {
             target_type_name: "t_to".into(),
             ..Default::default()
         }));
+        run(p.generate_resource_config(GenerateResourceConfigRequest {
+            type_name: "t_gen".into(),
+            ..Default::default()
+        }));
         run(p.get_resource_identity_schemas());
         run(p.upgrade_resource_identity(Default::default()));
         run(p.validate_ephemeral_resource_config(Default::default()));
@@ -256,5 +277,15 @@ mod tests {
         assert_eq!(subject(Rpc::ReadResource), "t_read");
         assert_eq!(subject(Rpc::MoveResourceState), "t_to");
         assert_eq!(subject(Rpc::CallFunction), "f");
+        assert_eq!(subject(Rpc::GenerateResourceConfig), "t_gen");
+    }
+
+    /// A wrapper announces what its handler does, every capability at once: one added to
+    /// [`ServerCapabilities`] reaches every wrapper (the recording announced no config
+    /// generation while `Handler` had one default method per capability).
+    #[test]
+    fn every_capability_reaches_the_provider() {
+        let p = Handled(Notes::default());
+        assert_eq!(server_capabilities(&p), p.0.server_capabilities());
     }
 }

@@ -1,7 +1,7 @@
 //! The provider lifecycle as Rust types: one request/response pair per tfplugin6 RPC, grouped
 //! in RPC families as terraform-plugin-go's `tfprotov6` groups them, one trait per family:
 //! [`ProviderServer`], [`ResourceServer`], [`DataSourceServer`], [`FunctionServer`],
-//! [`MoveServer`], [`IdentityServer`], [`EphemeralServer`].
+//! [`MoveServer`], [`IdentityServer`], [`EphemeralServer`], [`ConfigGenerationServer`].
 //! [`Provider`] is all of them: what the gRPC layer serves, the Wasm runtime implements and
 //! the contract checks wrap. Optional families have a marker trait (e.g. [`NoFunctions`]) that
 //! answers "not supported" for a provider without them; a wrapper implements the family itself
@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 
 mod call;
 pub mod calls;
+mod config_generation;
 mod data_source;
 mod ephemeral;
 pub mod forms;
@@ -27,6 +28,10 @@ pub(crate) mod table;
 
 pub use call::{
     Call, CallVisitor, Family, Field, IMPORTED_FIELDS, NoRequest, ValidateProviderConfigRequest,
+};
+pub use config_generation::{
+    ConfigGenerationServer, GenerateResourceConfigRequest, GenerateResourceConfigResponse,
+    NoConfigGeneration,
 };
 pub use data_source::{DataSourceServer, ReadDataSourceRequest, ReadDataSourceResponse};
 pub use ephemeral::{
@@ -56,8 +61,9 @@ pub use resource::{
 /// `use tfwasm_model::rpc::prelude::*;`.
 pub mod prelude {
     pub use super::{
-        DataSourceServer as _, EphemeralServer as _, FunctionServer as _, IdentityServer as _,
-        MoveServer as _, ProviderServer as _, ResourceServer as _,
+        ConfigGenerationServer as _, DataSourceServer as _, EphemeralServer as _,
+        FunctionServer as _, IdentityServer as _, MoveServer as _, ProviderServer as _,
+        ResourceServer as _,
     };
 }
 
@@ -132,6 +138,8 @@ pub struct ServerCapabilities {
     pub get_provider_schema_optional: bool,
     /// The provider implements MoveResourceState.
     pub move_resource_state: bool,
+    /// The provider implements GenerateResourceConfig (tfplugin6.10).
+    pub generate_resource_config: bool,
 }
 
 /// Why a provider deferred a change to a later run (Terraform 1.9, behind `deferral_allowed`).
@@ -184,6 +192,7 @@ pub trait Provider:
     + MoveServer
     + IdentityServer
     + EphemeralServer
+    + ConfigGenerationServer
 {
 }
 
@@ -195,6 +204,7 @@ impl<T> Provider for T where
         + MoveServer
         + IdentityServer
         + EphemeralServer
+        + ConfigGenerationServer
 {
 }
 
@@ -207,5 +217,6 @@ pub fn server_capabilities<P: Provider>(provider: &P) -> ServerCapabilities {
         // start with any RPC.
         get_provider_schema_optional: true,
         move_resource_state: provider.moves_state(),
+        generate_resource_config: provider.generates_config(),
     }
 }

@@ -153,6 +153,14 @@ macro_rules! rpc_table {
                     target_identity: Identity,
                 },
             }
+            GenerateResourceConfig {
+                family: ConfigGeneration,
+                guest: true,
+                call: |p, req: GenerateResourceConfigRequest| -> GenerateResourceConfigResponse { p.generate_resource_config(req) },
+                subject: |req| &req.type_name,
+                request: { type_name: Plain, state: Object },
+                response: { config: Object, diagnostics: Diagnostics },
+            }
             GetResourceIdentitySchemas {
                 family: Identity,
                 guest: false,

@@ -4,9 +4,10 @@
 //! does the same), so the rest of the runtime knows one version, and a new version is its
 //! module and a line in `versions!` and `dispatch!` below, not an arm in every method.
 
-use wasmtime::component::{Component, InstancePre};
+use wasmtime::component::{Component, Instance, InstancePre};
 use wasmtime::{Engine, Store};
 
+use super::additions::{Additions, AdditionsIndices, Families};
 use super::latest::exports::tfwasm::provider::{data_source, ephemeral, function, resource};
 use super::latest::tfwasm::provider::types as wit;
 use super::{latest, v0_1_0};
@@ -34,49 +35,92 @@ macro_rules! versions {
             }
         }
 
-        /// A pre-linked component of a known version.
-        pub(crate) enum GuestPre {
-            $($variant($module::TfwasmProviderPre<StoreState>),)+
+        /// Where a version's exports are in a pre-linked component.
+        enum BaseIndices {
+            $($variant($module::TfwasmProviderIndices),)+
         }
 
-        impl GuestPre {
-            /// Checks `pre` against the bindings of `version`.
-            pub fn new(
-                version: WitVersion,
-                pre: InstancePre<StoreState>,
-            ) -> wasmtime::Result<GuestPre> {
+        impl BaseIndices {
+            fn new(version: WitVersion, pre: &InstancePre<StoreState>) -> wasmtime::Result<BaseIndices> {
                 Ok(match version {
                     $(WitVersion::$variant => {
-                        GuestPre::$variant($module::TfwasmProviderPre::new(pre)?)
+                        BaseIndices::$variant($module::TfwasmProviderIndices::new(pre)?)
                     })+
                 })
             }
 
-            /// A fresh instance.
-            pub async fn instantiate_async(
-                &self,
-                store: &mut Store<StoreState>,
-            ) -> wasmtime::Result<Guest> {
+            fn load(&self, store: &mut Store<StoreState>, instance: &Instance) -> wasmtime::Result<Base> {
                 Ok(match self {
-                    $(GuestPre::$variant(pre) => {
-                        Guest::$variant(pre.instantiate_async(store).await?)
-                    })+
+                    $(BaseIndices::$variant(indices) => Base::$variant(indices.load(store, instance)?),)+
                 })
             }
 
-            /// The component's WIT version.
-            pub fn version(&self) -> WitVersion {
+            fn version(&self) -> WitVersion {
                 match self {
-                    $(GuestPre::$variant(_) => WitVersion::$variant,)+
+                    $(BaseIndices::$variant(_) => WitVersion::$variant,)+
                 }
             }
         }
 
-        /// An instance of a component.
-        pub(crate) enum Guest {
+        /// An instance's bindings of the version it was built against.
+        pub(crate) enum Base {
             $($variant($module::TfwasmProvider),)+
         }
     };
+}
+
+/// A pre-linked component: its version's exports, and the families of later versions it
+/// exports too.
+pub(crate) struct GuestPre {
+    pre: InstancePre<StoreState>,
+    base: BaseIndices,
+    additions: AdditionsIndices,
+}
+
+impl GuestPre {
+    /// Checks `pre` against the bindings of `version` and finds the added families.
+    pub fn new(version: WitVersion, pre: InstancePre<StoreState>) -> wasmtime::Result<GuestPre> {
+        Ok(GuestPre {
+            base: BaseIndices::new(version, &pre)?,
+            additions: AdditionsIndices::new(&pre)?,
+            pre,
+        })
+    }
+
+    /// A fresh instance.
+    pub async fn instantiate_async(
+        &self,
+        store: &mut Store<StoreState>,
+    ) -> wasmtime::Result<Guest> {
+        let instance = self.pre.instantiate_async(&mut *store).await?;
+        Ok(Guest {
+            base: self.base.load(store, &instance)?,
+            additions: self.additions.load(store, &instance)?,
+        })
+    }
+
+    /// The component's WIT version.
+    pub fn version(&self) -> WitVersion {
+        self.base.version()
+    }
+
+    /// Which later families the component exports.
+    pub fn additions(&self) -> Families {
+        self.additions.families()
+    }
+}
+
+/// An instance of a component.
+pub(crate) struct Guest {
+    base: Base,
+    additions: Additions,
+}
+
+impl Guest {
+    /// The `config-generation` export, if the component has it.
+    pub fn config_generation(&self) -> Option<&super::additions::ConfigGeneration> {
+        self.additions.config_generation.as_ref()
+    }
 }
 
 versions! {
@@ -90,9 +134,9 @@ versions! {
 /// Runs `$call` with `$g` the instance's bindings, whatever its version.
 macro_rules! dispatch {
     ($guest:expr, $g:ident => $call:expr) => {
-        match $guest {
-            Guest::V0_2_0($g) => $call,
-            Guest::V0_1_0($g) => $call,
+        match &$guest.base {
+            Base::V0_2_0($g) => $call,
+            Base::V0_1_0($g) => $call,
         }
     };
 }

@@ -10,10 +10,12 @@ use tfwasm_model::{
     NestedObject, ObjectNesting, PathStep, ProviderSchema, Schema, Severity, StringKind, Type,
 };
 
+mod additions;
 mod guest;
 mod imports;
 mod v0_1_0;
 
+pub use additions::{Families, config_generation};
 pub use guest::WitVersion;
 pub(crate) use guest::{Exports, Guest, GuestPre};
 

@@ -18,7 +18,7 @@ mod generated {
     });
 }
 use generated::tfwasm::provider::{log, progress, types as old};
-pub(crate) use generated::{TfwasmProvider, TfwasmProviderPre};
+pub(crate) use generated::{TfwasmProvider, TfwasmProviderIndices};
 
 impl progress::Host for StoreState {
     async fn report_state(&mut self, state: Vec<u8>) -> wasmtime::Result<()> {

@@ -104,12 +104,7 @@ impl WasiHttpHooks for HttpGate {
         };
         if !self.allow.allows(&scheme, &host, port) {
             let entry = format!("{scheme}://{host}:{port}");
-            // Where it went, not what it carried: a query may hold a key.
-            tracing::warn!(
-                url = short(&format!("{entry}{}", uri.path())),
-                "outgoing request denied; allow it with {}",
-                short(&entry)
-            );
+            tracing::warn!("{}", denied_line(&entry, uri));
             if let Ok(mut problems) = self.problems.lock() {
                 problems.push(Problem::Denied { entry });
             }
@@ -142,9 +137,34 @@ impl WasiHttpHooks for HttpGate {
     }
 }
 
+/// The log line of a denied request: where it went, not what it carried. A path holds
+/// tokens as often as a query does (webhook URLs, bot tokens, presigned paths), so only its
+/// length is said.
+fn denied_line(entry: &str, uri: &http::Uri) -> String {
+    format!(
+        "outgoing request denied: {} (a path of {} bytes); allow it with {}",
+        short(entry),
+        uri.path().len(),
+        short(entry)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The eighteenth hostile pass: a denied request was logged with its path, where webhook
+    /// tokens live.
+    #[test]
+    fn a_denied_request_is_logged_without_its_path_or_query() {
+        let uri: http::Uri =
+            "https://hooks.slack.com/services/T0000/B0000/SECRETTOKEN?key=SECRETKEY"
+                .parse()
+                .unwrap();
+        let line = denied_line("https://hooks.slack.com:443", &uri);
+        assert!(!line.contains("SECRET"), "{line}");
+        assert!(line.contains("https://hooks.slack.com:443"), "{line}");
+    }
 
     #[test]
     fn userinfo_is_refused_in_every_spelling() {

@@ -339,6 +339,14 @@ impl ReturnedValues for resource::MoveResponse {
         Some(&mut self.diagnostics)
     }
 }
+impl ReturnedValues for crate::bindings::config_generation::GenerateResponse {
+    fn largest_value(&self) -> usize {
+        self.config.len()
+    }
+    fn diagnostics(&mut self) -> Option<&mut Vec<wit::Diagnostic>> {
+        Some(&mut self.diagnostics)
+    }
+}
 impl ReturnedValues for resource::UpgradeIdentityResponse {
     fn largest_value(&self) -> usize {
         self.upgraded_identity.as_ref().map_or(0, Vec::len)

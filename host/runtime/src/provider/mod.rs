@@ -230,6 +230,11 @@ impl WasmProvider {
         self.pre.version()
     }
 
+    /// Which families of later WIT versions the component exports too.
+    pub fn families(&self) -> crate::bindings::Families {
+        self.pre.additions()
+    }
+
     /// The interfaces the component imports.
     pub fn imports(&self) -> &[String] {
         &self.imports

@@ -7,6 +7,7 @@
 //! saying so (Terraform shows "Unsupported plugin method"); Terraform never calls them unless
 //! the schema announces the matching feature, which tfwasm does not.
 
+mod config_generation;
 mod data_source;
 mod ephemeral;
 mod function;
@@ -192,9 +193,11 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
 
     async fn generate_resource_config(
         &self,
-        _req: Request<pb::generate_resource_config::Request>,
+        req: Request<pb::generate_resource_config::Request>,
     ) -> Result<Response<pb::generate_resource_config::Response>, Status> {
-        Err(not_yet("GenerateResourceConfig"))
+        Ok(Response::new(
+            config_generation::generate_resource_config(&self.provider, req.into_inner()).await,
+        ))
     }
 
     async fn validate_ephemeral_resource_config(

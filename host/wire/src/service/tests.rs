@@ -41,6 +41,10 @@ impl Handler for Notes {
         }
         serde_json::from_value(answer).unwrap()
     }
+
+    fn server_capabilities(&self) -> tfwasm_model::rpc::ServerCapabilities {
+        Default::default()
+    }
 }
 
 fn service() -> ProviderService<Handled<Notes>> {

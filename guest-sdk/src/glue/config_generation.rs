@@ -1,0 +1,42 @@
+//! The config generation family: GenerateResourceConfig (WIT 0.3.0).
+
+use super::*;
+use crate::bindings::exports::tfwasm::provider0_3_0::config_generation::{
+    GenerateRequest, GenerateResponse,
+};
+
+/// `generate-resource-config`: the resource's [`Resource::generate_config`] of the imported
+/// object's state, which must be wholly known.
+pub fn generate_resource_config(
+    c: &Catalog,
+    ctx: wit::ProviderContext,
+    req: GenerateRequest,
+) -> GenerateResponse {
+    let result = (|| {
+        let entry = find_resource(c, &req.type_name)?;
+        let (resource, ty) = (&entry.item, entry.ty());
+        let state = decode(&req.state, ty, "imported state")?;
+        let ctx = context(c, ctx)?;
+        let config = resource.generate_config(&ctx, &state)?;
+        if let Some(path) = config.first_unknown() {
+            return Err(Diagnostic::error(
+                "Provider generated an unknown value",
+                format!(
+                    "The configuration generated for {} holds an unknown value at {path}; Terraform writes values into the file, so every one must be known.",
+                    req.type_name
+                ),
+            ));
+        }
+        encode(&config, ty, "generated configuration")
+    })();
+    match result {
+        Ok(config) => GenerateResponse {
+            config,
+            diagnostics: Vec::new(),
+        },
+        Err(d) => GenerateResponse {
+            config: codec::msgpack::NULL.to_vec(),
+            diagnostics: vec![to_wit_diagnostic(&d)],
+        },
+    }
+}
