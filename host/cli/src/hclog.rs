@@ -38,14 +38,26 @@ fn human_line(
     text
 }
 
-/// `text` with its control characters written as escapes (`\n`, `\u{1b}`).
+/// `text` with its control characters (C0 and C1), line and paragraph separators and
+/// bidirectional controls written as escapes (`\n`, `\u{1b}`, `\u{202e}`): text a guest or
+/// a recording chose can neither drive the terminal, start a line, nor reorder what a
+/// reader sees.
 pub(crate) fn escaped(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.chars().any(char::is_control) {
+    fn hidden(c: char) -> bool {
+        c.is_control()
+            || matches!(
+                c,
+                '\u{2028}' | '\u{2029}' | '\u{200e}' | '\u{200f}' | '\u{061c}'
+            )
+            || ('\u{202a}'..='\u{202e}').contains(&c)
+            || ('\u{2066}'..='\u{2069}').contains(&c)
+    }
+    if !text.chars().any(hidden) {
         return std::borrow::Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
-        if c.is_control() {
+        if hidden(c) {
             out.extend(c.escape_default());
         } else {
             out.push(c);
@@ -295,6 +307,19 @@ mod tests {
 #[cfg(test)]
 mod human {
     use super::*;
+
+    /// The nineteenth hostile pass: C1 controls (U+009B is a CSI) passed JSON's escaping in
+    /// `tfwasm replay`; line separators and bidirectional controls were not escaped at all.
+    #[test]
+    fn separators_c1_and_bidirectional_controls_are_escaped_too() {
+        let text = "a\u{9b}2J b\u{2028}c \u{202e}evil\u{2066}x";
+        let shown = escaped(text);
+        assert!(
+            !shown.contains(['\u{9b}', '\u{2028}', '\u{202e}', '\u{2066}']),
+            "{shown:?}"
+        );
+        assert!(shown.contains("\\u{202e}"), "{shown}");
+    }
 
     /// The fifteenth hostile pass: in `serve --debug`, a guest's log message with a newline
     /// forged a second `[ERROR] tfwasm:` line, and escapes reached the terminal raw.

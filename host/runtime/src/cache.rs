@@ -360,15 +360,27 @@ pub(crate) fn store(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
         .recursive(true)
         .mode(0o700)
         .create(dir)?;
+    // A name nobody can guess, created new and never through a symlink: whatever already
+    // lies there (something planted) is not written through.
+    let nonce = {
+        use std::hash::{BuildHasher as _, Hasher as _};
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        hasher.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos()),
+        );
+        hasher.finish()
+    };
     let tmp = dir.join(format!(
-        ".{}.{}.tmp",
+        ".{}.{}.{nonce:016x}.tmp",
         path.file_name().and_then(|n| n.to_str()).unwrap_or("entry"),
         std::process::id()
     ));
     let written = std::fs::OpenOptions::new()
         .write(true)
-        .create(true)
-        .truncate(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW)
         .mode(0o600)
         .open(&tmp)
         .and_then(|mut file| {

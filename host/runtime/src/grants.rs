@@ -1,7 +1,7 @@
 //! What a provider may reach outside its sandbox. Everything is denied unless granted.
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Component, Path, PathBuf};
 use std::str::FromStr;
 
 /// The operator's grants to one provider.
@@ -214,6 +214,39 @@ pub struct DirGrantsError {
     pub grant: String,
     /// Why it cannot be used.
     pub message: String,
+}
+
+/// `path` made absolute with symlinks resolved as far as it exists; the rest, which does not
+/// exist and so holds no symlink, is taken lexically.
+pub fn resolved(path: &Path) -> PathBuf {
+    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    for existing in path.ancestors() {
+        let Ok(mut base) = std::fs::canonicalize(existing) else {
+            continue;
+        };
+        let rest = path.strip_prefix(existing).unwrap_or(Path::new(""));
+        for component in rest.components() {
+            match component {
+                Component::ParentDir => {
+                    base.pop();
+                }
+                Component::Normal(name) => base.push(name),
+                _ => {}
+            }
+        }
+        return base;
+    }
+    path
+}
+
+/// The read-write grant whose host directory holds `path` (or is it), symlinks resolved as far
+/// as they exist: a guest could replace what the host keeps there (code it runs, settings it
+/// reads, files it writes) or plant a symlink in its place.
+pub fn writable_grant_holding<'g>(dirs: &'g [DirGrant], path: &Path) -> Option<&'g DirGrant> {
+    let path = resolved(path);
+    dirs.iter()
+        .filter(|grant| grant.writable)
+        .find(|grant| path.starts_with(resolved(&grant.host)))
 }
 
 /// Resolves every grant's host directory to its canonical path (what the guest gets is

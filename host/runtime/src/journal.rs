@@ -152,7 +152,8 @@ impl Journal {
             if path.extension().is_none_or(|ext| ext != "json") {
                 continue;
             }
-            let Some(entry) = std::fs::read(&path)
+            // Never through a symlink: an entry is a file this host wrote.
+            let Some(entry) = read_no_follow(&path)
                 .ok()
                 .and_then(|bytes| serde_json::from_slice::<Entry>(&bytes).ok())
             else {
@@ -358,6 +359,19 @@ fn readable_id(state: &Value, block: &Block) -> Option<String> {
         return None;
     }
     state.get("id")?.as_str().map(str::to_owned)
+}
+
+/// Reads a file that is not a symlink.
+fn read_no_follow(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 fn write_bytes(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
@@ -649,6 +663,29 @@ mod tests {
             short.detail.contains(r#"with id "i-1""#),
             "{}",
             short.detail
+        );
+    }
+
+    /// The nineteenth hostile pass: with the journal inside a read-write grant, a guest
+    /// planted a symlink at the next temporary name and the host wrote the entry through it,
+    /// outside every grant. Writes never follow a symlink now, nor do reads of entries.
+    #[test]
+    fn entries_are_never_written_or_read_through_a_symlink() {
+        let (root, _component, journal) = fresh();
+        let victim = root.path().join("victim.txt");
+        std::fs::write(&victim, "precious").unwrap();
+        std::fs::create_dir_all(journal.dir()).unwrap();
+        let entry = journal.dir().join("1-0-t_x.json");
+        std::os::unix::fs::symlink(&victim, &entry).unwrap();
+        crate::cache::store(&entry, &[b"{\"written\": true}"]).unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        assert!(!std::fs::symlink_metadata(&entry).unwrap().is_symlink());
+
+        let planted = journal.dir().join("2-0-t_x.json");
+        std::os::unix::fs::symlink(&victim, &planted).unwrap();
+        assert!(
+            read_no_follow(&planted).is_err(),
+            "a symlinked entry is not read"
         );
     }
 

@@ -49,7 +49,8 @@ pub fn run(args: Args) -> ExitCode {
         Ok(Totals { differ: 0, .. }) => ExitCode::from(2),
         Ok(_) => ExitCode::from(1),
         Err(error) => {
-            eprintln!("error: {error:#}");
+            // Errors quote paths and names the recording chose.
+            eprintln!("error: {}", escaped(&format!("{error:#}")));
             ExitCode::from(2)
         }
     }
@@ -95,7 +96,7 @@ async fn replay(args: &Args) -> anyhow::Result<Totals> {
         if hex::encode(sha2::Sha256::digest(&bytes)) != session.component_sha256 {
             println!(
                 "  note: replaying {}, not the component recorded (its SHA-256 differs)",
-                component.display()
+                escaped(&component.display().to_string())
             );
         }
         if session.values == crate::record::Values::Redacted {
@@ -191,7 +192,8 @@ fn with_placeholders(count: usize) -> String {
 
 /// A value in one line, cut at 120 characters.
 fn shown(value: &serde_json::Value) -> String {
-    let text = value.to_string();
+    // JSON escapes C0 controls only.
+    let text = escaped(&value.to_string()).into_owned();
     match text.char_indices().nth(120) {
         Some((cut, _)) => format!("{}…", &text[..cut]),
         None => text,

@@ -39,7 +39,8 @@ pub struct Args {
     #[arg(long)]
     debug: bool,
     /// The provider's source address in debug mode [default:
-    /// registry.terraform.io/tfwasm/NAME, NAME from the component's file name].
+    /// registry.terraform.io/tfwasm/TYPE, TYPE the prefix its resource and data source type
+    /// names share (`random` for `random_string`), else the component's file name].
     #[arg(long, value_name = "ADDRESS", requires = "debug")]
     source: Option<String>,
 }
@@ -185,12 +186,30 @@ fn run_debug(args: Args) -> ExitCode {
 
 async fn serve_debugging(args: Args, level: tracing::Level) -> anyhow::Result<()> {
     let (provider, component) = load(args.component, args.cache_dir, level)?;
-    let source = args
-        .source
-        .unwrap_or_else(|| format!("registry.terraform.io/tfwasm/{}", provider_name(&component)));
+    let source = match args.source {
+        Some(source) => source,
+        None => {
+            // Terraform refuses a type name that does not start with the provider's.
+            let schema = tfwasm_model::rpc::ProviderServer::get_provider_schema(&provider).await;
+            let types = (schema.resources.keys()).chain(schema.data_sources.keys());
+            let name = shared_type_prefix(types).unwrap_or_else(|| provider_name(&component));
+            format!("registry.terraform.io/tfwasm/{name}")
+        }
+    };
+    // Ctrl-C or SIGTERM (a script's `kill`) both stop the server, which removes its socket.
     let stop = async {
-        let _ = tokio::signal::ctrl_c().await;
-        tracing::info!("interrupted; stopping");
+        let terminate = async {
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(mut signal) => {
+                    signal.recv().await;
+                }
+                Err(_) => std::future::pending::<()>().await,
+            }
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => tracing::info!("interrupted; stopping"),
+            () = terminate => tracing::info!("terminated; stopping"),
+        }
     };
     tfwasm_wire::serve_debug(
         provider,
@@ -243,6 +262,20 @@ pub(crate) fn load_checked(
 ) -> anyhow::Result<(Checked<WasmProvider>, Option<crate::record::Settings>)> {
     let settings = crate::config::load(component)?;
     let cache_dir = cache_dir.unwrap_or_else(cache::default_dir);
+    refuse_host_files_in_writable_grants(component, &cache_dir, &settings.grants.dirs)?;
+    let journal = open_journal(component).filter(|journal| {
+        let grant = tfwasm_runtime::grants::writable_grant_holding(&settings.grants.dirs, journal.dir());
+        if let Some(grant) = grant {
+            tracing::warn!(
+                "the apply journal {} lies inside {}, granted read-write to the guest as {}, which could plant symlinks where it is written: objects created by an apply that is killed midway will not be reported (set {} outside every grant)",
+                journal.dir().display(),
+                grant.host.display(),
+                grant.guest,
+                tfwasm_runtime::journal::JOURNAL_DIR_ENV
+            );
+        }
+        grant.is_none()
+    });
     let options = LoadOptions {
         limits: settings.limits,
         grants: settings.grants,
@@ -254,7 +287,7 @@ pub(crate) fn load_checked(
         settings_hint: settings.source,
         display_name: Some(provider_name(component)),
         http: settings.http,
-        journal: open_journal(component),
+        journal,
     };
     let (provider, report) = WasmProvider::load(component, options)?;
     let provider = Checked::new(provider, provider_name(component), settings.mode);
@@ -265,6 +298,40 @@ pub(crate) fn load_checked(
         "component loaded"
     );
     Ok((provider, settings.record))
+}
+
+/// Refuses to serve when a read-write grant holds what the host runs or reads on its own
+/// behalf: the component's directory (a package's executable, precompiled code and
+/// `tfwasm.toml`) or the compile cache. The guest could replace the code a later start loads
+/// natively, or the settings that decide its own grants.
+fn refuse_host_files_in_writable_grants(
+    component: &Path,
+    cache_dir: &Path,
+    dirs: &[tfwasm_runtime::DirGrant],
+) -> anyhow::Result<()> {
+    let package = component.parent().unwrap_or(Path::new("."));
+    for (what, path, fix) in [
+        (
+            "the component's directory (with its precompiled code and tfwasm.toml)",
+            package,
+            "keep the component outside every read-write grant",
+        ),
+        (
+            "the compile cache",
+            cache_dir,
+            "set TFWASM_CACHE_DIR (or --cache-dir) outside every read-write grant",
+        ),
+    ] {
+        if let Some(grant) = tfwasm_runtime::grants::writable_grant_holding(dirs, path) {
+            anyhow::bail!(
+                "{what} {} lies inside {}, granted read-write to the guest as {}: the guest could replace code or settings the host loads; {fix}, or grant a narrower directory",
+                path.display(),
+                grant.host.display(),
+                grant.guest
+            );
+        }
+    }
+    Ok(())
 }
 
 /// The apply journal for `component` in this working directory; without one (no usable
@@ -297,6 +364,21 @@ pub(crate) fn provider_name(component: &Path) -> String {
         || "provider".to_owned(),
         |s| s.to_string_lossy().into_owned(),
     )
+}
+
+/// The provider type every one of `types` starts with (`random` for `random_string` and
+/// `random_id`), if they share one.
+fn shared_type_prefix<'a>(types: impl Iterator<Item = &'a String>) -> Option<String> {
+    let mut shared: Option<&str> = None;
+    for name in types {
+        let prefix = name.split_once('_').map_or(name.as_str(), |(p, _)| p);
+        match shared {
+            None => shared = Some(prefix),
+            Some(p) if p == prefix => {}
+            Some(_) => return None,
+        }
+    }
+    shared.filter(|p| !p.is_empty()).map(str::to_owned)
 }
 
 /// How often the server checks that Terraform is still there.
@@ -341,6 +423,64 @@ fn ignore_interrupts() {
 
 #[cfg(test)]
 mod tests {
+    /// The nineteenth hostile pass: with a read-write grant holding the host's own files, a
+    /// guest could replace what a later start loads (precompiled code, settings) or plant
+    /// symlinks where the host writes. The start is refused, naming both.
+    #[test]
+    fn a_read_write_grant_may_not_hold_the_component_or_the_cache() {
+        let home = tempfile::tempdir().unwrap();
+        let package = home.path().join("pkg");
+        let cache = home.path().join("cache");
+        std::fs::create_dir_all(&package).unwrap();
+        let component = package.join("component.wasm");
+        let grant = |host: &std::path::Path, writable| tfwasm_runtime::DirGrant {
+            host: host.to_owned(),
+            guest: "/home".into(),
+            writable,
+        };
+        let outside = tempfile::tempdir().unwrap();
+        let refused = |dirs: &[tfwasm_runtime::DirGrant], cache: &std::path::Path| {
+            super::refuse_host_files_in_writable_grants(&component, cache, dirs)
+                .err()
+                .map(|e| e.to_string())
+        };
+        let error = refused(&[grant(home.path(), true)], outside.path()).expect("refused");
+        assert!(
+            error.contains("component's directory") && error.contains("/home"),
+            "{error}"
+        );
+        let error = refused(&[grant(&cache, true)], &cache).expect("refused");
+        assert!(
+            error.contains("compile cache") && error.contains("TFWASM_CACHE_DIR"),
+            "{error}"
+        );
+        assert_eq!(
+            refused(&[grant(home.path(), false)], &cache),
+            None,
+            "read-only"
+        );
+        assert_eq!(
+            refused(&[grant(outside.path(), true)], &cache),
+            None,
+            "elsewhere"
+        );
+    }
+
+    /// The debug address names the provider type its resources share: a file name
+    /// (`tfwasm_sample_random`, `terraform_provider_acme`) makes an address Terraform refuses.
+    #[test]
+    fn the_debug_address_takes_the_type_its_resources_share() {
+        let names = |list: &[&str]| list.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        let shared = |list: &[&str]| super::shared_type_prefix(names(list).iter());
+        assert_eq!(
+            shared(&["random_string", "random_id"]).as_deref(),
+            Some("random")
+        );
+        assert_eq!(shared(&["acme"]).as_deref(), Some("acme"));
+        assert_eq!(shared(&["aws_s3", "google_bucket"]), None);
+        assert_eq!(shared(&[]), None);
+    }
+
     fn open_file_limit() -> libc::rlimit {
         let mut limit = libc::rlimit {
             rlim_cur: 0,

@@ -14,7 +14,7 @@ use std::io::{self, Read as _, Write as _};
 use std::os::unix::fs::{
     DirBuilderExt as _, MetadataExt as _, OpenOptionsExt as _, PermissionsExt as _,
 };
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, bail};
 use tfwasm_runtime::DirGrant;
@@ -188,9 +188,9 @@ impl Dir {
 /// (read-only grants too: the guest would read every recorded value), or holding one. Paths
 /// are compared with symlinks resolved, as far as they exist.
 pub fn check_outside_grants(root: &Path, grants: &[DirGrant]) -> anyhow::Result<()> {
-    let recording = resolved(root);
+    let recording = tfwasm_runtime::grants::resolved(root);
     for grant in grants {
-        let granted = resolved(&grant.host);
+        let granted = tfwasm_runtime::grants::resolved(&grant.host);
         let relation = if recording.starts_with(&granted) {
             "lies inside"
         } else if granted.starts_with(&recording) {
@@ -211,29 +211,6 @@ pub fn check_outside_grants(root: &Path, grants: &[DirGrant]) -> anyhow::Result<
         );
     }
     Ok(())
-}
-
-/// `path` made absolute with symlinks resolved as far as it exists; the rest, which does not
-/// exist and so holds no symlink, is taken lexically.
-fn resolved(path: &Path) -> PathBuf {
-    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
-    for existing in path.ancestors() {
-        let Ok(mut base) = std::fs::canonicalize(existing) else {
-            continue;
-        };
-        let rest = path.strip_prefix(existing).unwrap_or(Path::new(""));
-        for component in rest.components() {
-            match component {
-                Component::ParentDir => {
-                    base.pop();
-                }
-                Component::Normal(name) => base.push(name),
-                _ => {}
-            }
-        }
-        return base;
-    }
-    path
 }
 
 /// The `*at` calls std does not offer, each on a directory handle and one plain name.

@@ -234,11 +234,10 @@ impl Schemas {
             // State of a type, perhaps of another provider, no schema here describes.
             Field::Foreign => *value = redacted(),
             Field::ImportId => {
-                // The operator's import ID: a value like any other, and always text.
-                let kept = value
-                    .as_str()
-                    .is_some_and(|id| id.is_empty() || policy.values == Values::NonSensitive);
-                if !kept {
+                // The operator's import ID, in no mode: for some resources it is the secret
+                // itself (random_password's is the password), and Terraform refuses a
+                // sensitive one, so nothing marks it.
+                if value.as_str().is_none_or(|id| !id.is_empty()) {
                     *value = redacted();
                 }
             }
@@ -1257,6 +1256,30 @@ mod tests {
             &Policy::new(Values::NonSensitive, &sensitive),
         );
         assert!(field.get("value").is_some());
+    }
+
+    /// The nineteenth hostile pass: a `non-sensitive` recording kept the import ID, which for
+    /// some resources is the secret itself (random_password's is the password).
+    #[test]
+    fn the_import_id_is_kept_in_no_mode() {
+        let schemas = schemas(true);
+        let sensitive = Sensitive::of(&schemas.provider);
+        for values in [Values::Redacted, Values::NonSensitive] {
+            let mut json = serde_json::to_value(tfwasm_model::rpc::ImportResourceStateRequest {
+                type_name: "t_x".into(),
+                id: "SECRET-import-id".into(),
+                ..Default::default()
+            })
+            .unwrap();
+            schemas.decode(
+                "ImportResourceState",
+                "t_x",
+                &mut json,
+                &policy(values, &sensitive),
+            );
+            assert!(!json.to_string().contains("SECRET"), "{values:?}: {json}");
+            assert!(is_redacted(&json["id"]), "{json}");
+        }
     }
 
     #[test]

@@ -218,6 +218,19 @@ fn every_rpc_is_routed_converted_and_answered() {
             ["MoveResourceState"]
         );
         let r = s
+            .generate_resource_config(Request::new(pb::generate_resource_config::Request {
+                type_name: t(),
+                state: Some(pb::DynamicValue {
+                    msgpack: b"\x81\xa2id\xa11".to_vec(),
+                    json: vec![],
+                }),
+            }))
+            .await;
+        assert_eq!(
+            summaries(&r.unwrap().into_inner().diagnostics),
+            ["GenerateResourceConfig"]
+        );
+        let r = s
             .get_resource_identity_schemas(Request::new(Default::default()))
             .await;
         let d = r.unwrap().into_inner().diagnostics;
@@ -302,6 +315,9 @@ fn every_rpc_is_routed_converted_and_answered() {
                 )
             }
             Rpc::ConfigureProvider => assert!(text.contains("1.0.3"), "{text}"),
+            Rpc::GenerateResourceConfig => {
+                assert!(text.contains(r#""state":{"msgpack":"gaJpZKEx"}"#), "{text}")
+            }
             _ => {}
         }
     }
@@ -316,10 +332,6 @@ fn unserved_rpcs_are_unimplemented_and_stop_is_answered() {
         r.err().map(|e| e.code())
     }
     block_on(async {
-        let r = s
-            .generate_resource_config(Request::new(Default::default()))
-            .await;
-        assert_eq!(code(r), Some(Code::Unimplemented));
         let r = s
             .validate_list_resource_config(Request::new(Default::default()))
             .await;
