@@ -7,6 +7,7 @@
 use tfwasm_model::{Attribute, AttributeType, Block, NestedBlock, Value};
 
 use crate::at::At;
+use crate::write_only::{Nulls, each_object};
 use crate::{Violation, Violations};
 
 /// Checks a generated configuration, an object of `block`.
@@ -58,7 +59,7 @@ fn walk(
                 "a computed-only attribute is set in the generated configuration; only the provider sets it, so Terraform refuses the configuration",
             ));
         } else if let AttributeType::Nested(object) = &a.ty {
-            each_object(v, &here, out, &mut |element, at, out| {
+            each_object(v, &here, Nulls::Skipped, out, &mut |element, at, out| {
                 walk(&object.attributes, &[], element, at, out)
             });
         }
@@ -70,6 +71,7 @@ fn walk(
         each_object(
             v,
             &path.attr(&nested.type_name),
+            Nulls::Skipped,
             out,
             &mut |element, at, out| {
                 walk(
@@ -81,30 +83,6 @@ fn walk(
                 )
             },
         );
-    }
-}
-
-/// Calls `f` on `value` if it is one object, else on each object element of a list, set or
-/// map of them, with its path.
-fn each_object(
-    value: &Value,
-    path: &At<'_>,
-    out: &mut Violations,
-    f: &mut dyn FnMut(&Value, &At<'_>, &mut Violations),
-) {
-    match value {
-        Value::Object(_) => f(value, path, out),
-        Value::List(items) | Value::Set(items) | Value::Tuple(items) => {
-            for (i, item) in items.iter().enumerate() {
-                f(item, &path.index(i as i64), out);
-            }
-        }
-        Value::Map(map) => {
-            for (key, item) in map {
-                f(item, &path.key(key), out);
-            }
-        }
-        _ => {}
     }
 }
 

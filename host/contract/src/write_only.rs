@@ -137,7 +137,7 @@ fn walk(
 
 /// What a null element of a list, set or map of nested objects means here.
 #[derive(Clone, Copy)]
-enum Nulls {
+pub(crate) enum Nulls {
     /// In nested attributes: OpenTofu's client walks every element to check its write-only
     /// attributes and panics on a null one, so it is reported; an unknown one holds
     /// write-only attributes that are not null, reported where they are its own (`unknown`),
@@ -149,7 +149,7 @@ enum Nulls {
 
 /// Calls `f` on `value` if it is one object (single nesting), else on each element of a
 /// list, set or map of them, with its path.
-fn each_object(
+pub(crate) fn each_object(
     value: &Value,
     path: &At<'_>,
     nulls: Nulls,
