@@ -3,9 +3,8 @@
 //! One module per RPC family, mirroring the model's family traits: each function converts the
 //! request to the model, calls the provider, and converts back (conversions shared by several
 //! families live in `convert`); all problems travel as diagnostics. The tonic trait below
-//! only routes. RPCs tfwasm does not implement yet answer `Unimplemented` with a message
-//! saying so (Terraform shows "Unsupported plugin method"); Terraform never calls them unless
-//! the schema announces the matching feature, which tfwasm does not.
+//! only routes. The families no provider has yet (list resources, actions, state stores) are
+//! announced nowhere and answer an error diagnostic (`unsupported`), never `Unimplemented`.
 
 mod config_generation;
 mod data_source;
@@ -17,6 +16,7 @@ mod provider;
 mod resource;
 #[cfg(test)]
 mod tests;
+mod unsupported;
 
 use std::pin::Pin;
 
@@ -46,12 +46,6 @@ impl<P: Provider> ProviderService<P> {
             .max_decoding_message_size(MAX_MESSAGE_SIZE)
             .max_encoding_message_size(MAX_MESSAGE_SIZE)
     }
-}
-
-fn not_yet(rpc: &str) -> Status {
-    Status::unimplemented(format!(
-        "tfwasm does not implement {rpc} yet; the provider does not announce the feature that needs it"
-    ))
 }
 
 type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'static>>;
@@ -240,16 +234,18 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
 
     async fn list_resource(
         &self,
-        _req: Request<pb::list_resource::Request>,
+        req: Request<pb::list_resource::Request>,
     ) -> Result<Response<Self::ListResourceStream>, Status> {
-        Err(not_yet("ListResource"))
+        Ok(Response::new(unsupported::list_resource(req.into_inner())))
     }
 
     async fn validate_list_resource_config(
         &self,
-        _req: Request<pb::validate_list_resource_config::Request>,
+        req: Request<pb::validate_list_resource_config::Request>,
     ) -> Result<Response<pb::validate_list_resource_config::Response>, Status> {
-        Err(not_yet("ValidateListResourceConfig"))
+        Ok(Response::new(unsupported::validate_list_resource_config(
+            req.into_inner(),
+        )))
     }
 
     async fn get_functions(
@@ -270,69 +266,92 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
 
     async fn validate_state_store_config(
         &self,
-        _req: Request<pb::validate_state_store::Request>,
+        req: Request<pb::validate_state_store::Request>,
     ) -> Result<Response<pb::validate_state_store::Response>, Status> {
-        Err(not_yet("ValidateStateStoreConfig"))
+        Ok(Response::new(unsupported::validate_state_store(
+            req.into_inner(),
+        )))
     }
 
     async fn configure_state_store(
         &self,
-        _req: Request<pb::configure_state_store::Request>,
+        req: Request<pb::configure_state_store::Request>,
     ) -> Result<Response<pb::configure_state_store::Response>, Status> {
-        Err(not_yet("ConfigureStateStore"))
+        Ok(Response::new(unsupported::configure_state_store(
+            req.into_inner(),
+        )))
     }
 
     type ReadStateBytesStream = BoxStream<pb::read_state_bytes::Response>;
 
     async fn read_state_bytes(
         &self,
-        _req: Request<pb::read_state_bytes::Request>,
+        req: Request<pb::read_state_bytes::Request>,
     ) -> Result<Response<Self::ReadStateBytesStream>, Status> {
-        Err(not_yet("ReadStateBytes"))
+        Ok(Response::new(unsupported::read_state_bytes(
+            req.into_inner(),
+        )))
     }
 
     async fn write_state_bytes(
         &self,
-        _req: Request<Streaming<pb::write_state_bytes::RequestChunk>>,
+        req: Request<Streaming<pb::write_state_bytes::RequestChunk>>,
     ) -> Result<Response<pb::write_state_bytes::Response>, Status> {
-        Err(not_yet("WriteStateBytes"))
+        let first = req.into_inner().message().await.ok().flatten();
+        Ok(Response::new(unsupported::write_state_bytes(first)))
+    }
+
+    async fn lock_state(
+        &self,
+        req: Request<pb::lock_state::Request>,
+    ) -> Result<Response<pb::lock_state::Response>, Status> {
+        Ok(Response::new(unsupported::lock_state(req.into_inner())))
+    }
+
+    async fn unlock_state(
+        &self,
+        req: Request<pb::unlock_state::Request>,
+    ) -> Result<Response<pb::unlock_state::Response>, Status> {
+        Ok(Response::new(unsupported::unlock_state(req.into_inner())))
     }
 
     async fn get_states(
         &self,
-        _req: Request<pb::get_states::Request>,
+        req: Request<pb::get_states::Request>,
     ) -> Result<Response<pb::get_states::Response>, Status> {
-        Err(not_yet("GetStates"))
+        Ok(Response::new(unsupported::get_states(req.into_inner())))
     }
 
     async fn delete_state(
         &self,
-        _req: Request<pb::delete_state::Request>,
+        req: Request<pb::delete_state::Request>,
     ) -> Result<Response<pb::delete_state::Response>, Status> {
-        Err(not_yet("DeleteState"))
+        Ok(Response::new(unsupported::delete_state(req.into_inner())))
     }
 
     async fn plan_action(
         &self,
-        _req: Request<pb::plan_action::Request>,
+        req: Request<pb::plan_action::Request>,
     ) -> Result<Response<pb::plan_action::Response>, Status> {
-        Err(not_yet("PlanAction"))
+        Ok(Response::new(unsupported::plan_action(req.into_inner())))
     }
 
     type InvokeActionStream = BoxStream<pb::invoke_action::Event>;
 
     async fn invoke_action(
         &self,
-        _req: Request<pb::invoke_action::Request>,
+        req: Request<pb::invoke_action::Request>,
     ) -> Result<Response<Self::InvokeActionStream>, Status> {
-        Err(not_yet("InvokeAction"))
+        Ok(Response::new(unsupported::invoke_action(req.into_inner())))
     }
 
     async fn validate_action_config(
         &self,
-        _req: Request<pb::validate_action_config::Request>,
+        req: Request<pb::validate_action_config::Request>,
     ) -> Result<Response<pb::validate_action_config::Response>, Status> {
-        Err(not_yet("ValidateActionConfig"))
+        Ok(Response::new(unsupported::validate_action_config(
+            req.into_inner(),
+        )))
     }
 
     async fn stop_provider(

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use futures::executor::block_on;
 use tfwasm_model::Rpc;
 use tfwasm_model::rpc::{Call, Handled, Handler};
-use tonic::{Code, Request};
+use tonic::Request;
 
 use super::ProviderService;
 use crate::proto::tfplugin6 as pb;
@@ -323,23 +323,156 @@ fn every_rpc_is_routed_converted_and_answered() {
     }
 }
 
-/// What tfwasm does not serve yet answers `Unimplemented`, and StopProvider reaches the
+/// The families no provider has yet answer an error diagnostic naming what was asked, in the
+/// answer's own shape (a stream's one event), never `Unimplemented`; StopProvider reaches the
 /// provider.
 #[test]
-fn unserved_rpcs_are_unimplemented_and_stop_is_answered() {
+fn unserved_families_answer_a_diagnostic_and_stop_is_answered() {
+    use futures::StreamExt as _;
     let s = service();
-    fn code<T>(r: Result<T, tonic::Status>) -> Option<Code> {
-        r.err().map(|e| e.code())
-    }
+    let named = |d: &[pb::Diagnostic], kind: &str, name: &str| {
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(d[0].severity, pb::diagnostic::Severity::Error as i32);
+        assert_eq!(d[0].summary, format!("Unsupported {kind}"));
+        assert!(
+            d[0].detail.contains(&format!("{name:?}")),
+            "{}",
+            d[0].detail
+        );
+    };
     block_on(async {
+        let list = || pb::list_resource::Request {
+            type_name: "x_items".into(),
+            ..Default::default()
+        };
+        let mut events = s
+            .list_resource(Request::new(list()))
+            .await
+            .unwrap()
+            .into_inner();
+        let event = events.next().await.unwrap().unwrap();
+        named(&event.diagnostic, "list resource type", "x_items");
+        assert!(events.next().await.is_none(), "one event");
         let r = s
-            .validate_list_resource_config(Request::new(Default::default()))
+            .validate_list_resource_config(Request::new(
+                pb::validate_list_resource_config::Request {
+                    type_name: "x_items".into(),
+                    ..Default::default()
+                },
+            ))
             .await;
-        assert_eq!(code(r), Some(Code::Unimplemented));
-        let r = s.plan_action(Request::new(Default::default())).await;
-        assert_eq!(code(r), Some(Code::Unimplemented));
-        let r = s.get_states(Request::new(Default::default())).await;
-        assert_eq!(code(r), Some(Code::Unimplemented));
+        named(
+            &r.unwrap().into_inner().diagnostics,
+            "list resource type",
+            "x_items",
+        );
+
+        let action = || pb::plan_action::Request {
+            action_type: "x_call".into(),
+            ..Default::default()
+        };
+        let r = s.plan_action(Request::new(action())).await;
+        named(
+            &r.unwrap().into_inner().diagnostics,
+            "action type",
+            "x_call",
+        );
+        let mut events = s
+            .invoke_action(Request::new(pb::invoke_action::Request {
+                action_type: "x_call".into(),
+                ..Default::default()
+            }))
+            .await
+            .unwrap()
+            .into_inner();
+        let Some(pb::invoke_action::event::Type::Completed(done)) =
+            events.next().await.unwrap().unwrap().r#type
+        else {
+            panic!("a completed event")
+        };
+        named(&done.diagnostics, "action type", "x_call");
+        let r = s
+            .validate_action_config(Request::new(pb::validate_action_config::Request {
+                type_name: "x_call".into(),
+                ..Default::default()
+            }))
+            .await;
+        named(
+            &r.unwrap().into_inner().diagnostics,
+            "action type",
+            "x_call",
+        );
+
+        let kind = "state store type";
+        let r = s
+            .validate_state_store_config(Request::new(pb::validate_state_store::Request {
+                type_name: "x_s".into(),
+                ..Default::default()
+            }))
+            .await;
+        named(&r.unwrap().into_inner().diagnostics, kind, "x_s");
+        let r = s
+            .configure_state_store(Request::new(pb::configure_state_store::Request {
+                type_name: "x_s".into(),
+                ..Default::default()
+            }))
+            .await;
+        named(&r.unwrap().into_inner().diagnostics, kind, "x_s");
+        let mut chunks = s
+            .read_state_bytes(Request::new(pb::read_state_bytes::Request {
+                type_name: "x_s".into(),
+                state_id: "default".into(),
+            }))
+            .await
+            .unwrap()
+            .into_inner();
+        named(
+            &chunks.next().await.unwrap().unwrap().diagnostics,
+            kind,
+            "x_s",
+        );
+        let first = pb::write_state_bytes::RequestChunk {
+            meta: Some(pb::RequestChunkMeta {
+                type_name: "x_s".into(),
+                state_id: "default".into(),
+            }),
+            ..Default::default()
+        };
+        named(
+            &super::unsupported::write_state_bytes(Some(first)).diagnostics,
+            kind,
+            "x_s",
+        );
+        let r = s
+            .lock_state(Request::new(pb::lock_state::Request {
+                type_name: "x_s".into(),
+                ..Default::default()
+            }))
+            .await;
+        let locked = r.unwrap().into_inner();
+        named(&locked.diagnostics, kind, "x_s");
+        assert_eq!(locked.lock_id, "", "no lock taken");
+        let r = s
+            .unlock_state(Request::new(pb::unlock_state::Request {
+                type_name: "x_s".into(),
+                ..Default::default()
+            }))
+            .await;
+        named(&r.unwrap().into_inner().diagnostics, kind, "x_s");
+        let r = s
+            .get_states(Request::new(pb::get_states::Request {
+                type_name: "x_s".into(),
+            }))
+            .await;
+        named(&r.unwrap().into_inner().diagnostics, kind, "x_s");
+        let r = s
+            .delete_state(Request::new(pb::delete_state::Request {
+                type_name: "x_s".into(),
+                state_id: "default".into(),
+            }))
+            .await;
+        named(&r.unwrap().into_inner().diagnostics, kind, "x_s");
+
         let r = s.stop_provider(Request::new(Default::default())).await;
         assert_eq!(r.unwrap().into_inner().error, "");
         let r = s.get_metadata(Request::new(Default::default())).await;
