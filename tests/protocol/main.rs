@@ -151,17 +151,40 @@ async fn handshake_schema_metadata_and_shutdown_over_a_unix_socket() {
     let ephemeral: Vec<&String> = schema.ephemeral_resource_schemas.keys().collect();
     assert_eq!(ephemeral, ["random_password"]);
 
-    // Features tfwasm does not serve yet answer Unimplemented, naming the RPC.
-    let status = provider
-        .validate_list_resource_config(pb::validate_list_resource_config::Request::default())
+    // Families no provider has yet answer an error diagnostic naming what was asked, over the
+    // wire as in process, the client streams of state stores too.
+    let answer = provider
+        .validate_list_resource_config(pb::validate_list_resource_config::Request {
+            type_name: "random_items".into(),
+            ..Default::default()
+        })
         .await
-        .unwrap_err();
-    assert_eq!(status.code(), tonic::Code::Unimplemented);
+        .unwrap()
+        .into_inner();
+    assert_eq!(answer.diagnostics.len(), 1);
     assert!(
-        status.message().contains("ValidateListResourceConfig"),
-        "{}",
-        status.message()
+        answer.diagnostics[0].detail.contains("\"random_items\""),
+        "{:?}",
+        answer.diagnostics
     );
+    let chunks = futures::stream::iter([pb::write_state_bytes::RequestChunk {
+        meta: Some(pb::RequestChunkMeta {
+            type_name: "random_store".into(),
+            state_id: "default".into(),
+        }),
+        bytes: b"{}".to_vec(),
+        ..Default::default()
+    }]);
+    let written = provider
+        .write_state_bytes(chunks)
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        written.diagnostics[0].summary,
+        "Unsupported state store type"
+    );
+    assert!(written.diagnostics[0].detail.contains("\"random_store\""));
 
     let mut health = tonic_health::pb::health_client::HealthClient::new(channel.clone());
     let serving = health
