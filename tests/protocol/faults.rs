@@ -280,3 +280,44 @@ async fn a_cache_disk_that_fills_up_mid_write_costs_one_warning_and_leaves_nothi
         "no entry, no partial file: {left:?}"
     );
 }
+
+/// The nineteenth hostile pass: a read-write grant holding the compile cache (or the
+/// component's own directory) let a guest replace code a later start loads natively. Such a
+/// provider does not start; the error names both directories and the setting to change.
+#[test]
+fn a_read_write_grant_holding_the_compile_cache_stops_the_start() {
+    let home = tempfile::tempdir().unwrap();
+    let package = tempfile::tempdir().unwrap();
+    let component = package.path().join("random.wasm");
+    std::fs::copy(tfwasm_tests::component("random"), &component).unwrap();
+    std::fs::write(
+        package.path().join("tfwasm.toml"),
+        format!(
+            "[grants]\ndirs = [\"{}:/home:rw\"]\n",
+            home.path().display()
+        ),
+    )
+    .unwrap();
+    let cache = home.path().join(".cache/tfwasm");
+    let out = Command::new(tfwasm_tests::tfwasm_bin())
+        .args(["serve", "--component"])
+        .arg(&component)
+        .env(
+            "TF_PLUGIN_MAGIC_COOKIE",
+            tfwasm_wire::handshake::MAGIC_COOKIE_VALUE,
+        )
+        .env("PLUGIN_PROTOCOL_VERSIONS", "6")
+        .env("TFWASM_CACHE_DIR", &cache)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run tfwasm serve");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(out.stdout.is_empty(), "no handshake line");
+    assert!(
+        stderr.contains("the compile cache")
+            && stderr.contains("granted read-write to the guest as /home")
+            && stderr.contains("TFWASM_CACHE_DIR"),
+        "{stderr}"
+    );
+}
