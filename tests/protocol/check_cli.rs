@@ -42,3 +42,37 @@ fn two_unknown_blocks_may_become_two_known_ones() {
         "{out}"
     );
 }
+
+/// The twentieth hostile pass: `tfwasm check` printed an input's map keys and strings raw,
+/// so a plan file could drive the terminal or forge a violation line. Every line is escaped.
+#[test]
+fn an_input_cannot_drive_the_terminal_or_forge_a_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("apply.json");
+    let key = "\u{9b}2J\u{202e}K\u{1b}[31m\n.forged: all good";
+    let schema = r#"{"attributes": {"tags": {"type": ["map", "string"], "optional": true}}}"#;
+    let planned = serde_json::json!({ "tags": { key: "a" } });
+    let new = serde_json::json!({ "tags": { key: "b\u{85}\u{2028}" } });
+    std::fs::write(
+        &file,
+        format!(r#"{{"schema": {schema}, "planned": {planned}, "new": {new}}}"#),
+    )
+    .unwrap();
+    let out = Command::new(tfwasm_bin())
+        .args(["check", "apply"])
+        .arg(&file)
+        .output()
+        .expect("run tfwasm check");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        !stdout
+            .chars()
+            .any(|c| c != '\n' && tfwasm_model::quote::is_hidden_char(c)),
+        "{stdout:?}"
+    );
+    assert!(
+        !stdout.lines().any(|l| l.starts_with(".forged")),
+        "no forged line: {stdout}"
+    );
+}

@@ -340,6 +340,9 @@ pub struct Resolved {
     pub source: String,
     /// Record every call, where and how (`tfwasm replay` reads it).
     pub record: Option<crate::record::Settings>,
+    /// The settings file read, if any: it decides the guest's grants, so no read-write grant
+    /// may hold it (`serve`'s start refuses one that does).
+    pub file: Option<PathBuf>,
 }
 
 fn apply_values(values: &LimitValues, context: &str) -> anyhow::Result<LimitsOverride> {
@@ -417,6 +420,7 @@ impl ProviderConfig {
             http: self.http.resolve(base)?,
             source,
             record,
+            file: None,
         })
     }
 }
@@ -436,13 +440,13 @@ pub fn load(component: &Path) -> anyhow::Result<Resolved> {
         Some(path) => PathBuf::from(path),
         None => path_for(component),
     };
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
+    let (text, read) = match std::fs::read_to_string(&path) {
+        Ok(text) => (text, true),
         Err(e)
             if e.kind() == std::io::ErrorKind::NotFound
                 && std::env::var_os(CONFIG_ENV).is_none() =>
         {
-            String::new()
+            (String::new(), false)
         }
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
     };
@@ -483,6 +487,10 @@ pub fn load(component: &Path) -> anyhow::Result<Resolved> {
     let base = path.parent().unwrap_or(Path::new("."));
     config
         .resolve(path.display().to_string(), base)
+        .map(|resolved| Resolved {
+            file: read.then(|| path.clone()),
+            ..resolved
+        })
         .map_err(|error| {
             // The outermost context names the setting (`limits.memory`); say where it is,
             // unless an environment variable set it.

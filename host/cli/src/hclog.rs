@@ -42,27 +42,13 @@ fn human_line(
 /// bidirectional controls written as escapes (`\n`, `\u{1b}`, `\u{202e}`): text a guest or
 /// a recording chose can neither drive the terminal, start a line, nor reorder what a
 /// reader sees.
-pub(crate) fn escaped(text: &str) -> std::borrow::Cow<'_, str> {
-    fn hidden(c: char) -> bool {
-        c.is_control()
-            || matches!(
-                c,
-                '\u{2028}' | '\u{2029}' | '\u{200e}' | '\u{200f}' | '\u{061c}'
-            )
-            || ('\u{202a}'..='\u{202e}').contains(&c)
-            || ('\u{2066}'..='\u{2069}').contains(&c)
-    }
-    if !text.chars().any(hidden) {
+pub fn escaped(text: &str) -> std::borrow::Cow<'_, str> {
+    use tfwasm_model::quote::{is_hidden_char, push_escaped};
+    if !text.chars().any(is_hidden_char) {
         return std::borrow::Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if hidden(c) {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
+    push_escaped(&mut out, text);
     std::borrow::Cow::Owned(out)
 }
 

@@ -7,6 +7,7 @@ pub mod archive;
 pub mod commands;
 pub mod config;
 pub mod docs;
+pub mod files;
 pub mod hclog;
 pub mod record;
 

@@ -68,7 +68,8 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("error: {error:#}");
+            // Errors quote what a guest or an input file chose (names, diagnostics).
+            eprintln!("error: {}", tfwasm::hclog::escaped(&format!("{error:#}")));
             ExitCode::FAILURE
         }
     }

@@ -152,7 +152,9 @@ fn pairs(
         if i > 0 {
             out.push_str(", ");
         }
-        out.push_str(&k[..k.floor_char_boundary(MAX_RENDERED * 4)]);
+        // A key is the configuration's or the guest's text: escaped, so a message cannot
+        // start a line of its own or drive the terminal that shows it.
+        tfwasm_model::quote::push_escaped(out, &k[..k.floor_char_boundary(MAX_RENDERED * 4)]);
         out.push_str(" = ");
         value(k, v, out);
     }
@@ -177,11 +179,13 @@ fn write(value: &Value, out: &mut String) {
             // Escaped as JSON, as far as shown.
             let shown = &s[..s.floor_char_boundary(MAX_RENDERED * 4)];
             let escaped = serde_json::Value::String(shown.to_owned()).to_string();
-            if shown.len() < s.len() {
-                out.push_str(&escaped[..escaped.len() - 1]);
+            let quoted = if shown.len() < s.len() {
+                &escaped[..escaped.len() - 1]
             } else {
-                out.push_str(&escaped);
-            }
+                &escaped
+            };
+            // JSON escapes C0 controls; DEL, C1, separators and bidi controls too.
+            tfwasm_model::quote::push_escaped(out, quoted);
         }
         Value::List(items) | Value::Set(items) | Value::Tuple(items) => sequence(items, out, write),
         Value::Map(entries) | Value::Object(entries) => {
@@ -223,6 +227,25 @@ mod tests {
         assert_eq!(render(&v), r#"{a = "x", b = [(known after apply), null]}"#);
         let long = Value::String("y".repeat(500));
         assert!(render(&long).ends_with('…'));
+    }
+
+    /// The twentieth hostile pass: map keys were written raw and JSON left C1 controls,
+    /// separators and bidi controls in strings, so a configured key or a guest's value could
+    /// drive the terminal or start a line in a violation message.
+    #[test]
+    fn keys_and_strings_show_no_control_or_bidi_character() {
+        let key = "\u{9b}2J\u{202e}K\u{1b}[31m\nforged";
+        let map = Value::Map(
+            [(key.to_owned(), Value::from("v\u{2028}\u{85}"))]
+                .into_iter()
+                .collect(),
+        );
+        let shown = render(&map);
+        assert!(
+            !shown.chars().any(tfwasm_model::quote::is_hidden_char),
+            "{shown:?}"
+        );
+        assert!(shown.contains("forged"), "{shown}");
     }
 
     /// A hostile value costs what is shown, not what it holds: a 16 MiB string of control

@@ -16,7 +16,7 @@ pub mod codec;
 mod diagnostic;
 mod number;
 mod path;
-mod quote;
+pub mod quote;
 pub mod rpc;
 mod rpc_name;
 mod schema;

@@ -3,6 +3,30 @@
 
 use std::fmt;
 
+/// Whether `c` must be escaped in text a person reads: control characters (C0 and C1), line
+/// and paragraph separators and bidirectional controls, with which text someone else chose
+/// could drive a terminal, start a line of its own or reorder what is shown.
+pub fn is_hidden_char(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{2028}' | '\u{2029}' | '\u{200e}' | '\u{200f}' | '\u{061c}'
+        )
+        || ('\u{202a}'..='\u{202e}').contains(&c)
+        || ('\u{2066}'..='\u{2069}').contains(&c)
+}
+
+/// Writes `text` to `out` with every [`is_hidden_char`] as an escape (`\u{1b}`).
+pub fn push_escaped(out: &mut String, text: &str) {
+    for c in text.chars() {
+        if is_hidden_char(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+}
+
 /// The first `chars` characters of `text`, when it has more; `None` when it fits whole.
 pub(crate) fn start(text: &str, chars: usize) -> Option<&str> {
     text.char_indices().nth(chars).map(|(end, _)| &text[..end])

@@ -219,12 +219,32 @@ pub struct DirGrantsError {
 /// `path` made absolute with symlinks resolved as far as it exists; the rest, which does not
 /// exist and so holds no symlink, is taken lexically.
 pub fn resolved(path: &Path) -> PathBuf {
+    resolved_within(path, 40)
+}
+
+/// [`resolved`], following at most `links` dangling symlinks: a link whose target does not
+/// exist yet is taken as its target, not as a name (its target may appear later, inside a
+/// grant).
+fn resolved_within(path: &Path, links: usize) -> PathBuf {
+    // A bare file name's directory is `""`, which is the working directory.
+    let path = if path.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        path
+    };
     let path = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
     for existing in path.ancestors() {
-        let Ok(mut base) = std::fs::canonicalize(existing) else {
-            continue;
-        };
         let rest = path.strip_prefix(existing).unwrap_or(Path::new(""));
+        let mut base = match std::fs::canonicalize(existing) {
+            Ok(base) => base,
+            Err(_) => match std::fs::read_link(existing) {
+                Ok(target) if links > 0 => {
+                    let parent = existing.parent().unwrap_or(Path::new("/"));
+                    return resolved_within(&parent.join(target).join(rest), links - 1);
+                }
+                _ => continue,
+            },
+        };
         for component in rest.components() {
             match component {
                 Component::ParentDir => {
@@ -287,6 +307,34 @@ pub fn pin_dirs(dirs: &mut [DirGrant]) -> Result<(), DirGrantsError> {
 mod tests {
     use super::*;
     use std::path::Path;
+
+    /// The twentieth hostile pass: a bare file name's directory (`""`) resolved to nothing,
+    /// so no grant held it; a dangling symlink was taken as a name, so a journal directory
+    /// linked to a place the guest creates later passed the check.
+    #[test]
+    fn bare_names_and_dangling_links_resolve_to_where_they_lead() {
+        let cwd = std::env::current_dir().unwrap().canonicalize().unwrap();
+        assert_eq!(resolved(Path::new("")), cwd);
+        assert!(resolved(Path::new("x.wasm")).starts_with(&cwd));
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        let grant = base.join("grant");
+        std::fs::create_dir(&grant).unwrap();
+        let link = base.join("journal");
+        std::os::unix::fs::symlink(grant.join("later/j"), &link).unwrap();
+        assert_eq!(resolved(&link.join("entry")), grant.join("later/j/entry"));
+        let grants = [DirGrant {
+            host: grant.clone(),
+            guest: "/g".into(),
+            writable: true,
+        }];
+        assert!(writable_grant_holding(&grants, &link).is_some());
+        // A loop of links ends.
+        let a = base.join("a");
+        std::os::unix::fs::symlink(base.join("b"), &a).unwrap();
+        std::os::unix::fs::symlink(&a, base.join("b")).unwrap();
+        let _ = resolved(&a);
+    }
 
     #[test]
     fn grants_are_pinned_and_none_may_lie_inside_a_writable_one() {

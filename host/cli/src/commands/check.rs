@@ -44,8 +44,9 @@ pub fn run(check: Check) -> ExitCode {
         Ok(violations) if violations.is_empty() => ExitCode::SUCCESS,
         Ok(violations) => {
             let more = violations.more();
+            // One violation a line, whatever the input's keys and values hold.
             for v in violations {
-                println!("{v}");
+                println!("{}", crate::hclog::escaped(&v.to_string()));
             }
             if more > 0 {
                 println!("… and {more} more");
@@ -53,7 +54,7 @@ pub fn run(check: Check) -> ExitCode {
             ExitCode::from(1)
         }
         Err(Malformed(message)) => {
-            eprintln!("error: {message}");
+            eprintln!("error: {}", crate::hclog::escaped(&message));
             ExitCode::from(2)
         }
     }

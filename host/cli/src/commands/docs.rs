@@ -30,13 +30,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     {
         bail!("--examples {}: not a directory", examples.display());
     }
-    let (provider, _, _) = super::load_to_read(&args.component)?;
+    let (provider, _, settings) = super::load_to_read(&args.component)?;
+    super::refuse_output_in_writable_grants(&args.out, &settings.grants.dirs)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     let schema = runtime.block_on(provider.get_provider_schema());
     if tfwasm_model::has_error(&schema.diagnostics) {
-        let problems: Vec<String> = schema.diagnostics.iter().map(|d| d.to_string()).collect();
+        // One problem a line: the guest's text may not start lines of its own.
+        let problems: Vec<String> = (schema.diagnostics.iter())
+            .map(|d| crate::hclog::escaped(&d.to_string()).into_owned())
+            .collect();
         bail!(
             "the component's schema has errors:\n{}",
             problems.join("\n")
@@ -69,7 +73,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }
-        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+        crate::files::replace(&path, text.as_bytes(), 0o644)?;
     }
     println!(
         "wrote {} pages for provider {name:?} to {}",

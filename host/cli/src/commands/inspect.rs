@@ -13,11 +13,14 @@ pub struct Args {
     component: PathBuf,
 }
 
-/// Appends a line to the report (written once at the end, so a closed pipe is not a panic).
+/// Appends a line to the report (written once at the end, so a closed pipe is not a panic),
+/// its control characters escaped: names, descriptions and diagnostics are the guest's text,
+/// which could otherwise retitle the terminal or rewrite the lines above (the grants).
 macro_rules! outln {
     ($out:expr, $($arg:tt)*) => {{
         use std::fmt::Write as _;
-        let _ = writeln!($out, $($arg)*);
+        let line = format!($($arg)*);
+        let _ = writeln!($out, "{}", crate::hclog::escaped(&line));
     }};
 }
 
@@ -90,7 +93,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         work.state_reports_per_call,
         ByteSize(work.state_report_bytes_per_call)
     );
-    let grants = provider.grants();
+    // The operator's grants; the guest ran without them (`load_to_read`).
+    let grants = &settings.grants;
     outln!(out, "grants:");
     outln!(
         out,
@@ -200,13 +204,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     .map(|p| format!("{}... {}", p.name, p.ty.to_json_string())),
             )
             .collect();
+        outln!(out, "");
         outln!(
             out,
-            "\nfunction {name}({}) {}\n  {}",
+            "function {name}({}) {}",
             params.join(", "),
-            f.return_type.to_json_string(),
-            f.summary
+            f.return_type.to_json_string()
         );
+        outln!(out, "  {}", f.summary);
     }
     use std::io::Write as _;
     match std::io::stdout().lock().write_all(out.as_bytes()) {
@@ -216,7 +221,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 fn print_schema(out: &mut String, title: &str, schema: &Schema) {
-    outln!(out, "\n{title} (schema version {})", schema.version);
+    outln!(out, "");
+    outln!(out, "{title} (schema version {})", schema.version);
     print_block(out, &schema.block, 1);
 }
 

@@ -128,6 +128,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         record: Default::default(),
     };
     let resolved = settings.resolve("the tfwasm package flags".into(), Path::new("."))?;
+    for out in std::iter::once(&args.out).chain(args.archive.as_ref()) {
+        super::refuse_output_in_writable_grants(out, &resolved.grants.dirs)?;
+    }
     // Compile for the package now, and load the component from that code, so a broken
     // component (or code this machine cannot run) fails here rather than in the operator's
     // first `terraform plan`.
@@ -137,9 +140,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let code =
         tfwasm_runtime::precompile_portable(&wasm, &resolved.limits, &args.component, &cache_dir)?;
     let staged = Staged::write(&code)?;
+    // The schema call that checks the package needs none of the grants; run it with none, so
+    // the guest cannot reach the output or the compile cache while it is written.
     let options = LoadOptions {
         limits: resolved.limits,
-        grants: resolved.grants,
+        grants: tfwasm_runtime::Grants::default(),
         cache_dir: cache_dir.clone(),
         precompiled: Some(staged.0.clone()),
         log_sink: Arc::new(DiscardLog),
@@ -203,8 +208,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // The package carries its CA files, so it keeps working when the mirror moves.
     settings.http.ca_files = package_ca_files(&args.ca_files, &dir)?;
     let settings_path = dir.join(crate::config::FILE_NAME);
-    std::fs::write(&settings_path, crate::config::render(&settings)?)
-        .with_context(|| format!("writing {}", settings_path.display()))?;
+    write(&settings_path, crate::config::render(&settings)?.as_bytes())?;
     println!("{}", binary.display());
     eprintln!(
         "packaged {} ({} resource types, {} data sources) as {}/{}/{} {} for {platform}",
@@ -383,19 +387,12 @@ fn package_ca_files(files: &[PathBuf], dir: &Path) -> anyhow::Result<Vec<String>
 
 /// Writes `bytes` to `to` the way [`copy`] does: complete or not at all.
 fn write(to: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let tmp = to.with_extension("tmp");
-    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, to).with_context(|| format!("writing {}", to.display()))?;
-    Ok(())
+    crate::files::replace(to, bytes, 0o644)
 }
 
 fn copy(from: &Path, to: &Path) -> anyhow::Result<()> {
     // Replace rather than overwrite in place: Terraform may be running the old binary.
-    let tmp = to.with_extension("tmp");
-    std::fs::copy(from, &tmp)
-        .with_context(|| format!("copying {} to {}", from.display(), tmp.display()))?;
-    std::fs::rename(&tmp, to).with_context(|| format!("writing {}", to.display()))?;
-    Ok(())
+    crate::files::copy(from, to)
 }
 
 fn parse_source(source: &str) -> anyhow::Result<(&str, &str, &str)> {

@@ -262,7 +262,14 @@ pub(crate) fn load_checked(
 ) -> anyhow::Result<(Checked<WasmProvider>, Option<crate::record::Settings>)> {
     let settings = crate::config::load(component)?;
     let cache_dir = cache_dir.unwrap_or_else(cache::default_dir);
-    refuse_host_files_in_writable_grants(component, &cache_dir, &settings.grants.dirs)?;
+    let mut own_files: Vec<&Path> = settings
+        .http
+        .ca_files
+        .iter()
+        .map(PathBuf::as_path)
+        .collect();
+    own_files.extend(settings.file.as_deref());
+    refuse_host_files_in_writable_grants(component, &cache_dir, &own_files, &settings.grants.dirs)?;
     let journal = open_journal(component).filter(|journal| {
         let grant = tfwasm_runtime::grants::writable_grant_holding(&settings.grants.dirs, journal.dir());
         if let Some(grant) = grant {
@@ -307,13 +314,24 @@ pub(crate) fn load_checked(
 fn refuse_host_files_in_writable_grants(
     component: &Path,
     cache_dir: &Path,
+    settings: &[&Path],
     dirs: &[tfwasm_runtime::DirGrant],
 ) -> anyhow::Result<()> {
-    let package = component.parent().unwrap_or(Path::new("."));
-    for (what, path, fix) in [
+    // The directory of the file itself, a symlink followed (a bare name's is `.`).
+    let resolved = tfwasm_runtime::grants::resolved(component);
+    let package = resolved.parent().unwrap_or(Path::new("/"));
+    let mut own = vec![
         (
             "the component's directory (with its precompiled code and tfwasm.toml)",
             package,
+            "keep the component outside every read-write grant",
+        ),
+        (
+            "the component's directory (with its precompiled code and tfwasm.toml)",
+            component
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new(".")),
             "keep the component outside every read-write grant",
         ),
         (
@@ -321,7 +339,15 @@ fn refuse_host_files_in_writable_grants(
             cache_dir,
             "set TFWASM_CACHE_DIR (or --cache-dir) outside every read-write grant",
         ),
-    ] {
+    ];
+    for file in settings {
+        own.push((
+            "a settings file (it decides the guest's grants) or a CA file it names",
+            file,
+            "keep the settings (TFWASM_CONFIG) and their files outside every read-write grant",
+        ));
+    }
+    for (what, path, fix) in own {
         if let Some(grant) = tfwasm_runtime::grants::writable_grant_holding(dirs, path) {
             anyhow::bail!(
                 "{what} {} lies inside {}, granted read-write to the guest as {}: the guest could replace code or settings the host loads; {fix}, or grant a narrower directory",
@@ -440,7 +466,7 @@ mod tests {
         };
         let outside = tempfile::tempdir().unwrap();
         let refused = |dirs: &[tfwasm_runtime::DirGrant], cache: &std::path::Path| {
-            super::refuse_host_files_in_writable_grants(&component, cache, dirs)
+            super::refuse_host_files_in_writable_grants(&component, cache, &[], dirs)
                 .err()
                 .map(|e| e.to_string())
         };
