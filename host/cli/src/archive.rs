@@ -59,7 +59,7 @@ pub fn archive(
     let name = format!("{prefix}_{platform}.zip");
     let bytes = zip_files(&files)?;
     let file = dir.join(&name);
-    std::fs::write(&file, &bytes).with_context(|| format!("writing {}", file.display()))?;
+    crate::files::replace(&file, &bytes, 0o644)?;
     let zh = format!("zh:{}", hex::encode(Sha256::digest(&bytes)));
     let h1 = h1(&files);
 
@@ -146,7 +146,7 @@ fn write_sums(dir: &Path, prefix: &str) -> anyhow::Result<()> {
     }
     lines.sort();
     let path = dir.join(format!("{prefix}_SHA256SUMS"));
-    std::fs::write(&path, lines.concat()).with_context(|| format!("writing {}", path.display()))
+    crate::files::replace(&path, lines.concat().as_bytes(), 0o644)
 }
 
 fn read_json(path: &Path) -> anyhow::Result<serde_json::Value> {
@@ -161,7 +161,7 @@ fn read_json(path: &Path) -> anyhow::Result<serde_json::Value> {
 fn write_json(path: &Path, value: &serde_json::Value) -> anyhow::Result<()> {
     let mut text = serde_json::to_string_pretty(value)?;
     text.push('\n');
-    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+    crate::files::replace(path, text.as_bytes(), 0o644)
 }
 
 #[cfg(test)]

@@ -213,13 +213,18 @@ impl tfwasm_runtime::GuestLogSink for GuestLog {
             _ => Level::ERROR,
         };
         if self.max_level.is_some_and(|max| parsed <= max) {
+            // Escaped here, not only in readable mode: Terraform decodes the JSON line and
+            // prints the guest's text to the operator's terminal as it is.
             emit(
                 level,
                 "tfwasm.guest",
-                message,
-                fields
-                    .iter()
-                    .map(|(k, v)| (k.clone(), Value::from(v.as_str()))),
+                &escaped(message),
+                fields.iter().map(|(k, v)| {
+                    (
+                        escaped(k).into_owned(),
+                        Value::from(escaped(v).into_owned()),
+                    )
+                }),
             );
         }
     }

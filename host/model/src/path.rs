@@ -130,7 +130,11 @@ impl fmt::Display for AttributePath {
             match step {
                 PathStep::Attribute(name) => write!(f, ".{name}")?,
                 PathStep::KeyString(key) => {
-                    write!(f, "[{}]", serde_json::Value::String(key.clone()))?
+                    // JSON escapes C0 controls; C1, separators and bidi controls too.
+                    let quoted = serde_json::Value::String(key.clone()).to_string();
+                    let mut shown = String::with_capacity(quoted.len());
+                    crate::quote::push_escaped(&mut shown, &quoted);
+                    write!(f, "[{shown}]")?
                 }
                 PathStep::KeyInt(index) => write!(f, "[{index}]")?,
             }
@@ -239,6 +243,18 @@ impl ToPath for PathRef<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The twenty-first hostile pass: a map key's C1 controls, separators and bidi controls
+    /// reached diagnostics (`found at …`) raw; JSON escapes only C0.
+    #[test]
+    fn keys_are_shown_with_no_control_or_bidi_character() {
+        let p = AttributePath::attribute("tags").key("\u{9b}2J\u{2028}\u{202e}k\u{1b}");
+        let shown = p.to_string();
+        assert!(
+            !shown.chars().any(crate::quote::is_hidden_char),
+            "{shown:?}"
+        );
+    }
 
     #[test]
     fn parses_what_it_renders() {

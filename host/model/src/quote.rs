@@ -27,6 +27,26 @@ pub fn push_escaped(out: &mut String, text: &str) {
     }
 }
 
+/// `text` with every [`is_hidden_char`] but line feeds and tabs escaped: a guest's message
+/// keeps its lines, and cannot drive the terminal Terraform prints it on.
+pub fn escaped_lines(text: String) -> String {
+    if !text
+        .chars()
+        .any(|c| c != '\n' && c != '\t' && is_hidden_char(c))
+    {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c != '\n' && c != '\t' && is_hidden_char(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// The first `chars` characters of `text`, when it has more; `None` when it fits whole.
 pub(crate) fn start(text: &str, chars: usize) -> Option<&str> {
     text.char_indices().nth(chars).map(|(end, _)| &text[..end])

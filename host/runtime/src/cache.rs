@@ -234,7 +234,7 @@ pub fn load_file(
 
 /// Creates `dir` `0700` if missing and checks that it is ours and writable by nobody else:
 /// what a directory needs before we trust what is in it. Says why not.
-pub(crate) fn make_private_dir(dir: &Path) -> Result<(), String> {
+pub fn make_private_dir(dir: &Path) -> Result<(), String> {
     use std::os::unix::fs::{DirBuilderExt, MetadataExt};
     std::fs::DirBuilder::new()
         .recursive(true)

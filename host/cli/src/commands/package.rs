@@ -139,7 +139,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let cache_dir = cache::default_dir();
     let code =
         tfwasm_runtime::precompile_portable(&wasm, &resolved.limits, &args.component, &cache_dir)?;
-    let staged = Staged::write(&code)?;
+    let staged = Staged::write(&code, &cache_dir)?;
     // The schema call that checks the package needs none of the grants; run it with none, so
     // the guest cannot reach the output or the compile cache while it is written.
     let options = LoadOptions {
@@ -249,14 +249,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The package's code in a temporary file while the component is checked with it.
+/// The package's code in a temporary file while the component is checked with it: in the
+/// compile cache's private directory (this user's, writable by no one else, outside every
+/// read-write grant), under a name nobody can guess, never through a symlink. A shared temp
+/// directory would let another user, or a guest granted it, swap the native code loaded.
 struct Staged(PathBuf);
 
 impl Staged {
-    fn write(code: &[u8]) -> anyhow::Result<Staged> {
-        let path =
-            std::env::temp_dir().join(format!("tfwasm-package-{}.cwasm", std::process::id()));
-        std::fs::write(&path, code).with_context(|| format!("writing {}", path.display()))?;
+    fn write(code: &[u8], cache_dir: &Path) -> anyhow::Result<Staged> {
+        tfwasm_runtime::cache::make_private_dir(cache_dir).map_err(|why| {
+            anyhow::anyhow!(
+                "cannot stage the package's code in {}: {why}",
+                cache_dir.display()
+            )
+        })?;
+        let path = cache_dir.join(format!("package-{}.cwasm", std::process::id()));
+        crate::files::replace(&path, code, 0o600)?;
         Ok(Staged(path))
     }
 }

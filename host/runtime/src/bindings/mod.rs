@@ -489,8 +489,9 @@ pub fn diagnostic(d: wit::Diagnostic) -> Diagnostic {
             wit::Severity::Error => Severity::Error,
             wit::Severity::Warning => Severity::Warning,
         },
-        summary: d.summary,
-        detail: d.detail,
+        // Terraform prints these to the operator's terminal as they are.
+        summary: tfwasm_model::quote::escaped_lines(d.summary),
+        detail: tfwasm_model::quote::escaped_lines(d.detail),
         attribute: (!d.attribute.is_empty()).then(|| path(d.attribute)),
     }
 }
@@ -533,6 +534,25 @@ pub fn path(steps: Vec<wit::PathStep>) -> AttributePath {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The twenty-first hostile pass: a guest's diagnostic (or panic message) reached
+    /// Terraform's output with terminal escapes, C1 controls and bidi overrides; its lines
+    /// stay, the rest is escaped.
+    #[test]
+    fn a_guest_diagnostic_cannot_drive_the_terminal() {
+        let d = diagnostic(wit::Diagnostic {
+            severity: wit::Severity::Error,
+            summary: "\u{1b}]2;owned\u{7}".into(),
+            detail: "line one\n\u{9b}2J\u{202e}txet".into(),
+            attribute: Vec::new(),
+        });
+        let hidden = |t: &str| {
+            t.chars()
+                .any(|c| c != '\n' && tfwasm_model::quote::is_hidden_char(c))
+        };
+        assert!(!hidden(&d.summary) && !hidden(&d.detail), "{d:?}");
+        assert!(d.detail.starts_with("line one\n"), "{d:?}");
+    }
 
     fn schema_with_block() -> wit::Schema {
         wit::Schema {

@@ -68,7 +68,7 @@ impl WasmProvider {
             return hit;
         }
         let text = format!("{error:#}");
-        let panic = panic_message(stderr).unwrap_or_default();
+        let panic = tfwasm_model::quote::escaped_lines(panic_message(stderr).unwrap_or_default());
         let message = match error.downcast_ref::<Trap>() {
             Some(Trap::StackOverflow) => "wasm stack overflow (unbounded recursion?)".to_owned(),
             // Rust and C guests keep a shadow stack in linear memory; overflowing it runs off
