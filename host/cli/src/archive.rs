@@ -47,11 +47,11 @@ pub fn archive(
     dist: &Path,
 ) -> anyhow::Result<Archived> {
     let files = package_files(package)?;
-    let dir = dist
-        .join(release.host)
+    let below = Path::new(release.host)
         .join(release.namespace)
         .join(release.type_name);
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    crate::files::create_dirs(dist, &below)?;
+    let dir = dist.join(below);
     let prefix = format!(
         "terraform-provider-{}_{}",
         release.type_name, release.version

@@ -28,6 +28,36 @@ pub fn replace(to: &Path, bytes: &[u8], mode: u32) -> anyhow::Result<()> {
     written.with_context(|| format!("writing {}", to.display()))
 }
 
+/// Creates `base` (the operator's output directory) and the directories `relative` names
+/// below it, refusing to go through a symlink below `base`: one planted there would carry
+/// what is written next to wherever it points.
+pub fn create_dirs(base: &Path, relative: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(base).with_context(|| format!("creating {}", base.display()))?;
+    let mut dir = base.to_owned();
+    for component in relative.components() {
+        let std::path::Component::Normal(name) = component else {
+            anyhow::bail!(
+                "{} is not a path below {}",
+                relative.display(),
+                base.display()
+            );
+        };
+        dir.push(name);
+        match std::fs::symlink_metadata(&dir) {
+            Ok(meta) if meta.file_type().is_symlink() => anyhow::bail!(
+                "{} is a symlink where a directory goes; remove it (it may have been planted by a provider that could write there)",
+                dir.display()
+            ),
+            Ok(meta) if meta.is_dir() => {}
+            Ok(_) => anyhow::bail!("{} is not a directory", dir.display()),
+            Err(_) => {
+                std::fs::create_dir(&dir).with_context(|| format!("creating {}", dir.display()))?
+            }
+        }
+    }
+    Ok(())
+}
+
 /// [`replace`] with the contents and mode of `from`.
 pub fn copy(from: &Path, to: &Path) -> anyhow::Result<()> {
     use std::os::unix::fs::PermissionsExt as _;
@@ -69,5 +99,24 @@ mod tests {
         assert!(!std::fs::symlink_metadata(&page).unwrap().is_symlink());
         let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().collect();
         assert_eq!(names.len(), 2, "no temporary file left");
+    }
+
+    /// The twenty-first hostile pass: a symlink planted where an output directory goes led
+    /// the package's files elsewhere.
+    #[test]
+    fn a_planted_symlink_where_a_directory_goes_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = dir.path().join("elsewhere");
+        std::fs::create_dir(&elsewhere).unwrap();
+        let out = dir.path().join("mirror");
+        std::fs::create_dir(&out).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, out.join("registry.terraform.io")).unwrap();
+        let error = create_dirs(&out, Path::new("registry.terraform.io/example/x"))
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("is a symlink"), "{error}");
+        assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+        create_dirs(&out, Path::new("other/example/x")).unwrap();
+        assert!(out.join("other/example/x").is_dir());
     }
 }

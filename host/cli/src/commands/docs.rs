@@ -1,6 +1,6 @@
 //! `tfwasm docs`: provider documentation from a component, in tfplugindocs' layout.
 
-use anyhow::{Context as _, bail};
+use anyhow::bail;
 use std::path::PathBuf;
 use tfwasm_model::rpc::prelude::*;
 
@@ -71,7 +71,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         let path = args.out.join(relative);
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            crate::files::create_dirs(&args.out, dir.strip_prefix(&args.out).unwrap_or(dir))?;
         }
         crate::files::replace(&path, text.as_bytes(), 0o644)?;
     }

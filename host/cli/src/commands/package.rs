@@ -188,7 +188,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .join(type_name)
         .join(&args.provider_version)
         .join(&platform);
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    crate::files::create_dirs(&args.out, dir.strip_prefix(&args.out).unwrap_or(&dir))?;
     let binary = dir.join(format!(
         "terraform-provider-{type_name}_v{}",
         args.provider_version
