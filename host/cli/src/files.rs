@@ -1,31 +1,15 @@
 //! Files the commands write for the operator (documentation pages, package files): whole or
 //! not at all, and never through a symlink someone planted where they go.
 
-use std::io::Write as _;
-use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::Path;
 
 use anyhow::Context as _;
 
-/// Replaces `to` with `bytes` (mode `mode`): written to a new file under a name nobody can
-/// guess beside it, never through a symlink, then renamed over `to` (a rename replaces a
-/// symlink, it does not follow it). A process still running the old file keeps it.
+/// Replaces `to` with `bytes` (mode `mode`), never through a symlink
+/// ([`tfwasm_runtime::cache::replace`]). A process still running the old file keeps it.
 pub fn replace(to: &Path, bytes: &[u8], mode: u32) -> anyhow::Result<()> {
-    let dir = to.parent().unwrap_or(Path::new("."));
-    let name = to.file_name().and_then(|n| n.to_str()).unwrap_or("file");
-    let tmp = dir.join(format!(".{name}.{:016x}.tmp", nonce()));
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .mode(mode)
-        .open(&tmp)
-        .and_then(|mut file| file.write_all(bytes))
-        .and_then(|()| std::fs::rename(&tmp, to));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written.with_context(|| format!("writing {}", to.display()))
+    tfwasm_runtime::cache::replace(to, &[bytes], mode)
+        .with_context(|| format!("writing {}", to.display()))
 }
 
 /// Creates `base` (the operator's output directory) and the directories `relative` names
@@ -66,18 +50,6 @@ pub fn copy(from: &Path, to: &Path) -> anyhow::Result<()> {
         .map(|m| m.permissions().mode() & 0o777)
         .with_context(|| format!("reading {}", from.display()))?;
     replace(to, &bytes, mode)
-}
-
-fn nonce() -> u64 {
-    use std::hash::{BuildHasher as _, Hasher as _};
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher.write_u32(std::process::id());
-    hasher.write_u128(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos()),
-    );
-    hasher.finish()
 }
 
 #[cfg(test)]

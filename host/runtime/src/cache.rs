@@ -350,18 +350,27 @@ fn store_entry(path: &Path, code: &[u8], what: &str) {
     }
 }
 
-/// Writes `parts` atomically, `0600`: a temp file in the same directory, synced, then
-/// renamed. A failed write (a full disk) leaves nothing behind. Also the apply journal's.
+/// Writes `parts` atomically, `0600`, creating the directory `0700`: see [`replace`]. Also
+/// the apply journal's.
 pub(crate) fn store(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
-    use std::io::Write as _;
-    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    use std::os::unix::fs::DirBuilderExt;
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)
         .create(dir)?;
-    // A name nobody can guess, created new and never through a symlink: whatever already
-    // lies there (something planted) is not written through.
+    replace(path, parts, 0o600)
+}
+
+/// Replaces `path` with `parts` (mode `mode`) atomically: a new file beside it under a name
+/// nobody can guess, created new and never through a symlink (whatever already lies there,
+/// something planted, is not written through), synced, then renamed over `path` (a rename
+/// replaces a symlink, it does not follow it). A failed write (a full disk) leaves nothing
+/// behind. Every file the host writes on its own behalf goes through here.
+pub fn replace(path: &Path, parts: &[&[u8]], mode: u32) -> std::io::Result<()> {
+    use std::io::Write as _;
+    use std::os::unix::fs::OpenOptionsExt;
+    let dir = path.parent().unwrap_or(Path::new("."));
     let nonce = {
         use std::hash::{BuildHasher as _, Hasher as _};
         let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
@@ -381,7 +390,7 @@ pub(crate) fn store(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
         .write(true)
         .create_new(true)
         .custom_flags(libc::O_NOFOLLOW)
-        .mode(0o600)
+        .mode(mode)
         .open(&tmp)
         .and_then(|mut file| {
             for part in parts {
