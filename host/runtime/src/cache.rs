@@ -48,7 +48,10 @@ pub enum Origin {
 pub const CACHE_DIR_ENV: &str = "TFWASM_CACHE_DIR";
 
 /// Where compiled components are kept: `$TFWASM_CACHE_DIR`, else `$XDG_CACHE_HOME/tfwasm`,
-/// else `~/.cache/tfwasm`, else a directory under the system temp dir.
+/// else `~/.cache/tfwasm` (the home directory from `$HOME`, else this user's account). Never
+/// a shared directory such as the system temp dir, where another user could create the name
+/// first; with no home at all the path is empty, which no cache check accepts (components
+/// compile in memory).
 pub fn default_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os(CACHE_DIR_ENV).filter(|d| !d.is_empty()) {
         return PathBuf::from(dir);
@@ -56,19 +59,52 @@ pub fn default_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
         return PathBuf::from(dir).join("tfwasm");
     }
-    if let Some(home) = std::env::var_os("HOME").filter(|d| !d.is_empty()) {
-        return PathBuf::from(home).join(".cache").join("tfwasm");
+    std::env::var_os("HOME")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(account_home)
+        .map_or_else(PathBuf::new, |home| home.join(".cache").join("tfwasm"))
+}
+
+/// This user's home directory from the account database (a service started without `HOME`).
+fn account_home() -> Option<PathBuf> {
+    use std::os::unix::ffi::OsStrExt as _;
+    let mut buffer = vec![0 as libc::c_char; 16 * 1024];
+    // SAFETY: `passwd` is plain data; getpwuid_r writes at most `buffer.len()` bytes into
+    // `buffer` and points `found` at `entry` or leaves it null; both outlive the call.
+    let mut entry: libc::passwd = unsafe { std::mem::zeroed() };
+    let mut found: *mut libc::passwd = std::ptr::null_mut();
+    let status = unsafe {
+        libc::getpwuid_r(
+            libc::geteuid(),
+            &mut entry,
+            buffer.as_mut_ptr(),
+            buffer.len(),
+            &mut found,
+        )
+    };
+    if status != 0 || found.is_null() || entry.pw_dir.is_null() {
+        return None;
     }
-    std::env::temp_dir().join("tfwasm-cache")
+    // SAFETY: pw_dir points into `buffer`, NUL-terminated, as getpwuid_r promises.
+    let dir = unsafe { std::ffi::CStr::from_ptr(entry.pw_dir) };
+    let dir = Path::new(std::ffi::OsStr::from_bytes(dir.to_bytes()));
+    (dir.is_absolute() && dir != Path::new("/")).then(|| dir.to_owned())
 }
 
 #[cfg(feature = "compiler")]
 /// The cache file for these bytes under this engine.
 pub fn entry_path(dir: &Path, engine: &Engine, wasm: &[u8]) -> PathBuf {
+    dir.join(entry_name(engine, wasm))
+}
+
+#[cfg(feature = "compiler")]
+/// The name of the cache entry for these bytes under this engine.
+fn entry_name(engine: &Engine, wasm: &[u8]) -> String {
     let digest = hex::encode(Sha256::digest(wasm));
     let mut hasher = DefaultHasher::new();
     engine.precompile_compatibility_hash().hash(&mut hasher);
-    dir.join(format!("{digest}-{:016x}.cwasm", hasher.finish()))
+    format!("{digest}-{:016x}.cwasm", hasher.finish())
 }
 
 #[cfg(feature = "compiler")]
@@ -82,11 +118,11 @@ pub fn load_or_compile(
     dir: &Path,
     wasm: &[u8],
 ) -> Result<(Component, Origin), wasmtime::Error> {
-    if !private_dir(dir) {
+    let Some(private) = private_dir(dir) else {
         announce_compile(wasm, None);
         return Ok((Component::new(engine, wasm)?, Origin::Compiled));
-    }
-    load_or_compile_at(engine, &entry_path(dir, engine, wasm), wasm)
+    };
+    load_or_compile_at(engine, &private, &entry_name(engine, wasm), wasm)
 }
 
 #[cfg(feature = "compiler")]
@@ -102,18 +138,19 @@ fn announce_compile(wasm: &[u8], cache: Option<&Path>) {
 }
 
 #[cfg(feature = "compiler")]
-/// [`load_or_compile`] with the entry path already computed.
+/// [`load_or_compile`] with the entry's name already computed.
 fn load_or_compile_at(
     engine: &Engine,
-    path: &Path,
+    private: &Private,
+    name: &str,
     wasm: &[u8],
 ) -> Result<(Component, Origin), wasmtime::Error> {
-    if let Some(component) = load_entry(engine, path) {
+    if let Some(component) = load_entry(engine, private, name) {
         return Ok((component, Origin::Cached));
     }
-    announce_compile(wasm, path.parent());
+    announce_compile(wasm, Some(&private.path));
     let compiled = engine.precompile_component(wasm)?;
-    store_entry(path, &compiled, "start");
+    store_entry(&private.path.join(name), &compiled, "start");
     // SAFETY: the bytes were produced just now by this engine.
     let component = unsafe { Component::deserialize(engine, &compiled)? };
     Ok((component, Origin::Compiled))
@@ -127,9 +164,10 @@ pub(crate) fn precompiled(
     dir: &Path,
     wasm: &[u8],
 ) -> Result<Vec<u8>, wasmtime::Error> {
-    let path = entry_path(dir, engine, wasm);
-    if private_dir(dir)
-        && let Ok(mut bytes) = std::fs::read(&path)
+    let name = entry_name(engine, wasm);
+    let private = private_dir(dir);
+    if let Some(private) = &private
+        && let Ok((mut bytes, _)) = private.read(&name)
     {
         match verified_len(&bytes) {
             Ok(len) => {
@@ -137,13 +175,13 @@ pub(crate) fn precompiled(
                 return Ok(bytes);
             }
             Err(why) => {
-                tracing::warn!(path = %path.display(), "compile cache entry is {why}; compiling again");
+                tracing::warn!(path = %private.path.join(&name).display(), "compile cache entry is {why}; compiling again");
             }
         }
     }
     let compiled = engine.precompile_component(wasm)?;
-    if private_dir(dir) {
-        store_entry(&path, &compiled, "package");
+    if let Some(private) = &private {
+        store_entry(&private.path.join(&name), &compiled, "package");
     }
     Ok(compiled)
 }
@@ -208,24 +246,24 @@ pub fn load_file(
     path: &Path,
 ) -> Result<(Component, Origin), FileError> {
     let meta = std::fs::metadata(path).map_err(FileError::Read)?;
-    if !private_dir(dir) {
+    let Some(private) = private_dir(dir) else {
         let wasm = std::fs::read(path).map_err(FileError::Read)?;
         let component = Component::new(engine, &wasm).map_err(FileError::Invalid)?;
         return Ok((component, Origin::Compiled));
-    }
-    let index = dir.join("index").join(identity_key(path, &meta, engine));
-    if let Ok(name) = std::fs::read_to_string(&index)
+    };
+    let index = format!("index/{}", identity_key(path, &meta, engine));
+    if let Ok((name, _)) = private.read(&index)
+        && let Ok(name) = std::str::from_utf8(&name)
         && is_entry_name(name.trim())
-        && let Some(component) = load_entry(engine, &dir.join(name.trim()))
+        && let Some(component) = load_entry(engine, &private, name.trim())
     {
         return Ok((component, Origin::Cached));
     }
     let wasm = std::fs::read(path).map_err(FileError::Read)?;
-    let entry = entry_path(dir, engine, &wasm);
-    let loaded = load_or_compile_at(engine, &entry, &wasm).map_err(FileError::Invalid)?;
-    if let Some(name) = entry.file_name().and_then(|n| n.to_str())
-        && entry.is_file()
-        && let Err(error) = store(&index, &[name.as_bytes()])
+    let name = entry_name(engine, &wasm);
+    let loaded = load_or_compile_at(engine, &private, &name, &wasm).map_err(FileError::Invalid)?;
+    if private.read(&name).is_ok()
+        && let Err(error) = store(&private.path.join(&index), &[name.as_bytes()])
     {
         tracing::debug!(%error, "cannot write the compile cache index");
     }
@@ -262,13 +300,70 @@ pub fn make_private_dir(dir: &Path) -> Result<(), String> {
 }
 
 #[cfg(feature = "compiler")]
-/// Whether `dir` may hold code we run (see [`make_private_dir`]). Says why not once per
-/// process.
-fn private_dir(dir: &Path) -> bool {
+/// The cache directory, opened once and checked through that handle: every entry is then
+/// read relative to it, so swapping the path (a symlink another user controls) after the
+/// check changes nothing that is loaded.
+struct Private {
+    dir: std::fs::File,
+    path: PathBuf,
+}
+
+#[cfg(feature = "compiler")]
+impl Private {
+    /// Reads `relative` (no symlink at its last step) below the checked directory: its bytes
+    /// and the open file they came from.
+    fn read(&self, relative: &str) -> std::io::Result<(Vec<u8>, std::fs::File)> {
+        use std::io::Read as _;
+        use std::os::fd::{AsRawFd as _, FromRawFd as _};
+        let name = std::ffi::CString::new(relative).map_err(std::io::Error::other)?;
+        // SAFETY: the directory descriptor is open for the life of `self`, `name` is a
+        // NUL-terminated string, and a returned descriptor is owned by the File made here.
+        let fd = unsafe {
+            libc::openat(
+                self.dir.as_raw_fd(),
+                name.as_ptr(),
+                libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+            )
+        };
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: `fd` was just opened and is owned by nothing else.
+        let mut file = unsafe { std::fs::File::from_raw_fd(fd) };
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)?;
+        Ok((bytes, file))
+    }
+}
+
+#[cfg(feature = "compiler")]
+/// The cache directory if it may hold code we run (see [`make_private_dir`]), opened and
+/// checked once. Says why not once per process.
+fn private_dir(dir: &Path) -> Option<Private> {
+    use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _};
     static WARNED: std::sync::Once = std::sync::Once::new();
-    let checked = make_private_dir(dir);
+    let checked = make_private_dir(dir).and_then(|()| {
+        let opened = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_DIRECTORY | libc::O_CLOEXEC)
+            .open(dir)
+            .map_err(|e| format!("cannot be opened ({e})"))?;
+        // The directory opened is the one judged, whatever the path names from now on.
+        let meta = opened
+            .metadata()
+            .map_err(|e| format!("cannot be read ({e})"))?;
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        let me = unsafe { libc::geteuid() };
+        if meta.uid() != me || meta.mode() & 0o022 != 0 {
+            return Err("changed owner or mode while it was opened".to_owned());
+        }
+        Ok(Private {
+            dir: opened,
+            path: dir.to_owned(),
+        })
+    });
     match checked {
-        Ok(()) => true,
+        Ok(private) => Some(private),
         Err(why) => {
             WARNED.call_once(|| {
                 tracing::warn!(
@@ -276,7 +371,7 @@ fn private_dir(dir: &Path) -> bool {
                     "the compile cache {why}: not using it, compiling in memory (set TFWASM_CACHE_DIR to use another)"
                 );
             });
-            false
+            None
         }
     }
 }
@@ -316,19 +411,31 @@ fn verified_len(bytes: &[u8]) -> Result<usize, &'static str> {
 /// The check reads the file (about 0.3 ms for a 2 MB entry); the code is then mapped rather
 /// than copied, so the provider processes of one Terraform run share its pages (copying
 /// took 1.6 ms and a private copy per process).
-fn load_entry(engine: &Engine, path: &Path) -> Option<Component> {
-    let bytes = std::fs::read(path).ok()?;
+fn load_entry(engine: &Engine, private: &Private, name: &str) -> Option<Component> {
+    use std::os::fd::AsRawFd as _;
+    let (bytes, file) = private.read(name).ok()?;
     let why = match verified_len(&bytes) {
-        // SAFETY: the entry is in a directory only this user can write, was written by
-        // `store_entry` from `Engine::precompile_component`, and its checksum matched just
-        // now; its name pins the exact engine build, which wasmtime checks again. wasmtime
-        // ignores the trailer after the code's ELF image.
-        Ok(_) => match unsafe { Component::deserialize_file(engine, path) } {
+        // SAFETY (both): the entry was opened in the directory checked to be this user's
+        // alone, was written by `store_entry` from `Engine::precompile_component`, and its
+        // checksum matched just now; its name pins the exact engine build, which wasmtime
+        // checks again. wasmtime ignores the trailer after the code's ELF image. The file is
+        // mapped through the descriptor already open (`/proc/self/fd`), never by its path
+        // again; without `/proc`, the bytes checked are copied in.
+        Ok(len) => match unsafe {
+            Component::deserialize_file(engine, format!("/proc/self/fd/{}", file.as_raw_fd()))
+        } {
             Ok(component) => return Some(component),
+            Err(_) if !Path::new("/proc/self/fd").is_dir() => {
+                match unsafe { Component::deserialize(engine, &bytes[..len]) } {
+                    Ok(component) => return Some(component),
+                    Err(error) => format!("unusable ({error})"),
+                }
+            }
             Err(error) => format!("unusable ({error})"),
         },
         Err(why) => why.to_owned(),
     };
+    let path = private.path.join(name);
     tracing::warn!(path = %path.display(), "compile cache entry is {why}; compiling again");
     None
 }
@@ -565,6 +672,48 @@ mod tests {
         let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode(&private), 0o700);
         assert_eq!(mode(&entries(&private)[0]), 0o600);
+    }
+
+    /// The twenty-second hostile pass: the directory was checked by its path and each entry
+    /// opened by path again, so another user swapping a symlink between the two (in a shared
+    /// temp dir, the old fallback without `HOME`) had their own code loaded.
+    #[test]
+    fn entries_come_from_the_directory_checked_whatever_the_path_names_later() {
+        let engine = Engine::default();
+        let root = tempfile::tempdir().unwrap();
+        let (mine, theirs, link) = (
+            root.path().join("mine"),
+            root.path().join("theirs"),
+            root.path().join("cache"),
+        );
+        let name = entry_name(&engine, EMPTY);
+        load_or_compile(&engine, &mine, EMPTY).unwrap();
+        // Someone else's bytes under this component's entry name, with a valid trailer.
+        make_private_dir(&theirs).unwrap();
+        store_entry(&theirs.join(&name), b"planted code", "test");
+        let mine_bytes = std::fs::read(mine.join(&name)).unwrap();
+        assert!(mine_bytes != std::fs::read(theirs.join(&name)).unwrap());
+
+        std::os::unix::fs::symlink(&mine, &link).unwrap();
+        let private = private_dir(&link).unwrap();
+        std::fs::remove_file(&link).unwrap();
+        std::os::unix::fs::symlink(&theirs, &link).unwrap();
+        let (read, _) = private.read(&name).unwrap();
+        assert!(read == mine_bytes, "read through the handle checked");
+        assert!(private_dir(&link).unwrap().read(&name).unwrap().0 != mine_bytes);
+        assert!(load_entry(&engine, &private, &name).is_some());
+    }
+
+    #[test]
+    fn without_home_the_cache_is_the_accounts_never_a_shared_directory() {
+        let home = account_home().expect("this user has a home directory");
+        assert!(home.is_absolute());
+        assert!(
+            !home.starts_with(std::env::temp_dir()),
+            "{}",
+            home.display()
+        );
+        assert!(private_dir(Path::new("")).is_none(), "no home, no cache");
     }
 
     #[test]

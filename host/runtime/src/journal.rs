@@ -442,12 +442,19 @@ fn quote_start(text: &str, max: usize) -> String {
 }
 
 fn interrupted_diagnostic(entry: &Entry, file: &Path) -> Diagnostic {
-    let id = entry.id.as_deref().map(|id| quote_start(id, 256));
+    // The id and the state are the guest's: every control and bidirectional character is
+    // shown as an escape wherever they are quoted.
+    let escape = |text: &str| {
+        let mut out = String::with_capacity(text.len());
+        tfwasm_model::quote::push_escaped(&mut out, text);
+        out
+    };
+    let id = entry.id.as_deref().map(|id| escape(&quote_start(id, 256)));
     let object = match &id {
         Some(id) => format!("with id {id:?}"),
         None => format!(
             "(state: {})",
-            quote_start(&entry.state.to_string(), QUOTED_STATE_BYTES)
+            escape(&quote_start(&entry.state.to_string(), QUOTED_STATE_BYTES))
         ),
     };
     let import = match &id {
@@ -460,7 +467,7 @@ fn interrupted_diagnostic(entry: &Entry, file: &Path) -> Diagnostic {
         "An interrupted apply left an object behind",
         format!(
             "An earlier apply of {} with this same configuration stopped (the provider process was killed) after the provider reported creating the object {object}, before Terraform could save it. Creating it again would leave that object unmanaged. {import}; or, if it no longer exists, delete {} and plan again.",
-            entry.type_name,
+            escape(&entry.type_name),
             file.display()
         ),
     )
@@ -664,6 +671,31 @@ mod tests {
             "{}",
             short.detail
         );
+    }
+
+    /// The twenty-second hostile pass: the import hint wrote a guest-chosen id raw, and a
+    /// state without one was quoted as JSON, which keeps C1 and bidirectional controls.
+    #[test]
+    fn the_interrupted_apply_diagnostic_shows_no_control_character() {
+        let entry = |id: Option<&str>| Entry {
+            format: 1,
+            pid: 1,
+            type_name: "t_x".into(),
+            config_sha256: String::new(),
+            id: id.map(str::to_owned),
+            state: serde_json::json!({ "name": "a\u{9b}31m\u{202e}b" }),
+        };
+        let file = Path::new("/journal/entry.json");
+        for d in [
+            interrupted_diagnostic(&entry(Some("x\u{1b}]0;t\u{7}\u{9b}2J\u{202e}")), file),
+            interrupted_diagnostic(&entry(None), file),
+        ] {
+            assert!(
+                !d.detail.chars().any(tfwasm_model::quote::is_hidden_char),
+                "{:?}",
+                d.detail
+            );
+        }
     }
 
     /// The nineteenth hostile pass: with the journal inside a read-write grant, a guest

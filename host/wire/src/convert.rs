@@ -74,11 +74,30 @@ pub(crate) fn diagnostics(list: Vec<Diagnostic>) -> Vec<pb::Diagnostic> {
                 Severity::Error => pb::diagnostic::Severity::Error as i32,
                 Severity::Warning => pb::diagnostic::Severity::Warning as i32,
             },
-            summary: d.summary,
-            detail: d.detail,
+            summary: shown(d.summary),
+            detail: shown(d.detail),
             attribute: d.attribute.as_ref().map(attribute_path),
         })
         .collect()
+}
+
+/// Most bytes of one diagnostic text Terraform is sent.
+const MAX_DIAGNOSTIC_TEXT: usize = 1 << 20;
+
+/// A diagnostic's text as Terraform prints it: whatever built it (a guest's own diagnostics
+/// are capped and escaped before this), no control or bidirectional character reaches the
+/// user's terminal and no text passes 1 MiB. The last line of defence, so a host message
+/// that quotes guest text unescaped or uncut is still safe to print.
+pub(crate) fn shown(mut text: String) -> String {
+    if text.len() > MAX_DIAGNOSTIC_TEXT {
+        let mut cut = MAX_DIAGNOSTIC_TEXT;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+        text.push_str(" (cut at 1 MiB)");
+    }
+    tfwasm_model::quote::escaped_lines(text)
 }
 
 /// What the client announced; an absent message (older clients) announces nothing.
@@ -224,6 +243,21 @@ mod tests {
         let pb = attribute(&a);
         assert_eq!(pb.r#type, br#"["map","string"]"#);
         assert!(pb.optional && !pb.required && !pb.computed);
+    }
+
+    /// The twenty-second hostile pass found host diagnostics quoting guest text raw (a
+    /// backtrace's frame names, a journaled id, a block name): whatever slips past the
+    /// layers above, no escape reaches Terraform and no text passes 1 MiB.
+    #[test]
+    fn no_diagnostic_text_drives_the_terminal_or_passes_a_mebibyte() {
+        let long = format!("\u{1b}[2J{}", "x".repeat(3 << 20));
+        let d = Diagnostic::error("a \u{9b}31m \u{202e}b", long);
+        let pb = diagnostics(vec![d]).remove(0);
+        assert!(!pb.summary.chars().any(|c| c == '\u{9b}' || c == '\u{202e}'));
+        assert!(pb.detail.starts_with("\\u{1b}[2J"));
+        assert!(pb.detail.len() < (1 << 20) + 64, "{}", pb.detail.len());
+        let plain = diagnostics(vec![Diagnostic::warning("ok", "line one\n\tline two")]);
+        assert_eq!(plain[0].detail, "line one\n\tline two");
     }
 
     #[test]

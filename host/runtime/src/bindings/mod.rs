@@ -68,7 +68,8 @@ fn check_name(what: &str, name: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Refuses a type or function name that is not an identifier (letters, digits, `_`, `-`), as
+/// Refuses a name (of a type, function, attribute, block type or parameter) that is not an
+/// identifier (letters, digits, `_`, `-`), as
 /// Terraform's are: such names become file names (`tfwasm docs` writes a page per type) and
 /// parts of addresses, where `/` or `..` would lead elsewhere.
 fn check_identifier(what: &str, name: &str) -> Result<(), String> {
@@ -214,7 +215,7 @@ fn identity_from_wit(s: wit::IdentitySchema) -> Result<IdentitySchema, String> {
         .attributes
         .into_iter()
         .map(|a| {
-            check_name("an identity attribute", &a.name)?;
+            check_identifier("an identity attribute", &a.name)?;
             if !seen.insert(a.name.clone()) {
                 return Err(format!("attribute {:?} declared twice", a.name));
             }
@@ -264,7 +265,7 @@ fn function_from_wit(f: wit::Function) -> Result<Function, String> {
 }
 
 fn parameter_from_wit(p: wit::FunctionParameter) -> Result<Parameter, String> {
-    check_name("a parameter", &p.name)?;
+    check_identifier("a parameter", &p.name)?;
     Ok(Parameter {
         ty: type_from_json(&p.type_json, &format!("parameter {:?}", p.name))?,
         name: p.name,
@@ -321,7 +322,16 @@ impl SchemaWalk<'_> {
         if self.path.is_empty() {
             "the top-level block".into()
         } else {
-            self.path.join(".")
+            // Names are checked to be identifiers before they join the path; escaped anyway,
+            // as everything a guest names is before an operator reads it.
+            let mut out = String::new();
+            for (i, name) in self.path.iter().enumerate() {
+                if i > 0 {
+                    out.push('.');
+                }
+                tfwasm_model::quote::push_escaped(&mut out, name);
+            }
+            out
         }
     }
 
@@ -376,7 +386,7 @@ impl SchemaWalk<'_> {
             .collect::<Result<_, _>>()?;
         let mut block_types = Vec::with_capacity(block.block_types.len());
         for nested in &block.block_types {
-            check_name("a block type", &nested.type_name)
+            check_identifier("a block type", &nested.type_name)
                 .map_err(|e| format!("{e} (at {})", self.here()))?;
             self.path.push(nested.type_name.clone());
             let inner = self.block(nested.block);
@@ -409,7 +419,8 @@ impl SchemaWalk<'_> {
     fn attribute(&mut self, a: &wit::Attribute) -> Result<Attribute, String> {
         // The place is named only on error: building it for every attribute cost up to
         // 32 × 257 bytes each.
-        check_name("an attribute", &a.name).map_err(|e| format!("{e} (at {})", self.here()))?;
+        check_identifier("an attribute", &a.name)
+            .map_err(|e| format!("{e} (at {})", self.here()))?;
         let ty = match &a.type_ {
             wit::AttributeType::TypeJson(json) => {
                 AttributeType::Type(Type::from_json_bytes(json.as_bytes()).map_err(|e| {
@@ -739,6 +750,32 @@ mod tests {
         let mut fine = schema_with_block();
         fine.blocks[0].attributes = vec![plain("x"), plain("y")];
         assert!(schema_from_wit(&fine).is_ok());
+    }
+
+    /// The twenty-second hostile pass: block names joined the "invalid schema" location
+    /// raw, so a block named with terminal escapes drove the operator's terminal. Attribute
+    /// and block names must be identifiers, as Terraform requires.
+    #[test]
+    fn attribute_and_block_names_are_identifiers() {
+        let plain = |name: &str| wit::Attribute {
+            type_: wit::AttributeType::TypeJson("\"string\"".into()),
+            ..object_attribute(name, 0)
+        };
+        let mut attribute = schema_with_block();
+        attribute.blocks[0].attributes = vec![plain("a\u{1b}[2J")];
+        let err = schema_from_wit(&attribute).unwrap_err();
+        assert!(err.contains("is not an identifier"), "{err}");
+        assert!(!err.contains('\u{1b}'), "{err:?}");
+
+        let mut block = schema_with_block();
+        block.blocks.push(empty_block());
+        block.blocks[0].block_types = vec![nested("r\u{9b}31m\u{202e}", 1)];
+        let err = schema_from_wit(&block).unwrap_err();
+        assert!(err.contains("is not an identifier"), "{err}");
+        assert!(
+            !err.chars().any(tfwasm_model::quote::is_hidden_char),
+            "{err:?}"
+        );
     }
 
     #[test]

@@ -67,7 +67,6 @@ impl WasmProvider {
         if let Some(hit) = limit_hit(rpc, limits, error) {
             return hit;
         }
-        let text = format!("{error:#}");
         let panic = tfwasm_model::quote::escaped_lines(panic_message(stderr).unwrap_or_default());
         let message = match error.downcast_ref::<Trap>() {
             Some(Trap::StackOverflow) => "wasm stack overflow (unbounded recursion?)".to_owned(),
@@ -80,7 +79,7 @@ impl WasmProvider {
                 format!("guest panicked: {panic}")
             }
             Some(trap) => format!("{trap}"),
-            None => text,
+            None => error_text(error),
         };
         CallError::Trap { rpc, message }
     }
@@ -137,7 +136,7 @@ impl WasmProvider {
         use crate::http::Problem;
         let (summary, detail) = match problem {
             Problem::Denied { entry } => (
-                "Outgoing HTTP request denied",
+                tfwasm_model::HTTP_DENIED_SUMMARY,
                 format!(
                     "The Wasm provider {} tried to reach {entry}, which its allow-list does not include. To allow it, add \"{entry}\" to http under [grants] in {} (or package with --allow-http {entry}).",
                     self.name, self.settings_hint
@@ -151,7 +150,7 @@ impl WasmProvider {
                 ),
             ),
             Problem::Userinfo { host } => (
-                "Outgoing HTTP request denied",
+                tfwasm_model::HTTP_DENIED_SUMMARY,
                 format!(
                     "The Wasm provider {} tried to send a request to {host} with user information in its URL (user:password@{host}). tfwasm never sends URLs with user information; credentials belong in a header such as Authorization.",
                     self.name
@@ -246,9 +245,51 @@ fn panic_message(stderr: &str) -> Option<String> {
     })
 }
 
+/// Most bytes of a guest-caused error's text in a diagnostic.
+const ERROR_TEXT_BYTES: usize = 4096;
+
+/// What a failed call's error says, for the operator: its root cause only, never the wasm
+/// backtrace wasmtime attaches (its frame names come from the guest's `name` section, any
+/// text of any length), an exit as its status; escaped and cut to [`ERROR_TEXT_BYTES`].
+pub(crate) fn error_text(error: &wasmtime::Error) -> String {
+    if let Some(exit) = error.downcast_ref::<wasmtime_wasi::I32Exit>() {
+        return format!("the guest exited with status {}", exit.0);
+    }
+    let mut text = error.root_cause().to_string();
+    if text.len() > ERROR_TEXT_BYTES {
+        let mut cut = ERROR_TEXT_BYTES;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+        text.push_str(" (cut)");
+    }
+    tfwasm_model::quote::escaped_lines(text)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::panic_message;
+    use super::{error_text, panic_message};
+
+    /// The twenty-second hostile pass: a guest that exits reached "Provider crashed" with
+    /// wasmtime's whole backtrace, whose frame names (the guest's `name` section) carried
+    /// terminal escapes and megabytes of text.
+    #[test]
+    fn an_error_shows_its_root_cause_escaped_and_cut_never_the_backtrace() {
+        let exit = wasmtime::Error::new(wasmtime_wasi::I32Exit(3))
+            .context("error while executing at wasm backtrace:\n    0: \u{1b}[31mevil");
+        assert_eq!(error_text(&exit), "the guest exited with status 3");
+        let hostile = wasmtime::Error::msg(format!("bad \u{1b}]0;x\u{7} {}", "n".repeat(1 << 20)))
+            .context("error while executing at wasm backtrace:\n    0: \u{1b}[31mframe");
+        let text = error_text(&hostile);
+        assert!(text.len() < 4200, "{}", text.len());
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7}'),
+            "{text:?}"
+        );
+        assert!(text.starts_with("bad \\u{1b}]0;x"), "{text:?}");
+        assert!(!text.contains("frame"), "{text:?}");
+    }
 
     #[test]
     fn a_panic_reads_as_its_message_and_place_without_backtrace_advice() {

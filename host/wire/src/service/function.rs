@@ -46,7 +46,7 @@ pub(super) async fn call_function<P: Provider>(
         Some(error) => pb::call_function::Response {
             result: None,
             error: Some(pb::FunctionError {
-                text: error.text,
+                text: convert::shown(error.text),
                 function_argument: error.function_argument,
             }),
         },
