@@ -12,12 +12,14 @@ help: ## List targets
 # quicker build (build-demo) leaves this out.
 RUNNER_FOR_SIZE = CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
 
-build: ## Build the host (target/release/tfwasm and the runner packages carry), the native baselines and every sample component (Python's with componentize-py, Go's with tfwasm build-go)
+build: ## Build the host (target/release/tfwasm and the runners packages carry, amd64 and arm64), the native baselines and every sample component (Python's with componentize-py, Go's with tfwasm build-go)
 	@rustup target list --installed 2>/dev/null | grep -qx wasm32-wasip2 || rustup target add wasm32-wasip2
 	$(CARGO) build --release -p tfwasm -p tfwasm-bench
 	# On its own, so Cargo does not unify the compiler back into it (host/runner/Cargo.toml),
 	# and optimized for size: every package carries it and Terraform hashes it at every command.
 	$(RUNNER_FOR_SIZE) $(CARGO) build --release -p tfwasm-runner
+	# The linux_arm64 runner, cross-compiled: `tfwasm package --platform linux_arm64` ships it.
+	bash scripts/build-runner-arm64.sh >/dev/null
 	$(CARGO) build --release --target wasm32-wasip2 $(addprefix -p ,$(SAMPLES))
 	bash scripts/build-python-sample.sh
 	bash scripts/build-go-samples.sh

@@ -97,3 +97,20 @@ fn only_wire_knows_grpc_and_only_runtime_knows_wasmtime() {
         );
     }
 }
+
+/// `tfwasm-tls` sits beside the model: the wire and the runtime both use it, it knows
+/// neither, nor gRPC, wasm or any tfwasm crate.
+#[test]
+fn tls_is_a_leaf_both_wire_and_runtime_use() {
+    refuses("tls", &[GRPC, WASM], "it is shared by wire and runtime");
+    assert!(
+        !dependencies("tls").iter().any(|d| d.starts_with("tfwasm")),
+        "tls depends on a tfwasm crate"
+    );
+    for user in ["wire", "runtime"] {
+        assert!(
+            dependencies(user).iter().any(|d| d == "tfwasm-tls"),
+            "{user} makes TLS connections without tfwasm-tls's provider"
+        );
+    }
+}

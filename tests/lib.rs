@@ -57,6 +57,31 @@ pub fn runner_bin() -> PathBuf {
     require(target_dir().join("release").join("tfwasm-runner"))
 }
 
+/// The `tfwasm-runner` cross-compiled for linux_arm64 (`scripts/build-runner-arm64.sh`,
+/// which `make build` runs).
+pub fn arm64_runner_bin() -> PathBuf {
+    require(
+        target_dir()
+            .join("aarch64-unknown-linux-gnu")
+            .join("release")
+            .join("tfwasm-runner"),
+    )
+}
+
+/// Debian's `qemu-aarch64` (package qemu-user), which runs arm64 executables here, and the
+/// directory holding the arm64 C library they load (package libc6-arm64-cross).
+pub fn qemu_aarch64() -> (PathBuf, PathBuf) {
+    let qemu = find_on_path("qemu-aarch64")
+        .expect("qemu-aarch64 is missing: apt-get install qemu-user (.ci/run does)");
+    let sysroot = PathBuf::from("/usr/aarch64-linux-gnu");
+    assert!(
+        sysroot.join("lib").is_dir(),
+        "{} is missing: apt-get install gcc-aarch64-linux-gnu (brings libc6-arm64-cross)",
+        sysroot.display()
+    );
+    (qemu, sysroot)
+}
+
 /// A sample provider component, e.g. `random`.
 pub fn component(sample: &str) -> PathBuf {
     require(

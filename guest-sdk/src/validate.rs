@@ -14,6 +14,8 @@ pub enum AttrValidator {
     AtLeast(i64),
     /// A whole number within these bounds, inclusive.
     Between(i64, i64),
+    /// A whole number that fits in 64 bits (what `i64` getters read).
+    WholeNumber,
     /// One of these strings.
     OneOf(&'static [&'static str]),
     /// A whole number of at most this.
@@ -39,6 +41,11 @@ pub fn at_least(min: i64) -> AttrValidator {
 /// A whole number between `min` and `max`, inclusive.
 pub fn between(min: i64, max: i64) -> AttrValidator {
     AttrValidator::Between(min, max)
+}
+/// A whole number from `i64::MIN` to `i64::MAX`: what a number attribute read with
+/// [`get_i64`](crate::ValueExt::get_i64) needs, checked at plan rather than failing at apply.
+pub fn whole_number() -> AttrValidator {
+    AttrValidator::WholeNumber
 }
 /// One of `options`.
 pub fn one_of(options: &'static [&'static str]) -> AttrValidator {
@@ -109,6 +116,21 @@ fn invalid(name: &str, detail: String) -> Diagnostic {
     Diagnostic::error(format!("Invalid {name}"), detail).at(AttributePath::attribute(name))
 }
 
+/// `value` is no whole number in `i64`'s range: says which, with the number given.
+fn not_whole(name: &str, value: &Value) -> Diagnostic {
+    let got = value
+        .as_number()
+        .map_or_else(|| "a value of another type".to_owned(), ToString::to_string);
+    invalid(
+        name,
+        format!(
+            "{name} must be a whole number from {} to {}, got {got}.",
+            i64::MIN,
+            i64::MAX
+        ),
+    )
+}
+
 impl AttrValidator {
     /// Checks `value` of attribute `name`; `None` when it passes (or is null or unknown).
     pub fn check(&self, name: &str, value: &Value) -> Option<Diagnostic> {
@@ -123,15 +145,16 @@ impl AttrValidator {
                     name,
                     format!("{name} must be at least {min}, got {n}."),
                 )),
-                None => Some(invalid(name, format!("{name} must be a whole number."))),
+                None => Some(not_whole(name, value)),
             },
+            AttrValidator::WholeNumber => number().is_none().then(|| not_whole(name, value)),
             AttrValidator::Between(min, max) => match number() {
                 Some(n) if (*min..=*max).contains(&n) => None,
                 Some(n) => Some(invalid(
                     name,
                     format!("{name} must be between {min} and {max}, got {n}."),
                 )),
-                None => Some(invalid(name, format!("{name} must be a whole number."))),
+                None => Some(not_whole(name, value)),
             },
             AttrValidator::OneOf(options) => match value.as_str() {
                 Some(s) if options.contains(&s) => None,
@@ -157,7 +180,7 @@ impl AttrValidator {
                     name,
                     format!("{name} must be at most {max}, got {n}."),
                 )),
-                None => Some(invalid(name, format!("{name} must be a whole number."))),
+                None => Some(not_whole(name, value)),
             },
             AttrValidator::NoneOf(options) => match value.as_str() {
                 Some(s) if options.contains(&s) => Some(invalid(

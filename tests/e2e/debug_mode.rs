@@ -20,11 +20,16 @@ struct DebugServer {
 
 impl DebugServer {
     fn start() -> DebugServer {
+        DebugServer::start_with("random", SOURCE, &[])
+    }
+
+    fn start_with(sample: &str, source: &str, flags: &[&str]) -> DebugServer {
         let dir = tempfile::tempdir().expect("temp dir");
         let log = dir.path().join("server.log");
         let mut child = Command::new(tfwasm_bin())
-            .args(["serve", "--debug", "--source", SOURCE, "--component"])
-            .arg(component("random"))
+            .args(["serve", "--debug", "--source", source, "--component"])
+            .arg(component(sample))
+            .args(flags)
             .env("TFWASM_CACHE_DIR", cache_dir())
             .env_remove("TF_LOG")
             .env_remove("TF_LOG_PROVIDER")
@@ -131,4 +136,53 @@ fn terraform_attaches_to_a_debug_server_across_commands() {
             "{name}: the socket is removed"
         );
     }
+}
+
+/// Issue 36: an author debugging an API provider grants it what its package will, with the
+/// same flags `tfwasm package` takes; without `--debug` they are refused, since a package
+/// takes its grants from its tfwasm.toml.
+#[test]
+fn a_debug_server_takes_the_package_grant_flags() {
+    const HTTP: &str = "registry.terraform.io/tfwasm/http";
+    let api = tfwasm_tests::JsonServer::start(
+        &serde_json::json!({ "items": [{ "id": 1, "name": "granted" }] }),
+        0,
+    );
+    let client = &clients()[0];
+    let config = format!(
+        "terraform {{\n  required_providers {{\n    http = {{ source = \"{HTTP}\" }}\n  }}\n}}\ndata \"http\" \"item\" {{ url = \"{}/items/1\" }}\noutput \"body\" {{ value = data.http.item.response_body }}\n",
+        api.url()
+    );
+    for (flags, granted) in [
+        (vec!["--allow-http", api.url().as_str()], true),
+        (vec![], false),
+    ] {
+        let server = DebugServer::start_with("http", HTTP, &flags);
+        let ws = Workspace::new(client, &config);
+        let env = [("TF_REATTACH_PROVIDERS", server.reattach.as_str())];
+        ws.run_with_env(&["init", "-no-color"], &env);
+        let run = ws.run_with_env(&["apply", "-auto-approve", "-no-color"], &env);
+        if granted {
+            assert_eq!(run.code, 0, "{}\nserver:\n{}", run.all(), server.log());
+            assert!(run.all().contains("granted"), "{}", run.all());
+        } else {
+            assert_ne!(run.code, 0);
+            assert!(
+                run.all().contains("Outgoing HTTP request denied"),
+                "{}",
+                run.all()
+            );
+        }
+    }
+
+    let plain = Command::new(tfwasm_bin())
+        .args(["serve", "--allow-http", "http://127.0.0.1:1"])
+        .output()
+        .expect("run tfwasm serve");
+    assert_eq!(plain.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&plain.stderr).contains("are for --debug"),
+        "{}",
+        String::from_utf8_lossy(&plain.stderr)
+    );
 }

@@ -16,6 +16,7 @@ mod policy;
 mod python;
 mod random;
 mod record_replay;
+mod registry;
 mod restapi;
 mod unknowns;
 mod upgrade;

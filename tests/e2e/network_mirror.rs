@@ -12,17 +12,23 @@ const SOURCE: &str = "registry.terraform.io/tfwasm/random";
 
 /// A static HTTPS server (Python's http.server behind TLS) for `root`, with a certificate
 /// for 127.0.0.1 in `cert`; stopped when dropped.
-struct Https {
+pub(crate) struct Https {
     child: std::process::Child,
-    port: u16,
+    pub(crate) port: u16,
 }
 
 impl Https {
-    fn serve(root: &std::path::Path, cert: &std::path::Path, key: &std::path::Path) -> Https {
+    pub(crate) fn serve(
+        root: &std::path::Path,
+        cert: &std::path::Path,
+        key: &std::path::Path,
+    ) -> Https {
         let script = r#"
 import functools, http.server, ssl, sys
-handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])
-handler.log_message = lambda *args: None
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+handler = functools.partial(Quiet, directory=sys.argv[1])
 server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
 context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
 context.load_cert_chain(sys.argv[2], sys.argv[3])

@@ -343,3 +343,114 @@ fn replay_prints_a_recordings_text_with_its_control_characters_escaped() {
         "the text is shown, escaped: {stdout}"
     );
 }
+
+/// Issue 36: a recording is often someone else's bug report, and replaying an API
+/// provider's calls with its grants would change the real API. Replay runs with no grants
+/// and says which it left out; `--with-grants` runs against them and says so first.
+#[test]
+fn replay_touches_nothing_granted_unless_asked_and_says_what_it_will_touch() {
+    let server = tfwasm_tests::JsonServer::start(&json!({ "items": [] }), 0);
+    let client = &clients()[0];
+    let config = format!(
+        r#"
+terraform {{
+  required_providers {{
+    http = {{ source = "registry.terraform.io/tfwasm/http" }}
+  }}
+}}
+data "http" "create" {{
+  url             = "{}/items"
+  method          = "POST"
+  request_headers = {{ "Content-Type" = "application/json" }}
+  request_body    = jsonencode({{ name = "posted" }})
+}}
+"#,
+        server.url()
+    );
+    let ws = Workspace::new(client, &config);
+    ws.ok(&["init", "-no-color"]);
+    let recording = tempfile::tempdir().expect("temp dir");
+    let root = recording.path().join("recording");
+    let run = ws.run_with_env(
+        &["apply", "-auto-approve", "-no-color"],
+        &[
+            ("TFWASM_RECORD", root.to_str().expect("utf-8 temp path")),
+            ("TFWASM_RECORD_VALUES", "non-sensitive"),
+        ],
+    );
+    assert_eq!(run.code, 0, "{}: {}", client.name, run.all());
+    let posted = || server.db()["items"].as_array().map_or(0, Vec::len);
+    let recorded = posted();
+    assert!(recorded >= 1, "the apply posted: {}", server.db());
+
+    // The session's own component (the installed package), whose tfwasm.toml grants HTTP.
+    let replay = |extra: &[&str]| {
+        let out = Command::new(tfwasm_bin())
+            .arg("replay")
+            .arg(&root)
+            .args(extra)
+            .env("TFWASM_CACHE_DIR", cache_dir())
+            .output()
+            .expect("run tfwasm replay");
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert_ne!(
+            out.status.code(),
+            Some(2),
+            "{stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        stdout
+    };
+    let stdout = replay(&[]);
+    assert!(
+        stdout.contains("grants: none (its settings grant HTTP to http://127.0.0.1:*"),
+        "{stdout}"
+    );
+    assert_eq!(
+        posted(),
+        recorded,
+        "a plain replay reached the API:\n{stdout}"
+    );
+
+    let stdout = replay(&["--with-grants"]);
+    assert!(
+        stdout.contains(
+            "grants (--with-grants): the calls run for real against HTTP to http://127.0.0.1:*"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        posted() > recorded,
+        "--with-grants replayed the POST:\n{stdout}"
+    );
+
+    // --pack puts the recorded component in the session, checked, and replay then uses it.
+    let stdout = replay(&["--pack"]);
+    assert!(stdout.contains("SHA-256 as recorded"), "{stdout}");
+    let session = std::fs::read_dir(&root)
+        .expect("recording")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| p.is_dir())
+        .expect("a session");
+    let packed = session.join("component.cwasm");
+    let mode = std::fs::metadata(&packed)
+        .expect("packed component")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+    let stdout = replay(&[]);
+    assert!(!stdout.contains("not the component recorded"), "{stdout}");
+    let mut bytes = std::fs::read(&packed).expect("read packed");
+    bytes.push(0);
+    std::fs::write(&packed, bytes).expect("change the packed component");
+    let out = Command::new(tfwasm_bin())
+        .arg("replay")
+        .arg(&root)
+        .env("TFWASM_CACHE_DIR", cache_dir())
+        .output()
+        .expect("run tfwasm replay");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("changed after it was packed"), "{stderr}");
+}

@@ -1,6 +1,7 @@
 //! Protocol-level tests: `tfwasm serve` driven by our own gRPC client, the way go-plugin's
 //! client drives it, including AutoMTLS with a Terraform-style P-521 CA client certificate.
 
+mod arm64;
 mod check_cli;
 mod config_generation;
 mod deferral;

@@ -40,7 +40,7 @@ pub(crate) fn dv(value: &Value, ty: &Type) -> Option<pb::DynamicValue> {
 }
 
 /// Creates a `random_string` of length 12 through plan and apply; returns its `result`.
-async fn create_random_string(client: &mut Client) -> String {
+pub(crate) async fn create_random_string(client: &mut Client) -> String {
     let schema = client
         .get_provider_schema(pb::get_provider_schema::Request {})
         .await

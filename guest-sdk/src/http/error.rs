@@ -6,6 +6,10 @@ use crate::Diagnostic;
 /// Most body bytes an error quotes.
 const EXCERPT: usize = 512;
 
+/// The summary of a request the host refused, the same as the host's own diagnostic for it:
+/// tfwasm keeps the host's, which names the setting to change, in place of the guest's.
+pub const DENIED_SUMMARY: &str = tfwasm_model::HTTP_DENIED_SUMMARY;
+
 /// A failed request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HttpError {
@@ -24,10 +28,14 @@ pub enum ErrorKind {
     Encode(String),
     /// No response: the connection failed or broke (retried for idempotent requests).
     Transport(String),
-    /// No response, and trying again will not help: the host's allow-list refused the
-    /// request (its own diagnostic names the grant to add), or the server's certificate is
-    /// not trusted.
+    /// No response, and trying again will not help: the server's certificate is not
+    /// trusted, or TLS failed.
     Refused(String),
+    /// The host refused to send the request: its allow-list does not include the
+    /// destination, or the call sent too many. Not retried. Its diagnostic carries the
+    /// host's summary, [`DENIED_SUMMARY`], so the host's own (which names the grant to add)
+    /// takes its place and the user reads one error.
+    Denied,
     /// Redirects went on for too long.
     TooManyRedirects,
     /// The deadline passed before the response arrived.
@@ -81,10 +89,11 @@ impl HttpError {
     }
 
     /// An error diagnostic whose summary says how far the request got ("HTTP request not
-    /// sent", "No HTTP response", "HTTP request failed" for an answer that is an error), with
-    /// a detail naming method, URL and why.
+    /// sent", "No HTTP response", "HTTP request failed" for an answer that is an error, or
+    /// [`DENIED_SUMMARY`]), with a detail naming method, URL and why.
     pub fn to_diagnostic(&self) -> Diagnostic {
         let summary = match self.kind {
+            ErrorKind::Denied => DENIED_SUMMARY,
             ErrorKind::InvalidUrl(_) | ErrorKind::Encode(_) | ErrorKind::Refused(_) => {
                 "HTTP request not sent"
             }
@@ -106,6 +115,10 @@ impl std::fmt::Display for HttpError {
             ErrorKind::Transport(why) | ErrorKind::Refused(why) => {
                 write!(f, "{method} {url} failed: {why}")
             }
+            ErrorKind::Denied => write!(
+                f,
+                "{method} {url}: the host refused to send it (its allow-list does not include this destination, or the call sent too many requests)"
+            ),
             ErrorKind::TooManyRedirects => write!(f, "{method} {url}: too many redirects"),
             ErrorKind::Timeout => write!(f, "{method} {url} timed out"),
             ErrorKind::Status { status, body } if body.is_empty() => {
@@ -138,4 +151,22 @@ pub(crate) fn excerpt(body: &[u8]) -> String {
         text.push('…');
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The host drops a guest error carrying the host's summary for a refused request and
+    /// keeps its own, which names the grant: the two must agree word for word.
+    #[test]
+    fn a_denied_request_carries_the_hosts_summary() {
+        let error = HttpError::new(Method::Post, "http://api.internal/items", ErrorKind::Denied);
+        let diagnostic = error.to_diagnostic();
+        assert_eq!(diagnostic.summary, "Outgoing HTTP request denied");
+        assert_eq!(diagnostic.summary, DENIED_SUMMARY);
+        assert!(diagnostic.detail.contains("POST http://api.internal/items"));
+        let refused = HttpError::new(Method::Get, "https://x/", ErrorKind::Refused("tls".into()));
+        assert_ne!(refused.to_diagnostic().summary, DENIED_SUMMARY);
+    }
 }

@@ -22,7 +22,7 @@ mod wasi;
 
 use std::time::Duration;
 
-pub use error::{ErrorKind, HttpError};
+pub use error::{DENIED_SUMMARY, ErrorKind, HttpError};
 pub use retry::Retry;
 
 /// An HTTP method.

@@ -174,12 +174,11 @@ fn wasi_method(method: super::Method) -> WasiMethod {
     }
 }
 
-/// wasi:http's error code as the SDK's error kind: what retrying cannot fix is `Refused`.
+/// wasi:http's error code as the SDK's error kind: what retrying cannot fix is `Refused` or
+/// `Denied`.
 fn error_kind(code: &ErrorCode) -> ErrorKind {
     match code {
-        ErrorCode::HttpRequestDenied => {
-            ErrorKind::Refused("the host's allow-list does not include this destination".into())
-        }
+        ErrorCode::HttpRequestDenied => ErrorKind::Denied,
         ErrorCode::TlsCertificateError => {
             ErrorKind::Refused("the server's TLS certificate is not trusted".into())
         }

@@ -586,9 +586,13 @@ impl ResourceSchema {
     /// depth: validators of attributes inside nested attributes and blocks run on each
     /// element, and a block's own validators on each block (their names relative to it);
     /// diagnostics carry the element's path. Setting a deprecated attribute warns.
+    ///
+    /// An attribute that failed its own validators gets no further error from a resource or
+    /// block validator: one mistake (`length = -1`) gives one error, not a second one from a
+    /// sum it also breaks. Mistakes elsewhere are all reported.
     pub fn check_config(&self, config: &Value) -> Vec<tfwasm_model::Diagnostic> {
         let out = std::cell::RefCell::new(Vec::new());
-        out.borrow_mut().extend(resource_validators(
+        let across = std::cell::RefCell::new(resource_validators(
             &self.validators,
             &[Frame::root(config)],
         ));
@@ -630,11 +634,24 @@ impl ResourceSchema {
                 }
             },
             &mut |block, chain| {
-                out.borrow_mut()
+                across
+                    .borrow_mut()
                     .extend(resource_validators(&block.content.validators, chain));
             },
         );
-        out.into_inner()
+        let mut out = out.into_inner();
+        let failed: Vec<AttributePath> = out
+            .iter()
+            .filter(|d| d.is_error())
+            .filter_map(|d| d.attribute.clone())
+            .collect();
+        out.extend(
+            across
+                .into_inner()
+                .into_iter()
+                .filter(|d| d.attribute.as_ref().is_none_or(|at| !failed.contains(at))),
+        );
+        out
     }
 
     /// Reads a model struct from a value of this schema (see [`crate::typed`]).

@@ -4,6 +4,7 @@
 pub mod build_go;
 pub mod check;
 pub mod docs;
+pub mod grant_flags;
 pub mod inspect;
 pub mod new;
 #[cfg(feature = "compiler")]

@@ -436,6 +436,19 @@ pub fn path_for(component: &Path) -> PathBuf {
 /// # Errors
 /// When a file or value is invalid, naming the file and the setting.
 pub fn load(component: &Path) -> anyhow::Result<Resolved> {
+    load_adjusted(component, |_| {})
+}
+
+/// [`load`], with `adjust` changing the settings after the environment's overrides and
+/// before they are validated (a command's own flags: `serve --debug`'s grants, `replay`
+/// taking every grant away).
+///
+/// # Errors
+/// As [`load`].
+pub fn load_adjusted(
+    component: &Path,
+    adjust: impl FnOnce(&mut ProviderConfig),
+) -> anyhow::Result<Resolved> {
     let path = match std::env::var_os(CONFIG_ENV).filter(|v| !v.is_empty()) {
         Some(path) => PathBuf::from(path),
         None => path_for(component),
@@ -484,6 +497,7 @@ pub fn load(component: &Path) -> anyhow::Result<Resolved> {
                 .with_context(|| format!("{}={value:?}", crate::record::VALUES_ENV))?,
         );
     }
+    adjust(&mut config);
     let base = path.parent().unwrap_or(Path::new("."));
     config
         .resolve(path.display().to_string(), base)

@@ -10,6 +10,8 @@ pub mod docs;
 pub mod files;
 pub mod hclog;
 pub mod record;
+#[cfg(feature = "compiler")]
+pub mod registry;
 
 use std::path::{Path, PathBuf};
 
@@ -22,6 +24,12 @@ pub const PACKAGED_CODE: &str = "component.cwasm";
 /// full tfwasm, which can compile it when the code cannot be used. The runner cannot, and
 /// Terraform hashes every byte of a package at every command, so its packages leave it out.
 pub const PACKAGED_SOURCE: &str = "component.wasm";
+
+/// Bytes every runner carries (`tfwasm-runner`'s `main.rs` keeps them in its data), so
+/// `tfwasm package` can tell a runner's version without running it: another platform's
+/// runner does not run here.
+pub const RUNNER_VERSION_MARK: &str =
+    concat!("\ntfwasm-runner-version ", env!("CARGO_PKG_VERSION"), "\n");
 
 /// The package's component next to the running executable (symlinks resolved), if any: its
 /// `component.wasm` when there is one (so its code has a fallback), else its `component.cwasm`.

@@ -4,6 +4,11 @@ use std::fmt;
 
 use crate::AttributePath;
 
+/// The summary of the host's diagnostic for a request it refused to send, shared with the
+/// guest SDKs: a guest error with this summary only restates the host's, which names the
+/// grant to add, so the host keeps its own in place of the guest's.
+pub const HTTP_DENIED_SUMMARY: &str = "Outgoing HTTP request denied";
+
 /// How serious a diagnostic is. Terraform treats anything but a warning as an error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Severity {

@@ -27,7 +27,7 @@ pub mod schema_path;
 mod types;
 mod value;
 
-pub use diagnostic::{Diagnostic, Diagnostics, Severity, has_error};
+pub use diagnostic::{Diagnostic, Diagnostics, HTTP_DENIED_SUMMARY, Severity, has_error};
 pub use number::{Number, ParseNumberError};
 pub use path::{AttributePath, ParsePathError, PathRef, PathStep, ToPath};
 pub use rpc::{

@@ -10,6 +10,11 @@ use std::process::ExitCode;
 use tfwasm::commands::serve;
 use tfwasm_wire::handshake::PluginEnv;
 
+/// The version `tfwasm package` reads from this file when it cannot run it (a runner for
+/// another platform); kept by `#[used]` whatever the optimizer makes of `main`.
+#[used]
+static VERSION_MARK: &str = tfwasm::RUNNER_VERSION_MARK;
+
 fn main() -> ExitCode {
     let env = PluginEnv::from_process();
     match std::env::args().nth(1).as_deref() {

@@ -127,7 +127,7 @@ fn compile(
     })
 }
 
-/// Compiles `wasm` for a provider package: code for the baseline CPU of this machine's
+/// Compiles `wasm` for a provider package: code for the baseline CPU of `platform`'s
 /// architecture, with the settings [`WasmProvider::load`](crate::WasmProvider::load) uses
 /// under `limits`, so any machine of the platform loads it without compiling. The result is
 /// kept in the compile cache in `cache_dir`, so packaging the same component again is quick.
@@ -140,8 +140,9 @@ pub fn precompile_portable(
     limits: &crate::CallLimits,
     path: &Path,
     cache_dir: &Path,
+    platform: crate::Platform,
 ) -> Result<Vec<u8>, LoadError> {
-    let engine = crate::engine::portable_engine(limits)?;
+    let engine = crate::engine::portable_engine(limits, platform)?;
     crate::cache::precompiled(&engine, cache_dir, wasm).map_err(|e| LoadError::Invalid {
         path: path.to_owned(),
         message: format!("{e:#}"),

@@ -30,50 +30,27 @@ pub(crate) fn new_engine(limits: &crate::CallLimits) -> Result<Engine, LoadError
     Ok(engine)
 }
 
-/// An engine that compiles code any CPU of this machine's architecture and OS can run, for
-/// provider packages: the package may be installed on an older machine than the one that made
-/// it. Its settings are otherwise [`new_engine`]'s, so the code loads there.
-///
-/// The baseline is x86-64-v2 (SSE4.2, POPCNT: every x86-64 CPU since 2009, and what RHEL 9
-/// requires) and plain AArch64; elsewhere the code targets this CPU.
+/// An engine that compiles code any CPU of `platform` can run, for provider packages: a
+/// package may be installed on an older machine than the one that made it, or another
+/// architecture's. Its settings are otherwise [`new_engine`]'s, so the code loads there.
 #[cfg(feature = "compiler")]
-pub(crate) fn portable_engine(limits: &crate::CallLimits) -> Result<Engine, LoadError> {
+pub(crate) fn portable_engine(
+    limits: &crate::CallLimits,
+    platform: crate::Platform,
+) -> Result<Engine, LoadError> {
     let mut config = config(limits);
-    if let Some((triple, features)) = portable_target() {
-        config
-            .target(triple)
-            .map_err(|e| LoadError::Engine(e.to_string()))?;
-        for feature in features {
-            // SAFETY: these are features of the baseline every supported CPU of the
-            // architecture has; a CPU without one is refused when the code is loaded
-            // (wasmtime checks each enabled feature against the host), never run.
-            unsafe {
-                config.cranelift_flag_enable(feature);
-            }
+    config
+        .target(platform.triple())
+        .map_err(|e| LoadError::Engine(e.to_string()))?;
+    for feature in platform.baseline() {
+        // SAFETY: these are features of the baseline every supported CPU of the
+        // architecture has; a CPU without one is refused when the code is loaded
+        // (wasmtime checks each enabled feature against the host), never run.
+        unsafe {
+            config.cranelift_flag_enable(feature);
         }
     }
     Engine::new(&config).map_err(|e| LoadError::Engine(e.to_string()))
-}
-
-/// This machine's target triple (as wasmtime spells the host's) and the CPU features of the
-/// architecture's baseline.
-#[cfg(feature = "compiler")]
-fn portable_target() -> Option<(&'static str, &'static [&'static str])> {
-    const X86_64_V2: &[&str] = &[
-        "has_sse3",
-        "has_ssse3",
-        "has_cmpxchg16b",
-        "has_sse41",
-        "has_sse42",
-        "has_popcnt",
-    ];
-    match (std::env::consts::ARCH, std::env::consts::OS) {
-        ("x86_64", "linux") => Some(("x86_64-unknown-linux-gnu", X86_64_V2)),
-        ("x86_64", "macos") => Some(("x86_64-apple-darwin", X86_64_V2)),
-        ("aarch64", "linux") => Some(("aarch64-unknown-linux-gnu", &[])),
-        ("aarch64", "macos") => Some(("aarch64-apple-darwin", &[])),
-        _ => None,
-    }
 }
 
 /// The settings every engine shares: they are part of compiled code's compatibility, so an

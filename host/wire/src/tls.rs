@@ -5,12 +5,13 @@
 //! handshake line. Each side then pins the other's exact certificate. webpki's chain
 //! verifier rejects a CA certificate used as an end entity, so the client check here is a
 //! byte comparison with the announced certificate, plus signature verification of the TLS
-//! handshake with aws-lc-rs, which supports P-521.
+//! handshake with `tfwasm_tls::provider()` (aws-lc-rs's verification, which supports P-521;
+//! ring for everything that needs randomness, so a start costs no jitter-entropy seeding).
 
 use std::sync::Arc;
 
 use rustls::client::danger::HandshakeSignatureValid;
-use rustls::crypto::{WebPkiSupportedAlgorithms, aws_lc_rs};
+use rustls::crypto::WebPkiSupportedAlgorithms;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, UnixTime};
 use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
 use rustls::{
@@ -50,8 +51,6 @@ pub fn server_tls(client_cert_pem: &str) -> Result<ServerTls, TlsError> {
         .and_then(Result::ok)
         .ok_or(TlsError::NoClientCertificate)?;
 
-    let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256)
-        .map_err(|e| TlsError::Generate(e.to_string()))?;
     let mut params = rcgen::CertificateParams::new(vec!["localhost".to_owned()])
         .map_err(|e| TlsError::Generate(e.to_string()))?;
     params
@@ -74,12 +73,12 @@ pub fn server_tls(client_cert_pem: &str) -> Result<ServerTls, TlsError> {
     let now = std::time::SystemTime::now();
     params.not_before = (now - std::time::Duration::from_secs(30)).into();
     params.not_after = (now + std::time::Duration::from_secs(30 * 365 * 24 * 3600)).into();
-    let cert = params
-        .self_signed(&key)
-        .map_err(|e| TlsError::Generate(e.to_string()))?;
-    let certificate_der = cert.der().to_vec();
+    let tfwasm_tls::SelfSigned {
+        certificate_der,
+        private_key_pkcs8,
+    } = tfwasm_tls::self_signed(&params).map_err(|e| TlsError::Generate(e.to_string()))?;
 
-    let provider = Arc::new(aws_lc_rs::default_provider());
+    let provider = tfwasm_tls::provider();
     let verifier = PinnedClientCert {
         expected: client_cert.into_owned(),
         algorithms: provider.signature_verification_algorithms,
@@ -90,7 +89,7 @@ pub fn server_tls(client_cert_pem: &str) -> Result<ServerTls, TlsError> {
         .with_client_cert_verifier(Arc::new(verifier))
         .with_single_cert(
             vec![CertificateDer::from(certificate_der.clone())],
-            PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der())),
+            PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(private_key_pkcs8)),
         )
         .map_err(|e| TlsError::Config(e.to_string()))?;
     config.alpn_protocols = vec![b"h2".to_vec()];
@@ -170,7 +169,7 @@ mod tests {
 
     #[test]
     fn verifier_schemes_include_p521() {
-        let provider = aws_lc_rs::default_provider();
+        let provider = tfwasm_tls::provider();
         let v = PinnedClientCert {
             expected: CertificateDer::from(vec![1, 2, 3]),
             algorithms: provider.signature_verification_algorithms,

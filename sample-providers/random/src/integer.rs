@@ -1,6 +1,7 @@
 //! `random_integer`: a random integer in `[min, max]`.
 
 use tfwasm_sdk::prelude::*;
+use tfwasm_sdk::validate::whole_number;
 
 use crate::keepers;
 use crate::rng::Rng;
@@ -37,12 +38,14 @@ impl Resource for RandomInteger {
                 Attr::number("min")
                     .required()
                     .requires_replace()
+                    .validate(whole_number())
                     .description("The minimum inclusive value of the range."),
             )
             .attr(
                 Attr::number("max")
                     .required()
                     .requires_replace()
+                    .validate(whole_number())
                     .description("The maximum inclusive value of the range."),
             )
             .attr(

@@ -251,6 +251,39 @@ fn string_length_must_cover_the_minimums() {
 }
 
 #[test]
+fn a_negative_length_is_one_error() {
+    let diags = harness()
+        .validate("random_string", json!({"length": -1}))
+        .unwrap();
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert_eq!(diags[0].detail, "length must be at least 1, got -1.");
+}
+
+/// hashicorp/random rejects these at plan; they used to pass validation and fail at apply.
+#[test]
+fn integer_bounds_must_be_whole_numbers_in_range() {
+    let h = harness();
+    for (min, max, at) in [
+        (json!(1.5), json!(3), "min"),
+        (json!(1), json!(1e30), "max"),
+    ] {
+        let diags = h
+            .validate("random_integer", json!({"min": min, "max": max}))
+            .unwrap();
+        assert_eq!(diags.len(), 1, "{diags:?}");
+        assert_eq!(diags[0].attribute, Some(at.parse().unwrap()), "{diags:?}");
+        assert!(diags[0].detail.contains("whole number"), "{diags:?}");
+    }
+    let diags = h
+        .validate(
+            "random_integer",
+            json!({"min": -5, "max": 9_000_000_000_000_000_000_i64}),
+        )
+        .unwrap();
+    assert!(diags.is_empty(), "{diags:?}");
+}
+
+#[test]
 fn string_keeper_change_replaces() {
     let h = harness();
     let state = h

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use anyhow::{Context as _, bail};
 use tfwasm_model::rpc::prelude::*;
-use tfwasm_runtime::{DiscardLog, LoadOptions, WasmProvider, cache};
+use tfwasm_runtime::{DiscardLog, LoadOptions, Platform, WasmProvider, cache};
 
 /// Arguments of `tfwasm package`.
 ///
@@ -30,15 +30,23 @@ pub struct Args {
     /// Also write the package as a zip archive into DIR, in the layout a network mirror
     /// serves (`HOST/NAMESPACE/TYPE/index.json`, `VERSION.json`, the zip) with the
     /// `SHA256SUMS` a private registry takes, and print its `h1:` and `zh:` hashes for
-    /// `.terraform.lock.hcl`. Run once per platform's host binary (`--runner`,
-    /// `--platform`) into the same DIR to list them all.
+    /// `.terraform.lock.hcl`. Run once per platform (`--platform`, `--runner`) into the
+    /// same DIR to list them all.
     #[arg(long, value_name = "DIR")]
     archive: Option<PathBuf>,
+    /// With --archive, also make DIR a private registry: sign the version's SHA256SUMS with
+    /// this ASCII-armored OpenPGP secret key (passphrase in TFWASM_SIGNING_KEY_PASSPHRASE)
+    /// and write the registry protocol's documents (`v1/providers/…`,
+    /// `.well-known/terraform.json`); serve DIR over HTTPS at a host's root.
+    #[arg(long, value_name = "FILE", requires = "archive")]
+    signing_key: Option<PathBuf>,
     /// Mirror directory to write into (created if missing).
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
-    /// Target platform directory name; only this machine's platform can be packaged here
-    /// [default: this machine's, e.g. linux_amd64].
+    /// The platform to package for: linux_amd64 or linux_arm64, from either. Another
+    /// platform than this machine's needs its runner (`--runner`;
+    /// scripts/build-runner-arm64.sh cross-compiles the arm64 one) [default: this
+    /// machine's, e.g. linux_amd64].
     #[arg(long, value_name = "OS_ARCH")]
     platform: Option<String>,
     /// The executable to ship as the provider [default: `tfwasm-runner` beside this tfwasm,
@@ -63,39 +71,20 @@ pub struct Args {
     /// `fresh` instance for every call.
     #[arg(long, value_enum, value_name = "STRATEGY")]
     instances: Option<crate::config::Instances>,
-    /// Grant an environment variable, by name (repeatable). Its value is read from the
-    /// environment Terraform runs in.
-    #[arg(long = "allow-env", value_name = "NAME")]
-    allow_env: Vec<String>,
-    /// Grant a host directory, HOST_DIR:GUEST_DIR[:ro|rw] (repeatable; read-only by default).
-    #[arg(long = "allow-dir", value_name = "HOST:GUEST[:ro|rw]")]
-    allow_dir: Vec<String>,
-    /// Allow outgoing HTTP to scheme://host[:port] (repeatable; `*` for any port, `*.` for
-    /// any subdomain), e.g. https://api.example.com. Every redirect hop is checked too.
-    #[arg(long = "allow-http", value_name = "PATTERN")]
-    allow_http: Vec<String>,
-    /// Trust the CA certificates in this PEM file for outgoing HTTPS, besides the system's
-    /// roots (repeatable). The file is copied into the package.
-    #[arg(long = "ca-file", value_name = "PATH")]
-    ca_files: Vec<PathBuf>,
-    /// Send allowed http:// requests through this proxy (http://host:port). Setting any
-    /// proxy flag replaces HTTP_PROXY/HTTPS_PROXY/NO_PROXY from Terraform's environment.
-    #[arg(long, value_name = "URL")]
-    http_proxy: Option<String>,
-    /// Tunnel allowed https:// requests through this proxy (http://host:port, CONNECT).
-    #[arg(long, value_name = "URL")]
-    https_proxy: Option<String>,
-    /// Hosts reached without the proxy: comma-separated names (subdomains included), IPs,
-    /// CIDR ranges, or `*`.
-    #[arg(long, value_name = "LIST")]
-    no_proxy: Option<String>,
+    /// What the provider may reach, written to the package's tfwasm.toml.
+    #[command(flatten)]
+    grants: super::grant_flags::GrantFlags,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let (host, namespace, type_name) = parse_source(&args.source)?;
     check_version(&args.provider_version)?;
-    let platform = check_platform(args.platform.as_deref())?;
-    let runner = Runner::find(args.runner.as_deref())?;
+    let (platform, host_platform) = platforms(args.platform.as_deref())?;
+    // Read (and tried) before any work, so a wrong key or passphrase fails first.
+    let signing_key = (args.signing_key.as_deref())
+        .map(crate::registry::SigningKey::read)
+        .transpose()?;
+    let runner = Runner::find(args.runner.as_deref(), platform, host_platform)?;
     let mut settings = crate::config::ProviderConfig {
         contracts: crate::config::Contracts {
             violations: args.contract_violations,
@@ -109,24 +98,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             instances: args.instances,
             ..Default::default()
         },
-        grants: crate::config::GrantsConfig {
-            env: args.allow_env.clone(),
-            dirs: args.allow_dir.clone(),
-            http: args.allow_http.clone(),
-        },
-        http: crate::config::HttpConfig {
-            ca_files: args
-                .ca_files
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect(),
-            http_proxy: args.http_proxy.clone(),
-            https_proxy: args.https_proxy.clone(),
-            no_proxy: args.no_proxy.clone(),
-        },
+        grants: Default::default(),
+        http: Default::default(),
         // Recording is switched on where the package runs, not baked in.
         record: Default::default(),
     };
+    args.grants.add_to(&mut settings);
     let resolved = settings.resolve("the tfwasm package flags".into(), Path::new("."))?;
     for out in std::iter::once(&args.out).chain(args.archive.as_ref()) {
         super::refuse_output_in_writable_grants(out, &resolved.grants.dirs)?;
@@ -137,9 +114,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let wasm = std::fs::read(&args.component)
         .with_context(|| format!("reading {}", args.component.display()))?;
     let cache_dir = cache::default_dir();
-    let code =
-        tfwasm_runtime::precompile_portable(&wasm, &resolved.limits, &args.component, &cache_dir)?;
-    let staged = Staged::write(&code, &cache_dir)?;
+    let compile = |platform| {
+        tfwasm_runtime::precompile_portable(
+            &wasm,
+            &resolved.limits,
+            &args.component,
+            &cache_dir,
+            platform,
+        )
+    };
+    // The check runs this machine's code; another platform's is compiled from the same
+    // component with the same settings, for its baseline CPU.
+    let host_code = compile(host_platform)?;
+    let code = if platform == host_platform {
+        host_code.clone()
+    } else {
+        compile(platform)?
+    };
+    let staged = Staged::write(&host_code, &cache_dir)?;
     // The schema call that checks the package needs none of the grants; run it with none, so
     // the guest cannot reach the output or the compile cache while it is written.
     let options = LoadOptions {
@@ -187,7 +179,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .join(namespace)
         .join(type_name)
         .join(&args.provider_version)
-        .join(&platform);
+        .join(platform.name());
     crate::files::create_dirs(&args.out, dir.strip_prefix(&args.out).unwrap_or(&dir))?;
     let binary = dir.join(format!(
         "terraform-provider-{type_name}_v{}",
@@ -206,7 +198,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         write(&source, &wasm)?;
     }
     // The package carries its CA files, so it keeps working when the mirror moves.
-    settings.http.ca_files = package_ca_files(&args.ca_files, &dir)?;
+    settings.http.ca_files = package_ca_files(&args.grants.ca_files, &dir)?;
     let settings_path = dir.join(crate::config::FILE_NAME);
     write(&settings_path, crate::config::render(&settings)?.as_bytes())?;
     println!("{}", binary.display());
@@ -233,7 +225,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             type_name,
             version: &args.provider_version,
         };
-        let archived = crate::archive::archive(&dir, &release, &platform, dist)?;
+        let archived = crate::archive::archive(&dir, &release, platform.name(), dist)?;
         eprintln!(
             "  archive: {} ({})\n  lock-file hashes for {platform}: \"{}\", \"{}\"",
             archived.file.display(),
@@ -245,6 +237,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             archived.h1,
             archived.zh
         );
+        if let Some(key) = &signing_key {
+            let written = crate::registry::write(dist, &release, key)?;
+            eprintln!(
+                "  registry: {} signed by key {}; versions at {}",
+                written.signature.display(),
+                key.key_id,
+                written.versions.display()
+            );
+        }
     }
     Ok(())
 }
@@ -287,7 +288,19 @@ struct Runner {
 const RUNNER_NAME: &str = "tfwasm-runner";
 
 impl Runner {
-    fn find(explicit: Option<&Path>) -> anyhow::Result<Runner> {
+    fn find(explicit: Option<&Path>, platform: Platform, host: Platform) -> anyhow::Result<Runner> {
+        if platform != host {
+            let path = explicit.ok_or_else(|| {
+                anyhow::anyhow!(
+                    "--platform {platform} needs --runner PATH: the tfwasm-runner built for {platform} (scripts/build-runner-arm64.sh cross-compiles it on {host})"
+                )
+            })?;
+            check_foreign_runner(path, platform)?;
+            return Ok(Runner {
+                path: path.to_owned(),
+                lean: true,
+            });
+        }
         let exe = std::env::current_exe().context("locating the tfwasm executable")?;
         let path = match explicit {
             Some(path) => path.to_owned(),
@@ -323,6 +336,51 @@ impl Runner {
     }
 }
 
+/// A runner for another platform cannot run here: its ELF header says which CPU it is for
+/// and the mark it carries ([`crate::RUNNER_VERSION_MARK`]) which tfwasm built it.
+fn check_foreign_runner(path: &Path, platform: Platform) -> anyhow::Result<()> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let machine = (bytes.len() > 20 && bytes.starts_with(b"\x7fELF"))
+        .then(|| u16::from_le_bytes([bytes[18], bytes[19]]));
+    if machine != Some(platform.elf_machine()) {
+        let what = match machine {
+            Some(62) => "an x86-64 executable",
+            Some(183) => "an arm64 executable",
+            Some(_) => "an executable for another CPU",
+            None => "not a Linux (ELF) executable",
+        };
+        bail!(
+            "--runner {} is not an {} executable ({what}): pass the tfwasm-runner built for {platform}",
+            path.display(),
+            platform.arch()
+        );
+    }
+    let mark = crate::RUNNER_VERSION_MARK.as_bytes();
+    if !bytes.windows(mark.len()).any(|w| w == mark) {
+        let prefix = b"\ntfwasm-runner-version ";
+        let found = bytes
+            .windows(prefix.len())
+            .position(|w| w == prefix)
+            .map(|at| {
+                let rest = &bytes[at + prefix.len()..];
+                let end = rest.iter().position(|&b| b == b'\n').unwrap_or(0).min(32);
+                String::from_utf8_lossy(&rest[..end]).into_owned()
+            });
+        match found {
+            Some(version) => bail!(
+                "--runner {} is tfwasm-runner {version:?}, not this tfwasm's version ({}): its code would not load",
+                path.display(),
+                env!("CARGO_PKG_VERSION")
+            ),
+            None => bail!(
+                "--runner {} is not a tfwasm-runner (it carries no version mark)",
+                path.display()
+            ),
+        }
+    }
+    Ok(())
+}
+
 /// A runner from another tfwasm release could not load the code this one compiles.
 fn check_runner_version(path: &Path) -> anyhow::Result<()> {
     let output = std::process::Command::new(path)
@@ -342,25 +400,26 @@ fn check_runner_version(path: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// This machine's platform as Terraform names it (`linux_amd64`), checked against `--platform`.
-fn check_platform(requested: Option<&str>) -> anyhow::Result<String> {
-    let os = match std::env::consts::OS {
-        "macos" => "darwin",
-        os => os,
+/// The platform to package for (`--platform`, else this machine's) and this machine's.
+fn platforms(requested: Option<&str>) -> anyhow::Result<(Platform, Platform)> {
+    let host = Platform::host().ok_or_else(|| {
+        anyhow::anyhow!(
+            "tfwasm cannot make packages on {}/{}: packages are made on and for {}",
+            std::env::consts::OS,
+            std::env::consts::ARCH,
+            Platform::names()
+        )
+    })?;
+    let target = match requested {
+        None => host,
+        Some(name) => Platform::named(name).ok_or_else(|| {
+            anyhow::anyhow!(
+                "--platform {name:?}: packages can be made for {} (darwin needs a runner built on macOS: README, \"Other platforms\")",
+                Platform::names()
+            )
+        })?,
     };
-    let arch = match std::env::consts::ARCH {
-        "x86_64" => "amd64",
-        "aarch64" => "arm64",
-        "x86" => "386",
-        arch => arch,
-    };
-    let host = format!("{os}_{arch}");
-    match requested {
-        Some(platform) if platform != host => bail!(
-            "--platform {platform:?}: a package holds native code for the machine that makes it ({host}); run `tfwasm package` on a {platform} machine"
-        ),
-        _ => Ok(host),
-    }
+    Ok((target, host))
 }
 
 fn megabytes(bytes: u64) -> String {
@@ -455,14 +514,43 @@ mod tests {
     }
 
     #[test]
-    fn only_this_machines_platform_can_be_packaged() {
-        let host = check_platform(None).unwrap();
-        assert!(host.contains('_'), "{host}");
-        assert_eq!(check_platform(Some(&host)).unwrap(), host);
-        let error = check_platform(Some("windows_sparc"))
-            .unwrap_err()
-            .to_string();
-        assert!(error.contains(&host), "{error}");
+    fn packages_are_made_for_the_platforms_listed() {
+        let (target, host) = platforms(None).unwrap();
+        assert_eq!(target, host);
+        let (arm, _) = platforms(Some("linux_arm64")).unwrap();
+        assert_eq!(arm.name(), "linux_arm64");
+        let error = platforms(Some("windows_sparc")).unwrap_err().to_string();
+        assert!(error.contains("linux_amd64, linux_arm64"), "{error}");
+    }
+
+    #[test]
+    fn a_foreign_runner_is_checked_by_its_header_and_mark() {
+        let dir = tempfile::tempdir().unwrap();
+        let arm = Platform::named("linux_arm64").unwrap();
+        let elf = |machine: u16, tail: &[u8]| {
+            let mut bytes = b"\x7fELF".to_vec();
+            bytes.resize(18, 0);
+            bytes.extend_from_slice(&machine.to_le_bytes());
+            bytes.resize(64, 0);
+            bytes.extend_from_slice(tail);
+            bytes
+        };
+        let write = |name: &str, bytes: Vec<u8>| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, bytes).unwrap();
+            path
+        };
+        let good = write("good", elf(183, crate::RUNNER_VERSION_MARK.as_bytes()));
+        check_foreign_runner(&good, arm).unwrap();
+        let x86 = write("x86", elf(62, crate::RUNNER_VERSION_MARK.as_bytes()));
+        let error = check_foreign_runner(&x86, arm).unwrap_err().to_string();
+        assert!(error.contains("an x86-64 executable"), "{error}");
+        let old = write("old", elf(183, b"\ntfwasm-runner-version 0.0.9\n"));
+        let error = check_foreign_runner(&old, arm).unwrap_err().to_string();
+        assert!(error.contains("\"0.0.9\""), "{error}");
+        let none = write("none", elf(183, b"just a program"));
+        let error = check_foreign_runner(&none, arm).unwrap_err().to_string();
+        assert!(error.contains("not a tfwasm-runner"), "{error}");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! `tfwasm replay DIR`: runs a recording's requests against a component and reports every
 //! response that differs from the recorded one.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
@@ -24,6 +24,18 @@ pub struct Args {
     /// Also list the calls whose responses match.
     #[arg(long, short)]
     verbose: bool,
+    /// Run the calls with the grants of the component's settings (its tfwasm.toml or
+    /// TFWASM_CONFIG): they then reach the hosts, directories and variables granted there,
+    /// and a replayed apply changes what the recorded one changed. Without it the component
+    /// runs with no grants: requests are denied, no directory or variable is there.
+    #[arg(long)]
+    with_grants: bool,
+    /// Instead of replaying, copy into each session the component it recorded (checked
+    /// against the SHA-256 the session holds), as `component.wasm` or `component.cwasm`, so
+    /// the folder replays elsewhere without `--component`. A packed `.cwasm` runs only under
+    /// the same tfwasm version on a CPU like this one.
+    #[arg(long, conflicts_with_all = ["component", "with_grants", "verbose"])]
+    pack: bool,
 }
 
 /// Exit status: 0 when every response matches, 1 when some differ, 2 when the recording or
@@ -71,18 +83,101 @@ struct Totals {
 
 use crate::hclog::escaped;
 
+/// What the replay lets the component reach, said before it runs.
+fn grants_note(granted: &crate::config::GrantsConfig, with_grants: bool) -> String {
+    let listed = |what: &str, entries: &[String]| {
+        (!entries.is_empty()).then(|| format!("{what} {}", escaped(&entries.join(", "))))
+    };
+    let parts: Vec<String> = [
+        listed("HTTP to", &granted.http),
+        listed("directories", &granted.dirs),
+        listed("environment variables", &granted.env),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    match (with_grants, parts.is_empty()) {
+        (_, true) => "  grants: none in its settings".to_owned(),
+        (true, false) => format!(
+            "  grants (--with-grants): the calls run for real against {}",
+            parts.join("; ")
+        ),
+        (false, false) => format!(
+            "  grants: none (its settings grant {}; --with-grants runs the calls against them)",
+            parts.join("; ")
+        ),
+    }
+}
+
+/// Where `--pack` puts a session's component: in the session, named by its kind.
+fn packed_path(dir: &Path, recorded: &Path) -> PathBuf {
+    let kind = match recorded.extension().and_then(|e| e.to_str()) {
+        Some("cwasm") => "cwasm",
+        _ => "wasm",
+    };
+    dir.join(format!("component.{kind}"))
+}
+
+fn sha256(bytes: &[u8]) -> String {
+    hex::encode(sha2::Sha256::digest(bytes))
+}
+
+/// `--pack`: each session gets the component it recorded, if it is still the same file.
+fn pack(args: &Args) -> anyhow::Result<Totals> {
+    let mut totals = Totals::default();
+    for dir in sessions(&args.dir)? {
+        let session = read_session(&dir)?.session;
+        let from = &session.component;
+        let bytes = std::fs::read(from).with_context(|| {
+            format!(
+                "cannot read the component {} the session recorded",
+                from.display()
+            )
+        })?;
+        if sha256(&bytes) != session.component_sha256 {
+            anyhow::bail!(
+                "{} is no longer the component {} recorded (its SHA-256 differs): pack on the machine and build that recorded it",
+                from.display(),
+                dir.display()
+            );
+        }
+        let to = packed_path(&dir, from);
+        crate::files::replace(&to, &bytes, 0o600)?;
+        println!(
+            "packed {} into {} ({} bytes, SHA-256 as recorded)",
+            escaped(&from.display().to_string()),
+            escaped(&to.display().to_string()),
+            bytes.len()
+        );
+        totals.sessions += 1;
+    }
+    Ok(totals)
+}
+
 async fn replay(args: &Args) -> anyhow::Result<Totals> {
+    if args.pack {
+        return pack(args);
+    }
     let mut totals = Totals::default();
     for dir in sessions(&args.dir)? {
         let recording = read_session(&dir)?;
         let (session, entries) = (&recording.session, &recording.entries);
-        let component = args.component.clone().unwrap_or(session.component.clone());
+        let packed = Some(packed_path(&dir, &session.component)).filter(|p| p.is_file());
+        let component = (args.component.clone())
+            .or_else(|| packed.clone())
+            .unwrap_or(session.component.clone());
         let bytes = std::fs::read(&component).with_context(|| {
             format!(
                 "cannot read the component {} (pass --component PATH)",
                 component.display()
             )
         })?;
+        if packed.as_ref() == Some(&component) && sha256(&bytes) != session.component_sha256 {
+            anyhow::bail!(
+                "{}: its SHA-256 is not the one the session recorded; the recording was changed after it was packed",
+                component.display()
+            );
+        }
         let name = dir.file_name().unwrap_or_default().to_string_lossy();
         // A recording is someone else's file (a bug report): what it says is printed with its
         // control characters escaped, so it cannot move the cursor or forge lines.
@@ -93,7 +188,7 @@ async fn replay(args: &Args) -> anyhow::Result<Totals> {
             escaped(&session.provider),
             escaped(&session.tfwasm)
         );
-        if hex::encode(sha2::Sha256::digest(&bytes)) != session.component_sha256 {
+        if sha256(&bytes) != session.component_sha256 {
             println!(
                 "  note: replaying {}, not the component recorded (its SHA-256 differs)",
                 escaped(&component.display().to_string())
@@ -104,9 +199,22 @@ async fn replay(args: &Args) -> anyhow::Result<Totals> {
                 "  note: recorded with values = \"redacted\" (the default): calls that carry values cannot be replayed"
             );
         }
-        // A fresh provider per session, as each session was a provider process.
-        let (provider, _) =
-            super::serve::load_checked(&component, args.cache_dir.clone(), tracing::Level::WARN)?;
+        // A fresh provider per session, as each session was a provider process. A recording
+        // is often someone else's: replaying an API provider's apply with its grants would
+        // change the real API, so grants come only when asked for, and are then listed.
+        let mut granted = crate::config::GrantsConfig::default();
+        let (provider, _) = super::serve::load_checked(
+            &component,
+            args.cache_dir.clone(),
+            tracing::Level::WARN,
+            |config| {
+                granted = std::mem::take(&mut config.grants);
+                if args.with_grants {
+                    config.grants = granted.clone();
+                }
+            },
+        )?;
+        println!("{}", grants_note(&granted, args.with_grants));
         let outcomes = replay_session(&provider, &recording).await;
         for (entry, outcome) in entries.iter().zip(&outcomes) {
             let call = format!(

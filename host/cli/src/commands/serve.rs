@@ -43,6 +43,13 @@ pub struct Args {
     /// names share (`random` for `random_string`), else the component's file name].
     #[arg(long, value_name = "ADDRESS", requires = "debug")]
     source: Option<String>,
+    /// In debug mode, grants added to the component's settings (tfwasm.toml beside it), as
+    /// `tfwasm package` takes them: debug the provider with what its package will grant.
+    #[command(
+        flatten,
+        next_help_heading = "Grants in debug mode (as for tfwasm package)"
+    )]
+    grants: super::grant_flags::GrantFlags,
 }
 
 impl Args {
@@ -54,6 +61,7 @@ impl Args {
             cache_dir: None,
             debug: false,
             source: None,
+            grants: super::grant_flags::GrantFlags::default(),
         }
     }
 }
@@ -64,6 +72,12 @@ pub fn run(args: Args, env: PluginEnv) -> ExitCode {
     // SAFETY: getppid has no preconditions and cannot fail. Read first thing, before the
     // parent has any chance to go away.
     let parent = unsafe { libc::getppid() };
+    if !args.debug && !args.grants.is_empty() {
+        eprintln!(
+            "error: grant flags (--allow-http, --allow-dir, ...) are for --debug; a package takes its grants from its tfwasm.toml (tfwasm package writes them there)"
+        );
+        return ExitCode::from(2);
+    }
     if args.debug {
         return run_debug(args);
     }
@@ -135,7 +149,7 @@ async fn serve_component(args: Args, env: PluginEnv, level: tracing::Level) -> a
         tracing::warn!("{message}");
     }
     ignore_interrupts();
-    let (provider, _) = load(args.component, args.cache_dir, level)?;
+    let (provider, _) = load(args.component, args.cache_dir, level, |_| {})?;
     serve(provider, ServeOptions { env, tcp: args.tcp }).await?;
     Ok(())
 }
@@ -185,7 +199,10 @@ fn run_debug(args: Args) -> ExitCode {
 }
 
 async fn serve_debugging(args: Args, level: tracing::Level) -> anyhow::Result<()> {
-    let (provider, component) = load(args.component, args.cache_dir, level)?;
+    let grants = args.grants;
+    let (provider, component) = load(args.component, args.cache_dir, level, |config| {
+        grants.add_to(config);
+    })?;
     let source = match args.source {
         Some(source) => source,
         None => {
@@ -239,13 +256,14 @@ fn load(
     component: Option<PathBuf>,
     cache_dir: Option<PathBuf>,
     level: tracing::Level,
+    adjust: impl FnOnce(&mut crate::config::ProviderConfig),
 ) -> anyhow::Result<(Served, PathBuf)> {
     let component = component.or_else(crate::packaged_component).ok_or_else(|| {
         anyhow::anyhow!(
             "no provider component: pass --component PATH, or run a package made by `tfwasm package` (component.cwasm beside the executable)"
         )
     })?;
-    let (provider, record) = load_checked(&component, cache_dir, level)?;
+    let (provider, record) = load_checked(&component, cache_dir, level, adjust)?;
     let recorder = record
         .map(|settings| Recorder::start(&settings, &component, &provider_name(&component)))
         .transpose()
@@ -253,14 +271,16 @@ fn load(
     Ok((Handled(Recorded::new(provider, recorder)), component))
 }
 
-/// Loads `component` with its operator settings behind the contract checks; also returns
-/// where and how the settings ask calls to be recorded.
+/// Loads `component` with its operator settings (changed by `adjust`, a command's own
+/// flags) behind the contract checks; also returns where and how the settings ask calls to
+/// be recorded.
 pub(crate) fn load_checked(
     component: &Path,
     cache_dir: Option<PathBuf>,
     level: tracing::Level,
+    adjust: impl FnOnce(&mut crate::config::ProviderConfig),
 ) -> anyhow::Result<(Checked<WasmProvider>, Option<crate::record::Settings>)> {
-    let settings = crate::config::load(component)?;
+    let settings = crate::config::load_adjusted(component, adjust)?;
     let cache_dir = cache_dir.unwrap_or_else(cache::default_dir);
     let mut own_files: Vec<&Path> = settings
         .http

@@ -53,12 +53,12 @@ impl Trust {
                 tracing::debug!(added, ignored, "system CA certificates");
                 let (added, ignored) = roots.add_parsable_certificates(self.extra.iter().cloned());
                 tracing::debug!(added, ignored, "operator CA certificates");
-                let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+                let provider = tfwasm_tls::provider();
                 let config = rustls::ClientConfig::builder_with_provider(provider)
                     .with_safe_default_protocol_versions()
                     .map(|b| b.with_root_certificates(roots).with_no_client_auth())
-                    // The default protocol versions are always supported by aws-lc-rs.
-                    .unwrap_or_else(|_| unreachable!("aws-lc-rs supports TLS 1.2 and 1.3"));
+                    // The default protocol versions are always supported by ring.
+                    .unwrap_or_else(|_| unreachable!("ring supports TLS 1.2 and 1.3"));
                 Arc::new(config)
             })
             .clone()

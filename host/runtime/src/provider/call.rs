@@ -159,7 +159,7 @@ impl WasmProvider {
                 super::failure::limit_hit(rpc, &limits, &e).unwrap_or_else(|| {
                     CallError::Instantiate {
                         rpc,
-                        message: format!("{e:#}"),
+                        message: super::failure::error_text(&e),
                     }
                 })
             })?,
@@ -183,9 +183,8 @@ impl WasmProvider {
                 })
             }
             Some(Ok(Ok(mut value))) => {
-                for problem in problems.lock().map(|p| p.clone()).unwrap_or_default() {
-                    value.add_diagnostic(self.http_problem(&problem));
-                }
+                let problems = problems.lock().map(|p| p.clone()).unwrap_or_default();
+                value.add_host_diagnostics(problems.iter().map(|p| self.http_problem(p)));
                 // Last, so what the host added on the guest's behalf is capped too.
                 value.cap_lists();
                 value.cap_diagnostics(&self.limits.host_work);
@@ -240,6 +239,33 @@ pub(crate) trait ReturnedValues {
     fn add_diagnostic(&mut self, diagnostic: wit::Diagnostic) {
         if let Some(list) = self.diagnostics() {
             list.push(diagnostic);
+        }
+    }
+    /// Adds the host's diagnostics (a denied request, an untrusted server), each once, and
+    /// drops the guest's errors with one of their summaries: those only restate the host's
+    /// (the SDKs use the host's summary for a request the host refused), so the user reads
+    /// one error, the one that names the setting to change. A guest can drop only its own.
+    fn add_host_diagnostics(&mut self, host: impl IntoIterator<Item = wit::Diagnostic>) {
+        let mut unique: Vec<wit::Diagnostic> = Vec::new();
+        for diagnostic in host {
+            if !unique
+                .iter()
+                .any(|d| d.summary == diagnostic.summary && d.detail == diagnostic.detail)
+            {
+                unique.push(diagnostic);
+            }
+        }
+        if unique.is_empty() {
+            return;
+        }
+        if let Some(list) = self.diagnostics() {
+            list.retain(|guest| {
+                !(matches!(guest.severity, wit::Severity::Error)
+                    && unique.iter().any(|h| h.summary == guest.summary))
+            });
+        }
+        for diagnostic in unique {
+            self.add_diagnostic(diagnostic);
         }
     }
     /// Keeps lists the guest sent besides diagnostics within bounds (requires-replace paths,
@@ -400,5 +426,61 @@ impl ReturnedValues for Result<Vec<u8>, function::FunctionError> {
                 error.text, diagnostic.summary, diagnostic.detail
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn diagnostic(severity: wit::Severity, summary: &str, detail: &str) -> wit::Diagnostic {
+        wit::Diagnostic {
+            severity,
+            summary: summary.into(),
+            detail: detail.into(),
+            attribute: Vec::new(),
+        }
+    }
+
+    /// Issue 36: a request to an ungranted host gave two errors, the SDK's and the host's.
+    #[test]
+    fn a_host_diagnostic_replaces_the_guest_errors_that_restate_it() {
+        let denied = "Outgoing HTTP request denied";
+        let mut answer = vec![
+            diagnostic(
+                wit::Severity::Error,
+                denied,
+                "POST http://api/ failed: refused",
+            ),
+            diagnostic(wit::Severity::Error, "Cannot create", "an unrelated error"),
+            diagnostic(wit::Severity::Warning, denied, "a warning is kept"),
+        ];
+        let host = diagnostic(
+            wit::Severity::Error,
+            denied,
+            "add \"http://api:80\" to http",
+        );
+        // A retrying SDK meets the same refusal three times: said once.
+        answer.add_host_diagnostics(vec![host.clone(), host.clone(), host.clone()]);
+        let details: Vec<&str> = answer.iter().map(|d| d.detail.as_str()).collect();
+        assert_eq!(
+            details,
+            [
+                "an unrelated error",
+                "a warning is kept",
+                "add \"http://api:80\" to http"
+            ]
+        );
+    }
+
+    #[test]
+    fn without_host_diagnostics_the_guests_stand() {
+        let mut answer = vec![diagnostic(
+            wit::Severity::Error,
+            "Outgoing HTTP request denied",
+            "the guest's own",
+        )];
+        answer.add_host_diagnostics(Vec::new());
+        assert_eq!(answer.len(), 1);
     }
 }
