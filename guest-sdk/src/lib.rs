@@ -32,6 +32,7 @@
 //! - [`StateUpgrader`]: schema-version upgrades;
 //! - [`http`]: an HTTP client (wasi:http in a component, native otherwise);
 //! - [`log`]: structured logging with secret masking;
+//! - [`files`]: files with permission bits under read-write grants (WASI cannot set modes);
 //! - `invariants` (feature `invariants`): contract checks the SDK runs in debug builds.
 //!
 //! The author's guide (`docs/provider-guide.md` in the repository) walks from `cargo new` to a
@@ -55,6 +56,7 @@ pub mod config_generation;
 pub mod custom;
 pub mod ephemeral;
 pub mod expr;
+pub mod files;
 pub mod function;
 #[doc(hidden)]
 pub mod glue;

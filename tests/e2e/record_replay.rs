@@ -383,15 +383,37 @@ data "http" "create" {{
     let recorded = posted();
     assert!(recorded >= 1, "the apply posted: {}", server.db());
 
-    // The session's own component (the installed package), whose tfwasm.toml grants HTTP.
-    let replay = |extra: &[&str]| {
-        let out = Command::new(tfwasm_bin())
+    // The recorded session ran the installed package's native component.cwasm: replay never
+    // runs native code from a recording (the twenty-third hostile pass shipped its own).
+    let run_replay = |extra: &[&str], env: &[(&str, &str)]| {
+        Command::new(tfwasm_bin())
             .arg("replay")
             .arg(&root)
             .args(extra)
             .env("TFWASM_CACHE_DIR", cache_dir())
+            .env_remove("TFWASM_CONFIG")
+            .envs(env.iter().copied())
             .output()
-            .expect("run tfwasm replay");
+            .expect("run tfwasm replay")
+    };
+    let out = run_replay(&[], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("never runs native code from a recording"),
+        "{stderr}"
+    );
+
+    // The operator's own build, with the operator's settings (TFWASM_CONFIG) granting HTTP.
+    let settings = recording.path().join("operator.toml");
+    std::fs::write(&settings, "[grants]\nhttp = [\"http://127.0.0.1:*\"]\n").unwrap();
+    let settings = settings.to_str().expect("utf-8 temp path").to_owned();
+    let http_wasm = tfwasm_tests::component("http");
+    let http_wasm = http_wasm.to_str().expect("utf-8 path").to_owned();
+    let replay = |extra: &[&str]| {
+        let mut args = vec!["--component", http_wasm.as_str()];
+        args.extend_from_slice(extra);
+        let out = run_replay(&args, &[("TFWASM_CONFIG", settings.as_str())]);
         let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
         assert_ne!(
             out.status.code(),
@@ -423,34 +445,99 @@ data "http" "create" {{
         posted() > recorded,
         "--with-grants replayed the POST:\n{stdout}"
     );
+}
 
-    // --pack puts the recorded component in the session, checked, and replay then uses it.
-    let stdout = replay(&["--pack"]);
-    assert!(stdout.contains("SHA-256 as recorded"), "{stdout}");
-    let session = std::fs::read_dir(&root)
+/// `--pack` puts the component a session recorded into it, as WebAssembly only, checked, and
+/// replay then compiles that copy in the sandbox with no settings of the recording's; a
+/// packed `component.cwasm` (native code, as a hostile recording would ship) is never run.
+#[test]
+fn a_packed_recording_carries_its_component_as_webassembly_only() {
+    let mirror = random_mirror(&[]);
+    let client = &clients()[0];
+    let (_ws, recording, _) = recorded_apply(
+        client,
+        mirror.path(),
+        &[("TFWASM_RECORD_VALUES", "non-sensitive")],
+    );
+    let root = recording.path().join("recording");
+    let sessions: Vec<PathBuf> = std::fs::read_dir(&root)
         .expect("recording")
         .filter_map(Result::ok)
         .map(|e| e.path())
-        .find(|p| p.is_dir())
-        .expect("a session");
-    let packed = session.join("component.cwasm");
+        .filter(|p| p.is_dir())
+        .collect();
+    assert!(!sessions.is_empty());
+    let run = |extra: &[&str]| {
+        Command::new(tfwasm_bin())
+            .arg("replay")
+            .arg(&root)
+            .args(extra)
+            .env("TFWASM_CACHE_DIR", cache_dir())
+            .env_remove("TFWASM_CONFIG")
+            .output()
+            .expect("run tfwasm replay")
+    };
+    // The session ran a package's native code: --pack refuses to carry it.
+    let out = run(&["--pack"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("not WebAssembly"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // As if recorded from `tfwasm serve --component random.wasm`: that .wasm is packed.
+    let wasm = component("random");
+    let bytes = std::fs::read(&wasm).unwrap();
+    for session in &sessions {
+        let file = session.join("session.json");
+        let mut json: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+        json["component"] = Value::from(wasm.to_str().unwrap());
+        json["component_sha256"] = Value::from(sha256_hex(&bytes));
+        std::fs::write(&file, serde_json::to_vec_pretty(&json).unwrap()).unwrap();
+    }
+    let session = &sessions[0];
+    let out = run(&["--pack"]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("SHA-256 as recorded"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let packed = session.join("component.wasm");
     let mode = std::fs::metadata(&packed)
-        .expect("packed component")
+        .expect("packed")
         .permissions()
         .mode();
     assert_eq!(mode & 0o777, 0o600);
-    let stdout = replay(&[]);
+
+    // A native component.cwasm beside it and settings granting everything are ignored.
+    std::fs::write(session.join("component.cwasm"), b"\x7fELF native code").unwrap();
+    std::fs::write(
+        session.join("tfwasm.toml"),
+        "[grants]\nhttp = [\"https://*\"]\nenv = [\"HOME\"]\n",
+    )
+    .unwrap();
+    let out = run(&["--with-grants"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("grants: none in its settings"), "{stdout}");
     assert!(!stdout.contains("not the component recorded"), "{stdout}");
-    let mut bytes = std::fs::read(&packed).expect("read packed");
-    bytes.push(0);
-    std::fs::write(&packed, bytes).expect("change the packed component");
-    let out = Command::new(tfwasm_bin())
-        .arg("replay")
-        .arg(&root)
-        .env("TFWASM_CACHE_DIR", cache_dir())
-        .output()
-        .expect("run tfwasm replay");
+
+    let mut changed = bytes;
+    changed.push(0);
+    std::fs::write(&packed, changed).unwrap();
+    let out = run(&[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("changed after it was packed"), "{stderr}");
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    hex::encode(sha2::Sha256::digest(bytes))
 }

@@ -35,18 +35,24 @@ pub struct Archived {
     pub zh: String,
     /// `h1:` hash: over the unpacked files, what Terraform checks an installed package with.
     pub h1: String,
+    /// The other zips `SHA256SUMS` lists: archives of this version made by earlier runs
+    /// into the same folder (other platforms), said so the operator knows what is signed.
+    pub earlier: Vec<String>,
 }
 
-/// Zips `package` (one platform's unpacked package) for `platform` into
-/// `dist/HOST/NAMESPACE/TYPE/`, and updates the mirror's `index.json` and `VERSION.json` and
-/// the version's `SHA256SUMS` there (other platforms and versions already listed stay).
+/// Zips the `files` (paths inside `package`, one platform's unpacked package, each written by
+/// this run) for `platform` into `dist/HOST/NAMESPACE/TYPE/`, and updates the mirror's
+/// `index.json` and `VERSION.json` and the version's `SHA256SUMS` there (other platforms and
+/// versions already listed stay). Only the files named are read, never through a symlink: a
+/// package directory can hold what a provider with a grant around it planted.
 pub fn archive(
     package: &Path,
+    files: &[String],
     release: &Release<'_>,
     platform: &str,
     dist: &Path,
 ) -> anyhow::Result<Archived> {
-    let files = package_files(package)?;
+    let files = package_files(package, files)?;
     let below = Path::new(release.host)
         .join(release.namespace)
         .join(release.type_name);
@@ -64,45 +70,77 @@ pub fn archive(
     let h1 = h1(&files);
 
     let version_file = dir.join(format!("{}.json", release.version));
-    let mut version: serde_json::Value = read_json(&version_file)?;
-    version["archives"][platform] = serde_json::json!({ "url": name, "hashes": [h1] });
-    write_json(&version_file, &version)?;
+    let mut version = read_json(&version_file)?;
+    table(&mut version, "archives", &version_file)?.insert(
+        platform.to_owned(),
+        serde_json::json!({ "url": name, "hashes": [h1] }),
+    );
+    write_json(&version_file, &serde_json::Value::Object(version))?;
     let index_file = dir.join("index.json");
-    let mut index: serde_json::Value = read_json(&index_file)?;
-    index["versions"][release.version] = serde_json::json!({});
-    write_json(&index_file, &index)?;
-    write_sums(&dir, &prefix)?;
-    Ok(Archived { file, zh, h1 })
+    let mut index = read_json(&index_file)?;
+    table(&mut index, "versions", &index_file)?
+        .insert(release.version.to_owned(), serde_json::json!({}));
+    write_json(&index_file, &serde_json::Value::Object(index))?;
+    let earlier = write_sums(&dir, &prefix)?
+        .into_iter()
+        .filter(|listed| *listed != name)
+        .collect();
+    Ok(Archived {
+        file,
+        zh,
+        h1,
+        earlier,
+    })
 }
 
-/// The package's files by their path inside it (`/`-separated), sorted.
-fn package_files(package: &Path) -> anyhow::Result<BTreeMap<String, (Vec<u8>, bool)>> {
+/// The object under `key` in `document` (created when absent), or an error naming `file`.
+fn table<'d>(
+    document: &'d mut serde_json::Map<String, serde_json::Value>,
+    key: &str,
+    file: &Path,
+) -> anyhow::Result<&'d mut serde_json::Map<String, serde_json::Value>> {
+    document
+        .entry(key)
+        .or_insert_with(|| serde_json::json!({}))
+        .as_object_mut()
+        .with_context(|| {
+            format!(
+                "{}: \"{key}\" is not an object; remove the file to start over",
+                file.display()
+            )
+        })
+}
+
+/// Reads a file of this run's package without following a symlink.
+pub(crate) fn read_no_follow(path: &Path) -> anyhow::Result<(Vec<u8>, std::fs::Metadata)> {
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .with_context(|| format!("reading {} (a symlink is not followed)", path.display()))?;
+    let meta = file.metadata()?;
+    anyhow::ensure!(meta.is_file(), "{} is not a regular file", path.display());
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)
+        .with_context(|| format!("reading {}", path.display()))?;
+    Ok((bytes, meta))
+}
+
+/// The named files of the package by their path inside it (`/`-separated), sorted.
+fn package_files(
+    package: &Path,
+    names: &[String],
+) -> anyhow::Result<BTreeMap<String, (Vec<u8>, bool)>> {
+    use std::os::unix::fs::PermissionsExt as _;
     let mut out = BTreeMap::new();
-    let mut stack = vec![package.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in
-            std::fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))?
-        {
-            let path = entry?.path();
-            if path.is_dir() {
-                stack.push(path);
-                continue;
-            }
-            let relative = path
-                .strip_prefix(package)
-                .unwrap_or(&path)
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                .collect::<Vec<_>>()
-                .join("/");
-            let executable = {
-                use std::os::unix::fs::PermissionsExt as _;
-                std::fs::metadata(&path)?.permissions().mode() & 0o111 != 0
-            };
-            let bytes =
-                std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
-            out.insert(relative, (bytes, executable));
-        }
+    for name in names {
+        let (bytes, meta) = read_no_follow(&package.join(name))?;
+        out.insert(
+            name.clone(),
+            (bytes, meta.permissions().mode() & 0o111 != 0),
+        );
     }
     anyhow::ensure!(!out.is_empty(), "{} holds no package", package.display());
     Ok(out)
@@ -134,26 +172,40 @@ fn h1(files: &BTreeMap<String, (Vec<u8>, bool)>) -> String {
     )
 }
 
-/// `PREFIX_SHA256SUMS`: every zip of this version in `dir`, as `sha256sum` writes them.
-fn write_sums(dir: &Path, prefix: &str) -> anyhow::Result<()> {
+/// `PREFIX_SHA256SUMS`: every zip of this version in `dir`, as `sha256sum` writes them, read
+/// without following a symlink (one is refused, named). Returns the names listed.
+fn write_sums(dir: &Path, prefix: &str) -> anyhow::Result<Vec<String>> {
     let mut lines = Vec::new();
+    let mut names = Vec::new();
     for entry in std::fs::read_dir(dir)? {
         let name = entry?.file_name().to_string_lossy().into_owned();
         if name.starts_with(&format!("{prefix}_")) && name.ends_with(".zip") {
-            let bytes = std::fs::read(dir.join(&name))?;
+            let (bytes, _) = read_no_follow(&dir.join(&name))?;
             lines.push(format!("{}  {name}\n", hex::encode(Sha256::digest(&bytes))));
+            names.push(name);
         }
     }
     lines.sort();
+    names.sort();
     let path = dir.join(format!("{prefix}_SHA256SUMS"));
-    crate::files::replace(&path, lines.concat().as_bytes(), 0o644)
+    crate::files::replace(&path, lines.concat().as_bytes(), 0o644)?;
+    Ok(names)
 }
 
-fn read_json(path: &Path) -> anyhow::Result<serde_json::Value> {
+/// A JSON document that must be an object (empty when the file is missing).
+pub(crate) fn read_json(path: &Path) -> anyhow::Result<serde_json::Map<String, serde_json::Value>> {
+    let not = || {
+        format!(
+            "{} is not a JSON object; remove it to start over",
+            path.display()
+        )
+    };
     match std::fs::read(path) {
-        Ok(bytes) => serde_json::from_slice(&bytes)
-            .with_context(|| format!("{} is not JSON; remove it to start over", path.display())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(serde_json::json!({})),
+        Ok(bytes) => match serde_json::from_slice(&bytes).with_context(not)? {
+            serde_json::Value::Object(map) => Ok(map),
+            _ => Err(anyhow::anyhow!(not())),
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(serde_json::Map::new()),
         Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),
     }
 }
@@ -189,6 +241,10 @@ mod tests {
         let package = tempfile::tempdir().unwrap();
         std::fs::write(package.path().join("component.cwasm"), b"ELF").unwrap();
         std::fs::write(package.path().join("terraform-provider-x_v1.0.0"), b"#!").unwrap();
+        let names = [
+            "component.cwasm".to_owned(),
+            "terraform-provider-x_v1.0.0".to_owned(),
+        ];
         let dist = tempfile::tempdir().unwrap();
         let release = Release {
             host: "registry.terraform.io",
@@ -196,16 +252,23 @@ mod tests {
             type_name: "x",
             version: "1.0.0",
         };
-        let first = archive(package.path(), &release, "linux_amd64", dist.path()).unwrap();
+        let first = archive(package.path(), &names, &release, "linux_amd64", dist.path()).unwrap();
         let bytes = std::fs::read(&first.file).unwrap();
-        let again = archive(package.path(), &release, "linux_amd64", dist.path()).unwrap();
+        let again = archive(package.path(), &names, &release, "linux_amd64", dist.path()).unwrap();
         assert_eq!(
             std::fs::read(&again.file).unwrap(),
             bytes,
             "same files, same zip"
         );
         assert_eq!((first.zh.clone(), first.h1.clone()), (again.zh, again.h1));
-        archive(package.path(), &release, "darwin_arm64", dist.path()).unwrap();
+        archive(
+            package.path(),
+            &names,
+            &release,
+            "darwin_arm64",
+            dist.path(),
+        )
+        .unwrap();
 
         let dir = dist.path().join("registry.terraform.io/acme/x");
         let version: serde_json::Value =
@@ -226,5 +289,66 @@ mod tests {
             "{}  terraform-provider-x_1.0.0_linux_amd64.zip",
             &first.zh[3..]
         )));
+    }
+
+    /// The twenty-third hostile pass: a package directory holding a symlink a provider
+    /// planted (to the operator's SSH key) was zipped, published and signed, and a zip planted
+    /// in the archive folder was listed in the signed sums; a JSON document of another shape
+    /// there panicked.
+    #[test]
+    fn only_the_files_named_are_zipped_never_through_a_symlink() {
+        let package = tempfile::tempdir().unwrap();
+        let secret = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(secret.path(), b"PRIVATE KEY").unwrap();
+        std::fs::write(package.path().join("component.cwasm"), b"ELF").unwrap();
+        std::os::unix::fs::symlink(secret.path(), package.path().join("NOTICE")).unwrap();
+        let dist = tempfile::tempdir().unwrap();
+        let release = Release {
+            host: "h",
+            namespace: "n",
+            type_name: "x",
+            version: "1.0.0",
+        };
+        let names = ["component.cwasm".to_owned()];
+        let zipped = archive(package.path(), &names, &release, "linux_amd64", dist.path()).unwrap();
+        let bytes = std::fs::read(&zipped.file).unwrap();
+        assert!(!bytes.windows(11).any(|w| w == b"PRIVATE KEY"));
+        let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
+        assert_eq!(zip.len(), 1);
+        assert!(zip.by_name("NOTICE").is_err());
+
+        // A name this run wrote, replaced by a symlink, is refused rather than followed.
+        std::fs::remove_file(package.path().join("component.cwasm")).unwrap();
+        std::os::unix::fs::symlink(secret.path(), package.path().join("component.cwasm")).unwrap();
+        let error = archive(package.path(), &names, &release, "linux_amd64", dist.path())
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("symlink"), "{error}");
+        std::fs::remove_file(package.path().join("component.cwasm")).unwrap();
+        std::fs::write(package.path().join("component.cwasm"), b"ELF").unwrap();
+
+        // A zip already in the folder is listed, and said to be from earlier.
+        let mirror = dist.path().join("h/n/x");
+        std::fs::write(mirror.join("x_other.zip"), b"unrelated").unwrap();
+        std::fs::write(
+            mirror.join("terraform-provider-x_1.0.0_linux_arm64.zip"),
+            b"z",
+        )
+        .unwrap();
+        let zipped = archive(package.path(), &names, &release, "linux_amd64", dist.path()).unwrap();
+        assert_eq!(
+            zipped.earlier,
+            ["terraform-provider-x_1.0.0_linux_arm64.zip"]
+        );
+
+        // Documents of another shape are an error naming the file, not a panic.
+        for (file, text) in [("index.json", "[]"), ("1.0.0.json", r#"{"archives": 5}"#)] {
+            std::fs::write(mirror.join(file), text).unwrap();
+            let error = archive(package.path(), &names, &release, "linux_amd64", dist.path())
+                .unwrap_err()
+                .to_string();
+            assert!(error.contains(file), "{error}");
+            std::fs::remove_file(mirror.join(file)).unwrap();
+        }
     }
 }

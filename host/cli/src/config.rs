@@ -449,11 +449,31 @@ pub fn load_adjusted(
     component: &Path,
     adjust: impl FnOnce(&mut ProviderConfig),
 ) -> anyhow::Result<Resolved> {
+    load_from(component, true, adjust)
+}
+
+/// [`load_adjusted`], reading the `tfwasm.toml` beside `component` only when `beside`: a
+/// component someone else's recording carries brings no settings (`TFWASM_CONFIG` still
+/// applies), so it gets the defaults, no grant among them.
+///
+/// # Errors
+/// As [`load`].
+pub fn load_from(
+    component: &Path,
+    beside: bool,
+    adjust: impl FnOnce(&mut ProviderConfig),
+) -> anyhow::Result<Resolved> {
     let path = match std::env::var_os(CONFIG_ENV).filter(|v| !v.is_empty()) {
         Some(path) => PathBuf::from(path),
-        None => path_for(component),
+        None if beside => path_for(component),
+        None => PathBuf::new(),
     };
-    let (text, read) = match std::fs::read_to_string(&path) {
+    let read_file = if path.as_os_str().is_empty() {
+        Err(std::io::Error::from(std::io::ErrorKind::NotFound))
+    } else {
+        std::fs::read_to_string(&path)
+    };
+    let (text, read) = match read_file {
         Ok(text) => (text, true),
         Err(e)
             if e.kind() == std::io::ErrorKind::NotFound

@@ -112,8 +112,7 @@ pub fn write(dist: &Path, release: &Release<'_>, key: &SigningKey) -> anyhow::Re
         release.type_name, release.version
     );
     let sums_name = format!("{prefix}_SHA256SUMS");
-    let sums = std::fs::read(mirror.join(&sums_name))
-        .with_context(|| format!("reading {}", mirror.join(&sums_name).display()))?;
+    let (sums, _) = crate::archive::read_no_follow(&mirror.join(&sums_name))?;
     let signature = mirror.join(format!("{sums_name}.sig"));
     crate::files::replace(&signature, &key.sign(&sums)?, 0o644)?;
 
@@ -167,30 +166,26 @@ pub fn write(dist: &Path, release: &Release<'_>, key: &SigningKey) -> anyhow::Re
     );
 
     let versions_path = dist.join(&providers).join("versions");
-    let mut versions = match std::fs::read(&versions_path) {
-        Ok(bytes) => serde_json::from_slice(&bytes).with_context(|| {
-            format!(
-                "{} is not JSON; remove it to start over",
-                versions_path.display()
-            )
-        })?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => serde_json::json!({}),
-        Err(e) => return Err(e).with_context(|| format!("reading {}", versions_path.display())),
+    let mut versions = crate::archive::read_json(&versions_path)?;
+    let listed = match versions.get("versions") {
+        None => Vec::new(),
+        Some(serde_json::Value::Array(list)) => list.clone(),
+        Some(_) => anyhow::bail!(
+            "{}: \"versions\" is not a list; remove the file to start over",
+            versions_path.display()
+        ),
     };
-    let mut list: Vec<serde_json::Value> = versions["versions"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
+    let mut list: Vec<serde_json::Value> = listed
         .into_iter()
-        .filter(|v| v["version"] != release.version)
+        .filter(|v| v.get("version").and_then(|v| v.as_str()) != Some(release.version))
         .collect();
     list.push(serde_json::json!({
         "version": release.version,
         "protocols": PROTOCOLS,
         "platforms": platforms,
     }));
-    versions["versions"] = serde_json::Value::Array(list);
-    write_json(&versions_path, &versions)?;
+    versions.insert("versions".into(), serde_json::Value::Array(list));
+    write_json(&versions_path, &serde_json::Value::Object(versions))?;
 
     crate::files::create_dirs(dist, Path::new(".well-known"))?;
     write_json(

@@ -136,6 +136,9 @@ pub struct DirGrant {
     pub guest: String,
     /// Whether the guest may create, change and delete files (default read-only).
     pub writable: bool,
+    /// Whether the guest may set permission bits there (WIT 0.3.0 `files`; read-write grants
+    /// only). `HOST:GUEST:rw:fixed-modes` turns it off.
+    pub modes: bool,
 }
 
 /// A grant could not be parsed.
@@ -154,15 +157,19 @@ impl FromStr for DirGrant {
         let err = |reason: &str| ParseGrantError {
             text: text.to_owned(),
             reason: format!(
-                "{reason} (expected HOST_DIR:GUEST_DIR[:ro|rw], e.g. /srv/data:/data:ro)"
+                "{reason} (expected HOST_DIR:GUEST_DIR[:ro|rw|rw:fixed-modes], e.g. /srv/data:/data:ro)"
             ),
         };
         let parts: Vec<&str> = text.split(':').collect();
-        let (host, guest, writable) = match parts.as_slice() {
-            [host, guest] => (*host, *guest, false),
-            [host, guest, "ro"] => (*host, *guest, false),
-            [host, guest, "rw"] => (*host, *guest, true),
+        let (host, guest, writable, modes) = match parts.as_slice() {
+            [host, guest] => (*host, *guest, false, false),
+            [host, guest, "ro"] => (*host, *guest, false, false),
+            [host, guest, "rw"] => (*host, *guest, true, true),
+            [host, guest, "rw", "fixed-modes"] => (*host, *guest, true, false),
             [_, _, mode] => return Err(err(&format!("mode {mode:?} is neither ro nor rw"))),
+            [_, _, access, option] => {
+                return Err(err(&format!("{access}:{option} is not rw:fixed-modes")));
+            }
             _ => return Err(err("wrong number of parts")),
         };
         if host.is_empty() || guest.is_empty() {
@@ -175,19 +182,19 @@ impl FromStr for DirGrant {
             host: PathBuf::from(host),
             guest: guest.to_owned(),
             writable,
+            modes,
         })
     }
 }
 
 impl fmt::Display for DirGrant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}:{}:{}",
-            self.host.display(),
-            self.guest,
-            if self.writable { "rw" } else { "ro" }
-        )
+        let access = match (self.writable, self.modes) {
+            (false, _) => "ro",
+            (true, true) => "rw",
+            (true, false) => "rw:fixed-modes",
+        };
+        write!(f, "{}:{}:{access}", self.host.display(), self.guest)
     }
 }
 
@@ -327,6 +334,7 @@ mod tests {
             host: grant.clone(),
             guest: "/g".into(),
             writable: true,
+            modes: true,
         }];
         assert!(writable_grant_holding(&grants, &link).is_some());
         // A loop of links ends.
@@ -347,6 +355,7 @@ mod tests {
             host: host.to_owned(),
             guest: guest.into(),
             writable,
+            modes: writable,
         };
         // Side by side, and a writable grant inside a read-only one: fine, and canonical.
         let mut ok = vec![
@@ -385,6 +394,13 @@ mod tests {
         assert!(!g.writable);
         assert_eq!(g.to_string(), "/srv/data:/data:ro");
         assert!("/srv:/out:rw".parse::<DirGrant>().unwrap().writable);
+        let fixed: DirGrant = "/srv:/out:rw:fixed-modes".parse().unwrap();
+        assert!(fixed.writable && !fixed.modes);
+        assert_eq!(fixed.to_string(), "/srv:/out:rw:fixed-modes");
+        assert!("/srv:/out:rw".parse::<DirGrant>().unwrap().modes);
+        assert!(!"/srv:/out:ro".parse::<DirGrant>().unwrap().modes);
+        assert!("/srv:/out:rw:other".parse::<DirGrant>().is_err());
+        assert!("/srv:/out:ro:fixed-modes".parse::<DirGrant>().is_err());
         for bad in ["/srv", "/srv:data", "/srv:/d:rx", ":/d", "/a:/b:ro:x"] {
             let e = bad.parse::<DirGrant>().unwrap_err();
             assert!(e.to_string().contains("HOST_DIR:GUEST_DIR"), "{e}");

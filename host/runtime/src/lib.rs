@@ -21,6 +21,7 @@ pub mod cache;
 pub mod code;
 mod engine;
 mod error;
+mod files;
 pub mod grants;
 mod guest_output;
 pub mod http;

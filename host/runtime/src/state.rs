@@ -19,6 +19,8 @@ pub(crate) struct StoreState {
     pub(crate) log: GuestLog,
     /// The latest state the guest reported during this call (see WIT `progress`).
     pub(crate) reported: crate::reported::Reported,
+    /// The directory grants, for what WIT `files` does in them beyond WASI.
+    pub(crate) dirs: Vec<crate::DirGrant>,
 }
 
 /// Caps an instance's memory: the sum over all its linear memories and tables (a component

@@ -23,7 +23,7 @@ fn permission(name: &str, default: &'static str) -> Attr {
         .requires_replace()
         .validate(regex(r"^0?[0-7]{3}$", "an octal mode such as 0644"))
         .description(&format!(
-            "Mode in octal (default {default}). Kept in state; WASI cannot set modes, so the file gets the host's default."
+            "Mode in octal (default {default}), set by the host when the file (or a directory it creates) is made."
         ))
 }
 
@@ -133,26 +133,6 @@ impl Resource for LocalFile {
         schema
     }
 
-    fn validate(&self, _ctx: &Context, config: &Value) -> Diagnostics {
-        let mut diagnostics = Vec::new();
-        for name in ["file_permission", "directory_permission"] {
-            if let Some(mode) = config.attr(name).as_str()
-                && mode.trim_start_matches('0') != self.default_mode().trim_start_matches('0')
-            {
-                diagnostics.push(
-                    Diagnostic::warning(
-                        "Permission not applied",
-                        format!(
-                            "{name} = {mode:?} is kept in state, but WASI cannot set file modes: the file gets the host's default mode."
-                        ),
-                    )
-                    .at(AttributePath::attribute(name)),
-                );
-            }
-        }
-        diagnostics
-    }
-
     fn create(
         &self,
         _ctx: &Context,
@@ -162,14 +142,37 @@ impl Resource for LocalFile {
         let filename = planned.get_string("filename")?.unwrap_or_default();
         check_granted("filename", &filename)?;
         let content = self.content(planned)?;
-        let failed = |what: &str, e: std::io::Error| {
-            Diagnostic::error("Cannot write file", format!("{what} {filename:?}: {e}"))
+        let mode = |name: &str| -> Result<u32, Diagnostic> {
+            let text = planned.get_string(name)?.unwrap_or_default();
+            tfwasm_sdk::files::parse_mode(&text).ok_or_else(|| {
+                Diagnostic::error(
+                    "Invalid mode",
+                    format!("{name} = {text:?} is not an octal mode"),
+                )
+                .at(AttributePath::attribute(name))
+            })
+        };
+        let (file_mode, dir_mode) = (mode("file_permission")?, mode("directory_permission")?);
+        let host_refused = |what: &str, why: String| {
+            Diagnostic::error("Cannot write file", format!("{what} {filename:?}: {why}"))
                 .at(AttributePath::attribute("filename"))
         };
-        if let Some(parent) = std::path::Path::new(&filename).parent() {
-            std::fs::create_dir_all(parent).map_err(|e| failed("creating the directory of", e))?;
+        // The directories this creates get directory_permission, as hashicorp/local's do;
+        // existing ones keep theirs.
+        let mut missing = Vec::new();
+        let mut dir = std::path::Path::new(&filename).parent();
+        while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty() && !d.exists()) {
+            missing.push(d.to_owned());
+            dir = d.parent();
         }
-        std::fs::write(&filename, &content).map_err(|e| failed("writing", e))?;
+        for d in missing.iter().rev() {
+            tfwasm_sdk::files::create_dir(&d.to_string_lossy(), dir_mode)
+                .map_err(|why| host_refused("creating the directory of", why))?;
+        }
+        // Created with its mode before a byte is written: a secret is never readable by
+        // others, even for a moment.
+        tfwasm_sdk::files::write_file(&filename, &content, file_mode)
+            .map_err(|why| host_refused("writing", why))?;
         let hashes = Hashes::of(&content);
         let mut state = planned.clone();
         for (name, value) in hashes.attributes() {

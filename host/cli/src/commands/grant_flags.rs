@@ -14,6 +14,7 @@ pub struct GrantFlags {
     #[arg(long = "allow-env", value_name = "NAME")]
     pub allow_env: Vec<String>,
     /// Grant a host directory, HOST_DIR:GUEST_DIR[:ro|rw] (repeatable; read-only by default).
+    /// A read-write grant lets the provider set file modes there; `:rw:fixed-modes` does not.
     #[arg(long = "allow-dir", value_name = "HOST:GUEST[:ro|rw]")]
     pub allow_dir: Vec<String>,
     /// Allow outgoing HTTP to scheme://host[:port] (repeatable; `*` for any port, `*.` for

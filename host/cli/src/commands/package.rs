@@ -181,10 +181,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .join(&args.provider_version)
         .join(platform.name());
     crate::files::create_dirs(&args.out, dir.strip_prefix(&args.out).unwrap_or(&dir))?;
-    let binary = dir.join(format!(
-        "terraform-provider-{type_name}_v{}",
-        args.provider_version
-    ));
+    let binary_name = format!("terraform-provider-{type_name}_v{}", args.provider_version);
+    refuse_strays(&dir, &binary_name)?;
+    let binary = dir.join(&binary_name);
     copy(&runner.path, &binary)?;
     write(&dir.join(crate::PACKAGED_CODE), &code)?;
     let source = dir.join(crate::PACKAGED_SOURCE);
@@ -225,7 +224,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             type_name,
             version: &args.provider_version,
         };
-        let archived = crate::archive::archive(&dir, &release, platform.name(), dist)?;
+        // Exactly the files this run wrote.
+        let mut files = vec![
+            binary_name.clone(),
+            crate::PACKAGED_CODE.to_owned(),
+            crate::config::FILE_NAME.to_owned(),
+        ];
+        if !runner.lean {
+            files.push(crate::PACKAGED_SOURCE.to_owned());
+        }
+        files.extend(settings.http.ca_files.iter().cloned());
+        let archived = crate::archive::archive(&dir, &files, &release, platform.name(), dist)?;
         eprintln!(
             "  archive: {} ({})\n  lock-file hashes for {platform}: \"{}\", \"{}\"",
             archived.file.display(),
@@ -237,6 +246,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             archived.h1,
             archived.zh
         );
+        if !archived.earlier.is_empty() {
+            eprintln!(
+                "  SHA256SUMS also lists archives this run did not make (earlier runs into {}{}): {}",
+                dist.display(),
+                if signing_key.is_some() {
+                    ", signed too"
+                } else {
+                    ""
+                },
+                archived.earlier.join(", ")
+            );
+        }
         if let Some(key) = &signing_key {
             let written = crate::registry::write(dist, &release, key)?;
             eprintln!(
@@ -248,6 +269,38 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Refuses a package directory holding anything `tfwasm package` does not write there (a
+/// file, a directory or a symlink planted by a provider that had a grant around it, which
+/// Terraform would install with the package): names it, to be removed by hand.
+fn refuse_strays(dir: &Path, binary_name: &str) -> anyhow::Result<()> {
+    let ours = [
+        binary_name,
+        crate::PACKAGED_CODE,
+        crate::PACKAGED_SOURCE,
+        crate::config::FILE_NAME,
+        "ca",
+    ];
+    let mut strays: Vec<String> = std::fs::read_dir(dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| !ours.contains(&name.as_str()))
+        .collect();
+    let ca = dir.join("ca");
+    if std::fs::symlink_metadata(&ca).is_ok_and(|m| !m.is_dir()) {
+        strays.push("ca (not a directory)".into());
+    }
+    if strays.is_empty() {
+        return Ok(());
+    }
+    strays.sort();
+    bail!(
+        "{} holds files tfwasm package did not write there: {}; remove them (a provider with a read-write grant around this directory could have planted them) and package again",
+        dir.display(),
+        crate::hclog::escaped(&strays.join(", "))
+    )
 }
 
 /// The package's code in a temporary file while the component is checked with it: in the
@@ -437,7 +490,7 @@ fn package_ca_files(files: &[PathBuf], dir: &Path) -> anyhow::Result<Vec<String>
     if files.is_empty() {
         return Ok(Vec::new());
     }
-    std::fs::create_dir_all(&ca_dir).with_context(|| format!("creating {}", ca_dir.display()))?;
+    crate::files::create_dirs(dir, Path::new("ca"))?;
     files
         .iter()
         .enumerate()
@@ -511,6 +564,24 @@ mod tests {
         assert!(parse_source("acme/random").is_err());
         assert!(parse_source("a/b/Random").is_err());
         assert!(parse_source("a//c").is_err());
+    }
+
+    /// The twenty-third hostile pass: a symlink planted in the package directory was zipped,
+    /// published and signed.
+    #[test]
+    fn a_package_directory_holding_what_package_does_not_write_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("component.cwasm"), b"x").unwrap();
+        std::fs::write(dir.path().join("terraform-provider-x_v1.0.0"), b"x").unwrap();
+        refuse_strays(dir.path(), "terraform-provider-x_v1.0.0").unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", dir.path().join("NOTICE")).unwrap();
+        let error = refuse_strays(dir.path(), "terraform-provider-x_v1.0.0")
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("NOTICE"), "{error}");
+        std::fs::remove_file(dir.path().join("NOTICE")).unwrap();
+        std::os::unix::fs::symlink("/etc", dir.path().join("ca")).unwrap();
+        assert!(refuse_strays(dir.path(), "terraform-provider-x_v1.0.0").is_err());
     }
 
     #[test]

@@ -24,16 +24,17 @@ pub struct Args {
     /// Also list the calls whose responses match.
     #[arg(long, short)]
     verbose: bool,
-    /// Run the calls with the grants of the component's settings (its tfwasm.toml or
-    /// TFWASM_CONFIG): they then reach the hosts, directories and variables granted there,
-    /// and a replayed apply changes what the recorded one changed. Without it the component
-    /// runs with no grants: requests are denied, no directory or variable is there.
+    /// Run the calls with the grants of the operator's settings (TFWASM_CONFIG, or the
+    /// tfwasm.toml beside --component): they then reach the hosts, directories and variables
+    /// granted there, and a replayed apply changes what the recorded one changed. Without
+    /// it the component runs with no grants: requests are denied, no directory or variable
+    /// is there. A component the recording names or carries brings no settings of its own.
     #[arg(long)]
     with_grants: bool,
     /// Instead of replaying, copy into each session the component it recorded (checked
-    /// against the SHA-256 the session holds), as `component.wasm` or `component.cwasm`, so
-    /// the folder replays elsewhere without `--component`. A packed `.cwasm` runs only under
-    /// the same tfwasm version on a CPU like this one.
+    /// against the SHA-256 the session holds) as `component.wasm`, so the folder replays
+    /// elsewhere without `--component`. Only WebAssembly: a session of a package ran its
+    /// native `component.cwasm`, which a recording never carries.
     #[arg(long, conflicts_with_all = ["component", "with_grants", "verbose"])]
     pack: bool,
 }
@@ -109,39 +110,64 @@ fn grants_note(granted: &crate::config::GrantsConfig, with_grants: bool) -> Stri
     }
 }
 
-/// Where `--pack` puts a session's component: in the session, named by its kind.
-fn packed_path(dir: &Path, recorded: &Path) -> PathBuf {
-    let kind = match recorded.extension().and_then(|e| e.to_str()) {
-        Some("cwasm") => "cwasm",
-        _ => "wasm",
-    };
-    dir.join(format!("component.{kind}"))
+/// Where `--pack` puts a session's component: always WebAssembly, never native code.
+fn packed_path(dir: &Path) -> PathBuf {
+    dir.join(crate::PACKAGED_SOURCE)
 }
 
 fn sha256(bytes: &[u8]) -> String {
     hex::encode(sha2::Sha256::digest(bytes))
 }
 
-/// `--pack`: each session gets the component it recorded, if it is still the same file.
+/// Largest component file replay reads: a recording names any path, `/dev/zero` included.
+const MAX_COMPONENT_BYTES: u64 = 256 << 20;
+
+/// The bytes of a component file a recording names: a regular file of at most
+/// [`MAX_COMPONENT_BYTES`], and WebAssembly. A package's precompiled `.cwasm` is native code,
+/// which replay never runs from a recording: it would run outside the sandbox.
+fn read_component(path: &Path) -> anyhow::Result<Vec<u8>> {
+    use std::io::Read as _;
+    let shown = path.display().to_string();
+    let shown = escaped(&shown);
+    let meta = std::fs::metadata(path)
+        .with_context(|| format!("cannot read the component {shown} (pass --component PATH)"))?;
+    anyhow::ensure!(
+        meta.is_file() && meta.len() <= MAX_COMPONENT_BYTES,
+        "the component {shown} is not a regular file of at most {} MiB",
+        MAX_COMPONENT_BYTES >> 20
+    );
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_COMPONENT_BYTES + 1).read_to_end(&mut bytes))
+        .with_context(|| format!("cannot read the component {shown}"))?;
+    anyhow::ensure!(
+        bytes.len() as u64 <= MAX_COMPONENT_BYTES,
+        "the component {shown} is larger than {} MiB",
+        MAX_COMPONENT_BYTES >> 20
+    );
+    anyhow::ensure!(
+        bytes.starts_with(b"\0asm"),
+        "the session ran {shown}, which is not WebAssembly (a package's precompiled component.cwasm is native code): replay never runs native code from a recording; pass --component PATH to the provider's .wasm"
+    );
+    Ok(bytes)
+}
+
+/// `--pack`: each session gets the component it recorded, if it is still the same file and
+/// WebAssembly (a package's session recorded its native code: pack its `.wasm` by hand).
 fn pack(args: &Args) -> anyhow::Result<Totals> {
     let mut totals = Totals::default();
     for dir in sessions(&args.dir)? {
         let session = read_session(&dir)?.session;
         let from = &session.component;
-        let bytes = std::fs::read(from).with_context(|| {
-            format!(
-                "cannot read the component {} the session recorded",
-                from.display()
-            )
-        })?;
+        let bytes = read_component(from)?;
         if sha256(&bytes) != session.component_sha256 {
             anyhow::bail!(
                 "{} is no longer the component {} recorded (its SHA-256 differs): pack on the machine and build that recorded it",
-                from.display(),
-                dir.display()
+                escaped(&from.display().to_string()),
+                escaped(&dir.display().to_string())
             );
         }
-        let to = packed_path(&dir, from);
+        let to = packed_path(&dir);
         crate::files::replace(&to, &bytes, 0o600)?;
         println!(
             "packed {} into {} ({} bytes, SHA-256 as recorded)",
@@ -162,16 +188,19 @@ async fn replay(args: &Args) -> anyhow::Result<Totals> {
     for dir in sessions(&args.dir)? {
         let recording = read_session(&dir)?;
         let (session, entries) = (&recording.session, &recording.entries);
-        let packed = Some(packed_path(&dir, &session.component)).filter(|p| p.is_file());
-        let component = (args.component.clone())
-            .or_else(|| packed.clone())
-            .unwrap_or(session.component.clone());
-        let bytes = std::fs::read(&component).with_context(|| {
-            format!(
-                "cannot read the component {} (pass --component PATH)",
-                component.display()
-            )
-        })?;
+        let packed = Some(packed_path(&dir)).filter(|p| p.is_file());
+        // The operator's --component is theirs (with the settings beside it); a component
+        // the recording names or carries is compiled here in the sandbox, with no settings.
+        let (component, trust) = match (&args.component, &packed) {
+            (Some(given), _) => (given.clone(), super::serve::Trust::Operator),
+            (None, Some(packed)) => (packed.clone(), super::serve::Trust::Recording),
+            (None, None) => (session.component.clone(), super::serve::Trust::Recording),
+        };
+        let bytes = match trust {
+            super::serve::Trust::Operator => std::fs::read(&component)
+                .with_context(|| format!("cannot read the component {}", component.display()))?,
+            super::serve::Trust::Recording => read_component(&component)?,
+        };
         if packed.as_ref() == Some(&component) && sha256(&bytes) != session.component_sha256 {
             anyhow::bail!(
                 "{}: its SHA-256 is not the one the session recorded; the recording was changed after it was packed",
@@ -203,8 +232,9 @@ async fn replay(args: &Args) -> anyhow::Result<Totals> {
         // is often someone else's: replaying an API provider's apply with its grants would
         // change the real API, so grants come only when asked for, and are then listed.
         let mut granted = crate::config::GrantsConfig::default();
-        let (provider, _) = super::serve::load_checked(
+        let (provider, _) = super::serve::load_checked_from(
             &component,
+            trust,
             args.cache_dir.clone(),
             tracing::Level::WARN,
             |config| {
@@ -305,5 +335,28 @@ fn shown(value: &serde_json::Value) -> String {
     match text.char_indices().nth(120) {
         Some((cut, _)) => format!("{}…", &text[..cut]),
         None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The twenty-third hostile pass: a recording named `/dev/zero` (read without bound) and
+    /// a package's native `component.cwasm` (run outside the sandbox) as its component.
+    #[test]
+    fn a_component_from_a_recording_is_a_bounded_regular_webassembly_file() {
+        let error = read_component(Path::new("/dev/zero"))
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("not a regular file"), "{error}");
+        let dir = tempfile::tempdir().unwrap();
+        let native = dir.path().join("component.cwasm");
+        std::fs::write(&native, b"\x7fELF\x02\x01\x01").unwrap();
+        let error = read_component(&native).unwrap_err().to_string();
+        assert!(error.contains("never runs native code"), "{error}");
+        let wasm = dir.path().join("component.wasm");
+        std::fs::write(&wasm, b"\0asm\x0d\x00\x01\x00").unwrap();
+        assert_eq!(read_component(&wasm).unwrap().len(), 8);
     }
 }

@@ -280,7 +280,28 @@ pub(crate) fn load_checked(
     level: tracing::Level,
     adjust: impl FnOnce(&mut crate::config::ProviderConfig),
 ) -> anyhow::Result<(Checked<WasmProvider>, Option<crate::record::Settings>)> {
-    let settings = crate::config::load_adjusted(component, adjust)?;
+    load_checked_from(component, Trust::Operator, cache_dir, level, adjust)
+}
+
+/// Whose a component file (and the directory it is in) is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Trust {
+    /// The operator's: the settings beside it and a package's precompiled code are used.
+    Operator,
+    /// Named by, or carried in, someone else's recording: compiled here from its bytes in the
+    /// sandbox, never loaded as native code, with no settings but `TFWASM_CONFIG`.
+    Recording,
+}
+
+/// [`load_checked`] for a component of the given [`Trust`].
+pub(crate) fn load_checked_from(
+    component: &Path,
+    trust: Trust,
+    cache_dir: Option<PathBuf>,
+    level: tracing::Level,
+    adjust: impl FnOnce(&mut crate::config::ProviderConfig),
+) -> anyhow::Result<(Checked<WasmProvider>, Option<crate::record::Settings>)> {
+    let settings = crate::config::load_from(component, trust == Trust::Operator, adjust)?;
     let cache_dir = cache_dir.unwrap_or_else(cache::default_dir);
     let mut own_files: Vec<&Path> = settings
         .http
@@ -307,7 +328,10 @@ pub(crate) fn load_checked(
         limits: settings.limits,
         grants: settings.grants,
         cache_dir,
-        precompiled: crate::packaged_code(component),
+        precompiled: match trust {
+            Trust::Operator => crate::packaged_code(component),
+            Trust::Recording => None,
+        },
         log_sink: Arc::new(GuestLog {
             max_level: crate::hclog::guest_level(level),
         }),
@@ -483,6 +507,7 @@ mod tests {
             host: host.to_owned(),
             guest: "/home".into(),
             writable,
+            modes: writable,
         };
         let outside = tempfile::tempdir().unwrap();
         let refused = |dirs: &[tfwasm_runtime::DirGrant], cache: &std::path::Path| {

@@ -9,10 +9,12 @@ pub mod generated {
         inline: "
             package tfwasm:host;
             world additions {
+                import tfwasm:provider/files@0.3.0;
                 export tfwasm:provider/config-generation@0.3.0;
             }
         ",
         path: ["../../wit/since_v0.2.0", "../../wit/since_v0.3.0"],
+        imports: { default: async | trappable },
         exports: { default: async },
         with: {
             "tfwasm:provider/types@0.2.0": super::super::latest::tfwasm::provider::types,
@@ -22,6 +24,8 @@ pub mod generated {
 
 /// The `config-generation` interface's records.
 pub use generated::exports::tfwasm::provider0_3_0::config_generation;
+/// The host's side of the `files` import.
+pub(crate) use generated::tfwasm::provider0_3_0::files;
 /// The bindings of a component's `config-generation` export.
 pub(crate) type ConfigGeneration = config_generation::Guest;
 

@@ -1,5 +1,5 @@
 //! What the host gives a guest through the project's own WIT imports (`log`, `progress`,
-//! `types`), implemented on the store of every call.
+//! `types`, 0.3.0's `files`), implemented on the store of every call.
 
 use crate::bindings::latest::tfwasm::provider::{log, progress, types};
 use crate::state::StoreState;
@@ -35,3 +35,26 @@ impl log::Host for StoreState {
 
 /// The `types` interface has no functions; this marks that the store provides it.
 impl types::Host for StoreState {}
+
+impl super::additions::files::Host for StoreState {
+    async fn write_file(
+        &mut self,
+        path: String,
+        contents: Vec<u8>,
+        mode: u32,
+    ) -> wasmtime::Result<Result<(), String>> {
+        Ok(crate::files::write_file(&self.dirs, &path, &contents, mode))
+    }
+
+    async fn create_dir(
+        &mut self,
+        path: String,
+        mode: u32,
+    ) -> wasmtime::Result<Result<(), String>> {
+        Ok(crate::files::create_dir(&self.dirs, &path, mode))
+    }
+
+    async fn set_mode(&mut self, path: String, mode: u32) -> wasmtime::Result<Result<(), String>> {
+        Ok(crate::files::set_mode(&self.dirs, &path, mode))
+    }
+}

@@ -35,7 +35,8 @@ pub use latest::exports::tfwasm::provider::{data_source, ephemeral, function, re
 /// Types shared by the families.
 pub use latest::tfwasm::provider::types as wit;
 
-/// Adds every supported version's host imports (tfwasm's log and progress) to `linker`.
+/// Adds every supported version's host imports (tfwasm's log and progress; 0.3.0's files)
+/// to `linker`.
 ///
 /// # Errors
 /// When the linker already defines them.
@@ -44,6 +45,7 @@ pub(crate) fn add_to_linker(
 ) -> wasmtime::Result<()> {
     use wasmtime::component::HasSelf;
     latest::TfwasmProvider::add_to_linker::<_, HasSelf<_>>(linker, |state| state)?;
+    additions::generated::Additions::add_to_linker::<_, HasSelf<_>>(linker, |state| state)?;
     v0_1_0::TfwasmProvider::add_to_linker::<_, HasSelf<_>>(linker, |state| state)
 }
 

@@ -95,6 +95,7 @@ impl WasmProvider {
             stderr,
             log: GuestLog::new(self.log_sink.clone(), &self.limits.host_work),
             reported: Default::default(),
+            dirs: self.grants.dirs.clone(),
         };
         let mut store = Store::new(&self.engine, state);
         store.set_hostcall_fuel(MAX_HOST_CALL_COPY);
