@@ -315,7 +315,7 @@ fn package_refuses_another_platform_and_a_runner_of_another_version() {
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("windows_sparc") && stderr.contains("run `tfwasm package` on"),
+        stderr.contains("windows_sparc") && stderr.contains("linux_amd64, linux_arm64"),
         "{stderr}"
     );
     let impostor = dir.path().join("old-runner");

@@ -17,8 +17,9 @@ fn elf_machine(path: &std::path::Path) -> u16 {
     u16::from_le_bytes([bytes[18], bytes[19]])
 }
 
-fn package(out: &std::path::Path, dist: &std::path::Path, extra: &[&std::ffi::OsStr]) {
-    let run = Command::new(tfwasm_tests::tfwasm_bin())
+/// `tfwasm package` of the random sample into `out` with `extra` flags.
+fn package_run(out: &std::path::Path, extra: &[&std::ffi::OsStr]) -> std::process::Output {
+    Command::new(tfwasm_tests::tfwasm_bin())
         .arg("package")
         .arg(tfwasm_tests::component("random"))
         .args([
@@ -29,12 +30,16 @@ fn package(out: &std::path::Path, dist: &std::path::Path, extra: &[&std::ffi::Os
         ])
         .arg("--out")
         .arg(out)
-        .arg("--archive")
-        .arg(dist)
         .args(extra)
         .env("TFWASM_CACHE_DIR", tfwasm_tests::cache_dir())
         .output()
-        .expect("run tfwasm package");
+        .expect("run tfwasm package")
+}
+
+fn package(out: &std::path::Path, dist: &std::path::Path, extra: &[&std::ffi::OsStr]) {
+    let mut flags: Vec<&std::ffi::OsStr> = vec!["--archive".as_ref(), dist.as_os_str()];
+    flags.extend_from_slice(extra);
+    let run = package_run(out, &flags);
     assert!(
         run.status.success(),
         "tfwasm package {extra:?} failed:\n{}",
@@ -123,21 +128,7 @@ async fn an_arm64_package_made_on_amd64_serves_a_plan_and_apply_under_qemu() {
 fn another_platform_needs_its_runner_and_refuses_a_wrong_one() {
     let out = tempfile::tempdir().expect("temp dir");
     let run = |extra: &[&std::ffi::OsStr]| {
-        let run = Command::new(tfwasm_tests::tfwasm_bin())
-            .arg("package")
-            .arg(tfwasm_tests::component("random"))
-            .args([
-                "--source",
-                "registry.terraform.io/tfwasm/random",
-                "--version",
-                "0.1.0",
-            ])
-            .arg("--out")
-            .arg(out.path())
-            .args(extra)
-            .env("TFWASM_CACHE_DIR", tfwasm_tests::cache_dir())
-            .output()
-            .expect("run tfwasm package");
+        let run = package_run(out.path(), extra);
         assert!(!run.status.success());
         String::from_utf8_lossy(&run.stderr).into_owned()
     };

@@ -210,7 +210,7 @@ pub(crate) fn read_json(path: &Path) -> anyhow::Result<serde_json::Map<String, s
     }
 }
 
-fn write_json(path: &Path, value: &serde_json::Value) -> anyhow::Result<()> {
+pub(crate) fn write_json(path: &Path, value: &serde_json::Value) -> anyhow::Result<()> {
     let mut text = serde_json::to_string_pretty(value)?;
     text.push('\n');
     crate::files::replace(path, text.as_bytes(), 0o644)

@@ -16,7 +16,7 @@ use pgp::composed::{Deserializable as _, DetachedSignature, SignedSecretKey};
 use pgp::crypto::hash::HashAlgorithm;
 use pgp::types::{KeyDetails as _, Password};
 
-use crate::archive::Release;
+use crate::archive::{Release, write_json};
 
 /// Environment variable holding the signing key's passphrase, when it has one.
 pub const PASSPHRASE_ENV: &str = "TFWASM_SIGNING_KEY_PASSPHRASE";
@@ -196,12 +196,6 @@ pub fn write(dist: &Path, release: &Release<'_>, key: &SigningKey) -> anyhow::Re
         signature,
         versions: versions_path,
     })
-}
-
-fn write_json(path: &Path, value: &serde_json::Value) -> anyhow::Result<()> {
-    let mut text = serde_json::to_string_pretty(value)?;
-    text.push('\n');
-    crate::files::replace(path, text.as_bytes(), 0o644)
 }
 
 #[cfg(test)]

@@ -469,6 +469,19 @@ pub(crate) fn store(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
     replace(path, parts, 0o600)
 }
 
+/// A number nobody can guess (the standard library's per-process random hash keys over the
+/// time), for temporary names another user or a guest must not predict.
+pub(crate) fn unguessable() -> u64 {
+    use std::hash::{BuildHasher as _, Hasher as _};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    hasher.finish()
+}
+
 /// Replaces `path` with `parts` (mode `mode`) atomically: a new file beside it under a name
 /// nobody can guess, created new and never through a symlink (whatever already lies there,
 /// something planted, is not written through), synced, then renamed over `path` (a rename
@@ -478,16 +491,7 @@ pub fn replace(path: &Path, parts: &[&[u8]], mode: u32) -> std::io::Result<()> {
     use std::io::Write as _;
     use std::os::unix::fs::OpenOptionsExt;
     let dir = path.parent().unwrap_or(Path::new("."));
-    let nonce = {
-        use std::hash::{BuildHasher as _, Hasher as _};
-        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-        hasher.write_u128(
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos()),
-        );
-        hasher.finish()
-    };
+    let nonce = unguessable();
     let tmp = dir.join(format!(
         ".{}.{}.{nonce:016x}.tmp",
         path.file_name().and_then(|n| n.to_str()).unwrap_or("entry"),

@@ -37,7 +37,7 @@ pub(crate) fn write_file(
         true,
     )
     .map_err(|e| format!("the directory of {path:?}: {}", words(&e)))?;
-    let temporary = format!(".tfwasm-{:016x}.tmp", nonce());
+    let temporary = format!(".tfwasm-{:016x}.tmp", crate::cache::unguessable());
     let temporary = CString::new(temporary).map_err(|e| e.to_string())?;
     // SAFETY: `parent` is an open directory descriptor and `temporary` a NUL-terminated
     // name; a returned descriptor is owned by the File made from it.
@@ -262,17 +262,6 @@ fn words(error: &std::io::Error) -> String {
         }
         _ => error.to_string(),
     }
-}
-
-fn nonce() -> u64 {
-    use std::hash::{BuildHasher as _, Hasher as _};
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher.write_u128(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos()),
-    );
-    hasher.finish()
 }
 
 #[cfg(test)]
