@@ -441,6 +441,11 @@ data "http" "create" {{
         ),
         "{stdout}"
     );
+    // json-server writes its database file a moment after it answers.
+    let started = std::time::Instant::now();
+    while posted() <= recorded && started.elapsed() < std::time::Duration::from_secs(10) {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
     assert!(
         posted() > recorded,
         "--with-grants replayed the POST:\n{stdout}"
