@@ -42,15 +42,7 @@ fn human_line(
 /// bidirectional controls written as escapes (`\n`, `\u{1b}`, `\u{202e}`): text a guest or
 /// a recording chose can neither drive the terminal, start a line, nor reorder what a
 /// reader sees.
-pub fn escaped(text: &str) -> std::borrow::Cow<'_, str> {
-    use tfwasm_model::quote::{is_hidden_char, push_escaped};
-    if !text.chars().any(is_hidden_char) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    push_escaped(&mut out, text);
-    std::borrow::Cow::Owned(out)
-}
+pub use tfwasm_model::quote::escaped;
 
 /// Writes one hclog JSON line to stderr (or a readable line, in debug mode).
 pub fn emit(

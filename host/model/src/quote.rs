@@ -27,6 +27,17 @@ pub fn push_escaped(out: &mut String, text: &str) {
     }
 }
 
+/// `text` with every [`is_hidden_char`] escaped (borrowed when it has none): a guest's or a
+/// file's text on one line of the operator's terminal.
+pub fn escaped(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(is_hidden_char) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    push_escaped(&mut out, text);
+    std::borrow::Cow::Owned(out)
+}
+
 /// `text` with every [`is_hidden_char`] but line feeds and tabs escaped: a guest's message
 /// keeps its lines, and cannot drive the terminal Terraform prints it on.
 pub fn escaped_lines(text: String) -> String {

@@ -444,11 +444,7 @@ fn quote_start(text: &str, max: usize) -> String {
 fn interrupted_diagnostic(entry: &Entry, file: &Path) -> Diagnostic {
     // The id and the state are the guest's: every control and bidirectional character is
     // shown as an escape wherever they are quoted.
-    let escape = |text: &str| {
-        let mut out = String::with_capacity(text.len());
-        tfwasm_model::quote::push_escaped(&mut out, text);
-        out
-    };
+    let escape = |text: &str| tfwasm_model::quote::escaped(text).into_owned();
     let id = entry.id.as_deref().map(|id| escape(&quote_start(id, 256)));
     let object = match &id {
         Some(id) => format!("with id {id:?}"),
