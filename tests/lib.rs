@@ -82,6 +82,13 @@ pub fn qemu_aarch64() -> (PathBuf, PathBuf) {
     (qemu, sysroot)
 }
 
+/// Debian's `qemu-x86_64` (package qemu-user): runs this machine's executables on an older
+/// CPU model (`-cpu Penryn`: no SSE4.2, no POPCNT), a CPU level this machine lacks.
+pub fn qemu_x86_64() -> PathBuf {
+    find_on_path("qemu-x86_64")
+        .expect("qemu-x86_64 is missing: apt-get install qemu-user (.ci/run does)")
+}
+
 /// A sample provider component, e.g. `random`.
 pub fn component(sample: &str) -> PathBuf {
     require(

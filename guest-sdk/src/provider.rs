@@ -120,7 +120,54 @@ impl Context {
     }
 }
 
+/// A state as [`Context::report_created`] reports it: each unknown null, except an unknown
+/// set element, which is dropped (a set holds no nulls); sets are rebuilt so elements that
+/// became equal merge, as go-cty's would.
+fn known_or_null(value: &Value) -> Value {
+    match value {
+        Value::Unknown(_) => Value::Null,
+        Value::List(items) => Value::List(items.iter().map(known_or_null).collect()),
+        Value::Tuple(items) => Value::Tuple(items.iter().map(known_or_null).collect()),
+        Value::Set(items) => Value::set_of(
+            items
+                .iter()
+                .filter(|item| !item.is_unknown())
+                .map(known_or_null)
+                .collect(),
+        ),
+        Value::Map(entries) => Value::Map(
+            entries
+                .iter()
+                .map(|(k, v)| (k.clone(), known_or_null(v)))
+                .collect(),
+        ),
+        Value::Object(entries) => Value::Object(
+            entries
+                .iter()
+                .map(|(k, v)| (k.clone(), known_or_null(v)))
+                .collect(),
+        ),
+        Value::Dynamic(ty, inner) => Value::Dynamic(ty.clone(), Box::new(known_or_null(inner))),
+        other => other.clone(),
+    }
+}
+
 impl Context {
+    /// During create: the remote object exists now. Call it the moment the API has
+    /// answered with the new object's ID, before anything else can fail or take time (a
+    /// read-back, a wait for readiness): `planned.clone().with("id", id)` is enough, and
+    /// what is still unknown is reported as null. Should the provider process then be
+    /// killed, the next plan names this object and the import that brings it back instead
+    /// of creating a second one; should the call fail, Terraform records it (tainted).
+    ///
+    /// It is [`Context::report_state`] for a state that is not complete yet.
+    ///
+    /// # Errors
+    /// Outside apply, or when `state` does not fit the schema.
+    pub fn report_created(&self, state: &Value) -> Result<(), Diagnostic> {
+        self.report_state(&known_or_null(state))
+    }
+
     /// Defers this read, plan, import, data source read or ephemeral open to a later
     /// Terraform run (for example while the provider configuration is still unknown).
     /// Only clients that announced it accept a deferral ([`Context::client`]); check
@@ -378,4 +425,68 @@ pub trait DataSource: Send + Sync {
     }
     /// Reads the data: returns the config object with computed attributes filled in.
     fn read(&self, ctx: &Context, config: &Value) -> Result<Value, Diagnostic>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_created_object_is_reported_with_its_unknowns_null_and_unknown_set_elements_gone() {
+        let ty = Type::object([
+            ("id", Type::String),
+            ("size", Type::Number),
+            (
+                "tags",
+                Type::set(Type::object([("k", Type::String), ("v", Type::String)])),
+            ),
+            ("names", Type::set(Type::String)),
+        ]);
+        let tag =
+            |v: Value| Value::Object([("k".into(), Value::from("a")), ("v".into(), v)].into());
+        let planned = Value::Object(
+            [
+                ("id".into(), Value::from("obj-7")),
+                ("size".into(), Value::unknown()),
+                // Two elements that only an unknown told apart: one once it is null.
+                (
+                    "tags".into(),
+                    Value::Set(vec![tag(Value::unknown()), tag(Value::unknown())]),
+                ),
+                (
+                    "names".into(),
+                    Value::Set(vec![Value::from("x"), Value::unknown()]),
+                ),
+            ]
+            .into(),
+        );
+        let ctx = Context {
+            state_type: Some(ty.clone()),
+            ..Context::default()
+        };
+        ctx.report_created(&planned).unwrap();
+        let bytes = LAST_REPORTED
+            .with(|slot| slot.borrow_mut().take())
+            .expect("reported");
+        let reported = tfwasm_model::codec::msgpack::decode(&bytes, &ty).unwrap();
+        assert!(reported.is_wholly_known(), "{reported:?}");
+        assert_eq!(reported.get("id"), Some(&Value::from("obj-7")));
+        assert_eq!(reported.get("size"), Some(&Value::Null));
+        assert_eq!(
+            reported.get("tags"),
+            Some(&Value::Set(vec![tag(Value::Null)]))
+        );
+        assert_eq!(
+            reported.get("names"),
+            Some(&Value::Set(vec![Value::from("x")]))
+        );
+    }
+
+    #[test]
+    fn reporting_outside_apply_is_an_error_not_a_silent_drop() {
+        let err = Context::default()
+            .report_created(&Value::from("x"))
+            .unwrap_err();
+        assert!(err.summary.contains("outside apply"), "{err:?}");
+    }
 }

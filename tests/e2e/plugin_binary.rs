@@ -269,14 +269,16 @@ fn a_package_serves_its_precompiled_code_without_a_compiler() {
         "{stdout}"
     );
 
-    // Code this runner cannot use (damaged here; another CPU would be refused the same way).
+    // Code this runner cannot use (damaged here; a CPU older than the baseline is told what
+    // it lacks: tests/protocol/cpu_features.rs).
     std::fs::write(package.join("component.cwasm"), b"not machine code").unwrap();
     let (code, stderr) = start_package(&package, &empty_cache).expect_err("refuses to start");
     assert_eq!(code, Some(1), "{stderr}");
     assert!(
         stderr.contains("cannot use the precompiled provider code")
             && stderr.contains("component.cwasm")
-            && stderr.contains("Run `tfwasm package` again on this machine"),
+            && stderr.contains("Package the provider again with this tfwasm release")
+            && stderr.contains("--fallback-compiler"),
         "{stderr}"
     );
 

@@ -558,3 +558,122 @@ resource "restapi_object" "x" {{
         client.name
     );
 }
+
+/// restapi reports the new object the moment the API answers its POST (`report_created`),
+/// before reading it back. A provider killed then (SIGKILL, here during a slow read-back)
+/// leaves the next plan an error naming the object and the import that brings it back,
+/// instead of a second POST; with `TFWASM_JOURNAL_BESIDE_STATE=1` the journal lives in the
+/// working directory's `.tfwasm-journal`, beside the local state, and nowhere else.
+#[test]
+fn a_provider_killed_after_the_api_created_the_object_leaves_the_next_plan_an_import() {
+    for client in clients() {
+        let name = &client.name;
+        // Every answer takes 1.5 s: the POST, then the read-back the kill lands in.
+        let server = JsonServer::start(&json!({ "items": [] }), 1500);
+        let ws = Workspace::new(
+            client,
+            &format!(
+                r#"
+terraform {{
+  required_providers {{
+    restapi = {{ source = "registry.terraform.io/tfwasm/restapi" }}
+  }}
+}}
+provider "restapi" {{
+  uri = "{}"
+}}
+resource "restapi_object" "x" {{
+  path = "/items"
+  data = jsonencode({{ name = "x", size = 1 }})
+}}
+"#,
+                server.url()
+            ),
+        );
+        let beside = [("TFWASM_JOURNAL_BESIDE_STATE", "1")];
+        ws.ok(&["init", "-no-color"]);
+        let apply = ws.start(&["apply", "-auto-approve", "-no-color"], &beside);
+        let journal = ws.path().join(".tfwasm-journal");
+        let started = std::time::Instant::now();
+        let entry = loop {
+            let entry = std::fs::read_dir(&journal)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .filter_map(|d| std::fs::read_dir(d.path()).ok())
+                .flat_map(|files| files.flatten().map(|f| f.path()))
+                .find(|p| p.extension().is_some_and(|e| e == "json"))
+                .and_then(|p| std::fs::read_to_string(p).ok());
+            if let Some(entry) = entry {
+                break entry;
+            }
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(60),
+                "{name}: no journal entry under {}",
+                journal.display()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        };
+        let providers = tfwasm_tests::providers_of(apply.pid());
+        assert!(!providers.is_empty(), "{name}: a provider is running");
+        for pid in providers {
+            // SAFETY: kill has no memory preconditions; the pid is the client's child.
+            unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+        }
+        let apply = apply.wait();
+        assert_eq!(apply.code, 1, "{name}: {}", apply.all());
+        let items = server.db()["items"].as_array().unwrap().clone();
+        assert_eq!(
+            items.len(),
+            1,
+            "{name}: the API holds the object: {items:?}"
+        );
+        let id = items[0]["id"].to_string();
+        assert!(
+            entry.contains(&format!("\"id\":\"{id}\"")),
+            "{name}: {entry}"
+        );
+        assert!(
+            !ws.resources().contains_key("restapi_object.x"),
+            "{name}: the object never reached Terraform's state"
+        );
+        assert!(
+            !ws.journal_dir().exists(),
+            "{name}: beside the state, the account's journal is not used"
+        );
+
+        let plan = ws.run_with_env(&["plan", "-no-color"], &beside);
+        let flat = flatten(&plan.all());
+        assert_eq!(plan.code, 1, "{name}: {}", plan.all());
+        for want in [
+            "An interrupted apply left an object behind".to_owned(),
+            format!("with id \"{id}\""),
+            format!("identity = {{ path = \"/items\", id = \"{id}\" }}"),
+        ] {
+            assert!(flat.contains(&want), "{name}: {want:?} in:\n{}", plan.all());
+        }
+        let import = ws.run_with_env(
+            &[
+                "import",
+                "-no-color",
+                "restapi_object.x",
+                &format!("/items/{id}"),
+            ],
+            &beside,
+        );
+        assert_eq!(import.code, 0, "{name}: {}", import.all());
+        let plan = ws.run_with_env(&["plan", "-no-color"], &beside);
+        assert_eq!(plan.code, 0, "{name}: {}", plan.all());
+        assert!(
+            !plan.all().contains("interrupted apply"),
+            "{name}: {}",
+            plan.all()
+        );
+        ws.ok(&["apply", "-auto-approve", "-no-color"]);
+        assert_eq!(
+            server.db()["items"].as_array().unwrap().len(),
+            1,
+            "{name}: no second object was created"
+        );
+    }
+}

@@ -4,6 +4,7 @@
 mod arm64;
 mod check_cli;
 mod config_generation;
+mod cpu_features;
 mod deferral;
 mod docs;
 mod faults;

@@ -218,5 +218,34 @@ class PrivateState(unittest.TestCase):
             self.assertEqual(caught.exception.diagnostic.summary, "Unable to read private state")
 
 
+class ReportCreated(unittest.TestCase):
+    def test_unknowns_become_null_and_unknown_set_elements_go(self):
+        ty = tf.object_of({
+            "id": tf.STRING,
+            "size": tf.NUMBER,
+            "tags": tf.set_of(tf.object_of({"k": tf.STRING, "v": tf.STRING})),
+            "names": tf.set_of(tf.STRING),
+        })
+        planned = {
+            "id": "obj-7",
+            "size": tf.UNKNOWN,
+            "tags": [{"k": "a", "v": tf.UNKNOWN}, {"k": "a", "v": tf.UNKNOWN}],
+            "names": ["x", tf.UNKNOWN],
+        }
+        reported = cty.known_or_null(planned, ty)
+        self.assertTrue(cty.is_wholly_known(reported))
+        self.assertEqual(reported, {"id": "obj-7", "size": None, "tags": [{"k": "a", "v": None}], "names": ["x"]})
+        self.assertEqual(cty.decode(cty.encode(reported, ty), ty), reported)
+
+    def test_the_reporter_is_told_the_state_is_a_created_ones(self):
+        seen = []
+        ctx = tf.Context(reporter=lambda state, created: seen.append((state, created)))
+        ctx.report_created({"id": "1"})
+        ctx.report_state({"id": "2"})
+        self.assertEqual(seen, [({"id": "1"}, True), ({"id": "2"}, False)])
+        with self.assertRaises(tf.Error):
+            tf.Context().report_created({"id": "1"})
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -242,6 +242,28 @@ def is_wholly_known(value: Any) -> bool:
     return True
 
 
+def known_or_null(value: Any, ty: Type) -> Any:
+    """``value`` with every unknown null, except an unknown set element, which is dropped (a
+    set holds no nulls); set elements that became equal merge, as go-cty's would."""
+    if value is UNKNOWN:
+        return None
+    if value is None:
+        return None
+    if isinstance(value, Dynamic):
+        return Dynamic(value.type, known_or_null(value.value, value.type))
+    if isinstance(ty, Set_):
+        return set_elements([known_or_null(v, ty.element) for v in value if v is not UNKNOWN], ty.element)
+    if isinstance(ty, List_):
+        return [known_or_null(v, ty.element) for v in value]
+    if isinstance(ty, Tuple_):
+        return [known_or_null(v, t) for v, t in zip(value, ty.elements)]
+    if isinstance(ty, Map_):
+        return {k: known_or_null(v, ty.element) for k, v in value.items()}
+    if isinstance(ty, Object_):
+        return {k: known_or_null(value.get(k), t) for k, t in ty.attributes.items()}
+    return value
+
+
 # ---------------------------------------------------------------- msgpack encoding
 
 _MAX_DEPTH = 128

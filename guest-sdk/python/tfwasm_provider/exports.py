@@ -160,7 +160,9 @@ def exports(provider: Provider) -> Tuple[type, type, type, type, type]:
                 prior = cty.decode(req.prior_state, ty)
                 planned = cty.decode(req.planned_state, ty)
 
-                def report(state: dict) -> None:
+                def report(state: dict, created: bool) -> None:
+                    if created:
+                        state = cty.known_or_null(state, ty)
                     progress.report_state(encode_state(r.schema, state))
 
                 ctx = context(wctx, report, req.planned_private)

@@ -26,7 +26,7 @@ class Context:
         self,
         terraform_version: str = "",
         config: Optional[dict] = None,
-        reporter: Optional[Callable[[dict], None]] = None,
+        reporter: Optional[Callable[[dict, bool], None]] = None,
         logger: Optional[Callable[[str, str, Dict[str, str]], None]] = None,
         private: Optional[dict] = None,
     ):
@@ -66,7 +66,17 @@ class Context:
         call fail after this (an exception, a limit), Terraform still records the object."""
         if self._reporter is None:
             raise Error("report_state outside apply", "Context.report_state only works during create and update.")
-        self._reporter(state)
+        self._reporter(state, False)
+
+    def report_created(self, state: dict) -> None:
+        """During create: the remote object exists now. Call it the moment the API has answered
+        with the new object's ID, before a read-back or a wait: ``{**planned, "id": new_id}``
+        is enough, and what is still unknown is reported as null. Should the provider process
+        then be killed, the next plan names the object and the import that brings it back
+        instead of creating a second one."""
+        if self._reporter is None:
+            raise Error("report_created outside apply", "Context.report_created only works during create and update.")
+        self._reporter(state, True)
 
     def log(self, level: str, message: str, **fields: Any) -> None:
         """A line in Terraform's provider log (``TF_LOG``): level trace, debug, info, warn or error."""

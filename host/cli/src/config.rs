@@ -37,12 +37,17 @@
 //! dir = "/tmp/tfwasm-recording"  # relative to this file; never inside a [grants] dir
 //! values = "redacted"            # default: no values, only their shape; "non-sensitive"
 //!                                # keeps all but sensitive/write-only ones, so it replays
+//!
+//! [journal]                      # what an apply killed midway had created (see docs/robustness.md)
+//! beside_state = true            # in `.tfwasm-journal/` of Terraform's working directory, with
+//!                                # a local state, so a CI runner that keeps one keeps both;
+//!                                # default: ~/.local/state/tfwasm/journal (TFWASM_JOURNAL_DIR)
 //! ```
 //!
 //! Run-time overrides: `TFWASM_CONFIG` names another settings file to use instead;
 //! `TFWASM_RECORD=DIR` records into `DIR`, `TFWASM_RECORD_VALUES` sets `record.values`;
-//! `TFWASM_CONTRACT_VIOLATIONS`, `TFWASM_FUEL`, `TFWASM_MEMORY`, `TFWASM_TIMEOUT` and
-//! `TFWASM_INSTANCES` override single values.
+//! `TFWASM_CONTRACT_VIOLATIONS`, `TFWASM_FUEL`, `TFWASM_MEMORY`, `TFWASM_TIMEOUT`,
+//! `TFWASM_INSTANCES` and `TFWASM_JOURNAL_BESIDE_STATE` (`1`/`0`) override single values.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -80,6 +85,32 @@ pub struct ProviderConfig {
     /// Recording every call for a bug report.
     #[serde(default, skip_serializing_if = "RecordConfig::is_empty")]
     pub record: RecordConfig,
+    /// Where the apply journal lives.
+    #[serde(default, skip_serializing_if = "JournalConfig::is_empty")]
+    pub journal: JournalConfig,
+}
+
+/// Overrides `journal.beside_state` at run time.
+pub const JOURNAL_BESIDE_STATE_ENV: &str = "TFWASM_JOURNAL_BESIDE_STATE";
+
+/// The folder [`JournalConfig::beside_state`] puts the journal in, in Terraform's working
+/// directory (where a local `terraform.tfstate` lives).
+pub const JOURNAL_BESIDE_STATE_DIR: &str = ".tfwasm-journal";
+
+/// The `[journal]` table.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JournalConfig {
+    /// Keep the journal in [`JOURNAL_BESIDE_STATE_DIR`] of the working directory instead of
+    /// the account's state directory: a throwaway CI runner that keeps the state keeps it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beside_state: Option<bool>,
+}
+
+impl JournalConfig {
+    fn is_empty(&self) -> bool {
+        *self == JournalConfig::default()
+    }
 }
 
 /// The `[record]` table.
@@ -343,6 +374,8 @@ pub struct Resolved {
     /// The settings file read, if any: it decides the guest's grants, so no read-write grant
     /// may hold it (`serve`'s start refuses one that does).
     pub file: Option<PathBuf>,
+    /// Keep the apply journal beside the state ([`JOURNAL_BESIDE_STATE_DIR`]).
+    pub journal_beside_state: bool,
 }
 
 fn apply_values(values: &LimitValues, context: &str) -> anyhow::Result<LimitsOverride> {
@@ -421,6 +454,7 @@ impl ProviderConfig {
             source,
             record,
             file: None,
+            journal_beside_state: self.journal.beside_state.unwrap_or(false),
         })
     }
 }
@@ -517,6 +551,15 @@ pub fn load_from(
                 .with_context(|| format!("{}={value:?}", crate::record::VALUES_ENV))?,
         );
     }
+    if let Some(value) = env(JOURNAL_BESIDE_STATE_ENV) {
+        config.journal.beside_state = Some(match value.as_str() {
+            "1" | "true" => true,
+            "0" | "false" => false,
+            other => bail!(
+                "{JOURNAL_BESIDE_STATE_ENV}={other:?}: expected 1 (beside the state) or 0 (the account's state directory)"
+            ),
+        });
+    }
     adjust(&mut config);
     let base = path.parent().unwrap_or(Path::new("."));
     config
@@ -585,6 +628,31 @@ pub fn render(config: &ProviderConfig) -> anyhow::Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_journal_lives_beside_the_state_only_when_asked() {
+        let resolve = |text: &str| {
+            parse(text)
+                .and_then(|c| c.resolve("x".into(), Path::new(".")))
+                .map(|r| r.journal_beside_state)
+        };
+        assert!(!resolve("").unwrap());
+        assert!(resolve("[journal]\nbeside_state = true\n").unwrap());
+        assert!(!resolve("[journal]\nbeside_state = false\n").unwrap());
+        let error = format!("{:#}", resolve("[journal]\ndir = \"x\"\n").unwrap_err());
+        assert!(error.contains("unknown field `dir`"), "{error}");
+        let written = render(&ProviderConfig {
+            journal: JournalConfig {
+                beside_state: Some(true),
+            },
+            ..ProviderConfig::default()
+        })
+        .unwrap();
+        assert!(
+            written.contains("[journal]\nbeside_state = true"),
+            "{written}"
+        );
+    }
 
     #[test]
     fn defaults_enforce_and_deny() {

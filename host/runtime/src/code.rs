@@ -37,17 +37,31 @@ pub(crate) fn load(
         Some(artifact) => match load_precompiled(engine, artifact) {
             Ok(component) => return Ok((component, Origin::Packaged)),
             // Packages carry no `.wasm` to fall back to.
-            Err(reason) if artifact == path => {
-                return Err(LoadError::Precompiled {
-                    path: artifact.to_owned(),
-                    reason,
-                });
-            }
+            Err(reason) if artifact == path => return Err(unusable_code(artifact, reason)),
             Err(reason) => Some((artifact, reason)),
         },
         None => None,
     };
     compile(engine, path, cache_dir, unusable)
+}
+
+/// Why the package's code cannot be used: the CPU features it needs and this CPU lacks, all
+/// of them (wasmtime names the first), else wasmtime's reason (another tfwasm release, a
+/// damaged file).
+fn unusable_code(artifact: &Path, reason: String) -> LoadError {
+    let platform = crate::Platform::host();
+    let missing = platform.map(|p| p.missing_here()).unwrap_or_default();
+    match platform {
+        Some(platform) if !missing.is_empty() => LoadError::CpuLacks {
+            path: artifact.to_owned(),
+            baseline: platform.baseline_name(),
+            missing,
+        },
+        _ => LoadError::Precompiled {
+            path: artifact.to_owned(),
+            reason,
+        },
+    }
 }
 
 /// Maps the package's artifact without reading it all (the pages are shared by every provider
@@ -71,10 +85,19 @@ fn compile(
     unusable: Option<(&Path, String)>,
 ) -> Result<(Component, Origin), LoadError> {
     if let Some((artifact, reason)) = unusable {
+        let why = match unusable_code(artifact, reason) {
+            LoadError::CpuLacks {
+                baseline, missing, ..
+            } => format!(
+                "it is compiled for {baseline} CPUs, and this CPU lacks {}",
+                missing.join(", ")
+            ),
+            LoadError::Precompiled { reason, .. } => reason,
+            other => other.to_string(),
+        };
         tracing::warn!(
             artifact = %artifact.display(),
-            %reason,
-            "the package's precompiled code cannot be used here; compiling the component instead"
+            "the package's precompiled code cannot be used here ({why}); compiling the component for this CPU instead, into the compile cache"
         );
     }
     crate::cache::load_file(engine, cache_dir, path).map_err(|e| match e {
@@ -117,10 +140,7 @@ fn compile(
     unusable: Option<(&Path, String)>,
 ) -> Result<(Component, Origin), LoadError> {
     Err(match unusable {
-        Some((artifact, reason)) => LoadError::Precompiled {
-            path: artifact.to_owned(),
-            reason,
-        },
+        Some((artifact, reason)) => unusable_code(artifact, reason),
         None => LoadError::NoCompiler {
             path: path.to_owned(),
         },

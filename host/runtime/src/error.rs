@@ -31,10 +31,24 @@ pub enum LoadError {
         /// wasmtime's explanation.
         message: String,
     },
+    /// The provider package's precompiled code cannot run on this CPU, and this build has
+    /// no compiler to fall back on.
+    #[error(
+        "cannot use the precompiled provider code {path}: it is compiled for {baseline} CPUs, and this CPU lacks {missing}. A package made with `tfwasm package --fallback-compiler` compiles the provider for this CPU instead (once per machine, into the compile cache)",
+        missing = missing.join(", ")
+    )]
+    CpuLacks {
+        /// The artifact (`component.cwasm`).
+        path: PathBuf,
+        /// The baseline it was compiled for (`x86-64-v2`).
+        baseline: &'static str,
+        /// The features this CPU lacks (`sse4.2`).
+        missing: Vec<&'static str>,
+    },
     /// The provider package's precompiled code cannot run here, and this build has no
     /// compiler to fall back on.
     #[error(
-        "cannot use the precompiled provider code {path}: {reason}. Run `tfwasm package` again on this machine to rebuild the package"
+        "cannot use the precompiled provider code {path}: {reason}. Package the provider again with this tfwasm release (a package made with `tfwasm package --fallback-compiler` compiles it when its code cannot be used)"
     )]
     Precompiled {
         /// The artifact (`component.cwasm`).

@@ -94,6 +94,10 @@ struct Left {
 struct Entry {
     format: u32,
     pid: u32,
+    /// The kernel's boot id when written: a journal kept beside the state travels to other
+    /// machines (a CI runner restoring it), where `pid` may be another live process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    boot: Option<String>,
     type_name: String,
     /// SHA-256 of the apply's configuration as Terraform encoded it (msgpack); a later plan
     /// of the same resource sends the same bytes.
@@ -102,6 +106,12 @@ struct Entry {
     id: Option<String>,
     /// The reported state in Terraform's JSON form, secrets redacted.
     state: serde_json::Value,
+    /// The object's resource identity as an `import` block's `identity` takes it (name and
+    /// HCL literal, in declaration order), when the type declares one and the state holds
+    /// every attribute it needs: the import ID is the provider's own syntax (`/items/42`),
+    /// which the host cannot know, while an identity names the object by attribute.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    identity: Option<Vec<(String, String)>>,
 }
 
 /// Why the journal cannot be used.
@@ -128,7 +138,24 @@ impl Journal {
         key.update(cwd.as_os_str().as_encoded_bytes());
         key.update([0]);
         key.update(component.as_os_str().as_encoded_bytes());
-        let dir = root.join(&hex::encode(key.finalize())[..16]);
+        Journal::open_dir(root.join(&hex::encode(key.finalize())[..16]))
+    }
+
+    /// The journal of the provider `provider` (its type name) under `dir`, a directory that
+    /// belongs to one working directory, beside its state: keyed by the provider alone, so
+    /// it is found again wherever the checkout and the plugin cache lie (a CI runner that
+    /// restores the folder with the state on another machine).
+    ///
+    /// # Errors
+    /// As [`Journal::open`].
+    pub fn open_beside_state(dir: &Path, provider: &str) -> Result<Journal, JournalError> {
+        let mut key = Sha256::new();
+        key.update(b"beside-state\0");
+        key.update(provider.as_bytes());
+        Journal::open_dir(dir.join(&hex::encode(key.finalize())[..16]))
+    }
+
+    fn open_dir(dir: PathBuf) -> Result<Journal, JournalError> {
         let mut left = Vec::new();
         // Nothing is created until an apply reports a state: most runs never write one.
         if !dir.exists() {
@@ -160,8 +187,10 @@ impl Journal {
                 tracing::warn!(file = %path.display(), "ignoring an unreadable apply journal entry");
                 continue;
             };
-            // Another process still serving in this directory owns its entries.
-            if entry.format == FORMAT && !process_alive(entry.pid) {
+            // Another process still serving in this directory owns its entries; one written
+            // on another boot (or machine) is no process running now.
+            let same_boot = entry.boot.is_none() || entry.boot == boot_id();
+            if entry.format == FORMAT && !(same_boot && process_alive(entry.pid)) {
                 left.push(Left { path, entry });
             }
         }
@@ -273,6 +302,10 @@ impl Pending {
         let id = value
             .as_ref()
             .and_then(|v| readable_id(v, self.schema.block()));
+        let identity = value.as_ref().and_then(|v| {
+            let identity = self.schema.index.identities.get(&self.type_name)?;
+            import_identity(v, self.schema.block(), identity)
+        });
         let mut json = value
             .and_then(|v| tfwasm_model::codec::json::encode_with_unknowns(&v, ty).ok())
             .unwrap_or(serde_json::Value::Null);
@@ -280,10 +313,12 @@ impl Pending {
         let entry = Entry {
             format: FORMAT,
             pid: std::process::id(),
+            boot: boot_id(),
             type_name: self.type_name.clone(),
             config_sha256: self.config_sha256.clone(),
             id,
             state: json,
+            identity,
         };
         // Compact: indentation grows with depth (a number 120 levels down took 247 bytes).
         let mut capped = Capped {
@@ -359,6 +394,49 @@ fn readable_id(state: &Value, block: &Block) -> Option<String> {
         return None;
     }
     state.get("id")?.as_str().map(str::to_owned)
+}
+
+/// The identity of the object with `state`, taken as the SDKs' default does (each identity
+/// attribute from the state attribute of the same name), as HCL literals; `None` when an
+/// attribute an import needs has no readable value there.
+fn import_identity(
+    state: &Value,
+    block: &Block,
+    identity: &tfwasm_model::rpc::IdentitySchema,
+) -> Option<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    for attr in &identity.attributes {
+        let readable = block
+            .attributes
+            .iter()
+            .find(|a| a.name == attr.name)
+            .filter(|a| !a.sensitive && !a.write_only)
+            .and_then(|_| hcl_literal(state.get(&attr.name)?));
+        match readable {
+            Some(literal) if attr.required_for_import || attr.optional_for_import => {
+                out.push((attr.name.clone(), literal));
+            }
+            None if attr.required_for_import => return None,
+            _ => {}
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// A string, number or bool as HCL writes it; a string's `${` and `%{` escaped so nothing in
+/// it is taken for a template.
+fn hcl_literal(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(
+            serde_json::Value::from(s.as_str())
+                .to_string()
+                .replace("${", "$${")
+                .replace("%{", "%%{"),
+        ),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
 }
 
 /// Reads a file that is not a symlink.
@@ -453,11 +531,25 @@ fn interrupted_diagnostic(entry: &Entry, file: &Path) -> Diagnostic {
             escape(&quote_start(&entry.state.to_string(), QUOTED_STATE_BYTES))
         ),
     };
-    let import = match &id {
-        Some(id) => format!(
+    let identity = entry.identity.as_ref().map(|attrs| {
+        let attrs: Vec<String> = (attrs.iter())
+            .map(|(name, literal)| {
+                format!("{} = {}", escape(name), escape(&quote_start(literal, 256)))
+            })
+            .collect();
+        attrs.join(", ")
+    });
+    let import = match (&identity, &id) {
+        (Some(identity), id) => format!(
+            "Import it into this resource: an `import` block with `identity = {{ {identity} }}` (Terraform 1.12 and later), or `terraform import ADDRESS IMPORT_ID` with the ID this resource type's import takes{}",
+            id.as_ref()
+                .map(|id| format!(" (the object's id is {id:?})"))
+                .unwrap_or_default()
+        ),
+        (None, Some(id)) => format!(
             "Import it into this resource (`terraform import ADDRESS {id}`, or an `import` block with id = {id:?})"
         ),
-        None => "Import it into this resource".to_owned(),
+        (None, None) => "Import it into this resource".to_owned(),
     };
     Diagnostic::error(
         "An interrupted apply left an object behind",
@@ -467,6 +559,18 @@ fn interrupted_diagnostic(entry: &Entry, file: &Path) -> Diagnostic {
             file.display()
         ),
     )
+}
+
+/// This boot's id (`/proc/sys/kernel/random/boot_id`), read once.
+fn boot_id() -> Option<String> {
+    static BOOT: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    BOOT.get_or_init(|| {
+        std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
+            .ok()
+            .map(|id| id.trim().to_owned())
+            .filter(|id| !id.is_empty())
+    })
+    .clone()
 }
 
 /// Whether a process with this id exists (signal 0 checks without sending).
@@ -646,10 +750,12 @@ mod tests {
         let entry = |id: Option<String>| Entry {
             format: 1,
             pid: 1,
+            boot: None,
             type_name: "t_x".into(),
             config_sha256: String::new(),
             id,
             state: serde_json::json!({ "blob": "b".repeat(4 << 20) }),
+            identity: None,
         };
         let file = Path::new("/journal/entry.json");
         let without_id = interrupted_diagnostic(&entry(None), file);
@@ -669,6 +775,101 @@ mod tests {
         );
     }
 
+    /// An import ID is the provider's own syntax (restapi's is `/items/42`), which the host
+    /// cannot know; a type with an identity is named by attribute instead, as an `import`
+    /// block takes it, with template syntax in a value escaped.
+    #[test]
+    fn a_type_with_an_identity_is_named_by_an_import_block() {
+        use tfwasm_model::rpc::{IdentityAttribute, IdentitySchema};
+        let mut block = block();
+        block.attributes.push(Attribute::new("path", Type::String));
+        let attr = |name: &str, required| IdentityAttribute {
+            name: name.into(),
+            ty: Type::String,
+            required_for_import: required,
+            optional_for_import: !required,
+            description: String::new(),
+        };
+        let identity = IdentitySchema {
+            version: 0,
+            attributes: vec![attr("path", true), attr("id", true), attr("region", false)],
+        };
+        let value = Value::object([
+            ("id", Value::from("42")),
+            ("name", Value::from("n")),
+            ("password", Value::from("hunter2")),
+            ("path", Value::from("/items/${x}")),
+        ]);
+        let found = import_identity(&value, &block, &identity).unwrap();
+        assert_eq!(
+            found,
+            [
+                ("path".to_owned(), r#""/items/$${x}""#.to_owned()),
+                ("id".to_owned(), r#""42""#.to_owned())
+            ]
+        );
+        let entry = Entry {
+            format: 1,
+            pid: 1,
+            boot: None,
+            type_name: "t_x".into(),
+            config_sha256: String::new(),
+            id: Some("42".into()),
+            state: serde_json::Value::Null,
+            identity: Some(found),
+        };
+        let d = interrupted_diagnostic(&entry, Path::new("/j/e.json"));
+        assert!(
+            d.detail
+                .contains(r#"identity = { path = "/items/$${x}", id = "42" }"#)
+                && d.detail.contains(r#"the object's id is "42""#),
+            "{}",
+            d.detail
+        );
+        // A required attribute the state lacks or keeps secret: no block to suggest.
+        let mut secret_path = block.clone();
+        (secret_path.attributes.iter_mut())
+            .filter(|a| a.name == "path")
+            .for_each(|a| a.sensitive = true);
+        assert_eq!(import_identity(&value, &secret_path, &identity), None);
+    }
+
+    /// Beside the state the journal is keyed by the provider alone: another checkout path
+    /// (a CI runner restoring the folder elsewhere) finds the same entries, and an entry
+    /// written on another boot belongs to no live process, whatever its pid.
+    #[test]
+    fn beside_the_state_entries_are_found_from_another_checkout_and_boot() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = Journal::open_beside_state(dir.path(), "restapi").unwrap();
+        let again = Journal::open_beside_state(dir.path(), "restapi").unwrap();
+        let other = Journal::open_beside_state(dir.path(), "local").unwrap();
+        assert_eq!(first.dir(), again.dir());
+        assert_ne!(first.dir(), other.dir());
+        let mut pending = first.pending("t_x", &config("a"), schema_of(block()));
+        pending.record(&state("obj-9").msgpack, 1 << 20).unwrap();
+        // Written by a live process (this one's parent) on another boot.
+        let file = std::fs::read_dir(first.dir())
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        let mut entry: Entry = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+        assert_eq!(entry.boot, boot_id());
+        // SAFETY: getppid has no preconditions.
+        entry.pid = unsafe { libc::getppid() } as u32;
+        std::fs::write(&file, serde_json::to_vec(&entry).unwrap()).unwrap();
+        let same_boot = Journal::open_beside_state(dir.path(), "restapi").unwrap();
+        assert!(
+            same_boot.interrupted("t_x", &config("a")).is_empty(),
+            "a live process owns it"
+        );
+        entry.boot = Some("another-boot".into());
+        std::fs::write(&file, serde_json::to_vec(&entry).unwrap()).unwrap();
+        let restored = Journal::open_beside_state(dir.path(), "restapi").unwrap();
+        assert_eq!(restored.interrupted("t_x", &config("a")).len(), 1);
+    }
+
     /// The twenty-second hostile pass: the import hint wrote a guest-chosen id raw, and a
     /// state without one was quoted as JSON, which keeps C1 and bidirectional controls.
     #[test]
@@ -676,10 +877,12 @@ mod tests {
         let entry = |id: Option<&str>| Entry {
             format: 1,
             pid: 1,
+            boot: None,
             type_name: "t_x".into(),
             config_sha256: String::new(),
             id: id.map(str::to_owned),
             state: serde_json::json!({ "name": "a\u{9b}31m\u{202e}b" }),
+            identity: None,
         };
         let file = Path::new("/journal/entry.json");
         for d in [

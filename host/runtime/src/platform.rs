@@ -84,10 +84,52 @@ impl Platform {
         self.elf_machine
     }
 
+    /// The CPU features of the baseline this machine's CPU lacks, as people name them
+    /// (`sse4.2`), when this is the machine's own platform: why a package's code cannot run
+    /// here. Empty on another platform.
+    pub fn missing_here(&self) -> Vec<&'static str> {
+        if Platform::host() != Some(*self) {
+            return Vec::new();
+        }
+        (self.baseline.iter())
+            .filter_map(|flag| feature(flag).filter(|(_, present)| !present()))
+            .map(|(name, _)| name)
+            .collect()
+    }
+
+    /// The baseline, as people name it (`x86-64-v2`).
+    pub fn baseline_name(&self) -> &'static str {
+        if self.baseline == X86_64_V2 {
+            "x86-64-v2"
+        } else {
+            "ARMv8.0-A"
+        }
+    }
+
     /// The architecture, as people name it in messages (`arm64`).
     pub fn arch(&self) -> &'static str {
         self.name.rsplit('_').next().unwrap_or(self.name)
     }
+}
+
+/// A baseline Cranelift flag's feature name and how this CPU is asked about it.
+#[cfg(target_arch = "x86_64")]
+fn feature(flag: &str) -> Option<(&'static str, fn() -> bool)> {
+    Some(match flag {
+        "has_sse3" => ("sse3", || std::is_x86_feature_detected!("sse3")),
+        "has_ssse3" => ("ssse3", || std::is_x86_feature_detected!("ssse3")),
+        "has_cmpxchg16b" => ("cmpxchg16b", || std::is_x86_feature_detected!("cmpxchg16b")),
+        "has_sse41" => ("sse4.1", || std::is_x86_feature_detected!("sse4.1")),
+        "has_sse42" => ("sse4.2", || std::is_x86_feature_detected!("sse4.2")),
+        "has_popcnt" => ("popcnt", || std::is_x86_feature_detected!("popcnt")),
+        _ => return None,
+    })
+}
+
+/// No baseline flags are checked on other architectures (arm64's baseline has none).
+#[cfg(not(target_arch = "x86_64"))]
+fn feature(_flag: &str) -> Option<(&'static str, fn() -> bool)> {
+    None
 }
 
 impl std::fmt::Display for Platform {
@@ -111,5 +153,24 @@ mod tests {
         if cfg!(all(target_arch = "x86_64", target_os = "linux")) {
             assert_eq!(Platform::host().unwrap().name(), "linux_amd64");
         }
+    }
+
+    /// Every baseline flag has a name and a question for the CPU (`missing_here` would
+    /// otherwise pass over it in silence); the answers themselves are tested under qemu
+    /// (`tests/protocol/cpu_features.rs`).
+    #[test]
+    fn every_baseline_flag_is_asked_about() {
+        if cfg!(target_arch = "x86_64") {
+            for flag in X86_64_V2 {
+                assert!(feature(flag).is_some(), "{flag}");
+            }
+        }
+        let arm = Platform::named("linux_arm64").unwrap();
+        assert!(arm.missing_here().is_empty(), "not this machine's platform");
+        assert_eq!(arm.baseline_name(), "ARMv8.0-A");
+        assert_eq!(
+            Platform::named("linux_amd64").unwrap().baseline_name(),
+            "x86-64-v2"
+        );
     }
 }

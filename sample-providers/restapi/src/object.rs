@@ -371,6 +371,10 @@ impl Resource for RestApiObject {
                     ),
                 )
             })?;
+        // The object exists from here on: say so before the read-back, so a provider killed
+        // now leaves the next plan an import to run, not a second object to create.
+        model.id = Tf::Known(id.clone());
+        ctx.report_created(&schema.encode(&model)?)?;
         let returns = api.create_returns_object || api.write_returns_object;
         let object = Self::after_write(&api, &model, &id, answer.filter(|_| returns))?;
         model.set_remote(id, &without_write_only(ctx, object));

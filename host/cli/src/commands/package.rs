@@ -53,6 +53,19 @@ pub struct Args {
     /// else this tfwasm itself, which is larger (it carries the compiler)].
     #[arg(long, value_name = "PATH")]
     runner: Option<PathBuf>,
+    /// Ship this tfwasm, with its compiler, and the component instead of the compiler-less
+    /// runner: on a machine whose CPU cannot run the precompiled code (one older than
+    /// x86-64-v2, or an emulator offering less), the provider is compiled for that CPU once,
+    /// into its compile cache, instead of refusing to start. The package is larger. For
+    /// this machine's platform.
+    #[arg(long, conflicts_with = "runner")]
+    fallback_compiler: bool,
+    /// Keep the apply journal (what an apply killed midway had created) in
+    /// `.tfwasm-journal/` of Terraform's working directory, beside a local state, instead of
+    /// the account's state directory, so a CI runner that keeps its state keeps it too.
+    /// Written to tfwasm.toml; TFWASM_JOURNAL_BESIDE_STATE=1/0 overrides it at run time.
+    #[arg(long)]
+    journal_beside_state: bool,
     /// What a lifecycle-contract violation by this provider becomes: `error` fails the run,
     /// `warn` only reports it (for authors migrating a provider). Written to tfwasm.toml;
     /// TFWASM_CONTRACT_VIOLATIONS overrides it at run time.
@@ -84,7 +97,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let signing_key = (args.signing_key.as_deref())
         .map(crate::registry::SigningKey::read)
         .transpose()?;
-    let runner = Runner::find(args.runner.as_deref(), platform, host_platform)?;
+    let runner = Runner::find(
+        args.runner.as_deref(),
+        platform,
+        host_platform,
+        args.fallback_compiler,
+    )?;
     let mut settings = crate::config::ProviderConfig {
         contracts: crate::config::Contracts {
             violations: args.contract_violations,
@@ -102,6 +120,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         http: Default::default(),
         // Recording is switched on where the package runs, not baked in.
         record: Default::default(),
+        journal: crate::config::JournalConfig {
+            beside_state: args.journal_beside_state.then_some(true),
+        },
     };
     args.grants.add_to(&mut settings);
     let resolved = settings.resolve("the tfwasm package flags".into(), Path::new("."))?;
@@ -333,15 +354,35 @@ impl Drop for Staged {
 /// The executable a package ships: the compiler-less runner when there is one.
 struct Runner {
     path: PathBuf,
-    /// False when this tfwasm ships itself (no runner found).
+    /// False when this tfwasm ships itself (no runner found, or `--fallback-compiler`).
     lean: bool,
+    /// `--fallback-compiler` asked for this tfwasm.
+    fallback: bool,
 }
 
 /// The runner's file name, installed beside `tfwasm`.
 const RUNNER_NAME: &str = "tfwasm-runner";
 
 impl Runner {
-    fn find(explicit: Option<&Path>, platform: Platform, host: Platform) -> anyhow::Result<Runner> {
+    fn find(
+        explicit: Option<&Path>,
+        platform: Platform,
+        host: Platform,
+        fallback_compiler: bool,
+    ) -> anyhow::Result<Runner> {
+        if fallback_compiler {
+            if platform != host {
+                bail!(
+                    "--fallback-compiler ships this tfwasm, which runs on {host}, not {platform}: package {platform} with its runner"
+                );
+            }
+            let exe = std::env::current_exe().context("locating the tfwasm executable")?;
+            return Ok(Runner {
+                path: exe,
+                lean: false,
+                fallback: true,
+            });
+        }
         if platform != host {
             let path = explicit.ok_or_else(|| {
                 anyhow::anyhow!(
@@ -352,6 +393,7 @@ impl Runner {
             return Ok(Runner {
                 path: path.to_owned(),
                 lean: true,
+                fallback: false,
             });
         }
         let exe = std::env::current_exe().context("locating the tfwasm executable")?;
@@ -363,6 +405,7 @@ impl Runner {
                     return Ok(Runner {
                         path: exe,
                         lean: false,
+                        fallback: false,
                     });
                 }
                 beside
@@ -375,12 +418,18 @@ impl Runner {
                 .is_some_and(|a| std::fs::canonicalize(b).ok() == Some(a))
         };
         let lean = !same(&path, &exe);
-        Ok(Runner { path, lean })
+        Ok(Runner {
+            path,
+            lean,
+            fallback: false,
+        })
     }
 
     fn describe(&self) -> String {
         if self.lean {
             format!("runner {}", self.path.display())
+        } else if self.fallback {
+            "this tfwasm, with its compiler and the component (--fallback-compiler)".to_owned()
         } else {
             format!(
                 "this tfwasm (no {RUNNER_NAME} beside it; the runner leaves out the compiler and is smaller)"

@@ -311,7 +311,7 @@ pub(crate) fn load_checked_from(
         .collect();
     own_files.extend(settings.file.as_deref());
     refuse_host_files_in_writable_grants(component, &cache_dir, &own_files, &settings.grants.dirs)?;
-    let journal = open_journal(component).filter(|journal| {
+    let journal = open_journal(component, settings.journal_beside_state).filter(|journal| {
         let grant = tfwasm_runtime::grants::writable_grant_holding(&settings.grants.dirs, journal.dir());
         if let Some(grant) = grant {
             tracing::warn!(
@@ -404,11 +404,17 @@ fn refuse_host_files_in_writable_grants(
     Ok(())
 }
 
-/// The apply journal for `component` in this working directory; without one (no usable
+/// The apply journal for `component` in this working directory: beside the state when the
+/// settings say so, else in the account's state directory; without one (no usable
 /// directory), a warning, and applies are served as before.
-fn open_journal(component: &Path) -> Option<tfwasm_runtime::Journal> {
-    let root = tfwasm_runtime::journal::default_root()?;
-    tfwasm_runtime::Journal::open(&root, component)
+fn open_journal(component: &Path, beside_state: bool) -> Option<tfwasm_runtime::Journal> {
+    let opened = if beside_state {
+        let dir = Path::new(crate::config::JOURNAL_BESIDE_STATE_DIR);
+        tfwasm_runtime::Journal::open_beside_state(dir, &provider_name(component))
+    } else {
+        tfwasm_runtime::Journal::open(&tfwasm_runtime::journal::default_root()?, component)
+    };
+    opened
         .inspect_err(|e| {
             tracing::warn!(
                 "{e}: objects created by an apply that is killed midway will not be reported (set {} to use another directory)",
