@@ -356,3 +356,81 @@ fn the_runner_explains_itself() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// The development loop: a package rebuilt under the same version (here with another
+/// setting, so its hashes change as a rebuilt component's would) breaks the lock file of a
+/// filesystem-mirror install, and `init -upgrade` does not help; with the configuration
+/// `tfwasm dev-overrides` prints, the newest package runs at every plan with no lock-file
+/// check and no `init`.
+#[test]
+fn dev_overrides_run_a_rebuilt_package_without_touching_the_lock_file() {
+    let cache = tfwasm_tests::cache_dir();
+    for client in tfwasm_tests::clients() {
+        let name = &client.name;
+        let mirror = tempfile::tempdir().unwrap();
+        package_random(mirror.path(), &cache, &[]);
+        let config = r#"
+terraform {
+  required_providers {
+    random = { source = "registry.terraform.io/example/random" }
+  }
+}
+resource "random_string" "s" {
+  length = 8
+}
+"#;
+        // As a mirror install: locked, then refused once rebuilt.
+        let locked = tfwasm_tests::Workspace::with_mirror(client, config, mirror.path());
+        locked.ok(&["init", "-no-color"]);
+        package_random(
+            mirror.path(),
+            &cache,
+            &["--fuel".as_ref(), "20000000000".as_ref()],
+        );
+        let refused = locked.run(&["init", "-upgrade", "-no-color"]);
+        assert_ne!(refused.code, 0, "{name}: {}", refused.all());
+        assert!(
+            tfwasm_tests::flatten(&refused.all()).contains("checksum"),
+            "{name}: the lock file refuses the rebuilt package:\n{}",
+            refused.all()
+        );
+
+        // With dev_overrides: no init, and every rebuild runs.
+        let out = Command::new(tfwasm_tests::tfwasm_bin())
+            .arg("dev-overrides")
+            .arg(mirror.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let rc = String::from_utf8(out.stdout).unwrap();
+        assert!(rc.contains("dev_overrides"), "{rc}");
+        let dev = tfwasm_tests::Workspace::with_mirror(client, config, mirror.path());
+        std::fs::write(dev.path().join("cli.tfrc"), &rc).unwrap();
+        let apply = dev.ok(&["apply", "-auto-approve", "-no-color"]);
+        assert!(
+            tfwasm_tests::flatten(&apply.all()).contains("development overrides"),
+            "{name}: {}",
+            apply.all()
+        );
+        package_random(
+            mirror.path(),
+            &cache,
+            &["--fuel".as_ref(), "30000000000".as_ref()],
+        );
+        let plan = dev.run(&["plan", "-detailed-exitcode", "-no-color"]);
+        assert_eq!(
+            plan.code,
+            0,
+            "{name}: the rebuilt package runs: {}",
+            plan.all()
+        );
+        assert!(
+            !dev.path().join(".terraform.lock.hcl").exists(),
+            "{name}: nothing was locked"
+        );
+    }
+}

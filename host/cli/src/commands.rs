@@ -3,6 +3,7 @@
 #[cfg(feature = "compiler")]
 pub mod build_go;
 pub mod check;
+pub mod dev_overrides;
 pub mod docs;
 pub mod grant_flags;
 pub mod inspect;

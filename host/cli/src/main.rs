@@ -35,6 +35,10 @@ enum Command {
     /// Write a provider package (a filesystem-mirror entry) for a component.
     #[command(disable_version_flag = true)]
     Package(Box<commands::package::Args>),
+    /// Print the CLI configuration (dev_overrides) that runs the providers packaged in a
+    /// folder from their newest packages, rebuilt or not, with no lock-file check.
+    #[command(name = "dev-overrides")]
+    DevOverrides(commands::dev_overrides::Args),
     /// Show what a component declares: resource types, data sources and their schemas.
     Inspect(commands::inspect::Args),
     /// Create a provider crate to start from: one resource, tests, examples, a README.
@@ -60,6 +64,7 @@ fn main() -> ExitCode {
         Command::Package(args) => commands::package::run(*args),
         Command::BuildGo(args) => commands::build_go::run(args),
         Command::Inspect(args) => commands::inspect::run(args),
+        Command::DevOverrides(args) => commands::dev_overrides::run(args),
         Command::Docs(args) => commands::docs::run(args),
         Command::New(args) => commands::new::run(args),
         Command::Check(check) => return commands::check::run(check),

@@ -233,6 +233,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         args.provider_version
     );
     eprintln!(
+        "  rebuilding under the same version? `tfwasm dev-overrides {}` prints a CLI configuration that runs the newest package with no lock-file check",
+        args.out.display()
+    );
+    eprintln!(
         "  provider executable: {} ({}), precompiled code {}",
         runner.describe(),
         megabytes(std::fs::metadata(&binary).map(|m| m.len()).unwrap_or(0)),
