@@ -36,7 +36,9 @@ build-demo: ## Build only what `make demo` needs
 demo: build-demo ## Package the random and restapi samples and run a real OpenTofu (built once if missing) init, apply, plan, destroy
 	bash scripts/demo.sh
 
-docs: build ## Regenerate the samples' documentation (sample-providers/*/docs) with `tfwasm docs`
+docs: build ## The SDK's API reference (rustdoc of tfwasm-sdk and tfwasm-testing, target/doc) and the samples' documentation (sample-providers/*/docs, with `tfwasm docs`)
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps -p tfwasm-sdk -p tfwasm-testing
+	@echo "API reference: $${CARGO_TARGET_DIR:-target}/doc/tfwasm_sdk/index.html, $${CARGO_TARGET_DIR:-target}/doc/tfwasm_testing/index.html"
 	for s in random policy local restapi; do \
 	  ex=sample-providers/$$s/examples; \
 	  $${CARGO_TARGET_DIR:-target}/release/tfwasm docs $${CARGO_TARGET_DIR:-target}/wasm32-wasip2/release/tfwasm_sample_$$s.wasm \

@@ -144,11 +144,23 @@ pub(crate) fn set_mode(grants: &[DirGrant], path: &str, mode: u32) -> Result<(),
 
 /// The read-write grant holding guest path `path` and the path below it, or why the guest
 /// may not set `mode` there.
+/// The longest path the host takes from a guest (Linux's `PATH_MAX`).
+const PATH_MAX: usize = 4096;
+
 fn locate<'g>(
     grants: &'g [DirGrant],
     path: &str,
     mode: u32,
 ) -> Result<(&'g DirGrant, PathBuf), String> {
+    // Before anything is parsed or quoted: a path is at most what the kernel takes, so what
+    // the host builds and quotes from it stays small (a 120 MiB path took 3.9 GB of host
+    // memory, outside the instance's limit).
+    if path.len() > PATH_MAX {
+        return Err(format!(
+            "the path is {} bytes long; a path may be at most {PATH_MAX} bytes",
+            path.len()
+        ));
+    }
     if mode & !PERMISSION_BITS != 0 {
         return Err(format!(
             "mode {mode:#o} has bits beyond {PERMISSION_BITS:#o} (setuid, setgid or sticky), which a provider may not set"
@@ -266,6 +278,20 @@ fn words(error: &std::io::Error) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// The twenty-fourth hostile pass: a 120 MiB path was split into a `String` per step
+    /// before anything checked it (3.9 GB of host memory for one call).
+    #[test]
+    fn a_path_longer_than_path_max_is_refused_before_it_is_parsed() {
+        let grant: super::DirGrant = "/tmp:/out:rw".parse().unwrap();
+        let long = format!("/out/{}x", "a/".repeat(1 << 20));
+        let error = super::locate(std::slice::from_ref(&grant), &long, 0o600).unwrap_err();
+        assert!(
+            error.contains("at most 4096 bytes"),
+            "{}",
+            &error[..error.len().min(200)]
+        );
+        assert!(error.len() < 200, "the path is not quoted");
+    }
     use super::*;
     use std::os::unix::fs::PermissionsExt as _;
 

@@ -266,14 +266,27 @@ fn resolved_within(path: &Path, links: usize) -> PathBuf {
     path
 }
 
-/// The read-write grant whose host directory holds `path` (or is it), symlinks resolved as far
-/// as they exist: a guest could replace what the host keeps there (code it runs, settings it
-/// reads, files it writes) or plant a symlink in its place.
+/// The read-write grant whose host directory holds `path` (or is it), or any directory on
+/// the way to it, symlinks resolved as far as they exist: a guest could replace what the host
+/// keeps there (code it runs, settings it reads, files it writes) or plant a symlink in its
+/// place. The way counts as much as the end: a link the guest planted inside its grant
+/// (`WORKDIR/.tfwasm-journal -> /elsewhere`) resolves outside it, yet the guest can point it
+/// anywhere later.
 pub fn writable_grant_holding<'g>(dirs: &'g [DirGrant], path: &Path) -> Option<&'g DirGrant> {
-    let path = resolved(path);
-    dirs.iter()
+    let writable: Vec<(&DirGrant, PathBuf)> = (dirs.iter())
         .filter(|grant| grant.writable)
-        .find(|grant| path.starts_with(resolved(&grant.host)))
+        .map(|grant| (grant, resolved(&grant.host)))
+        .collect();
+    if writable.is_empty() {
+        return None;
+    }
+    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    path.ancestors().find_map(|step| {
+        let step = resolved(step);
+        (writable.iter())
+            .find(|(_, host)| step.starts_with(host))
+            .map(|(grant, _)| *grant)
+    })
 }
 
 /// Resolves every grant's host directory to its canonical path (what the guest gets is
@@ -337,6 +350,14 @@ mod tests {
             modes: true,
         }];
         assert!(writable_grant_holding(&grants, &link).is_some());
+        // The twenty-fourth hostile pass: a link the guest planted inside its grant pointing
+        // out of it resolves outside, but the way to it runs through the grant.
+        let outside = base.join("outside");
+        std::fs::create_dir(&outside).unwrap();
+        std::os::unix::fs::symlink(&outside, grant.join(".tfwasm-journal")).unwrap();
+        assert!(!resolved(&grant.join(".tfwasm-journal/k")).starts_with(&grant));
+        assert!(writable_grant_holding(&grants, &grant.join(".tfwasm-journal/k")).is_some());
+        assert!(writable_grant_holding(&grants, &outside.join("k")).is_none());
         // A loop of links ends.
         let a = base.join("a");
         std::os::unix::fs::symlink(base.join("b"), &a).unwrap();

@@ -107,11 +107,13 @@ struct Entry {
     /// The reported state in Terraform's JSON form, secrets redacted.
     state: serde_json::Value,
     /// The object's resource identity as an `import` block's `identity` takes it (name and
-    /// HCL literal, in declaration order), when the type declares one and the state holds
-    /// every attribute it needs: the import ID is the provider's own syntax (`/items/42`),
-    /// which the host cannot know, while an identity names the object by attribute.
+    /// value, in declaration order), when the type declares one and the state holds every
+    /// attribute it needs: the import ID is the provider's own syntax (`/items/42`), which
+    /// the host cannot know, while an identity names the object by attribute. Values, not
+    /// text: an entry is read back from a folder others may write (a checkout), so it is
+    /// rendered as HCL only when shown.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    identity: Option<Vec<(String, String)>>,
+    identity: Option<Vec<(String, serde_json::Value)>>,
 }
 
 /// Why the journal cannot be used.
@@ -397,13 +399,13 @@ fn readable_id(state: &Value, block: &Block) -> Option<String> {
 }
 
 /// The identity of the object with `state`, taken as the SDKs' default does (each identity
-/// attribute from the state attribute of the same name), as HCL literals; `None` when an
-/// attribute an import needs has no readable value there.
+/// attribute from the state attribute of the same name); `None` when an attribute an import
+/// needs has no readable value there.
 fn import_identity(
     state: &Value,
     block: &Block,
     identity: &tfwasm_model::rpc::IdentitySchema,
-) -> Option<Vec<(String, String)>> {
+) -> Option<Vec<(String, serde_json::Value)>> {
     let mut out = Vec::new();
     for attr in &identity.attributes {
         let readable = block
@@ -411,10 +413,15 @@ fn import_identity(
             .iter()
             .find(|a| a.name == attr.name)
             .filter(|a| !a.sensitive && !a.write_only)
-            .and_then(|_| hcl_literal(state.get(&attr.name)?));
+            .and_then(|_| match state.get(&attr.name)? {
+                Value::String(s) => Some(serde_json::Value::from(s.as_str())),
+                Value::Bool(b) => Some(serde_json::Value::from(*b)),
+                Value::Number(n) => serde_json::from_str(&n.to_string()).ok(),
+                _ => None,
+            });
         match readable {
-            Some(literal) if attr.required_for_import || attr.optional_for_import => {
-                out.push((attr.name.clone(), literal));
+            Some(value) if attr.required_for_import || attr.optional_for_import => {
+                out.push((attr.name.clone(), value));
             }
             None if attr.required_for_import => return None,
             _ => {}
@@ -423,32 +430,68 @@ fn import_identity(
     (!out.is_empty()).then_some(out)
 }
 
-/// A string, number or bool as HCL writes it; a string's `${` and `%{` escaped so nothing in
-/// it is taken for a template.
-fn hcl_literal(value: &Value) -> Option<String> {
+/// A string, number or bool as HCL writes it, a string's `${` and `%{` escaped so nothing in
+/// it is a template; `None` for anything else.
+fn hcl_literal(value: &serde_json::Value) -> Option<String> {
     match value {
-        Value::String(s) => Some(
+        serde_json::Value::String(s) => Some(
             serde_json::Value::from(s.as_str())
                 .to_string()
                 .replace("${", "$${")
                 .replace("%{", "%%{"),
         ),
-        Value::Number(n) => Some(n.to_string()),
-        Value::Bool(b) => Some(b.to_string()),
+        serde_json::Value::Number(n) => Some(n.to_string()),
+        serde_json::Value::Bool(b) => Some(b.to_string()),
         _ => None,
     }
 }
 
-/// Reads a file that is not a symlink.
+/// Whether `name` is an identifier (what an attribute name in an `identity` must be).
+fn identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        && name.len() <= 256
+}
+
+/// `text` as one shell word: as is when it holds nothing a shell reads specially, else in
+/// single quotes.
+fn shell_word(text: &str) -> String {
+    let plain = !text.is_empty()
+        && !text.starts_with('-')
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._:/@+=,-".contains(c));
+    if plain {
+        text.to_owned()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
+/// The largest entry file read back: well past what the host writes (the per-call report
+/// allowance), and a bound on what a file planted in the folder (a checkout) can cost.
+const MAX_ENTRY_BYTES: u64 = 256 << 20;
+
+/// Reads a regular file that is not a symlink (nor a FIFO, which would block the start), up
+/// to [`MAX_ENTRY_BYTES`].
 fn read_no_follow(path: &Path) -> std::io::Result<Vec<u8>> {
     use std::io::Read as _;
     use std::os::unix::fs::OpenOptionsExt as _;
-    let mut file = std::fs::OpenOptions::new()
+    let file = std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NOFOLLOW)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() || meta.len() > MAX_ENTRY_BYTES {
+        return Err(std::io::Error::other(
+            "not a journal entry (a regular file within the size bound)",
+        ));
+    }
     let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)?;
+    file.take(MAX_ENTRY_BYTES).read_to_end(&mut bytes)?;
     Ok(bytes)
 }
 
@@ -531,23 +574,34 @@ fn interrupted_diagnostic(entry: &Entry, file: &Path) -> Diagnostic {
             escape(&quote_start(&entry.state.to_string(), QUOTED_STATE_BYTES))
         ),
     };
-    let identity = entry.identity.as_ref().map(|attrs| {
-        let attrs: Vec<String> = (attrs.iter())
-            .map(|(name, literal)| {
-                format!("{} = {}", escape(name), escape(&quote_start(literal, 256)))
+    // Shown as HCL and as a shell word, rendered here from values: the id and the identity
+    // are the guest's (or whoever wrote the folder), and `${` or `;` must stay text.
+    let identity = entry.identity.as_ref().and_then(|attrs| {
+        let attrs: Option<Vec<String>> = (attrs.iter().take(32))
+            .map(|(name, value)| {
+                let literal = hcl_literal(value).filter(|l| l.len() <= 1024)?;
+                identifier(name).then(|| format!("{name} = {}", escape(&literal)))
             })
             .collect();
-        attrs.join(", ")
+        attrs.map(|attrs| attrs.join(", "))
     });
-    let import = match (&identity, &id) {
-        (Some(identity), id) => format!(
+    let literal = entry.id.as_deref().map(|id| {
+        escape(&quote_start(
+            &hcl_literal(&id.into()).unwrap_or_default(),
+            256,
+        ))
+    });
+    let command = id.as_deref().map(shell_word);
+    let import = match (&identity, &literal) {
+        (Some(identity), _) => format!(
             "Import it into this resource: an `import` block with `identity = {{ {identity} }}` (Terraform 1.12 and later), or `terraform import ADDRESS IMPORT_ID` with the ID this resource type's import takes{}",
             id.as_ref()
                 .map(|id| format!(" (the object's id is {id:?})"))
                 .unwrap_or_default()
         ),
-        (None, Some(id)) => format!(
-            "Import it into this resource (`terraform import ADDRESS {id}`, or an `import` block with id = {id:?})"
+        (None, Some(literal)) => format!(
+            "Import it into this resource (`terraform import ADDRESS {}`, or an `import` block with id = {literal})",
+            command.unwrap_or_default()
         ),
         (None, None) => "Import it into this resource".to_owned(),
     };
@@ -804,8 +858,8 @@ mod tests {
         assert_eq!(
             found,
             [
-                ("path".to_owned(), r#""/items/$${x}""#.to_owned()),
-                ("id".to_owned(), r#""42""#.to_owned())
+                ("path".to_owned(), serde_json::json!("/items/${x}")),
+                ("id".to_owned(), serde_json::json!("42"))
             ]
         );
         let entry = Entry {
@@ -868,6 +922,64 @@ mod tests {
         std::fs::write(&file, serde_json::to_vec(&entry).unwrap()).unwrap();
         let restored = Journal::open_beside_state(dir.path(), "restapi").unwrap();
         assert_eq!(restored.interrupted("t_x", &config("a")).len(), 1);
+    }
+
+    /// The twenty-fourth hostile pass: the guest's id went raw into the suggested shell
+    /// command and, `{:?}`-quoted, into HCL (`${nonsensitive(var.db_password)}` stayed a
+    /// live template, so the suggested import block handed the guest a secret), and an
+    /// entry's identity was shown as stored text, which anyone writing the folder chooses.
+    #[test]
+    fn the_import_hint_is_text_in_the_shell_and_in_hcl() {
+        let entry = |id: &str, identity| Entry {
+            format: 1,
+            pid: 1,
+            boot: None,
+            type_name: "t_x".into(),
+            config_sha256: String::new(),
+            id: Some(id.into()),
+            state: serde_json::Value::Null,
+            identity,
+        };
+        let file = Path::new("/j/e.json");
+        let d = interrupted_diagnostic(&entry("x; touch /tmp/p #", None), file);
+        assert!(
+            d.detail
+                .contains("`terraform import ADDRESS 'x; touch /tmp/p #'`"),
+            "{}",
+            d.detail
+        );
+        let d = interrupted_diagnostic(&entry("it's", None), file);
+        assert!(d.detail.contains(r"ADDRESS 'it'\''s'`"), "{}", d.detail);
+        let d = interrupted_diagnostic(&entry("${nonsensitive(var.pw)}", None), file);
+        assert!(
+            d.detail.contains(r#"id = "$${nonsensitive(var.pw)}""#),
+            "{}",
+            d.detail
+        );
+        assert!(
+            d.detail.contains("ADDRESS '${nonsensitive(var.pw)}'"),
+            "{}",
+            d.detail
+        );
+        let d = interrupted_diagnostic(&entry("plain-1", None), file);
+        assert!(
+            d.detail.contains("`terraform import ADDRESS plain-1`"),
+            "{}",
+            d.detail
+        );
+        // A planted identity: values are rendered here, names must be identifiers.
+        let planted = |name: &str, value: serde_json::Value| {
+            interrupted_diagnostic(&entry("1", Some(vec![(name.to_owned(), value)])), file).detail
+        };
+        let text = planted("id", serde_json::json!("${nonsensitive(var.pw)} }"));
+        assert!(
+            text.contains(r#"identity = { id = "$${nonsensitive(var.pw)} }" }"#),
+            "{text}"
+        );
+        let text = planted("id = 1 } x = {", serde_json::json!("v"));
+        assert!(!text.contains("identity ="), "{text}");
+        let text = planted("id", serde_json::json!({"nested": true}));
+        assert!(!text.contains("identity ="), "{text}");
     }
 
     /// The twenty-second hostile pass: the import hint wrote a guest-chosen id raw, and a

@@ -311,19 +311,11 @@ pub(crate) fn load_checked_from(
         .collect();
     own_files.extend(settings.file.as_deref());
     refuse_host_files_in_writable_grants(component, &cache_dir, &own_files, &settings.grants.dirs)?;
-    let journal = open_journal(component, settings.journal_beside_state).filter(|journal| {
-        let grant = tfwasm_runtime::grants::writable_grant_holding(&settings.grants.dirs, journal.dir());
-        if let Some(grant) = grant {
-            tracing::warn!(
-                "the apply journal {} lies inside {}, granted read-write to the guest as {}, which could plant symlinks where it is written: objects created by an apply that is killed midway will not be reported (set {} outside every grant)",
-                journal.dir().display(),
-                grant.host.display(),
-                grant.guest,
-                tfwasm_runtime::journal::JOURNAL_DIR_ENV
-            );
-        }
-        grant.is_none()
-    });
+    let journal = open_journal(
+        component,
+        settings.journal_beside_state,
+        &settings.grants.dirs,
+    );
     let options = LoadOptions {
         limits: settings.limits,
         grants: settings.grants,
@@ -406,13 +398,47 @@ fn refuse_host_files_in_writable_grants(
 
 /// The apply journal for `component` in this working directory: beside the state when the
 /// settings say so, else in the account's state directory; without one (no usable
-/// directory), a warning, and applies are served as before.
-fn open_journal(component: &Path, beside_state: bool) -> Option<tfwasm_runtime::Journal> {
-    let opened = if beside_state {
-        let dir = Path::new(crate::config::JOURNAL_BESIDE_STATE_DIR);
-        tfwasm_runtime::Journal::open_beside_state(dir, &provider_name(component))
+/// directory, or one a read-write grant holds), a warning, and applies are served as before.
+/// The grants are checked before the directory is touched: the guest could have planted a
+/// symlink anywhere on the way to it.
+fn open_journal(
+    component: &Path,
+    beside_state: bool,
+    grants: &[tfwasm_runtime::DirGrant],
+) -> Option<tfwasm_runtime::Journal> {
+    let root = if beside_state {
+        PathBuf::from(crate::config::JOURNAL_BESIDE_STATE_DIR)
     } else {
-        tfwasm_runtime::Journal::open(&tfwasm_runtime::journal::default_root()?, component)
+        tfwasm_runtime::journal::default_root()?
+    };
+    journal_in(&root, beside_state, component, grants)
+}
+
+/// [`open_journal`] under `root`.
+fn journal_in(
+    root: &Path,
+    beside_state: bool,
+    component: &Path,
+    grants: &[tfwasm_runtime::DirGrant],
+) -> Option<tfwasm_runtime::Journal> {
+    let setting = if beside_state {
+        "use the account's journal: TFWASM_JOURNAL_BESIDE_STATE=0"
+    } else {
+        "set TFWASM_JOURNAL_DIR outside every grant"
+    };
+    if let Some(grant) = tfwasm_runtime::grants::writable_grant_holding(grants, root) {
+        tracing::warn!(
+            "the apply journal {} lies inside {}, granted read-write to the guest as {}, which could plant symlinks where it is written: objects created by an apply that is killed midway will not be reported ({setting})",
+            root.display(),
+            grant.host.display(),
+            grant.guest,
+        );
+        return None;
+    }
+    let opened = if beside_state {
+        tfwasm_runtime::Journal::open_beside_state(root, &provider_name(component))
+    } else {
+        tfwasm_runtime::Journal::open(root, component)
     };
     opened
         .inspect_err(|e| {
@@ -502,6 +528,37 @@ mod tests {
     /// The nineteenth hostile pass: with a read-write grant holding the host's own files, a
     /// guest could replace what a later start loads (precompiled code, settings) or plant
     /// symlinks where the host writes. The start is refused, naming both.
+    /// The twenty-fourth hostile pass: a guest granted the working directory planted
+    /// `.tfwasm-journal -> ../outside`, which resolves outside every grant, and the next
+    /// process wrote its journal there. The way to the journal counts, and nothing under it
+    /// is touched when a grant holds it.
+    #[test]
+    fn a_journal_reached_through_a_grant_is_not_used_or_touched() {
+        let base = tempfile::tempdir().unwrap();
+        let work = base.path().join("work");
+        let outside = base.path().join("outside");
+        std::fs::create_dir_all(&work).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::os::unix::fs::symlink("../outside", work.join(".tfwasm-journal")).unwrap();
+        let grants = [tfwasm_runtime::DirGrant {
+            host: work.clone(),
+            guest: "/work".into(),
+            writable: true,
+            modes: true,
+        }];
+        let component = base.path().join("p.wasm");
+        assert!(
+            super::journal_in(&work.join(".tfwasm-journal"), true, &component, &grants).is_none()
+        );
+        assert!(super::journal_in(&outside, true, &component, &grants).is_some());
+        assert!(super::journal_in(&work.join(".tfwasm-journal"), true, &component, &[]).is_some());
+        assert_eq!(
+            std::fs::read_dir(&outside).unwrap().count(),
+            0,
+            "opening creates nothing until an entry is written"
+        );
+    }
+
     #[test]
     fn a_read_write_grant_may_not_hold_the_component_or_the_cache() {
         let home = tempfile::tempdir().unwrap();

@@ -360,8 +360,46 @@ async fn schemas_of<'a, P: Provider>(
 }
 
 /// Reads `path` as JSON of `T`, naming the file in errors.
+/// The largest recording file read: well past what a recorder writes for one call (its
+/// values share a 32 MiB bound), and a bound on what someone else's recording can cost.
+pub(crate) const MAX_RECORDING_FILE: u64 = 128 << 20;
+
+/// Reads a recording file: a regular file, not through a symlink (a recording is someone
+/// else's folder: `/dev/zero` behind a call file's name grew without end, a FIFO blocked
+/// forever), at most [`MAX_RECORDING_FILE`] bytes.
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> anyhow::Result<T> {
-    let text = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .with_context(|| {
+            format!(
+                "cannot read {} (a recording file is never a symlink)",
+                path.display()
+            )
+        })?;
+    let meta = file
+        .metadata()
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    if !meta.is_file() {
+        bail!(
+            "{}: not a recording file (not a regular file)",
+            path.display()
+        );
+    }
+    if meta.len() > MAX_RECORDING_FILE {
+        bail!(
+            "{}: not a recording file ({} bytes; a recorder writes at most {MAX_RECORDING_FILE})",
+            path.display(),
+            meta.len()
+        );
+    }
+    let mut text = Vec::new();
+    file.take(MAX_RECORDING_FILE)
+        .read_to_end(&mut text)
+        .with_context(|| format!("cannot read {}", path.display()))?;
     serde_json::from_slice(&text)
         .with_context(|| format!("{}: not a recording file", path.display()))
 }
@@ -375,6 +413,33 @@ mod tests {
     use tfwasm_model::{Attribute, Block, Schema, Type, Value};
 
     use super::*;
+
+    /// The twenty-fourth hostile pass: a call file that was `/dev/zero` behind a symlink
+    /// grew `tfwasm replay` without end, and a FIFO blocked it forever.
+    #[test]
+    fn a_recording_file_is_a_regular_file_of_bounded_size_never_a_link_or_fifo() {
+        let dir = tempfile::tempdir().unwrap();
+        let link = dir.path().join("000010-Zero.json");
+        std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+        let error = format!("{:#}", read_json::<serde_json::Value>(&link).unwrap_err());
+        assert!(error.contains("never a symlink"), "{error}");
+        let fifo = dir.path().join("000011-Fifo.json");
+        let name = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: mkfifo reads a NUL-terminated path and nothing else.
+        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+        let error = format!("{:#}", read_json::<serde_json::Value>(&fifo).unwrap_err());
+        assert!(error.contains("not a regular file"), "{error}");
+        let big = dir.path().join("000012-Big.json");
+        std::fs::File::create(&big)
+            .unwrap()
+            .set_len(MAX_RECORDING_FILE + 1)
+            .unwrap();
+        let error = format!("{:#}", read_json::<serde_json::Value>(&big).unwrap_err());
+        assert!(error.contains("at most"), "{error}");
+        let good = dir.path().join("000013-Ok.json");
+        std::fs::write(&good, b"{}").unwrap();
+        read_json::<serde_json::Value>(&good).unwrap();
+    }
 
     fn schemas(password_sensitive: bool) -> Schemas {
         let mut password = Attribute::new("password", Type::String);

@@ -53,6 +53,12 @@ pub struct Recording {
 }
 
 /// One session: its metadata, calls in order, and the secrets of its recording.
+/// The most calls one session replays: each file is bounded
+/// ([`super::MAX_RECORDING_FILE`]), and so is their number.
+const MAX_CALLS: usize = 100_000;
+/// The most bytes of call files one session replays (they are all held while it runs).
+const MAX_SESSION_BYTES: u64 = 2 << 30;
+
 pub fn read_session(dir: &Path) -> anyhow::Result<Recording> {
     let session: Session = read_json(&dir.join(SESSION_FILE))?;
     if !(1..=FORMAT).contains(&session.format) {
@@ -63,6 +69,7 @@ pub fn read_session(dir: &Path) -> anyhow::Result<Recording> {
         );
     }
     let mut entries = Vec::new();
+    let mut total = 0u64;
     for file in std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))? {
         let path = file?.path();
         if path
@@ -70,6 +77,14 @@ pub fn read_session(dir: &Path) -> anyhow::Result<Recording> {
             .and_then(|n| n.to_str())
             .is_some_and(is_call_file)
         {
+            total += std::fs::symlink_metadata(&path).map_or(0, |m| m.len());
+            if entries.len() == MAX_CALLS || total > MAX_SESSION_BYTES {
+                bail!(
+                    "{}: more than {MAX_CALLS} recorded calls or {} MiB of them; replay a smaller session",
+                    dir.display(),
+                    MAX_SESSION_BYTES >> 20
+                );
+            }
             entries.push(read_json::<Entry>(&path)?);
         }
     }
