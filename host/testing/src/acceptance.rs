@@ -48,6 +48,9 @@ pub struct AcceptanceError(String);
 
 type CheckFn = Box<dyn Fn(&Json) -> Result<(), String>>;
 
+/// Changes the world before a step: given `terraform show -json` of the state so far.
+type PreConfigFn = Box<dyn Fn(&Json) -> Result<(), String>>;
+
 /// One state check: an attribute of a resource after the step's apply.
 struct Check {
     address: String,
@@ -63,11 +66,13 @@ enum PlanExpectation {
     NoChanges,
     Replace(String),
     Update(String),
+    Create(String),
 }
 
 /// One step: a configuration to apply and what must hold, or an import to verify.
 pub struct Step {
     config: Option<String>,
+    pre_config: Option<PreConfigFn>,
     checks: Vec<Check>,
     plan: PlanExpectation,
     expect_error: Option<String>,
@@ -79,6 +84,7 @@ impl Step {
     pub fn config(hcl: &str) -> Step {
         Step {
             config: Some(hcl.to_owned()),
+            pre_config: None,
             checks: Vec::new(),
             plan: PlanExpectation::Any,
             expect_error: None,
@@ -92,6 +98,7 @@ impl Step {
     pub fn import_verify(address: &str, ignore: &[&str]) -> Step {
         Step {
             config: None,
+            pre_config: None,
             checks: Vec::new(),
             plan: PlanExpectation::Any,
             expect_error: None,
@@ -100,6 +107,16 @@ impl Step {
                 ignore.iter().map(|s| (*s).to_owned()).collect(),
             )),
         }
+    }
+
+    /// Before this step plans, runs `change` to change the world behind Terraform's back
+    /// (drift: delete or edit the remote object, as another tool or a person would), as
+    /// terraform-plugin-testing's `PreConfig` does. It gets `terraform show -json` of the
+    /// state so far (null before the first apply; [`attribute`] reads it) and says what went
+    /// wrong as its error. The step's plan checks then see what the provider made of it.
+    pub fn pre_config(mut self, change: impl Fn(&Json) -> Result<(), String> + 'static) -> Step {
+        self.pre_config = Some(Box::new(change));
+        self
     }
 
     /// After apply, `address`'s `attribute` (a top-level name) equals `expected`.
@@ -146,6 +163,13 @@ impl Step {
     /// The step's plan replaces `address`.
     pub fn expect_replace(mut self, address: &str) -> Step {
         self.plan = PlanExpectation::Replace(address.to_owned());
+        self
+    }
+
+    /// The step's plan creates `address` (new, or gone from the remote side since the last
+    /// step: see [`Step::pre_config`]).
+    pub fn expect_create(mut self, address: &str) -> Step {
+        self.plan = PlanExpectation::Create(address.to_owned());
         self
     }
 
@@ -258,6 +282,17 @@ impl Acceptance {
                 if !initialized {
                     tf.ok(&tf.dir, &["init", "-no-color"], n)?;
                     initialized = true;
+                }
+            }
+            if let Some(change) = &step.pre_config {
+                let state = if applied.is_empty() {
+                    Json::Null
+                } else {
+                    tf.show(&tf.dir, None, n)?
+                };
+                if let Err(e) = change(&state) {
+                    result = Err(fail(format!("step {n}: its pre_config failed: {e}")));
+                    break;
                 }
             }
             result = match &step.import {
@@ -458,7 +493,9 @@ fn resource<'a>(state: &'a Json, address: &str) -> Option<&'a Json> {
         .find(|r| r["address"] == address)
 }
 
-fn attribute(state: &Json, address: &str, name: &str) -> Option<Json> {
+/// `address`'s top-level attribute `name` in `terraform show -json` output (root module),
+/// e.g. in a [`Step::pre_config`] to find the remote object to change.
+pub fn attribute(state: &Json, address: &str, name: &str) -> Option<Json> {
     resource(state, address).map(|r| r["values"][name].clone())
 }
 
@@ -501,6 +538,14 @@ fn check_plan(plan: &Json, expected: &PlanExpectation) -> Result<(), String> {
                 Err(format!(
                     "expected {address} to be replaced, planned {got:?}"
                 ))
+            }
+        }
+        PlanExpectation::Create(address) => {
+            let got = actions(address);
+            if got == ["create"] {
+                Ok(())
+            } else {
+                Err(format!("expected {address} to be created, planned {got:?}"))
             }
         }
         PlanExpectation::Update(address) => {

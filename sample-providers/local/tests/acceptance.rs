@@ -4,7 +4,7 @@
 
 use serde_json::json;
 use tfwasm_testing::Harness;
-use tfwasm_testing::acceptance::{Acceptance, Step};
+use tfwasm_testing::acceptance::{Acceptance, Step, attribute};
 
 fn file(content: &str) -> String {
     format!(
@@ -39,6 +39,21 @@ fn local_file_through_terraform() {
                 .expect_replace("local_file.f")
                 .check_with("local_file.f", "filename", written("hello, again")),
         )
+        // Drift: the file deleted behind Terraform's back is planned again and rewritten.
+        .step({
+            let dir = out.path().to_owned();
+            Step::config(&file("hello, again"))
+                .pre_config(move |state| {
+                    let name = attribute(state, "local_file.f", "filename")
+                        .and_then(|f| f.as_str().map(str::to_owned))
+                        .ok_or("local_file.f has no filename in the state")?;
+                    let on_host = dir.join(name.trim_start_matches("/out/"));
+                    std::fs::remove_file(&on_host)
+                        .map_err(|e| format!("{}: {e}", on_host.display()))
+                })
+                .expect_create("local_file.f")
+                .check_with("local_file.f", "filename", written("hello, again"))
+        })
         .step(
             Step::config(&file("x").replace(
                 "content  = \"x\"",
