@@ -80,7 +80,9 @@ pub use function::{Arguments, Function, FunctionError, Param, Signature};
 pub use identity::{Identity, IdentityAttr};
 pub use moves::{MoveSource, StateMover};
 pub use plan::PlanContext;
-pub use provider::{Context, DataSource, PriorState, Provider, Resource, StateUpgrader};
+pub use provider::{
+    Context, DataSource, PriorState, Provider, ProviderData, Resource, StateUpgrader,
+};
 pub use schema::{Attr, Block, ResourceSchema};
 pub use tfwasm_model::rpc::{ClientCapabilities, DeferredReason};
 pub use tfwasm_model::{
@@ -155,8 +157,8 @@ pub mod prelude {
     pub use crate::{
         Arguments, Attr, AttributePath, Block, Context, DataSource, DeferredReason, Diagnostic,
         Diagnostics, EphemeralResource, Function, FunctionError, Identity, IdentityAttr,
-        MoveSource, Opened, Param, PlanContext, PriorState, Provider, Resource, ResourceSchema,
-        Signature, StateMover, StateUpgrader, Tf, Type, Value, ValueExt,
+        MoveSource, Opened, Param, PlanContext, PriorState, Provider, ProviderData, Resource,
+        ResourceSchema, Signature, StateMover, StateUpgrader, Tf, Type, Value, ValueExt,
     };
     pub use serde::{Deserialize, Serialize};
 }

@@ -33,6 +33,28 @@ pub struct Context {
     pub(crate) saved_plan_private: BTreeMap<String, serde_json::Value>,
 }
 
+/// What `configure` would build from the provider configuration and every resource needs:
+/// an API client with its base URL, credentials and headers (the framework's
+/// `ProviderData`). [`Context::provider_data`] builds it from the configuration the call
+/// carries and keeps it for the instance's later calls with the same configuration, so it is
+/// built once per instance, not per call, and never outlives the configuration it came from.
+pub trait ProviderData: Send + Sync + Sized + 'static {
+    /// Builds it from the provider configuration (`ctx.provider_config`, or
+    /// [`Context::provider_config_as`]).
+    ///
+    /// # Errors
+    /// The configuration cannot make one (say what to set, at which attribute).
+    fn from_config(ctx: &Context) -> Result<Self, Diagnostic>;
+}
+
+/// The provider data built in this instance, by type, with the configuration it came from.
+type DataSlot = (Value, std::sync::Arc<dyn std::any::Any + Send + Sync>);
+
+thread_local! {
+    static PROVIDER_DATA: RefCell<BTreeMap<std::any::TypeId, DataSlot>> =
+        const { RefCell::new(BTreeMap::new()) };
+}
+
 /// Why private state could not be set.
 fn reserved(key: &str) -> Diagnostic {
     Diagnostic::error(
@@ -44,6 +66,33 @@ fn reserved(key: &str) -> Diagnostic {
 }
 
 impl Context {
+    /// The provider's shared data for this call (see [`ProviderData`]): built from the
+    /// configuration on first use in this instance, then reused while the configuration
+    /// stays the same. `let api = ctx.provider_data::<Api>()?;` in every resource.
+    ///
+    /// # Errors
+    /// What [`ProviderData::from_config`] says.
+    pub fn provider_data<T: ProviderData>(&self) -> Result<std::sync::Arc<T>, Diagnostic> {
+        let key = std::any::TypeId::of::<T>();
+        let kept = PROVIDER_DATA.with(|slots| {
+            let slots = slots.borrow();
+            let (config, data) = slots.get(&key)?;
+            (*config == self.provider_config)
+                .then(|| data.clone().downcast::<T>().ok())
+                .flatten()
+        });
+        if let Some(data) = kept {
+            return Ok(data);
+        }
+        let data = std::sync::Arc::new(T::from_config(self)?);
+        PROVIDER_DATA.with(|slots| {
+            slots
+                .borrow_mut()
+                .insert(key, (self.provider_config.clone(), data.clone()));
+        });
+        Ok(data)
+    }
+
     /// The provider configuration as a model struct (see [`crate::typed`]), e.g. an API
     /// client's settings. Null configuration reads as the model of a null-filled object
     /// only if the model allows it; use `Option<Model>` for providers that may be unconfigured.
@@ -480,6 +529,37 @@ mod tests {
             reported.get("names"),
             Some(&Value::Set(vec![Value::from("x")]))
         );
+    }
+
+    /// Built once per configuration, again when the configuration changes.
+    #[test]
+    fn provider_data_is_built_once_per_configuration() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static BUILT: AtomicUsize = AtomicUsize::new(0);
+        struct Client(String);
+        impl ProviderData for Client {
+            fn from_config(ctx: &Context) -> Result<Client, Diagnostic> {
+                BUILT.fetch_add(1, Ordering::SeqCst);
+                let uri = ctx.provider_config.get("uri").and_then(Value::as_str);
+                uri.map(|u| Client(u.to_owned()))
+                    .ok_or_else(|| Diagnostic::error("No uri", "set uri"))
+            }
+        }
+        let ctx = |uri: &str| Context {
+            provider_config: Value::Object([("uri".into(), Value::from(uri))].into()),
+            ..Context::default()
+        };
+        let a = ctx("http://a");
+        assert_eq!(a.provider_data::<Client>().unwrap().0, "http://a");
+        assert_eq!(a.provider_data::<Client>().unwrap().0, "http://a");
+        assert_eq!(BUILT.load(Ordering::SeqCst), 1);
+        assert_eq!(
+            ctx("http://b").provider_data::<Client>().unwrap().0,
+            "http://b"
+        );
+        assert_eq!(BUILT.load(Ordering::SeqCst), 2);
+        let error = Context::default().provider_data::<Client>().err().unwrap();
+        assert_eq!(error.summary, "No uri");
     }
 
     #[test]

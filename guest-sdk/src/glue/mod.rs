@@ -245,10 +245,11 @@ fn encode(value: &Value, ty: &Type, what: &str) -> Result<Vec<u8>, Diagnostic> {
 
 fn context(c: &Catalog, ctx: wit::ProviderContext) -> Result<Context, Diagnostic> {
     crate::log::reset_masks();
-    let provider_config = match ctx.config {
+    let mut provider_config = match ctx.config {
         Some(bytes) => decode(&bytes, &c.provider_type, "provider configuration")?,
         None => Value::Null,
     };
+    c.provider_schema.with_env_fallbacks(&mut provider_config)?;
     crate::log::mask_sensitive(&c.provider_schema, &provider_config);
     crate::provider::take_deferred();
     Ok(Context {

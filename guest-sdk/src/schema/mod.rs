@@ -10,8 +10,8 @@ use std::fmt;
 use std::sync::Arc;
 
 use tfwasm_model::{
-    Attribute, AttributePath, AttributeType, Block as WireBlock, BlockNesting, NestedBlock,
-    NestedObject, ObjectNesting, Schema, StringKind, Type, Value,
+    Attribute, AttributePath, AttributeType, Block as WireBlock, BlockNesting, Diagnostic,
+    NestedBlock, NestedObject, ObjectNesting, Schema, StringKind, Type, Value,
 };
 
 use crate::expr::{ExprStep, Frame, PathExpr};
@@ -112,6 +112,9 @@ pub struct Attr {
     pub(crate) match_by: Vec<String>,
     /// The custom type of the value (see [`Attr::custom`]).
     pub(crate) custom: Option<&'static crate::custom::CustomType>,
+    /// Environment variables that supply a provider setting left null (see
+    /// [`Attr::env_fallback`]).
+    pub(crate) env: Vec<String>,
 }
 
 impl Attr {
@@ -124,6 +127,7 @@ impl Attr {
             nested: Vec::new(),
             match_by: Vec::new(),
             custom: None,
+            env: Vec::new(),
         }
     }
     /// A string attribute.
@@ -212,6 +216,7 @@ impl Attr {
             nested: attributes,
             match_by: Vec::new(),
             custom: None,
+            env: Vec::new(),
         }
     }
 
@@ -238,6 +243,18 @@ impl Attr {
     /// Set by the provider.
     pub fn computed(mut self) -> Attr {
         self.wire.computed = true;
+        self
+    }
+    /// For a provider setting (a string, number or bool attribute of [`Provider::schema`]):
+    /// when the configuration leaves it null, the first of `names` that is set in the
+    /// environment supplies it, in `configure` and in every call after it (the framework's
+    /// habit of `os.Getenv` in `Configure`, done once for all). The operator grants the
+    /// variables (`tfwasm package --allow-env NAME`); an ungranted one reads as unset. Keep the
+    /// attribute optional: Terraform refuses a null required one before the provider sees it.
+    ///
+    /// [`Provider::schema`]: crate::Provider::schema
+    pub fn env_fallback(mut self, names: &[&str]) -> Attr {
+        self.env = names.iter().map(|n| (*n).to_owned()).collect();
         self
     }
     /// Hidden in Terraform's output.
@@ -550,6 +567,64 @@ pub struct ResourceSchema {
 }
 
 impl ResourceSchema {
+    /// `config` (an object of this schema) with each null attribute that has an
+    /// [`Attr::env_fallback`] taken from the first of its variables that is set.
+    ///
+    /// # Errors
+    /// A variable whose text is not a value of the attribute's type, naming both.
+    pub(crate) fn with_env_fallbacks(&self, config: &mut Value) -> Result<(), Diagnostic> {
+        let Value::Object(attrs) = config else {
+            return Ok(());
+        };
+        for attr in self.attributes.iter().filter(|a| !a.env.is_empty()) {
+            let name = &attr.wire.name;
+            if !attrs.get(name).is_none_or(Value::is_null) {
+                continue;
+            }
+            let Some((var, text)) = (attr.env.iter())
+                .find_map(|var| Some((var, std::env::var(var).ok().filter(|t| !t.is_empty())?)))
+            else {
+                continue;
+            };
+            let ty = match &attr.wire.ty {
+                AttributeType::Type(ty) => ty,
+                AttributeType::Nested(_) => continue,
+            };
+            let value = match ty {
+                Type::String => Some(Value::String(text.clone())),
+                Type::Bool => match text.as_str() {
+                    "true" | "1" => Some(Value::Bool(true)),
+                    "false" | "0" => Some(Value::Bool(false)),
+                    _ => None,
+                },
+                Type::Number => text.parse().ok().map(Value::Number),
+                _ => None,
+            };
+            let shown = if attr.wire.sensitive {
+                "(sensitive)".to_owned()
+            } else {
+                format!("{text:?}")
+            };
+            let value = value.ok_or_else(|| {
+                Diagnostic::error(
+                    "Invalid provider setting from the environment",
+                    format!(
+                        "{name} is not set, and {var} = {shown} is not a {} value.",
+                        ty.to_json()
+                    ),
+                )
+                .at(AttributePath::attribute(name))
+            })?;
+            if attr.wire.sensitive {
+                if let Value::String(secret) = &value {
+                    crate::log::mask(secret);
+                }
+            }
+            attrs.insert(name.clone(), value);
+        }
+        Ok(())
+    }
+
     /// An empty schema at version 0.
     pub fn new() -> ResourceSchema {
         ResourceSchema::default()

@@ -11,7 +11,7 @@ use tfwasm_sdk::prelude::*;
 /// The provider block.
 #[derive(Deserialize)]
 struct Settings {
-    uri: String,
+    uri: Option<String>,
     headers: Option<BTreeMap<String, String>>,
     bearer_token: Option<String>,
     username: Option<String>,
@@ -31,11 +31,19 @@ pub(crate) struct Api {
     pub(crate) create_returns_object: bool,
 }
 
-impl Api {
-    /// The API of the provider block this call was configured with.
-    pub(crate) fn from_context(ctx: &Context) -> Result<Api, Diagnostic> {
+/// Built once per instance from the provider block (and `REST_API_*` for what it leaves
+/// out), then shared by every call: `ctx.provider_data::<Api>()`.
+impl ProviderData for Api {
+    fn from_config(ctx: &Context) -> Result<Api, Diagnostic> {
         let settings: Settings = ctx.provider_config_as()?;
-        let mut client = Client::new(&settings.uri).map_err(|e| {
+        let uri = settings.uri.as_deref().ok_or_else(|| {
+            Diagnostic::error(
+                "No API address",
+                "Set uri in the provider block, or REST_API_URI in the environment (granted to the provider with --allow-env REST_API_URI).",
+            )
+            .at(AttributePath::attribute("uri"))
+        })?;
+        let mut client = Client::new(uri).map_err(|e| {
             Diagnostic::error("Invalid uri", e.to_string()).at(AttributePath::attribute("uri"))
         })?;
         for (name, value) in settings.headers.iter().flatten() {
@@ -57,7 +65,9 @@ impl Api {
             create_returns_object: settings.create_returns_object.unwrap_or(false),
         })
     }
+}
 
+impl Api {
     /// Sends `method path` with an optional JSON body; any status comes back as a response.
     pub(crate) fn send(
         &self,

@@ -30,9 +30,14 @@ pub struct RestApiProvider;
 impl Provider for RestApiProvider {
     fn schema(&self) -> ResourceSchema {
         ResourceSchema::new()
-            .attr(Attr::string("uri").required().description(
-                "Base URL of the API, e.g. https://api.example.com/v1; object paths are appended.",
-            ))
+            .attr(
+                Attr::string("uri")
+                    .optional()
+                    .env_fallback(&["REST_API_URI"])
+                    .description(
+                        "Base URL of the API, e.g. https://api.example.com/v1; object paths are appended. Default: $REST_API_URI (granted with --allow-env).",
+                    ),
+            )
             .attr(
                 Attr::map("headers", Type::String)
                     .optional()
@@ -47,13 +52,15 @@ impl Provider for RestApiProvider {
             .attr(
                 Attr::string("username")
                     .optional()
-                    .description("Basic authentication user."),
+                    .env_fallback(&["REST_API_USERNAME"])
+                    .description("Basic authentication user. Default: $REST_API_USERNAME."),
             )
             .attr(
                 Attr::string("password")
                     .optional()
                     .sensitive()
-                    .description("Basic authentication password."),
+                    .env_fallback(&["REST_API_PASSWORD"])
+                    .description("Basic authentication password. Default: $REST_API_PASSWORD."),
             )
             .attr(
                 Attr::number("timeout")
@@ -83,7 +90,7 @@ impl Provider for RestApiProvider {
         if !ctx.provider_config.is_wholly_known() {
             return Vec::new();
         }
-        match api::Api::from_context(ctx) {
+        match ctx.provider_data::<api::Api>() {
             Ok(_) => Vec::new(),
             Err(diagnostic) => vec![diagnostic],
         }

@@ -183,7 +183,7 @@ impl DataSource for RestApiObjectData {
     }
 
     fn read(&self, ctx: &Context, config: &Value) -> Result<Value, Diagnostic> {
-        let api = Api::from_context(ctx)?;
+        let api = ctx.provider_data::<Api>()?;
         let schema = self.schema();
         let mut one: One = schema.decode(config)?;
         let objects = list(
@@ -234,7 +234,7 @@ impl DataSource for RestApiObjectsData {
     }
 
     fn read(&self, ctx: &Context, config: &Value) -> Result<Value, Diagnostic> {
-        let api = Api::from_context(ctx)?;
+        let api = ctx.provider_data::<Api>()?;
         let schema = self.schema();
         let mut many: Many = schema.decode(config)?;
         let filter = match (&many.search_key, &many.search_value) {

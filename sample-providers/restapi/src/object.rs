@@ -345,7 +345,7 @@ impl Resource for RestApiObject {
     }
 
     fn create(&self, ctx: &Context, planned: &Value, config: &Value) -> Result<Value, Diagnostic> {
-        let api = Api::from_context(ctx)?;
+        let api = ctx.provider_data::<Api>()?;
         let schema = self.schema();
         let mut model: Model = schema.decode(planned)?;
         let data = model.data_object()?;
@@ -382,7 +382,7 @@ impl Resource for RestApiObject {
     }
 
     fn read(&self, ctx: &Context, state: &Value) -> Result<Option<Value>, Diagnostic> {
-        let api = Api::from_context(ctx)?;
+        let api = ctx.provider_data::<Api>()?;
         let schema = self.schema();
         let mut model: Model = schema.decode(state)?;
         let id = model.known_id()?.to_owned();
@@ -411,7 +411,7 @@ impl Resource for RestApiObject {
         planned: &Value,
         config: &Value,
     ) -> Result<Value, Diagnostic> {
-        let api = Api::from_context(ctx)?;
+        let api = ctx.provider_data::<Api>()?;
         let schema = self.schema();
         let mut model: Model = schema.decode(planned)?;
         let id = match prior.get_string("id")? {
@@ -431,7 +431,7 @@ impl Resource for RestApiObject {
     }
 
     fn delete(&self, ctx: &Context, prior: &Value) -> Result<(), Diagnostic> {
-        let api = Api::from_context(ctx)?;
+        let api = ctx.provider_data::<Api>()?;
         let model: Model = self.schema().decode(prior)?;
         let id = model.known_id()?;
         let path = id_path(model.destroy_path.as_deref(), &model.path, id);
@@ -487,7 +487,7 @@ impl Resource for RestApiObject {
 impl RestApiObject {
     /// The state of the object `id` of the collection at `path`, as the server has it.
     fn import_object(&self, ctx: &Context, path: &str, id: &str) -> Result<Value, Diagnostic> {
-        let api = Api::from_context(ctx)?;
+        let api = ctx.provider_data::<Api>()?;
         let mut model = Model {
             path: path.to_owned(),
             data: String::new(),

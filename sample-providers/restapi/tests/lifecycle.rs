@@ -130,3 +130,43 @@ fn objects_are_created_kept_in_sync_and_imported() {
     let err = h.import("restapi_object", "items").unwrap_err().to_string();
     assert!(err.contains("/path/{id}"), "{err}");
 }
+
+/// `uri` left out of the provider block comes from `REST_API_URI` when the operator grants
+/// it, in `configure` and in every call after (`Attr::env_fallback`); the API client is
+/// built from it once per instance (`ProviderData`). Ungranted, the variable reads as unset
+/// and the provider says what to set.
+#[test]
+fn the_api_address_falls_back_to_a_granted_environment_variable() {
+    let (base, store) = api();
+    // SAFETY: set before any harness starts; Rust's own environment access is locked, and
+    // no other test in this binary reads REST_API_URI.
+    unsafe { std::env::set_var("REST_API_URI", &base) };
+    let component = Harness::built_component("tfwasm_sample_restapi").unwrap();
+    let granted = Grants {
+        http: vec![base.clone()],
+        env: vec!["REST_API_URI".into()],
+        ..Grants::default()
+    };
+    let h = Harness::load_with(&component, &granted).unwrap();
+    h.configure(json!({ "create_returns_object": true }))
+        .unwrap();
+    let state = h
+        .create(
+            "restapi_object",
+            json!({ "path": "/items", "data": r#"{"name":"env"}"# }),
+        )
+        .unwrap();
+    assert_eq!(state.attr("id").as_str(), Some("1"));
+    assert_eq!(store.lock().unwrap()[&1]["name"], json!("env"));
+
+    let ungranted = Grants {
+        http: vec![base],
+        ..Grants::default()
+    };
+    let h = Harness::load_with(&component, &ungranted).unwrap();
+    let error = h.configure(json!({})).unwrap_err().to_string();
+    assert!(
+        error.contains("No API address") && error.contains("--allow-env REST_API_URI"),
+        "{error}"
+    );
+}
