@@ -199,6 +199,14 @@ fn go_net_http_goes_through_the_grants() {
                 run.all()
             );
             assert!(!text.contains("should not be reached"), "{}", run.all());
+            // One error, the host's: the provider's own restated it.
+            assert_eq!(
+                run.all().matches("Error: ").count(),
+                1,
+                "{}: {behavior}: {}",
+                client.name,
+                run.all()
+            );
         }
     }
 }

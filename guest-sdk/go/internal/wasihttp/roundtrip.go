@@ -196,11 +196,13 @@ func method(m string) types.Method {
 }
 
 // errorCode says why wasi:http failed; a host outside the operator's grants is
-// HTTP-request-denied, which the host explains in a diagnostic of its own.
+// HTTP-request-denied, which the host explains in a diagnostic of its own, naming the grant
+// to add. The error starts with that diagnostic's summary, so the host drops the provider's
+// diagnostic that only restates it (one error, the clear one).
 func errorCode(code types.ErrorCode) error {
 	switch code.Tag() {
 	case types.ErrorCode_HttpRequestDenied:
-		return fmt.Errorf("the request was denied by the tfwasm host: its destination is not granted to this provider")
+		return fmt.Errorf("Outgoing HTTP request denied: its destination is not granted to this provider")
 	case types.ErrorCode_DnsError, types.ErrorCode_DnsTimeout:
 		return fmt.Errorf("the host name could not be resolved")
 	case types.ErrorCode_ConnectionRefused:

@@ -258,10 +258,19 @@ pub(crate) trait ReturnedValues {
         if unique.is_empty() {
             return;
         }
+        // A guest error that only restates a host one goes: the same summary (the Rust SDK's
+        // denial), or a denial quoted in its text (a Go framework provider wraps the SDK's
+        // error, which starts with the summary, in a diagnostic of its own).
+        let restates = |host: &wit::Diagnostic, guest: &wit::Diagnostic| {
+            host.summary == guest.summary
+                || (host.summary == tfwasm_model::HTTP_DENIED_SUMMARY
+                    && (guest.summary.contains(tfwasm_model::HTTP_DENIED_SUMMARY)
+                        || guest.detail.contains(tfwasm_model::HTTP_DENIED_SUMMARY)))
+        };
         if let Some(list) = self.diagnostics() {
             list.retain(|guest| {
                 !(matches!(guest.severity, wit::Severity::Error)
-                    && unique.iter().any(|h| h.summary == guest.summary))
+                    && unique.iter().any(|h| restates(h, guest)))
             });
         }
         for diagnostic in unique {
@@ -454,6 +463,12 @@ mod tests {
             ),
             diagnostic(wit::Severity::Error, "Cannot create", "an unrelated error"),
             diagnostic(wit::Severity::Warning, denied, "a warning is kept"),
+            // A Go framework provider's own diagnostic around the Go SDK's error.
+            diagnostic(
+                wit::Severity::Error,
+                "Client Error",
+                "Unable to create widget, got error: Post \"http://api/\": Outgoing HTTP request denied: its destination is not granted to this provider",
+            ),
         ];
         let host = diagnostic(
             wit::Severity::Error,
