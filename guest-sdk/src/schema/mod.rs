@@ -615,10 +615,10 @@ impl ResourceSchema {
                 )
                 .at(AttributePath::attribute(name))
             })?;
-            if attr.wire.sensitive {
-                if let Value::String(secret) = &value {
-                    crate::log::mask(secret);
-                }
+            if attr.wire.sensitive
+                && let Value::String(secret) = &value
+            {
+                crate::log::mask(secret);
             }
             attrs.insert(name.clone(), value);
         }

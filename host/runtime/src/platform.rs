@@ -112,9 +112,12 @@ impl Platform {
     }
 }
 
+/// A CPU feature's name and how this CPU is asked about it.
+type Feature = (&'static str, fn() -> bool);
+
 /// A baseline Cranelift flag's feature name and how this CPU is asked about it.
 #[cfg(target_arch = "x86_64")]
-fn feature(flag: &str) -> Option<(&'static str, fn() -> bool)> {
+fn feature(flag: &str) -> Option<Feature> {
     Some(match flag {
         "has_sse3" => ("sse3", || std::is_x86_feature_detected!("sse3")),
         "has_ssse3" => ("ssse3", || std::is_x86_feature_detected!("ssse3")),
@@ -128,7 +131,7 @@ fn feature(flag: &str) -> Option<(&'static str, fn() -> bool)> {
 
 /// No baseline flags are checked on other architectures (arm64's baseline has none).
 #[cfg(not(target_arch = "x86_64"))]
-fn feature(_flag: &str) -> Option<(&'static str, fn() -> bool)> {
+fn feature(_flag: &str) -> Option<Feature> {
     None
 }
 
