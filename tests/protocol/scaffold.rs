@@ -200,3 +200,50 @@ fn build_go_outside_an_sdk_module_says_what_to_add() {
         "{err}"
     );
 }
+
+/// `tfwasm harness`, which `tfwasm new` crates test through: a bad line, an unknown op and a
+/// handle it never gave are answered with errors and it goes on serving; a create answers
+/// with a handle and the value, which a later plan takes back.
+#[test]
+fn the_harness_protocol_answers_every_line_and_keeps_serving() {
+    use std::io::{BufRead as _, BufReader, Write as _};
+    let mut child = Command::new(tfwasm_tests::tfwasm_bin())
+        .arg("harness")
+        .arg(tfwasm_tests::component("random"))
+        .env("TFWASM_CACHE_DIR", tfwasm_tests::cache_dir())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut ask = |line: &str| -> serde_json::Value {
+        writeln!(stdin, "{line}").unwrap();
+        let mut answer = String::new();
+        stdout.read_line(&mut answer).unwrap();
+        serde_json::from_str(&answer).unwrap()
+    };
+    let error = |answer: &serde_json::Value| answer["error"].as_str().unwrap_or("").to_owned();
+    assert!(error(&ask("not json")).contains("not a JSON request"));
+    assert!(error(&ask(r#"{"op": "fly"}"#)).contains("unknown op"));
+    assert!(error(&ask(r#"{"op": "apply", "plan": 99}"#)).contains("no plan with handle 99"));
+    let created = ask(r#"{"op": "create", "type": "random_string", "config": {"length": 7}}"#);
+    let state = &created["ok"];
+    assert_eq!(
+        state["value"]["result"].as_str().map(str::len),
+        Some(7),
+        "{created}"
+    );
+    let plan = ask(&format!(
+        r#"{{"op": "plan", "type": "random_string", "prior": {}, "config": {{"length": 7}}}}"#,
+        state["handle"]
+    ));
+    assert_eq!(plan["ok"]["no_op"], true, "{plan}");
+    let invalid = ask(r#"{"op": "create", "type": "random_string", "config": {"length": "x"}}"#);
+    assert!(!error(&invalid).is_empty(), "{invalid}");
+    drop(stdin);
+    assert!(
+        child.wait().unwrap().success(),
+        "it ends when its input does"
+    );
+}

@@ -6,6 +6,8 @@ pub mod check;
 pub mod dev_overrides;
 pub mod docs;
 pub mod grant_flags;
+#[cfg(feature = "compiler")]
+pub mod harness;
 pub mod inspect;
 pub mod new;
 #[cfg(feature = "compiler")]

@@ -39,6 +39,9 @@ enum Command {
     /// folder from their newest packages, rebuilt or not, with no lock-file check.
     #[command(name = "dev-overrides")]
     DevOverrides(commands::dev_overrides::Args),
+    /// Drive a component's lifecycle over JSON lines on stdin/stdout, for tests (what the
+    /// tfwasm-harness crate runs).
+    Harness(commands::harness::Args),
     /// Show what a component declares: resource types, data sources and their schemas.
     Inspect(commands::inspect::Args),
     /// Create a provider crate to start from: one resource, tests, examples, a README.
@@ -64,6 +67,7 @@ fn main() -> ExitCode {
         Command::Package(args) => commands::package::run(*args),
         Command::BuildGo(args) => commands::build_go::run(args),
         Command::Inspect(args) => commands::inspect::run(args),
+        Command::Harness(args) => commands::harness::run(args),
         Command::DevOverrides(args) => commands::dev_overrides::run(args),
         Command::Docs(args) => commands::docs::run(args),
         Command::New(args) => commands::new::run(args),

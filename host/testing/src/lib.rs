@@ -306,36 +306,13 @@ impl Harness {
     /// Where `cargo build --release --target wasm32-wasip2` put the component of the crate
     /// whose library is named `lib_name` (e.g. `tfwasm_sample_random`): `$TFWASM_COMPONENT`
     /// if set, else `wasm32-wasip2/release/<lib_name>.wasm` under `$CARGO_TARGET_DIR` or the
-    /// nearest `target/` above the crate being tested.
+    /// nearest `target/` above the crate being tested; refused when older than the crate's
+    /// sources ([`tfwasm_harness::Harness::built_component`]).
     ///
     /// # Errors
-    /// The component has not been built; the message says how to build it.
+    /// The component has not been built, or is stale; the message says how to build it.
     pub fn built_component(lib_name: &str) -> Result<PathBuf, HarnessError> {
-        if let Some(path) = std::env::var_os("TFWASM_COMPONENT") {
-            return Ok(PathBuf::from(path));
-        }
-        let file = format!("wasm32-wasip2/release/{lib_name}.wasm");
-        let mut candidates = Vec::new();
-        if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR") {
-            candidates.push(PathBuf::from(dir).join(&file));
-        }
-        let start = std::env::var_os("CARGO_MANIFEST_DIR")
-            .map(PathBuf::from)
-            .or_else(|| std::env::current_dir().ok())
-            .unwrap_or_default();
-        for dir in start.ancestors() {
-            candidates.push(dir.join("target").join(&file));
-        }
-        let found = candidates.into_iter().find(|p| p.is_file()).ok_or_else(|| {
-            HarnessError::Load(format!(
-                "no built component {file}; build it first with `cargo build --release --target wasm32-wasip2` (or `make build`), or set TFWASM_COMPONENT"
-            ))
-        })?;
-        // Testing a crate: its component must be built from what its sources say now.
-        if let Some(crate_dir) = std::env::var_os("CARGO_MANIFEST_DIR") {
-            refuse_stale(&found, Path::new(&crate_dir))?;
-        }
-        Ok(found)
+        tfwasm_harness::built_component(lib_name).map_err(HarnessError::Load)
     }
 
     /// The provider's schemas.
@@ -976,84 +953,10 @@ fn proposed_new(block: &Block, prior: &Value, config: &Value) -> Value {
     out
 }
 
-/// Refuses `component` when a source of the crate in `crate_dir` (`Cargo.toml`, `build.rs`,
-/// anything under `src/` or `wit/`) changed after it was built: a test would otherwise pass or
-/// fail on yesterday's code, silently.
-fn refuse_stale(component: &Path, crate_dir: &Path) -> Result<(), HarnessError> {
-    let built = std::fs::metadata(component)
-        .and_then(|m| m.modified())
-        .map_err(|e| HarnessError::Load(format!("{}: {e}", component.display())))?;
-    let mut newer: Option<PathBuf> = None;
-    let mut pending: Vec<PathBuf> = ["Cargo.toml", "build.rs", "src", "wit"]
-        .iter()
-        .map(|name| crate_dir.join(name))
-        .collect();
-    // A crate's sources, not a whole disk: a bounded walk.
-    let mut budget = 100_000;
-    while let Some(path) = pending.pop() {
-        budget -= 1;
-        if budget == 0 {
-            break;
-        }
-        let Ok(meta) = std::fs::symlink_metadata(&path) else {
-            continue;
-        };
-        if meta.is_dir() {
-            if let Ok(entries) = std::fs::read_dir(&path) {
-                pending.extend(entries.flatten().map(|e| e.path()));
-            }
-        } else if meta.modified().is_ok_and(|m| m > built) {
-            newer = Some(path);
-            break;
-        }
-    }
-    match newer {
-        Some(source) => Err(HarnessError::Load(format!(
-            "{} is older than {} (changed after the last build): build it again with `cargo build --release --target wasm32-wasip2` before `cargo test`, or set TFWASM_COMPONENT to test a component as it is",
-            component.display(),
-            source.display()
-        ))),
-        None => Ok(()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn a_component_older_than_its_crates_sources_is_refused_naming_the_source() {
-        let krate = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(krate.path().join("src/resources")).unwrap();
-        std::fs::write(krate.path().join("Cargo.toml"), "").unwrap();
-        std::fs::write(krate.path().join("src/resources/note.rs"), "").unwrap();
-        let component = krate.path().join("built.wasm");
-        std::fs::write(&component, b"\0asm").unwrap();
-        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
-        for file in ["Cargo.toml", "src/resources/note.rs"] {
-            let f = std::fs::File::options()
-                .write(true)
-                .open(krate.path().join(file))
-                .unwrap();
-            f.set_modified(old).unwrap();
-        }
-        refuse_stale(&component, krate.path()).unwrap();
-        std::fs::write(krate.path().join("src/resources/note.rs"), "// edited").unwrap();
-        let f = std::fs::File::options()
-            .write(true)
-            .open(&component)
-            .unwrap();
-        f.set_modified(old - std::time::Duration::from_secs(60))
-            .unwrap();
-        let error = refuse_stale(&component, krate.path())
-            .unwrap_err()
-            .to_string();
-        assert!(
-            error.contains("note.rs") && error.contains("build it again"),
-            "{error}"
-        );
-    }
 
     #[test]
     fn missing_attributes_are_null() {

@@ -16,7 +16,7 @@ pub struct Args {
     /// empty.
     #[arg(long, value_name = "DIR")]
     dir: Option<PathBuf>,
-    /// The tfwasm repository whose SDK (`guest-sdk`) and test harness (`host/testing`) the
+    /// The tfwasm repository whose SDK (`guest-sdk`) and test harness (`host/harness`) the
     /// crate depends on by path [default: the one this tfwasm was built from].
     #[arg(long, value_name = "DIR")]
     tfwasm: Option<PathBuf>,
@@ -62,6 +62,10 @@ const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/new/README.md.tmpl"),
     ),
     (".gitignore", "/target\n/mirror\n"),
+    (
+        ".cargo/config.toml",
+        "[env]\n# The tfwasm `cargo test` drives (tfwasm-harness); TFWASM_BIN in the environment wins.\nTFWASM_BIN = \"{{tfwasm_bin}}\"\n",
+    ),
 ];
 
 /// The files of a new Go module: (path, template).
@@ -116,7 +120,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let repo = std::fs::canonicalize(&repo)
         .with_context(|| format!("--tfwasm {}: not found", repo.display()))?;
-    let (sdk, testing) = (repo.join("guest-sdk"), repo.join("host/testing"));
+    let (sdk, testing) = (repo.join("guest-sdk"), repo.join("host/harness"));
     let needed = match args.lang {
         Lang::Rust => vec![sdk.join("Cargo.toml"), testing.join("Cargo.toml")],
         Lang::Go => vec![sdk.join("go/go.mod")],
@@ -130,11 +134,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             );
         }
     }
+    // The tests drive this tfwasm unless TFWASM_BIN says otherwise.
+    let tfwasm_bin = std::env::current_exe()
+        .and_then(std::fs::canonicalize)
+        .map(|p| {
+            p.display()
+                .to_string()
+                .replace('\\', "\\\\")
+                .replace('"', "\\\"")
+        })
+        .unwrap_or_else(|_| "tfwasm".to_owned());
     let fill = |text: &str| {
         text.replace("{{name}}", name)
             .replace("{{Name}}", &camel(name))
             .replace("{{sdk}}", &sdk.display().to_string())
             .replace("{{testing}}", &testing.display().to_string())
+            .replace("{{tfwasm_bin}}", &tfwasm_bin)
     };
     let templates = match args.lang {
         Lang::Rust => TEMPLATES,
@@ -209,7 +224,8 @@ mod tests {
                 .replace("{{name}}", "")
                 .replace("{{Name}}", "")
                 .replace("{{sdk}}", "")
-                .replace("{{testing}}", "");
+                .replace("{{testing}}", "")
+                .replace("{{tfwasm_bin}}", "");
             assert!(!rest.contains("{{"), "{rest}");
         }
     }
