@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 )
 
 // Install points http.DefaultTransport, and so every clone of it and http.DefaultClient, at
@@ -30,11 +31,31 @@ func Install() {
 // to it through wasi:http, as scheme://addr.
 func dial(scheme, addr string) net.Conn {
 	transport, server := net.Pipe()
-	go serve(server, scheme, addr)
-	return transport
+	conn := &pipeConn{Conn: transport}
+	go serve(server, scheme, addr, &conn.failed)
+	return conn
 }
 
-func serve(conn net.Conn, scheme, addr string) {
+// pipeConn is the Transport's end of the pipe: when the serving end stopped because a request
+// could not be sent, its reads fail with that error instead of a bare EOF, so the provider's
+// error says why (for a denied request, the words the host's own diagnostic starts with,
+// which lets the host drop the provider's restatement of it).
+type pipeConn struct {
+	net.Conn
+	failed atomic.Pointer[error]
+}
+
+func (c *pipeConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if err != nil {
+		if why := c.failed.Load(); why != nil {
+			return n, *why
+		}
+	}
+	return n, err
+}
+
+func serve(conn net.Conn, scheme, addr string, failed *atomic.Pointer[error]) {
 	defer conn.Close()
 	reader := bufio.NewReader(conn)
 	for {
@@ -52,8 +73,9 @@ func serve(conn net.Conn, scheme, addr string) {
 			req.Body.Close()
 		}
 		if err != nil {
-			// The Transport sees the connection end and fails the request; where the host
-			// refused it, the host's own diagnostic says which grant to add.
+			// The Transport sees the connection end with this error and fails the request;
+			// where the host refused it, the host's own diagnostic says which grant to add.
+			failed.Store(&err)
 			return
 		}
 		if err := resp.Write(conn); err != nil {

@@ -106,10 +106,12 @@ fn version_order(a: &str, b: &str) -> std::cmp::Ordering {
 
 /// The CLI configuration: a `dev_overrides` entry per provider, and `direct {}` for the rest.
 fn render(out: &Path, found: &BTreeMap<String, Newest>) -> String {
+    // Folder names are whatever is on disk: HCL strings, with nothing taken for a template.
     let quote = |text: &str| {
         serde_json::Value::from(text)
             .to_string()
             .replace("${", "$${")
+            .replace("%{", "%%{")
     };
     let mut text = format!(
         "# Terraform/OpenTofu CLI configuration for developing the providers packaged in\n# {}: each runs from its newest package, rebuilt or not, with no lock-file\n# check. Use it with TF_CLI_CONFIG_FILE=<this file>; `terraform init` is not needed for\n# these providers. Made by `tfwasm dev-overrides`.\nprovider_installation {{\n  dev_overrides {{\n",
