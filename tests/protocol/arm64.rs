@@ -17,8 +17,11 @@ fn elf_machine(path: &std::path::Path) -> u16 {
     u16::from_le_bytes([bytes[18], bytes[19]])
 }
 
-/// `tfwasm package` of the random sample into `out` with `extra` flags.
-fn package_run(out: &std::path::Path, extra: &[&std::ffi::OsStr]) -> std::process::Output {
+/// `tfwasm package` of the random sample into `out` with `extra` flags (also `cpu_features.rs`).
+pub(crate) fn package_run(
+    out: &std::path::Path,
+    extra: &[&std::ffi::OsStr],
+) -> std::process::Output {
     Command::new(tfwasm_tests::tfwasm_bin())
         .arg("package")
         .arg(tfwasm_tests::component("random"))

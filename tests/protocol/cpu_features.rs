@@ -11,21 +11,8 @@ use tfwasm_wire::proto::tfplugin6 as pb;
 
 /// `tfwasm package` of the random sample into `out` with `extra` flags; its executable.
 fn package(out: &std::path::Path, extra: &[&str]) -> std::path::PathBuf {
-    let run = Command::new(tfwasm_tests::tfwasm_bin())
-        .arg("package")
-        .arg(tfwasm_tests::component("random"))
-        .args([
-            "--source",
-            "registry.terraform.io/tfwasm/random",
-            "--version",
-            "0.1.0",
-        ])
-        .arg("--out")
-        .arg(out)
-        .args(extra)
-        .env("TFWASM_CACHE_DIR", tfwasm_tests::cache_dir())
-        .output()
-        .expect("run tfwasm package");
+    let extra: Vec<&std::ffi::OsStr> = extra.iter().map(std::ffi::OsStr::new).collect();
+    let run = crate::arm64::package_run(out, &extra);
     assert!(
         run.status.success(),
         "tfwasm package {extra:?} failed:\n{}",
@@ -107,22 +94,14 @@ async fn an_older_cpu_is_told_what_it_lacks_and_a_fallback_package_compiles_for_
 #[test]
 fn the_fallback_compiler_is_for_this_machines_platform() {
     let out = tempfile::tempdir().expect("temp dir");
-    let run = Command::new(tfwasm_tests::tfwasm_bin())
-        .arg("package")
-        .arg(tfwasm_tests::component("random"))
-        .args([
-            "--source",
-            "registry.terraform.io/tfwasm/random",
-            "--version",
-            "0.1.0",
-            "--platform",
-            "linux_arm64",
-            "--fallback-compiler",
-        ])
-        .arg("--out")
-        .arg(out.path())
-        .output()
-        .expect("run tfwasm package");
+    let run = crate::arm64::package_run(
+        out.path(),
+        &[
+            "--platform".as_ref(),
+            "linux_arm64".as_ref(),
+            "--fallback-compiler".as_ref(),
+        ],
+    );
     assert!(!run.status.success());
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(
