@@ -615,10 +615,9 @@ impl ResourceSchema {
                 )
                 .at(AttributePath::attribute(name))
             })?;
-            if attr.wire.sensitive
-                && let Value::String(secret) = &value
-            {
-                crate::log::mask(secret);
+            if attr.wire.sensitive {
+                // The variable's text, whatever the type it becomes.
+                crate::log::mask(&text);
             }
             attrs.insert(name.clone(), value);
         }

@@ -132,6 +132,12 @@ impl Journal {
     /// # Errors
     /// When the directory cannot be made private or read.
     pub fn open(root: &Path, component: &Path) -> Result<Journal, JournalError> {
+        Journal::open_dir(Journal::dir_for(root, component))
+    }
+
+    /// The directory [`Journal::open`] uses, computed without touching anything (a caller
+    /// checks it against the grants first).
+    pub fn dir_for(root: &Path, component: &Path) -> PathBuf {
         let cwd = std::env::current_dir().unwrap_or_default();
         let component = component
             .canonicalize()
@@ -140,7 +146,7 @@ impl Journal {
         key.update(cwd.as_os_str().as_encoded_bytes());
         key.update([0]);
         key.update(component.as_os_str().as_encoded_bytes());
-        Journal::open_dir(root.join(&hex::encode(key.finalize())[..16]))
+        root.join(&hex::encode(key.finalize())[..16])
     }
 
     /// The journal of the provider `provider` (its type name) under `dir`, a directory that
@@ -151,13 +157,22 @@ impl Journal {
     /// # Errors
     /// As [`Journal::open`].
     pub fn open_beside_state(dir: &Path, provider: &str) -> Result<Journal, JournalError> {
+        Journal::open_dir(Journal::dir_beside_state(dir, provider))
+    }
+
+    /// The directory [`Journal::open_beside_state`] uses, computed without touching anything.
+    pub fn dir_beside_state(dir: &Path, provider: &str) -> PathBuf {
         let mut key = Sha256::new();
         key.update(b"beside-state\0");
         key.update(provider.as_bytes());
-        Journal::open_dir(dir.join(&hex::encode(key.finalize())[..16]))
+        dir.join(&hex::encode(key.finalize())[..16])
     }
 
-    fn open_dir(dir: PathBuf) -> Result<Journal, JournalError> {
+    /// The journal in `dir` (from [`Journal::dir_for`] or [`Journal::dir_beside_state`]).
+    ///
+    /// # Errors
+    /// As [`Journal::open`].
+    pub fn open_dir(dir: PathBuf) -> Result<Journal, JournalError> {
         let mut left = Vec::new();
         // Nothing is created until an apply reports a state: most runs never write one.
         if !dir.exists() {
@@ -176,17 +191,38 @@ impl Journal {
             dir: dir.clone(),
             why: format!("cannot be read ({e})"),
         })?;
+        // What is read is bounded in parsed values, not bytes alone: `[0,0,…]` costs 16 times
+        // its size once parsed, and a folder beside the state may hold files someone else
+        // wrote (a checkout).
+        let mut values_left = MAX_VALUES_READ;
+        let mut files_left = MAX_ENTRIES_READ;
         for file in listing.flatten() {
             let path = file.path();
-            if path.extension().is_none_or(|ext| ext != "json") {
+            // Only the names this host writes (`PID-N-TYPE.json`).
+            if !path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(entry_file_name)
+            {
                 continue;
             }
+            if files_left == 0 {
+                tracing::warn!(dir = %dir.display(), "more than {MAX_ENTRIES_READ} apply journal entries; the rest are not read");
+                break;
+            }
+            files_left -= 1;
             // Never through a symlink: an entry is a file this host wrote.
             let Some(entry) = read_no_follow(&path)
                 .ok()
+                .filter(|bytes| {
+                    let counted =
+                        tfwasm_model::codec::json::value_count_at_most(bytes, values_left);
+                    values_left -= counted.unwrap_or(values_left);
+                    counted.is_some()
+                })
                 .and_then(|bytes| serde_json::from_slice::<Entry>(&bytes).ok())
             else {
-                tracing::warn!(file = %path.display(), "ignoring an unreadable apply journal entry");
+                tracing::warn!(file = %path.display(), "ignoring an unreadable apply journal entry (or one past what is read)");
                 continue;
             };
             // Another process still serving in this directory owns its entries; one written
@@ -471,6 +507,27 @@ fn shell_word(text: &str) -> String {
     }
 }
 
+/// The most entry files read from one journal directory.
+const MAX_ENTRIES_READ: usize = 1000;
+/// The most JSON values read from one journal directory, all entries together (about 80
+/// bytes each once parsed).
+const MAX_VALUES_READ: usize = 4 << 20;
+
+/// Whether `name` is one an entry is written under: `PID-N-TYPE.json`.
+fn entry_file_name(name: &str) -> bool {
+    let Some(stem) = name.strip_suffix(".json") else {
+        return false;
+    };
+    let mut parts = stem.splitn(3, '-');
+    let digits =
+        |p: Option<&str>| p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    digits(parts.next())
+        && digits(parts.next())
+        && parts.next().is_some_and(|t| {
+            !t.is_empty() && t.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        })
+}
+
 /// The largest entry file read back: well past what the host writes (the per-call report
 /// allowance), and a bound on what a file planted in the folder (a checkout) can cost.
 const MAX_ENTRY_BYTES: u64 = 256 << 20;
@@ -610,7 +667,7 @@ fn interrupted_diagnostic(entry: &Entry, file: &Path) -> Diagnostic {
         format!(
             "An earlier apply of {} with this same configuration stopped (the provider process was killed) after the provider reported creating the object {object}, before Terraform could save it. Creating it again would leave that object unmanaged. {import}; or, if it no longer exists, delete {} and plan again.",
             escape(&entry.type_name),
-            file.display()
+            escape(&shell_word(&file.display().to_string()))
         ),
     )
 }
@@ -980,6 +1037,39 @@ mod tests {
         assert!(!text.contains("identity ="), "{text}");
         let text = planted("id", serde_json::json!({"nested": true}));
         assert!(!text.contains("identity ="), "{text}");
+    }
+
+    /// The twenty-fifth hostile pass: a 32 MiB entry of `[0,0,…]` planted beside the state
+    /// took 1.76 GB to read at every start; only names this host writes are read, within a
+    /// budget of parsed values.
+    #[test]
+    fn entries_are_read_by_name_and_within_a_budget_of_values() {
+        assert!(entry_file_name("4242-0-restapi_object.json"));
+        for name in [
+            "a;rm -rf ~;.json",
+            "1-2.json",
+            "x-0-t.json",
+            "1-0-t y.json",
+            "1-0-t.json.bak",
+        ] {
+            assert!(!entry_file_name(name), "{name}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let journal = Journal::open_beside_state(dir.path(), "p").unwrap();
+        std::fs::create_dir_all(journal.dir()).unwrap();
+        let mut zeros = String::from(
+            r#"{"format":1,"pid":1,"boot":"other","type_name":"t_x","config_sha256":"","id":null,"state":["#,
+        );
+        zeros.push_str(&"0,".repeat(MAX_VALUES_READ));
+        zeros.push_str("0]}");
+        std::fs::write(journal.dir().join("1-0-t_x.json"), &zeros).unwrap();
+        let small = r#"{"format":1,"pid":1,"boot":"other","type_name":"t_x","config_sha256":"","id":"i-1","state":null}"#;
+        std::fs::write(journal.dir().join("1-1-t_x.json"), small).unwrap();
+        std::fs::write(journal.dir().join("a;rm -rf ~;.json"), small).unwrap();
+        let read = Journal::open_beside_state(dir.path(), "p").unwrap();
+        let left = read.left.lock().unwrap();
+        assert_eq!(left.len(), 1, "the small entry only");
+        assert_eq!(left[0].entry.id.as_deref(), Some("i-1"));
     }
 
     /// The twenty-second hostile pass: the import hint wrote a guest-chosen id raw, and a

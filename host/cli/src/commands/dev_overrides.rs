@@ -29,6 +29,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .ok_or_else(|| anyhow::anyhow!("tfwasm makes no packages for this machine's platform"))?;
     let out = std::fs::canonicalize(&args.out)
         .with_context(|| format!("reading {}", args.out.display()))?;
+    // Terraform reads CLI configuration as HCL 1, where `${` opens an interpolation even in
+    // a string and nothing escapes it: only plain paths go into the file.
+    if !plain_path(&out.display().to_string()) {
+        bail!(
+            "{}: a path holding `$`, `%`, quotes, backslashes or control characters cannot be written into a CLI configuration; move the folder",
+            crate::hclog::escaped(&out.display().to_string())
+        );
+    }
     let found = newest_packages(&out, platform.name())?;
     if found.is_empty() {
         bail!(
@@ -60,6 +68,26 @@ fn newest_packages(out: &Path, platform: &str) -> anyhow::Result<BTreeMap<String
         Ok(found)
     };
     let mut found = BTreeMap::new();
+    // Folders are whatever is on disk; only provider addresses and versions are taken.
+    let dirs = |dir: &Path| -> anyhow::Result<Vec<(String, PathBuf)>> {
+        Ok(dirs(dir)?
+            .into_iter()
+            .filter(|(name, path)| {
+                let plain = !name.is_empty()
+                    && name.len() <= 128
+                    && name
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b"._-+:".contains(&b));
+                if !plain {
+                    eprintln!(
+                        "skipping {}: not a provider address or version",
+                        crate::hclog::escaped(&path.display().to_string())
+                    );
+                }
+                plain
+            })
+            .collect())
+    };
     for (host, host_dir) in dirs(out)? {
         for (namespace, namespace_dir) in dirs(&host_dir)? {
             for (type_name, type_dir) in dirs(&namespace_dir)? {
@@ -104,15 +132,17 @@ fn version_order(a: &str, b: &str) -> std::cmp::Ordering {
     }
 }
 
+/// Whether `path` can stand in an HCL 1 string as it is.
+fn plain_path(path: &str) -> bool {
+    !path
+        .chars()
+        .any(|c| c.is_control() || matches!(c, '$' | '%' | '"' | '\\' | '{' | '}'))
+}
+
 /// The CLI configuration: a `dev_overrides` entry per provider, and `direct {}` for the rest.
 fn render(out: &Path, found: &BTreeMap<String, Newest>) -> String {
-    // Folder names are whatever is on disk: HCL strings, with nothing taken for a template.
-    let quote = |text: &str| {
-        serde_json::Value::from(text)
-            .to_string()
-            .replace("${", "$${")
-            .replace("%{", "%%{")
-    };
+    // Plain paths and names only (`plain_path`, the folder filter): nothing to escape.
+    let quote = |text: &str| format!("\"{text}\"");
     let mut text = format!(
         "# Terraform/OpenTofu CLI configuration for developing the providers packaged in\n# {}: each runs from its newest package, rebuilt or not, with no lock-file\n# check. Use it with TF_CLI_CONFIG_FILE=<this file>; `terraform init` is not needed for\n# these providers. Made by `tfwasm dev-overrides`.\nprovider_installation {{\n  dev_overrides {{\n",
         crate::hclog::escaped(&out.display().to_string())
@@ -178,6 +208,33 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("direct {}"), "{text}");
+    }
+
+    /// The twenty-fifth hostile pass: a version folder named `1.0.0${a` made Terraform's HCL 1
+    /// parser drop the whole `provider_installation` block.
+    #[test]
+    fn odd_folder_names_are_skipped_and_odd_paths_refused() {
+        let out = tempfile::tempdir().unwrap();
+        for version in ["1.0.0${a", "1.0.0"] {
+            let dir = out
+                .path()
+                .join("registry.terraform.io/acme/widget")
+                .join(version)
+                .join("linux_amd64");
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(
+                dir.join(format!("terraform-provider-widget_v{version}")),
+                b"x",
+            )
+            .unwrap();
+        }
+        let found = newest_packages(out.path(), "linux_amd64").unwrap();
+        assert_eq!(found["registry.terraform.io/acme/widget"].version, "1.0.0");
+        assert!(!render(out.path(), &found).contains('$'));
+        assert!(plain_path("/home/me/mirror"));
+        for odd in ["/tmp/a${b}", "/tmp/a\"b", "/tmp/%{x}", "/tmp/a\nb"] {
+            assert!(!plain_path(odd), "{odd}");
+        }
     }
 
     #[test]

@@ -58,6 +58,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             return Ok(());
         }
         let answer = if line.len() > MAX_LINE {
+            // The rest of that line is part of the same request: skipped, not answered.
+            let mut rest = Vec::new();
+            while !line.ends_with('\n') && !rest.ends_with(b"\n") {
+                rest.clear();
+                let read = std::io::Read::take(&mut stdin, 1 << 20)
+                    .read_until(b'\n', &mut rest)
+                    .context("reading a request")?;
+                if read == 0 {
+                    break;
+                }
+            }
             json!({ "error": format!("a request line is at most {MAX_LINE} bytes") })
         } else {
             match serde_json::from_str::<Json>(&line) {

@@ -426,21 +426,22 @@ fn journal_in(
     } else {
         "set TFWASM_JOURNAL_DIR outside every grant"
     };
-    if let Some(grant) = tfwasm_runtime::grants::writable_grant_holding(grants, root) {
+    let dir = if beside_state {
+        tfwasm_runtime::Journal::dir_beside_state(root, &provider_name(component))
+    } else {
+        tfwasm_runtime::Journal::dir_for(root, component)
+    };
+    // The journal's own folder and every one on the way to it.
+    if let Some(grant) = tfwasm_runtime::grants::writable_grant_holding(grants, &dir) {
         tracing::warn!(
             "the apply journal {} lies inside {}, granted read-write to the guest as {}, which could plant symlinks where it is written: objects created by an apply that is killed midway will not be reported ({setting})",
-            root.display(),
+            dir.display(),
             grant.host.display(),
             grant.guest,
         );
         return None;
     }
-    let opened = if beside_state {
-        tfwasm_runtime::Journal::open_beside_state(root, &provider_name(component))
-    } else {
-        tfwasm_runtime::Journal::open(root, component)
-    };
-    opened
+    tfwasm_runtime::Journal::open_dir(dir)
         .inspect_err(|e| {
             tracing::warn!(
                 "{e}: objects created by an apply that is killed midway will not be reported (set {} to use another directory)",

@@ -367,7 +367,10 @@ pub(crate) const MAX_RECORDING_FILE: u64 = 128 << 20;
 /// Reads a recording file: a regular file, not through a symlink (a recording is someone
 /// else's folder: `/dev/zero` behind a call file's name grew without end, a FIFO blocked
 /// forever), at most [`MAX_RECORDING_FILE`] bytes.
-fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> anyhow::Result<T> {
+fn read_json<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    values_left: &mut usize,
+) -> anyhow::Result<T> {
     use std::io::Read as _;
     use std::os::unix::fs::OpenOptionsExt as _;
     let file = std::fs::OpenOptions::new()
@@ -400,9 +403,23 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> anyhow::Result<T> {
     file.take(MAX_RECORDING_FILE)
         .read_to_end(&mut text)
         .with_context(|| format!("cannot read {}", path.display()))?;
+    // Weighed by what parsing it would hold (`[0,0,…]` is 16 times its size), within what
+    // the whole replay may hold.
+    let counted = tfwasm_model::codec::json::value_count_at_most(&text, *values_left)
+        .with_context(|| {
+            format!(
+                "{}: the recording holds more than {MAX_RECORDING_VALUES} JSON values in all; replay a smaller session",
+                path.display()
+            )
+        })?;
+    *values_left -= counted;
     serde_json::from_slice(&text)
         .with_context(|| format!("{}: not a recording file", path.display()))
 }
+
+/// The most JSON values one replay reads, all its files together (about 80 bytes each once
+/// parsed).
+pub(crate) const MAX_RECORDING_VALUES: usize = 16 << 20;
 
 #[cfg(test)]
 mod tests {
@@ -421,24 +438,43 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let link = dir.path().join("000010-Zero.json");
         std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
-        let error = format!("{:#}", read_json::<serde_json::Value>(&link).unwrap_err());
+        let mut left = MAX_RECORDING_VALUES;
+        let budget = &mut left;
+        let error = format!(
+            "{:#}",
+            read_json::<serde_json::Value>(&link, budget).unwrap_err()
+        );
         assert!(error.contains("never a symlink"), "{error}");
         let fifo = dir.path().join("000011-Fifo.json");
         let name = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
         // SAFETY: mkfifo reads a NUL-terminated path and nothing else.
         assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
-        let error = format!("{:#}", read_json::<serde_json::Value>(&fifo).unwrap_err());
+        let error = format!(
+            "{:#}",
+            read_json::<serde_json::Value>(&fifo, budget).unwrap_err()
+        );
         assert!(error.contains("not a regular file"), "{error}");
         let big = dir.path().join("000012-Big.json");
         std::fs::File::create(&big)
             .unwrap()
             .set_len(MAX_RECORDING_FILE + 1)
             .unwrap();
-        let error = format!("{:#}", read_json::<serde_json::Value>(&big).unwrap_err());
+        let error = format!(
+            "{:#}",
+            read_json::<serde_json::Value>(&big, budget).unwrap_err()
+        );
         assert!(error.contains("at most"), "{error}");
         let good = dir.path().join("000013-Ok.json");
         std::fs::write(&good, b"{}").unwrap();
-        read_json::<serde_json::Value>(&good).unwrap();
+        read_json::<serde_json::Value>(&good, budget).unwrap();
+        // The twenty-fifth hostile pass: 32 MiB of `[0,0,…]` held 3.4 GB once parsed.
+        let zeros = dir.path().join("000014-Zeros.json");
+        std::fs::write(&zeros, format!("[{}0]", "0,".repeat(1000))).unwrap();
+        let error = format!(
+            "{:#}",
+            read_json::<serde_json::Value>(&zeros, &mut 500).unwrap_err()
+        );
+        assert!(error.contains("JSON values"), "{error}");
     }
 
     fn schemas(password_sensitive: bool) -> Schemas {

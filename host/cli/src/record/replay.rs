@@ -60,7 +60,8 @@ const MAX_CALLS: usize = 100_000;
 const MAX_SESSION_BYTES: u64 = 2 << 30;
 
 pub fn read_session(dir: &Path) -> anyhow::Result<Recording> {
-    let session: Session = read_json(&dir.join(SESSION_FILE))?;
+    let mut values_left = super::MAX_RECORDING_VALUES;
+    let session: Session = read_json(&dir.join(SESSION_FILE), &mut values_left)?;
     if !(1..=FORMAT).contains(&session.format) {
         bail!(
             "{}: recording format {} (this tfwasm replays formats 1 to {FORMAT})",
@@ -85,13 +86,13 @@ pub fn read_session(dir: &Path) -> anyhow::Result<Recording> {
                     MAX_SESSION_BYTES >> 20
                 );
             }
-            entries.push(read_json::<Entry>(&path)?);
+            entries.push(read_json::<Entry>(&path, &mut values_left)?);
         }
     }
     entries.sort_by_key(|e| e.seq);
     let shared = dir.parent().map(|root| root.join(SENSITIVE_FILE));
     let sensitive = match shared.filter(|p| p.is_file()) {
-        Some(path) => read_json(&path)?,
+        Some(path) => read_json(&path, &mut values_left)?,
         None => Sensitive::default(),
     };
     Ok(Recording {

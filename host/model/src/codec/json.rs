@@ -24,6 +24,39 @@ pub fn decode(json: &Json, ty: &Type) -> Result<Value, CodecError> {
 /// (`tfwasm check` input, test vectors): `{"$unknown": true}`.
 pub const UNKNOWN_MARKER: &str = "$unknown";
 
+/// How many JSON values `text` holds at most, counted without parsing it (each `,`, `:`,
+/// `[` and `{` outside strings, plus one), stopping past `limit`. A parsed value costs tens of
+/// bytes per element whatever its text (`[0,0,…]`: 2 bytes of file, 32 or more of memory),
+/// so a file someone else wrote (a journal entry, a recording) is weighed by this before it
+/// is parsed, not by its size alone.
+pub fn value_count_at_most(text: &[u8], limit: usize) -> Option<usize> {
+    let mut count = 1usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for &b in text {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b',' | b':' | b'[' | b'{' => {
+                count += 1;
+                if count > limit {
+                    return None;
+                }
+            }
+            _ => {}
+        }
+    }
+    Some(count)
+}
+
 /// The key a map or object key takes in the readable form: one more `$` before any key that
 /// starts with `$`, so a single-key object is a marker only when it is one (a map with the key
 /// `"$unknown"` is `{"$$unknown": …}`) and whatever reads the form (redaction) cannot be told
@@ -559,6 +592,16 @@ fn json_kind(json: &Json) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn values_are_counted_outside_strings_and_stop_past_the_limit() {
+        use super::value_count_at_most as count;
+        assert_eq!(count(b"0", 10), Some(1));
+        assert_eq!(count(br#"{"a": [1, 2], "b": "x,y:[{"}"#, 100), Some(6));
+        assert_eq!(count(br#"["a\"b,c"]"#, 100), Some(2));
+        let zeros = format!("[{}0]", "0,".repeat(1000));
+        assert_eq!(count(zeros.as_bytes(), 100), None);
+        assert!(count(zeros.as_bytes(), 2000).is_some());
+    }
     use super::*;
 
     /// A 1 MiB map key above 100,000 list elements: the path is borrowed at each element,
