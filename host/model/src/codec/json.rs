@@ -596,7 +596,8 @@ mod tests {
     fn values_are_counted_outside_strings_and_stop_past_the_limit() {
         use super::value_count_at_most as count;
         assert_eq!(count(b"0", 10), Some(1));
-        assert_eq!(count(br#"{"a": [1, 2], "b": "x,y:[{"}"#, 100), Some(6));
+        // `{`, `:`, `[`, `,`, `,`, `:` outside the strings.
+        assert_eq!(count(br#"{"a": [1, 2], "b": "x,y:[{"}"#, 100), Some(7));
         assert_eq!(count(br#"["a\"b,c"]"#, 100), Some(2));
         let zeros = format!("[{}0]", "0,".repeat(1000));
         assert_eq!(count(zeros.as_bytes(), 100), None);
