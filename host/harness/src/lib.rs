@@ -406,14 +406,17 @@ fn tfwasm() -> Result<PathBuf, Error> {
     if let Some(path) = std::env::var_os("TFWASM_BIN").filter(|p| !p.is_empty()) {
         return Ok(PathBuf::from(path));
     }
-    std::env::var_os("PATH")
-        .into_iter()
-        .flat_map(|paths| std::env::split_paths(&paths).collect::<Vec<_>>())
-        .map(|dir| dir.join("tfwasm"))
+    on_path("tfwasm").ok_or_else(|| {
+        Error::new("tfwasm is not on PATH: install it, or set TFWASM_BIN to its path")
+    })
+}
+
+/// `name` in a directory of `PATH`; shared with `tfwasm-testing`.
+#[doc(hidden)]
+pub fn on_path(name: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(name))
         .find(|p| p.is_file())
-        .ok_or_else(|| {
-            Error::new("tfwasm is not on PATH: install it, or set TFWASM_BIN to its path")
-        })
 }
 
 /// See [`Harness::built_component`]; shared with `tfwasm-testing`.

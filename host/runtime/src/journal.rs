@@ -482,14 +482,12 @@ fn hcl_literal(value: &serde_json::Value) -> Option<String> {
     }
 }
 
-/// Whether `name` is an identifier (what an attribute name in an `identity` must be).
+/// Whether `name` can stand as an attribute name in an `identity` object: an identifier as
+/// schemas take them, not starting with a digit or `-`, no longer than a schema name.
 fn identifier(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-        && name.len() <= 256
+    crate::bindings::is_identifier(name)
+        && !name.starts_with(|c: char| c.is_ascii_digit() || c == '-')
+        && name.len() <= crate::bindings::MAX_NAME_BYTES
 }
 
 /// `text` as one shell word: as is when it holds nothing a shell reads specially, else in

@@ -40,6 +40,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::Value as Json;
+use tfwasm_harness::on_path;
 
 /// Why an acceptance test failed: which step, and what happened.
 #[derive(Debug, thiserror::Error)]
@@ -592,12 +593,6 @@ fn tfwasm() -> Result<PathBuf, AcceptanceError> {
         .ok_or_else(|| {
             fail("no tfwasm: set TFWASM_BIN, build it (`make build`), or put it on PATH".into())
         })
-}
-
-fn on_path(name: &str) -> Option<PathBuf> {
-    std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|dir| dir.join(name))
-        .find(|p| p.is_file())
 }
 
 #[cfg(test)]

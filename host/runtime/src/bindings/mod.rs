@@ -76,15 +76,18 @@ fn check_name(what: &str, name: &str) -> Result<(), String> {
 /// parts of addresses, where `/` or `..` would lead elsewhere.
 fn check_identifier(what: &str, name: &str) -> Result<(), String> {
     check_name(what, name)?;
-    let identifier = !name.is_empty()
-        && (name.bytes()).all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-    if !identifier {
+    if !is_identifier(name) {
         return Err(format!(
             "{what} {:?} is not an identifier (letters, digits, `_` and `-`)",
             quote_start(name, 32)
         ));
     }
     Ok(())
+}
+
+/// Whether `name` is an identifier as Terraform's names are: letters, digits, `_` and `-`.
+pub(crate) fn is_identifier(name: &str) -> bool {
+    !name.is_empty() && (name.bytes()).all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
 /// The first `max` bytes of `text`, cut at a character boundary.
