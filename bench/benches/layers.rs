@@ -39,6 +39,7 @@ fn wasm_with(reuse: bool, fuel_metering: bool) -> WasmProvider {
         display_name: None,
         http: Default::default(),
         journal: None,
+        protected: Vec::new(),
     };
     WasmProvider::load(&component(), options)
         .expect("load the random component (run `make build` first)")

@@ -321,3 +321,63 @@ fn a_read_write_grant_holding_the_compile_cache_stops_the_start() {
         "{stderr}"
     );
 }
+
+/// The twenty-sixth hostile pass: `tfwasm harness` (what `tfwasm new` crates test through)
+/// loaded a component with a read-write grant holding the compile cache, and a guest
+/// replaced another provider's cached code; and `serve` accepted a read-write grant of the
+/// working directory, where a guest wrote a `.tf` file whose `local-exec` the next apply ran.
+/// Every load refuses both.
+#[test]
+fn no_load_accepts_a_read_write_grant_of_the_cache_or_the_working_directory() {
+    let home = tempfile::tempdir().unwrap();
+    let cache = home.path().join(".cache/tfwasm");
+    std::fs::create_dir_all(&cache).unwrap();
+    let harness = Command::new(tfwasm_tests::tfwasm_bin())
+        .arg("harness")
+        .arg(tfwasm_tests::component("random"))
+        .arg("--allow-dir")
+        .arg(format!("{}:/home:rw", home.path().display()))
+        .env("TFWASM_CACHE_DIR", &cache)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run tfwasm harness");
+    let stderr = String::from_utf8_lossy(&harness.stderr);
+    assert!(!harness.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("the compile cache") && stderr.contains("as /home"),
+        "{stderr}"
+    );
+
+    let working = tempfile::tempdir().unwrap();
+    let package = tempfile::tempdir().unwrap();
+    let component = package.path().join("random.wasm");
+    std::fs::copy(tfwasm_tests::component("random"), &component).unwrap();
+    std::fs::write(
+        package.path().join("tfwasm.toml"),
+        format!(
+            "[grants]\ndirs = [\"{}:/work:rw\"]\n",
+            working.path().display()
+        ),
+    )
+    .unwrap();
+    let serve = Command::new(tfwasm_tests::tfwasm_bin())
+        .args(["serve", "--component"])
+        .arg(&component)
+        .current_dir(working.path())
+        .env(
+            "TF_PLUGIN_MAGIC_COOKIE",
+            tfwasm_wire::handshake::MAGIC_COOKIE_VALUE,
+        )
+        .env("PLUGIN_PROTOCOL_VERSIONS", "6")
+        .env("TFWASM_CACHE_DIR", tfwasm_tests::cache_dir())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run tfwasm serve");
+    let stderr = String::from_utf8_lossy(&serve.stderr);
+    assert_eq!(serve.status.code(), Some(1), "{stderr}");
+    assert!(serve.stdout.is_empty(), "no handshake line");
+    assert!(
+        stderr.contains("the working directory") && stderr.contains("Terraform runs"),
+        "{stderr}"
+    );
+}

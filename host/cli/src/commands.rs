@@ -40,6 +40,7 @@ pub(crate) fn load_to_read(
         display_name: None,
         http: settings.http.clone(),
         journal: None,
+        protected: Vec::new(),
     };
     let (provider, report) = WasmProvider::load(component, options)
         .with_context(|| format!("loading {}", component.display()))?;

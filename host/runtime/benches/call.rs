@@ -50,6 +50,7 @@ fn provider(fuel_metering: bool, pooling: bool, reuse_instances: bool) -> WasmPr
         display_name: None,
         http: Default::default(),
         journal: None,
+        protected: Vec::new(),
     };
     WasmProvider::load(&component(), options)
         .expect("load the random component")

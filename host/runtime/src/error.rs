@@ -70,6 +70,9 @@ pub enum LoadError {
     /// The HTTP settings (CA files, proxies) cannot be used.
     #[error("{0}")]
     Http(#[from] crate::HttpSettingsError),
+    /// A read-write grant holds what the host or Terraform runs.
+    #[error("{0}")]
+    HostPathGranted(#[from] crate::host_paths::HostPathGranted),
     /// A granted directory cannot be opened.
     #[error("granted directory {grant}: {message}")]
     Grant {

@@ -83,11 +83,40 @@ impl TypeSchema {
     }
 }
 
+/// An interrupted apply read back: only what a plan compares and says, never the entry
+/// itself, whose state may be as large as a report (and a file planted in a folder beside
+/// the state larger still), for as long as the provider serves.
 #[derive(Debug)]
 struct Left {
     path: PathBuf,
-    entry: Entry,
+    type_name: String,
+    config_sha256: String,
+    /// SHA-256 of the object's id: what [`Journal::settled`] compares a read state's id with.
+    id_sha256: Option<String>,
+    /// What a plan of the same configuration is told, rendered once when read.
+    diagnostic: Diagnostic,
 }
+
+impl Left {
+    /// The parts of `entry` a plan needs, or `None` for an entry this host would not have
+    /// written (a type name or digest past any real one's length).
+    fn of(path: PathBuf, entry: &Entry) -> Option<Left> {
+        if entry.type_name.len() > MAX_TYPE_NAME_BYTES || entry.config_sha256.len() > 64 {
+            return None;
+        }
+        Some(Left {
+            diagnostic: interrupted_diagnostic(entry, &path),
+            path,
+            type_name: entry.type_name.clone(),
+            config_sha256: entry.config_sha256.clone(),
+            id_sha256: entry.id.as_deref().map(id_digest),
+        })
+    }
+}
+
+/// The longest type name an entry is read with (Terraform's are identifiers of a few dozen
+/// bytes).
+const MAX_TYPE_NAME_BYTES: usize = 256;
 
 /// One reported-but-unanswered apply, as written to disk.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -173,6 +202,11 @@ impl Journal {
     /// # Errors
     /// As [`Journal::open`].
     pub fn open_dir(dir: PathBuf) -> Result<Journal, JournalError> {
+        Journal::open_dir_within(dir, MAX_BYTES_READ)
+    }
+
+    /// [`Journal::open_dir`], reading at most `bytes_left` bytes of entries.
+    fn open_dir_within(dir: PathBuf, mut bytes_left: u64) -> Result<Journal, JournalError> {
         let mut left = Vec::new();
         // Nothing is created until an apply reports a state: most runs never write one.
         if !dir.exists() {
@@ -212,9 +246,10 @@ impl Journal {
             }
             files_left -= 1;
             // Never through a symlink: an entry is a file this host wrote.
-            let Some(entry) = read_no_follow(&path)
+            let Some(entry) = read_no_follow(&path, bytes_left)
                 .ok()
                 .filter(|bytes| {
+                    bytes_left -= bytes.len() as u64;
                     let counted =
                         tfwasm_model::codec::json::value_count_at_most(bytes, values_left);
                     values_left -= counted.unwrap_or(values_left);
@@ -229,7 +264,12 @@ impl Journal {
             // on another boot (or machine) is no process running now.
             let same_boot = entry.boot.is_none() || entry.boot == boot_id();
             if entry.format == FORMAT && !(same_boot && process_alive(entry.pid)) {
-                left.push(Left { path, entry });
+                match Left::of(path, &entry) {
+                    Some(l) => left.push(l),
+                    None => {
+                        tracing::warn!(dir = %dir.display(), "ignoring an apply journal entry no tfwasm wrote")
+                    }
+                }
             }
         }
         if !left.is_empty() {
@@ -280,8 +320,8 @@ impl Journal {
         }
         let config = digest(config);
         left.iter()
-            .filter(|l| l.entry.type_name == type_name && l.entry.config_sha256 == config)
-            .map(|l| interrupted_diagnostic(&l.entry, &l.path))
+            .filter(|l| l.type_name == type_name && l.config_sha256 == config)
+            .map(|l| l.diagnostic.clone())
             .collect()
     }
 
@@ -300,7 +340,8 @@ impl Journal {
             return;
         };
         left.retain(|l| {
-            let same = l.entry.type_name == type_name && l.entry.id.as_deref() == Some(&id);
+            let same =
+                l.type_name == type_name && l.id_sha256.as_deref() == Some(&*id_digest(&id));
             if same {
                 tracing::info!(file = %l.path.display(), id, "interrupted apply settled: the object is in Terraform's state");
                 remove_entry(&l.path);
@@ -425,6 +466,11 @@ fn digest(value: &DynamicValue) -> String {
     hex::encode(hash.finalize())
 }
 
+/// SHA-256 of an object's id, hex.
+fn id_digest(id: &str) -> String {
+    hex::encode(Sha256::digest(id.as_bytes()))
+}
+
 /// The `id` attribute when it is a known string and not a secret.
 fn readable_id(state: &Value, block: &Block) -> Option<String> {
     let attr = block.attributes.iter().find(|a| a.name == "id")?;
@@ -530,9 +576,14 @@ fn entry_file_name(name: &str) -> bool {
 /// allowance), and a bound on what a file planted in the folder (a checkout) can cost.
 const MAX_ENTRY_BYTES: u64 = 256 << 20;
 
+/// The most bytes read from one journal directory, all entries together: one entry at its
+/// largest. Values alone do not bound it (a string of any length is one value), and a
+/// folder beside the state may hold a thousand files someone else wrote.
+const MAX_BYTES_READ: u64 = MAX_ENTRY_BYTES;
+
 /// Reads a regular file that is not a symlink (nor a FIFO, which would block the start), up
-/// to [`MAX_ENTRY_BYTES`].
-fn read_no_follow(path: &Path) -> std::io::Result<Vec<u8>> {
+/// to [`MAX_ENTRY_BYTES`] and to `budget` bytes.
+fn read_no_follow(path: &Path, budget: u64) -> std::io::Result<Vec<u8>> {
     use std::io::Read as _;
     use std::os::unix::fs::OpenOptionsExt as _;
     let file = std::fs::OpenOptions::new()
@@ -540,13 +591,15 @@ fn read_no_follow(path: &Path) -> std::io::Result<Vec<u8>> {
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(path)?;
     let meta = file.metadata()?;
-    if !meta.is_file() || meta.len() > MAX_ENTRY_BYTES {
+    let limit = MAX_ENTRY_BYTES.min(budget);
+    if !meta.is_file() || meta.len() > limit {
         return Err(std::io::Error::other(
             "not a journal entry (a regular file within the size bound)",
         ));
     }
     let mut bytes = Vec::new();
-    file.take(MAX_ENTRY_BYTES).read_to_end(&mut bytes)?;
+    // The file may have grown since: never more than the bound.
+    file.take(limit).read_to_end(&mut bytes)?;
     Ok(bytes)
 }
 
@@ -1067,7 +1120,40 @@ mod tests {
         let read = Journal::open_beside_state(dir.path(), "p").unwrap();
         let left = read.left.lock().unwrap();
         assert_eq!(left.len(), 1, "the small entry only");
-        assert_eq!(left[0].entry.id.as_deref(), Some("i-1"));
+        assert_eq!(left[0].id_sha256, Some(id_digest("i-1")));
+    }
+
+    /// The twenty-sixth hostile pass: a string is one value however long, so entries of
+    /// 255 MiB each passed the value budget, and each was kept whole while the provider
+    /// served (eight took 2.15 GB). Entries are read within a budget of bytes too, and only
+    /// what a plan says of them is kept.
+    #[test]
+    fn entries_are_read_within_a_budget_of_bytes_and_kept_as_their_diagnostic() {
+        let dir = tempfile::tempdir().unwrap();
+        let journal_dir = Journal::dir_beside_state(dir.path(), "p");
+        std::fs::create_dir_all(&journal_dir).unwrap();
+        let long = "A".repeat(1 << 20);
+        let entry = format!(
+            r#"{{"format":1,"pid":1,"boot":"other","type_name":"t_x","config_sha256":"","id":"{long}","state":"{long}"}}"#
+        );
+        std::fs::write(journal_dir.join("1-0-t_x.json"), &entry).unwrap();
+        std::fs::write(journal_dir.join("1-1-t_x.json"), &entry).unwrap();
+        let read = Journal::open_dir_within(journal_dir.clone(), entry.len() as u64 + 10).unwrap();
+        let left = read.left.lock().unwrap();
+        assert_eq!(left.len(), 1, "the second entry is past the budget");
+        assert_eq!(left[0].id_sha256, Some(id_digest(&long)));
+        let kept = left[0].diagnostic.summary.len() + left[0].diagnostic.detail.len();
+        assert!(kept < 4096, "{kept} bytes kept of a 2 MiB entry");
+        drop(left);
+
+        let odd_name = entry.replace(r#""t_x""#, &format!("{:?}", "t".repeat(300)));
+        std::fs::remove_file(journal_dir.join("1-1-t_x.json")).unwrap();
+        std::fs::write(journal_dir.join("1-0-t_x.json"), odd_name).unwrap();
+        let read = Journal::open_dir(journal_dir).unwrap();
+        assert!(
+            read.left.lock().unwrap().is_empty(),
+            "a type name no provider has"
+        );
     }
 
     /// The twenty-second hostile pass: the import hint wrote a guest-chosen id raw, and a
@@ -1115,7 +1201,7 @@ mod tests {
         let planted = journal.dir().join("2-0-t_x.json");
         std::os::unix::fs::symlink(&victim, &planted).unwrap();
         assert!(
-            read_no_follow(&planted).is_err(),
+            read_no_follow(&planted, MAX_BYTES_READ).is_err(),
             "a symlinked entry is not read"
         );
     }

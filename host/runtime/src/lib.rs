@@ -24,6 +24,7 @@ mod error;
 mod files;
 pub mod grants;
 mod guest_output;
+pub mod host_paths;
 pub mod http;
 pub mod journal;
 pub mod limits;

@@ -268,6 +268,7 @@ impl Harness {
             display_name: None,
             http: Default::default(),
             journal: None,
+            protected: Vec::new(),
         };
         let (provider, _) =
             WasmProvider::load(path, options).map_err(|e| HarnessError::Load(e.to_string()))?;

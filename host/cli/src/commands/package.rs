@@ -165,6 +165,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         display_name: None,
         http: resolved.http,
         journal: None,
+        protected: Vec::new(),
     };
     let (provider, report) = WasmProvider::load(&args.component, options)
         .with_context(|| format!("checking {}", args.component.display()))?;

@@ -303,14 +303,16 @@ pub(crate) fn load_checked_from(
 ) -> anyhow::Result<(Checked<WasmProvider>, Option<crate::record::Settings>)> {
     let settings = crate::config::load_from(component, trust == Trust::Operator, adjust)?;
     let cache_dir = cache_dir.unwrap_or_else(cache::default_dir);
-    let mut own_files: Vec<&Path> = settings
-        .http
-        .ca_files
-        .iter()
-        .map(PathBuf::as_path)
+    // The settings decide the guest's grants; a CA file decides whom its requests trust.
+    let protected = (settings.http.ca_files.iter())
+        .chain(settings.file.as_ref())
+        .map(|file| tfwasm_runtime::host_paths::HostPath {
+            what: "a settings file (it decides the guest's grants) or a CA file it names",
+            path: file.clone(),
+            risk: tfwasm_runtime::host_paths::HOST_CODE,
+            fix: "keep the settings (TFWASM_CONFIG) and their files outside every read-write grant",
+        })
         .collect();
-    own_files.extend(settings.file.as_deref());
-    refuse_host_files_in_writable_grants(component, &cache_dir, &own_files, &settings.grants.dirs)?;
     let journal = open_journal(
         component,
         settings.journal_beside_state,
@@ -331,6 +333,7 @@ pub(crate) fn load_checked_from(
         display_name: Some(provider_name(component)),
         http: settings.http,
         journal,
+        protected,
     };
     let (provider, report) = WasmProvider::load(component, options)?;
     let provider = Checked::new(provider, provider_name(component), settings.mode);
@@ -341,59 +344,6 @@ pub(crate) fn load_checked_from(
         "component loaded"
     );
     Ok((provider, settings.record))
-}
-
-/// Refuses to serve when a read-write grant holds what the host runs or reads on its own
-/// behalf: the component's directory (a package's executable, precompiled code and
-/// `tfwasm.toml`) or the compile cache. The guest could replace the code a later start loads
-/// natively, or the settings that decide its own grants.
-fn refuse_host_files_in_writable_grants(
-    component: &Path,
-    cache_dir: &Path,
-    settings: &[&Path],
-    dirs: &[tfwasm_runtime::DirGrant],
-) -> anyhow::Result<()> {
-    // The directory of the file itself, a symlink followed (a bare name's is `.`).
-    let resolved = tfwasm_runtime::grants::resolved(component);
-    let package = resolved.parent().unwrap_or(Path::new("/"));
-    let mut own = vec![
-        (
-            "the component's directory (with its precompiled code and tfwasm.toml)",
-            package,
-            "keep the component outside every read-write grant",
-        ),
-        (
-            "the component's directory (with its precompiled code and tfwasm.toml)",
-            component
-                .parent()
-                .filter(|p| !p.as_os_str().is_empty())
-                .unwrap_or(Path::new(".")),
-            "keep the component outside every read-write grant",
-        ),
-        (
-            "the compile cache",
-            cache_dir,
-            "set TFWASM_CACHE_DIR (or --cache-dir) outside every read-write grant",
-        ),
-    ];
-    for file in settings {
-        own.push((
-            "a settings file (it decides the guest's grants) or a CA file it names",
-            file,
-            "keep the settings (TFWASM_CONFIG) and their files outside every read-write grant",
-        ));
-    }
-    for (what, path, fix) in own {
-        if let Some(grant) = tfwasm_runtime::grants::writable_grant_holding(dirs, path) {
-            anyhow::bail!(
-                "{what} {} lies inside {}, granted read-write to the guest as {}: the guest could replace code or settings the host loads; {fix}, or grant a narrower directory",
-                path.display(),
-                grant.host.display(),
-                grant.guest
-            );
-        }
-    }
-    Ok(())
 }
 
 /// The apply journal for `component` in this working directory: beside the state when the
@@ -557,47 +507,6 @@ mod tests {
             std::fs::read_dir(&outside).unwrap().count(),
             0,
             "opening creates nothing until an entry is written"
-        );
-    }
-
-    #[test]
-    fn a_read_write_grant_may_not_hold_the_component_or_the_cache() {
-        let home = tempfile::tempdir().unwrap();
-        let package = home.path().join("pkg");
-        let cache = home.path().join("cache");
-        std::fs::create_dir_all(&package).unwrap();
-        let component = package.join("component.wasm");
-        let grant = |host: &std::path::Path, writable| tfwasm_runtime::DirGrant {
-            host: host.to_owned(),
-            guest: "/home".into(),
-            writable,
-            modes: writable,
-        };
-        let outside = tempfile::tempdir().unwrap();
-        let refused = |dirs: &[tfwasm_runtime::DirGrant], cache: &std::path::Path| {
-            super::refuse_host_files_in_writable_grants(&component, cache, &[], dirs)
-                .err()
-                .map(|e| e.to_string())
-        };
-        let error = refused(&[grant(home.path(), true)], outside.path()).expect("refused");
-        assert!(
-            error.contains("component's directory") && error.contains("/home"),
-            "{error}"
-        );
-        let error = refused(&[grant(&cache, true)], &cache).expect("refused");
-        assert!(
-            error.contains("compile cache") && error.contains("TFWASM_CACHE_DIR"),
-            "{error}"
-        );
-        assert_eq!(
-            refused(&[grant(home.path(), false)], &cache),
-            None,
-            "read-only"
-        );
-        assert_eq!(
-            refused(&[grant(outside.path(), true)], &cache),
-            None,
-            "elsewhere"
         );
     }
 

@@ -369,7 +369,7 @@ pub(crate) const MAX_RECORDING_FILE: u64 = 128 << 20;
 /// forever), at most [`MAX_RECORDING_FILE`] bytes.
 fn read_json<T: serde::de::DeserializeOwned>(
     path: &Path,
-    values_left: &mut usize,
+    budget: &mut ReadBudget,
 ) -> anyhow::Result<T> {
     use std::io::Read as _;
     use std::os::unix::fs::OpenOptionsExt as _;
@@ -399,10 +399,29 @@ fn read_json<T: serde::de::DeserializeOwned>(
             meta.len()
         );
     }
+    let past_budget = || {
+        anyhow::anyhow!(
+            "{}: the recording holds more than {} MiB in all; replay a smaller session",
+            path.display(),
+            MAX_RECORDING_BYTES >> 20
+        )
+    };
+    if meta.len() > budget.bytes {
+        return Err(past_budget());
+    }
     let mut text = Vec::new();
-    file.take(MAX_RECORDING_FILE)
+    // What is read counts, not what the metadata said: the file may have grown since.
+    file.take(MAX_RECORDING_FILE.min(budget.bytes) + 1)
         .read_to_end(&mut text)
         .with_context(|| format!("cannot read {}", path.display()))?;
+    budget.bytes = (budget.bytes.checked_sub(text.len() as u64)).ok_or_else(past_budget)?;
+    if text.len() as u64 > MAX_RECORDING_FILE {
+        bail!(
+            "{}: not a recording file (it grew while read)",
+            path.display()
+        );
+    }
+    let values_left = &mut budget.values;
     // Weighed by what parsing it would hold (`[0,0,…]` is 16 times its size), within what
     // the whole replay may hold.
     let counted = tfwasm_model::codec::json::value_count_at_most(&text, *values_left)
@@ -421,6 +440,28 @@ fn read_json<T: serde::de::DeserializeOwned>(
 /// parsed).
 pub(crate) const MAX_RECORDING_VALUES: usize = 16 << 20;
 
+/// The most bytes one replay reads, all its files together (they are all held while it
+/// runs).
+pub(crate) const MAX_RECORDING_BYTES: u64 = 2 << 30;
+
+/// What one replay may still read.
+#[derive(Debug)]
+pub(crate) struct ReadBudget {
+    /// JSON values.
+    pub(crate) values: usize,
+    /// Bytes, counted as read.
+    pub(crate) bytes: u64,
+}
+
+impl Default for ReadBudget {
+    fn default() -> ReadBudget {
+        ReadBudget {
+            values: MAX_RECORDING_VALUES,
+            bytes: MAX_RECORDING_BYTES,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::os::unix::fs::PermissionsExt as _;
@@ -438,8 +479,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let link = dir.path().join("000010-Zero.json");
         std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
-        let mut left = MAX_RECORDING_VALUES;
-        let budget = &mut left;
+        let budget = &mut ReadBudget::default();
         let error = format!(
             "{:#}",
             read_json::<serde_json::Value>(&link, budget).unwrap_err()
@@ -472,9 +512,31 @@ mod tests {
         std::fs::write(&zeros, format!("[{}0]", "0,".repeat(1000))).unwrap();
         let error = format!(
             "{:#}",
-            read_json::<serde_json::Value>(&zeros, &mut 500).unwrap_err()
+            read_json::<serde_json::Value>(
+                &zeros,
+                &mut ReadBudget {
+                    values: 500,
+                    ..ReadBudget::default()
+                }
+            )
+            .unwrap_err()
         );
         assert!(error.contains("JSON values"), "{error}");
+        // The twenty-sixth hostile pass: the session's bytes were summed from metadata taken
+        // before each file was opened, so files swapped in between passed the bound; what
+        // is read counts.
+        let mut nearly_spent = ReadBudget {
+            bytes: 10,
+            ..ReadBudget::default()
+        };
+        std::fs::write(&good, b"[1,2,3]").unwrap();
+        read_json::<serde_json::Value>(&good, &mut nearly_spent).unwrap();
+        assert_eq!(nearly_spent.bytes, 3);
+        let error = format!(
+            "{:#}",
+            read_json::<serde_json::Value>(&good, &mut nearly_spent).unwrap_err()
+        );
+        assert!(error.contains("MiB in all"), "{error}");
     }
 
     fn schemas(password_sensitive: bool) -> Schemas {

@@ -56,12 +56,9 @@ pub struct Recording {
 /// The most calls one session replays: each file is bounded
 /// ([`super::MAX_RECORDING_FILE`]), and so is their number.
 const MAX_CALLS: usize = 100_000;
-/// The most bytes of call files one session replays (they are all held while it runs).
-const MAX_SESSION_BYTES: u64 = 2 << 30;
-
 pub fn read_session(dir: &Path) -> anyhow::Result<Recording> {
-    let mut values_left = super::MAX_RECORDING_VALUES;
-    let session: Session = read_json(&dir.join(SESSION_FILE), &mut values_left)?;
+    let mut budget = super::ReadBudget::default();
+    let session: Session = read_json(&dir.join(SESSION_FILE), &mut budget)?;
     if !(1..=FORMAT).contains(&session.format) {
         bail!(
             "{}: recording format {} (this tfwasm replays formats 1 to {FORMAT})",
@@ -70,7 +67,6 @@ pub fn read_session(dir: &Path) -> anyhow::Result<Recording> {
         );
     }
     let mut entries = Vec::new();
-    let mut total = 0u64;
     for file in std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))? {
         let path = file?.path();
         if path
@@ -78,21 +74,19 @@ pub fn read_session(dir: &Path) -> anyhow::Result<Recording> {
             .and_then(|n| n.to_str())
             .is_some_and(is_call_file)
         {
-            total += std::fs::symlink_metadata(&path).map_or(0, |m| m.len());
-            if entries.len() == MAX_CALLS || total > MAX_SESSION_BYTES {
+            if entries.len() == MAX_CALLS {
                 bail!(
-                    "{}: more than {MAX_CALLS} recorded calls or {} MiB of them; replay a smaller session",
+                    "{}: more than {MAX_CALLS} recorded calls; replay a smaller session",
                     dir.display(),
-                    MAX_SESSION_BYTES >> 20
                 );
             }
-            entries.push(read_json::<Entry>(&path, &mut values_left)?);
+            entries.push(read_json::<Entry>(&path, &mut budget)?);
         }
     }
     entries.sort_by_key(|e| e.seq);
     let shared = dir.parent().map(|root| root.join(SENSITIVE_FILE));
     let sensitive = match shared.filter(|p| p.is_file()) {
-        Some(path) => read_json(&path, &mut values_left)?,
+        Some(path) => read_json(&path, &mut budget)?,
         None => Sensitive::default(),
     };
     Ok(Recording {

@@ -36,6 +36,19 @@ impl log::Host for StoreState {
 /// The `types` interface has no functions; this marks that the store provides it.
 impl types::Host for StoreState {}
 
+/// The file functions run on tokio's blocking pool, as wasmtime-wasi runs its own: a write
+/// of up to a host call's copy budget, synced, would otherwise hold a runtime worker (and
+/// every connection and call scheduled on it) until the disk is done.
+async fn blocking(
+    dirs: &[crate::DirGrant],
+    work: impl FnOnce(&[crate::DirGrant]) -> Result<(), String> + Send + 'static,
+) -> wasmtime::Result<Result<(), String>> {
+    let dirs = dirs.to_vec();
+    tokio::task::spawn_blocking(move || work(&dirs))
+        .await
+        .map_err(|e| wasmtime::Error::msg(format!("a file operation failed: {e}")))
+}
+
 impl super::additions::files::Host for StoreState {
     async fn write_file(
         &mut self,
@@ -43,7 +56,10 @@ impl super::additions::files::Host for StoreState {
         contents: Vec<u8>,
         mode: u32,
     ) -> wasmtime::Result<Result<(), String>> {
-        Ok(crate::files::write_file(&self.dirs, &path, &contents, mode))
+        blocking(&self.dirs, move |dirs| {
+            crate::files::write_file(dirs, &path, &contents, mode)
+        })
+        .await
     }
 
     async fn create_dir(
@@ -51,10 +67,16 @@ impl super::additions::files::Host for StoreState {
         path: String,
         mode: u32,
     ) -> wasmtime::Result<Result<(), String>> {
-        Ok(crate::files::create_dir(&self.dirs, &path, mode))
+        blocking(&self.dirs, move |dirs| {
+            crate::files::create_dir(dirs, &path, mode)
+        })
+        .await
     }
 
     async fn set_mode(&mut self, path: String, mode: u32) -> wasmtime::Result<Result<(), String>> {
-        Ok(crate::files::set_mode(&self.dirs, &path, mode))
+        blocking(&self.dirs, move |dirs| {
+            crate::files::set_mode(dirs, &path, mode)
+        })
+        .await
     }
 }

@@ -42,6 +42,22 @@ pub(crate) enum Unsendable {
     /// the whole authority would travel in `Host` and the request line, to the server and
     /// any proxy. No allowed URL needs it (credentials go in headers).
     Userinfo,
+    /// A host that is neither a DNS name nor an IP literal (`*`, `*.com`): it cannot be
+    /// reached, and written into the "add this grant" advice it would be a wildcard.
+    NotAHost,
+}
+
+/// Whether `host` (lowercased, as `Uri::host` gives it) is a DNS name or an IP literal:
+/// letters, digits, `-`, `_` and `.`, or `[...]` holding an IPv6 address.
+fn plain_host(host: &str) -> bool {
+    if let Some(v6) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+        return v6.parse::<std::net::Ipv6Addr>().is_ok();
+    }
+    !host.is_empty()
+        && host.len() <= 253
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
 }
 
 /// At most 256 bytes of a guest-chosen URL or host, for log lines.
@@ -56,6 +72,9 @@ pub(crate) fn target(uri: &http::Uri) -> Result<Target, Unsendable> {
     }
     let scheme = uri.scheme_str().unwrap_or("http").to_ascii_lowercase();
     let host = uri.host().unwrap_or_default().to_ascii_lowercase();
+    if !plain_host(&host) {
+        return Err(Unsendable::NotAHost);
+    }
     let port = uri
         .port_u16()
         .unwrap_or(if scheme == "https" { 443 } else { 80 });
@@ -98,6 +117,17 @@ impl WasiHttpHooks for HttpGate {
                     problems.push(Problem::Userinfo {
                         host: uri.host().unwrap_or_default().to_owned(),
                     });
+                }
+                return Box::new(async { Err(HttpError::HttpRequestDenied) });
+            }
+            Err(Unsendable::NotAHost) => {
+                let host = short(uri.host().unwrap_or_default()).to_owned();
+                tracing::warn!(
+                    host = %tfwasm_model::quote::escaped(&host),
+                    "outgoing request denied: its host is not a host name or an IP address"
+                );
+                if let Ok(mut problems) = self.problems.lock() {
+                    problems.push(Problem::NotAHost { host });
                 }
                 return Box::new(async { Err(HttpError::HttpRequestDenied) });
             }
@@ -190,5 +220,23 @@ mod tests {
             }),
             "an @ in the path is not userinfo"
         );
+    }
+
+    /// The twenty-sixth hostile pass: `https://*/` reached the allow-list, and the denial's
+    /// advice told the operator to grant `https://*:443`, every HTTPS host.
+    #[test]
+    fn a_host_that_is_no_name_or_address_is_refused_before_the_allow_list() {
+        for url in ["https://*/", "https://*.com/x", "http://a*b:80/"] {
+            let uri: http::Uri = url.parse().unwrap_or_else(|e| panic!("{url}: {e}"));
+            assert_eq!(target(&uri), Err(Unsendable::NotAHost), "{url}");
+        }
+        for url in [
+            "http://[::1]:8080/",
+            "http://my_service:80/",
+            "https://10.0.0.1/",
+        ] {
+            let uri: http::Uri = url.parse().unwrap();
+            assert!(target(&uri).is_ok(), "{url}");
+        }
     }
 }

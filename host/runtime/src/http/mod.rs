@@ -136,6 +136,8 @@ pub(crate) enum Problem {
     Proxy { message: String },
     /// The URL carried user information (`user:password@host`), which is never sent.
     Userinfo { host: String },
+    /// The URL's host is no host name or IP address (`*`): nothing to grant.
+    NotAHost { host: String },
 }
 
 /// The problems of one call.

@@ -156,6 +156,14 @@ impl WasmProvider {
                     self.name
                 ),
             ),
+            Problem::NotAHost { host } => (
+                tfwasm_model::HTTP_DENIED_SUMMARY,
+                format!(
+                    "The Wasm provider {} tried to send a request to {:?}, which is neither a host name nor an IP address; nothing was sent.",
+                    self.name,
+                    tfwasm_model::quote::escaped(host)
+                ),
+            ),
             Problem::Proxy { message } => (
                 "Outgoing HTTP request failed at the proxy",
                 format!(

@@ -56,6 +56,9 @@ pub struct LoadOptions {
     pub http: crate::HttpSettings,
     /// Where applies keep what the guest reported until they answer; `None` turns that off.
     pub journal: Option<crate::Journal>,
+    /// Files the caller reads on the guest's behalf (settings, CA files), which no read-write
+    /// grant may hold, beside those every load protects ([`crate::host_paths::host_paths`]).
+    pub protected: Vec<crate::host_paths::HostPath>,
 }
 
 /// How loading went, for the operator's log.
@@ -127,8 +130,11 @@ impl WasmProvider {
             display_name,
             http,
             journal,
+            mut protected,
         } = options;
         let started = Instant::now();
+        protected.extend(crate::host_paths::host_paths(path, &cache_dir));
+        crate::host_paths::refuse_granted(&grants.dirs, &protected)?;
         let mut grants = grants;
         crate::grants::pin_dirs(&mut grants.dirs).map_err(|e| LoadError::Grant {
             grant: e.grant,
