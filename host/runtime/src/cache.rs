@@ -67,7 +67,7 @@ pub fn default_dir() -> PathBuf {
 }
 
 /// This user's home directory from the account database (a service started without `HOME`).
-fn account_home() -> Option<PathBuf> {
+pub(crate) fn account_home() -> Option<PathBuf> {
     use std::os::unix::ffi::OsStrExt as _;
     let mut buffer = vec![0 as libc::c_char; 16 * 1024];
     // SAFETY: `passwd` is plain data; getpwuid_r writes at most `buffer.len()` bytes into

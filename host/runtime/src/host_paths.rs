@@ -24,12 +24,16 @@ pub struct HostPath {
     pub risk: &'static str,
     /// What the operator changes instead.
     pub fix: &'static str,
+    /// Whether what lies *inside* it is run or loaded too (a plugin directory, `.terraform`
+    /// with its module copies, the compile cache): a grant of any directory within it is
+    /// refused as well as one holding it.
+    pub contents_run: bool,
 }
 
 /// A read-write grant holds one of the [`HostPath`]s.
 #[derive(Debug, thiserror::Error)]
 #[error(
-    "{what} {path} lies inside {grant}, granted read-write to the guest as {guest}: {risk}; {fix}, or grant a narrower directory"
+    "{what} {path} overlaps {grant}, granted read-write to the guest as {guest}: {risk}; {fix}, or grant another directory"
 )]
 pub struct HostPathGranted {
     what: &'static str,
@@ -56,12 +60,18 @@ pub fn host_paths(component: &Path, cache_dir: &Path) -> Vec<HostPath> {
         path,
         risk: HOST_CODE,
         fix: "keep the component outside every read-write grant",
+        contents_run: true,
     };
     let terraform = |what, path| HostPath {
         what,
         path,
         risk: TERRAFORM_RUNS,
         fix: "grant a directory of its own instead",
+        contents_run: false,
+    };
+    let runs_inside = |what, path| HostPath {
+        contents_run: true,
+        ..terraform(what, path)
     };
     let mut paths = vec![
         package(
@@ -81,54 +91,145 @@ pub fn host_paths(component: &Path, cache_dir: &Path) -> Vec<HostPath> {
             path: cache_dir.to_owned(),
             risk: HOST_CODE,
             fix: "set TFWASM_CACHE_DIR (or --cache-dir) outside every read-write grant",
+            contents_run: true,
         },
         terraform(
             "the working directory (Terraform's configuration, .terraform and lock file)",
             PathBuf::from("."),
         ),
+        runs_inside(
+            "Terraform's data directory (.terraform: modules, providers)",
+            PathBuf::from(".terraform"),
+        ),
+        runs_inside(
+            "the working directory's plugin directory (terraform.d)",
+            PathBuf::from("terraform.d"),
+        ),
     ];
-    for (name, what) in [
-        ("TF_DATA_DIR", "Terraform's data directory (TF_DATA_DIR)"),
+    // A relative path in Terraform's environment is read from where Terraform started,
+    // before `-chdir` (which moves the provider's working directory, not `PWD`): both.
+    let started = std::env::var_os("PWD").map(PathBuf::from);
+    let from_environment = |value: std::ffi::OsString| {
+        let path = PathBuf::from(value);
+        let mut both = vec![path.clone()];
+        if let Some(started) = started.as_ref().filter(|_| path.is_relative()) {
+            both.push(started.join(&path));
+        }
+        both
+    };
+    for (name, what, inside) in [
+        (
+            "TF_DATA_DIR",
+            "Terraform's data directory (TF_DATA_DIR)",
+            true,
+        ),
         (
             "TF_CLI_CONFIG_FILE",
             "Terraform's CLI configuration (TF_CLI_CONFIG_FILE)",
+            false,
+        ),
+        (
+            "TERRAFORM_CONFIG",
+            "Terraform's CLI configuration (TERRAFORM_CONFIG)",
+            false,
         ),
         (
             "TF_PLUGIN_CACHE_DIR",
             "Terraform's plugin cache (TF_PLUGIN_CACHE_DIR)",
+            true,
         ),
     ] {
         if let Some(value) = std::env::var_os(name).filter(|v| !v.is_empty()) {
-            paths.push(terraform(what, PathBuf::from(value)));
+            for path in from_environment(value) {
+                paths.push(match inside {
+                    true => runs_inside(what, path),
+                    false => terraform(what, path),
+                });
+            }
         }
     }
-    if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
-        let home = PathBuf::from(home);
-        for (name, what) in [
+    // Terraform and OpenTofu find the home directory in the account database when `HOME`
+    // is unset; both count.
+    let homes = (std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from))
+    .into_iter()
+    .chain(crate::cache::account_home());
+    for home in homes {
+        for (name, what, inside) in [
             (
                 ".terraformrc",
                 "Terraform's CLI configuration (~/.terraformrc)",
+                false,
             ),
-            (".tofurc", "OpenTofu's CLI configuration (~/.tofurc)"),
+            (".tofurc", "OpenTofu's CLI configuration (~/.tofurc)", false),
             (
                 ".terraform.d",
                 "Terraform's plugin directory (~/.terraform.d)",
+                true,
+            ),
+            (
+                ".config/opentofu",
+                "OpenTofu's configuration (~/.config/opentofu)",
+                true,
+            ),
+            (
+                ".local/share/opentofu",
+                "OpenTofu's plugin directory (~/.local/share/opentofu)",
+                true,
+            ),
+            (
+                ".local/share/terraform",
+                "Terraform's plugin directory (~/.local/share/terraform)",
+                true,
             ),
         ] {
-            paths.push(terraform(what, home.join(name)));
+            let path = home.join(name);
+            paths.push(match inside {
+                true => runs_inside(what, path),
+                false => terraform(what, path),
+            });
+        }
+    }
+    // The XDG base directories OpenTofu (configuration, plugins) and Terraform (plugins)
+    // read when set.
+    for (name, sub, what) in [
+        (
+            "XDG_CONFIG_HOME",
+            "opentofu",
+            "OpenTofu's configuration ($XDG_CONFIG_HOME/opentofu)",
+        ),
+        (
+            "XDG_DATA_HOME",
+            "opentofu",
+            "OpenTofu's plugin directory ($XDG_DATA_HOME/opentofu)",
+        ),
+        (
+            "XDG_DATA_HOME",
+            "terraform",
+            "Terraform's plugin directory ($XDG_DATA_HOME/terraform)",
+        ),
+    ] {
+        if let Some(base) = std::env::var_os(name).filter(|v| !v.is_empty()) {
+            paths.push(runs_inside(what, PathBuf::from(base).join(sub)));
         }
     }
     paths
 }
 
 /// Refuses `dirs` when a read-write grant holds any of `paths` (or a directory on the way to
-/// one: see [`writable_grant_holding`]).
+/// one: see [`writable_grant_holding`]), or lies inside one whose contents are run.
 ///
 /// # Errors
 /// The first such path, the grant and what to change.
 pub fn refuse_granted(dirs: &[DirGrant], paths: &[HostPath]) -> Result<(), HostPathGranted> {
     for host in paths {
-        if let Some(grant) = writable_grant_holding(dirs, &host.path) {
+        let inside = || {
+            let path = resolved(&host.path);
+            (dirs.iter()).find(|g| g.writable && resolved(&g.host).starts_with(&path))
+        };
+        let holding = writable_grant_holding(dirs, &host.path);
+        if let Some(grant) = holding.or_else(|| host.contents_run.then(inside).flatten()) {
             return Err(HostPathGranted {
                 what: host.what,
                 path: host.path.display().to_string(),
@@ -221,6 +322,23 @@ mod tests {
                 "the home directory holds ~/.terraformrc and ~/.terraform.d"
             );
         }
+        // The twenty-seventh pass: a grant *inside* `.terraform` let a guest point a module
+        // at its own `.tf` files; inside the compile cache, rewrite which code an entry names.
+        let dot_terraform = working.join(".terraform");
+        assert!(
+            refuse_granted(
+                &[grant(&dot_terraform.join("modules"), true)],
+                &host_paths(&component, &cache)
+            )
+            .is_err(),
+            "a directory inside .terraform"
+        );
+        let error = refuse_granted(
+            &[grant(&cache.join("index"), true)],
+            &host_paths(&component, &cache),
+        )
+        .expect_err("a directory inside the compile cache");
+        assert!(error.to_string().contains("compile cache"), "{error}");
         let inside = tempfile::tempdir_in(elsewhere.path()).unwrap();
         assert!(
             refuse_granted(
