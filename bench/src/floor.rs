@@ -98,3 +98,4 @@ impl tfwasm_model::rpc::NoIdentity for Floor {}
 impl NoEphemeralResources for Floor {}
 
 impl tfwasm_model::rpc::NoConfigGeneration for Floor {}
+impl tfwasm_model::rpc::NoListResources for Floor {}

@@ -154,6 +154,11 @@ impl ProviderServer for NativeProvider {
                 .iter()
                 .map(|e| (e.type_name().to_owned(), e.schema().to_wire()))
                 .collect(),
+            list_resources: p
+                .resources()
+                .iter()
+                .filter_map(|r| Some((r.type_name().to_owned(), r.list_schema()?.to_wire())))
+                .collect(),
             diagnostics: Vec::new(),
         }
     }
@@ -484,6 +489,49 @@ impl tfwasm_model::rpc::ConfigGenerationServer for NativeProvider {
         tfwasm_model::rpc::GenerateResourceConfigResponse {
             config: dv(resp.config),
             diagnostics: diagnostics(resp.diagnostics),
+        }
+    }
+}
+
+impl tfwasm_model::rpc::ListServer for NativeProvider {
+    async fn validate_list_resource_config(
+        &self,
+        req: tfwasm_model::rpc::ValidateListResourceConfigRequest,
+    ) -> Diagnostics {
+        diagnostics(glue::validate_list_resource_config(
+            self.p(),
+            req.type_name,
+            req.config.msgpack,
+        ))
+    }
+
+    async fn list_resource(
+        &self,
+        req: tfwasm_model::rpc::ListResourceRequest,
+    ) -> tfwasm_model::rpc::ListResourcePage {
+        use tfwasm_sdk::bindings::exports::tfwasm::provider0_3_0::list_resource::ListRequest;
+        let page = glue::list_resource(
+            self.p(),
+            self.ctx(),
+            ListRequest {
+                type_name: req.type_name,
+                config: req.config.msgpack,
+                include_resource_object: req.include_resource_object,
+                limit: req.limit,
+                cursor: req.cursor,
+            },
+        );
+        tfwasm_model::rpc::ListResourcePage {
+            events: (page.objects.into_iter())
+                .map(|o| tfwasm_model::rpc::ListResourceEvent {
+                    identity: dv(o.identity),
+                    display_name: o.display_name,
+                    resource_object: o.resource_object.map(dv),
+                    diagnostics: diagnostics(o.diagnostics),
+                })
+                .collect(),
+            next: page.next,
+            diagnostics: diagnostics(page.diagnostics),
         }
     }
 }

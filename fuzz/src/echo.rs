@@ -173,3 +173,4 @@ impl NoMoves for Echo {}
 impl NoIdentity for Echo {}
 impl NoEphemeralResources for Echo {}
 impl tfwasm_model::rpc::NoConfigGeneration for Echo {}
+impl tfwasm_model::rpc::NoListResources for Echo {}

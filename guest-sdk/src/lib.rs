@@ -64,6 +64,7 @@ pub mod http;
 pub mod identity;
 #[cfg(feature = "invariants")]
 pub mod invariants;
+pub mod list;
 pub mod log;
 pub mod moves;
 mod place;
@@ -319,6 +320,24 @@ macro_rules! export_provider {
                 arguments: ::std::vec::Vec<::std::vec::Vec<u8>>,
             ) -> ::std::result::Result<::std::vec::Vec<u8>, $crate::glue::wit::FunctionError> {
                 $crate::glue::call_function(__tfwasm_provider(), ctx, name, arguments)
+            }
+        }
+
+        impl $crate::bindings::exports::tfwasm::provider0_3_0::list_resource::Guest for __TfwasmExport {
+            fn list_resource_schemas() -> ::std::vec::Vec<$crate::glue::wit::NamedSchema> {
+                $crate::glue::list_resource_schemas(__tfwasm_provider())
+            }
+            fn validate_list_resource_config(
+                type_name: ::std::string::String,
+                config: ::std::vec::Vec<u8>,
+            ) -> ::std::vec::Vec<$crate::glue::wit::Diagnostic> {
+                $crate::glue::validate_list_resource_config(__tfwasm_provider(), type_name, config)
+            }
+            fn list_resource(
+                ctx: $crate::glue::wit::ProviderContext,
+                req: $crate::bindings::exports::tfwasm::provider0_3_0::list_resource::ListRequest,
+            ) -> $crate::bindings::exports::tfwasm::provider0_3_0::list_resource::ListPage {
+                $crate::glue::list_resource(__tfwasm_provider(), ctx, req)
             }
         }
 

@@ -376,6 +376,32 @@ pub trait Resource: Send + Sync {
         ))
     }
 
+    /// The schema of a `list` block's `config` for this type (Terraform >= 1.14's
+    /// `terraform query`; see [`crate::list`]): `Some` offers a listing, which needs an
+    /// [`identity`](Resource::identity). `None` by default.
+    fn list_schema(&self) -> Option<ResourceSchema> {
+        None
+    }
+
+    /// One page of the existing objects of this type, each as its state (see
+    /// [`crate::list`]). Called only for types with a [`list_schema`](Resource::list_schema).
+    ///
+    /// # Errors
+    /// The objects cannot be listed (the error ends the listing).
+    fn list(
+        &self,
+        _ctx: &Context,
+        _req: &crate::list::ListRequest,
+    ) -> Result<crate::list::ListPage, Diagnostic> {
+        Err(Diagnostic::error(
+            "Listing not implemented",
+            format!(
+                "{} declares a list schema but does not implement Resource::list.",
+                self.type_name()
+            ),
+        ))
+    }
+
     /// The identity of this resource type (Terraform >= 1.12; see [`crate::identity`]):
     /// declared here, derived by the SDK from every new state. None by default.
     fn identity(&self) -> Option<crate::Identity> {

@@ -9,6 +9,7 @@ mod go;
 mod hostile;
 mod http;
 mod identity;
+mod list;
 mod local;
 mod network_mirror;
 mod plugin_binary;

@@ -236,6 +236,10 @@ pub struct ProviderSchema {
     pub data_sources: BTreeMap<String, Schema>,
     /// Ephemeral resource types by full type name.
     pub ephemeral_resources: BTreeMap<String, Schema>,
+    /// List resource types (tfplugin6.10, `terraform query`) by the managed resource type
+    /// they list: the schema of a `list` block's `config`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub list_resources: BTreeMap<String, Schema>,
     /// Problems found while producing the schema.
     pub diagnostics: Vec<Diagnostic>,
 }

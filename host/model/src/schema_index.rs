@@ -23,6 +23,7 @@ pub struct SchemaIndex {
     resource_types: HashMap<String, Type>,
     data_source_types: HashMap<String, Type>,
     ephemeral_types: HashMap<String, Type>,
+    list_types: HashMap<String, Type>,
     identity_types: HashMap<String, Type>,
 }
 
@@ -42,6 +43,7 @@ impl SchemaIndex {
             resource_types: types(&provider.resources),
             data_source_types: types(&provider.data_sources),
             ephemeral_types: types(&provider.ephemeral_resources),
+            list_types: types(&provider.list_resources),
             identity_types: (identities.iter())
                 .map(|(name, s)| (name.clone(), s.implied_type()))
                 .collect(),
@@ -64,6 +66,11 @@ impl SchemaIndex {
     /// The value type of the ephemeral resource type `name`.
     pub fn ephemeral_type(&self, name: &str) -> Option<&Type> {
         self.ephemeral_types.get(name)
+    }
+
+    /// The value type of the `config` of the list resource type `name`.
+    pub fn list_config_type(&self, name: &str) -> Option<&Type> {
+        self.list_types.get(name)
     }
 
     /// The identity value type of the resource type `name`, if it declares an identity.

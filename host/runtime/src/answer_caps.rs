@@ -28,9 +28,16 @@ fn path_bytes(path: &[wit::PathStep]) -> usize {
 }
 
 /// Bytes of text a diagnostic carries.
-fn diagnostic_bytes(d: &wit::Diagnostic) -> usize {
+pub(crate) fn diagnostic_bytes(d: &wit::Diagnostic) -> usize {
     d.summary.len() + d.detail.len() + path_bytes(&d.attribute)
 }
+
+/// Most objects one page of a listing may hold (the host asks for the next page).
+pub(crate) const MAX_LISTED: usize = 4096;
+/// Largest next-page cursor of a listing (a page number, a link, a token).
+pub(crate) const MAX_LIST_CURSOR_BYTES: usize = 64 << 10;
+/// Longest display name of a listed object; longer ones are cut.
+pub(crate) const MAX_DISPLAY_NAME_BYTES: usize = 1024;
 
 /// Most objects one import may return (one ID rarely imports more than a handful).
 pub(crate) const MAX_IMPORTED: usize = 4096;

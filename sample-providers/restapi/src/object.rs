@@ -17,11 +17,15 @@
 //! - Delete accepts 404 and 410: the object is gone either way.
 //! - Import ID: `/path/{id}`; identity (Terraform >= 1.12): `path` and `id`, so an `import`
 //!   block may say `identity = { path = "/items", id = "42" }`.
+//! - Listing (`terraform query`, Terraform >= 1.14): `list "restapi_object"` with `config {
+//!   path = "/items" }` finds every object of the collection, a page of `page_size` at a time
+//!   when that is set.
 
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value as Json};
 use tfwasm_sdk::http::Method;
+use tfwasm_sdk::list::{ListPage, ListRequest};
 use tfwasm_sdk::prelude::*;
 use tfwasm_sdk::semantic;
 
@@ -482,13 +486,90 @@ impl Resource for RestApiObject {
         let id = identity.get_string("id")?.unwrap_or_default();
         self.import_object(ctx, &path, &id)
     }
+
+    /// `list "restapi_object"` (`terraform query`, Terraform >= 1.14): the objects of the
+    /// collection at `path`.
+    fn list_schema(&self) -> Option<ResourceSchema> {
+        Some(
+            ResourceSchema::new()
+                .attr(
+                    Attr::string("path")
+                        .required()
+                        .description("Path of the collection, e.g. /items."),
+                )
+                .attr(Attr::number("page_size").optional().description(
+                    "Objects asked for per request, with json-server's `_page` and `_limit` query parameters; unset, the collection is read in one request.",
+                )),
+        )
+    }
+
+    /// One request per page: `path?_page=N&_limit=page_size`, the next page asked for only
+    /// after a full one (and only while Terraform reads on).
+    fn list(&self, ctx: &Context, req: &ListRequest) -> Result<ListPage, Diagnostic> {
+        let api = ctx.provider_data::<Api>()?;
+        let path = req.config.get_string("path")?.unwrap_or_default();
+        let page_size = req.config.get_i64("page_size")?.filter(|n| *n > 0);
+        let page = req.cursor_number().unwrap_or(1);
+        let url = match page_size {
+            Some(size) => format!("{path}?_page={page}&_limit={size}"),
+            None => path.clone(),
+        };
+        let response = api.expect(Method::Get, &url, None)?;
+        let Json::Array(items) = response.json::<Json>().map_err(|e| e.to_diagnostic())? else {
+            return Err(Diagnostic::error(
+                "The API did not answer with a list",
+                format!("{url} answered something other than a JSON array of objects."),
+            ));
+        };
+        let full = page_size.is_some_and(|size| items.len() as i64 >= size);
+        let objects = (items.iter())
+            .filter_map(Json::as_object)
+            .filter_map(|server| {
+                let id = id_of(server, &api.id_attribute)?;
+                let state = self.state_of(&api, Self::found(&path, &id), &id, server);
+                Some(state.map(|state| (state, format!("{path}/{id}")).into()))
+            })
+            .collect::<Result<Vec<_>, Diagnostic>>()?;
+        Ok(ListPage {
+            objects,
+            next: full.then(|| (page + 1).to_string().into_bytes()),
+        })
+    }
 }
 
 impl RestApiObject {
     /// The state of the object `id` of the collection at `path`, as the server has it.
     fn import_object(&self, ctx: &Context, path: &str, id: &str) -> Result<Value, Diagnostic> {
         let api = ctx.provider_data::<Api>()?;
-        let mut model = Model {
+        let model = Self::found(path, id);
+        let server = Self::fetch(&api, &model, id)?.ok_or_else(|| {
+            Diagnostic::error(
+                "Cannot import a missing object",
+                format!("{path}/{id} answered 404: there is no such object."),
+            )
+        })?;
+        self.state_of(&api, model, id, &server)
+    }
+
+    /// The state of the object `id` as the server has it (`server`), `model` naming where
+    /// it lives: its `data` is everything but the ID.
+    fn state_of(
+        &self,
+        api: &Api,
+        mut model: Model,
+        id: &str,
+        server: &Map<String, Json>,
+    ) -> Result<Value, Diagnostic> {
+        let mut data = server.clone();
+        data.remove(&api.id_attribute);
+        model.data = Json::Object(data).to_string();
+        model.set_remote(id.to_owned(), server);
+        self.schema().encode(&model)
+    }
+
+    /// A model of the object `id` of the collection at `path`, with nothing configured.
+    fn found(path: &str, id: &str) -> Model {
+        Model {
             path: path.to_owned(),
             data: String::new(),
             id_attribute: None,
@@ -507,18 +588,7 @@ impl RestApiObject {
             id: Tf::Known(id.to_owned()),
             api_data: Tf::Null,
             api_response: Tf::Null,
-        };
-        let server = Self::fetch(&api, &model, id)?.ok_or_else(|| {
-            Diagnostic::error(
-                "Cannot import a missing object",
-                format!("{path}/{id} answered 404: there is no such object."),
-            )
-        })?;
-        let mut data = server.clone();
-        data.remove(&api.id_attribute);
-        model.data = Json::Object(data).to_string();
-        model.set_remote(id.to_owned(), &server);
-        self.schema().encode(&model)
+        }
     }
 }
 

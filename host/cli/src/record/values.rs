@@ -120,7 +120,9 @@ fn object_of(family: Option<Family>, subject: &str, what: Field) -> Option<Objec
             }
             Family::DataSource => Some(Object::DataSource(subject)),
             Family::Ephemeral => Some(Object::EphemeralResource(subject)),
-            Family::Function => None,
+            // A list block's config has a schema of its own, which recordings do not keep:
+            // redacted whole.
+            Family::Function | Family::List => None,
         },
         _ => None,
     }
@@ -233,6 +235,11 @@ impl Schemas {
             }
             // State of a type, perhaps of another provider, no schema here describes.
             Field::Foreign => *value = redacted(),
+            // Listed objects: how many, nothing of them.
+            Field::ListEvents => {
+                let count = value.as_array().map_or(0, Vec::len);
+                *value = Json::String(format!("(not recorded: {count} objects)"));
+            }
             Field::ImportId => {
                 // The operator's import ID, in no mode: for some resources it is the secret
                 // itself (random_password's is the password), and Terraform refuses a
@@ -340,7 +347,8 @@ impl Schemas {
                 | Field::ImportId
                 | Field::Diagnostics
                 | Field::Paths
-                | Field::FunctionError,
+                | Field::FunctionError
+                | Field::ListEvents,
             )
             | None => {}
         }

@@ -9,6 +9,7 @@ mod data_source;
 mod ephemeral;
 mod function;
 mod identity;
+mod list;
 mod moves;
 mod provider;
 mod resource;
@@ -152,7 +153,9 @@ impl<P: Provider> Checked<P> {
         use tfwasm_model::rpc::Family;
         let schema = &self.schema.get()?.provider;
         let schemas = match rpc.parse::<tfwasm_model::Rpc>().ok()?.family() {
-            Family::Resource | Family::Move | Family::ConfigGeneration => &schema.resources,
+            Family::Resource | Family::Move | Family::ConfigGeneration | Family::List => {
+                &schema.resources
+            }
             Family::DataSource => &schema.data_sources,
             Family::Ephemeral => &schema.ephemeral_resources,
             Family::Provider | Family::Function | Family::Identity => return None,

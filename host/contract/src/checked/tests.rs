@@ -36,6 +36,7 @@ struct Fake {
     /// Declare the identity `{ id: string }` for fake_thing.
     identity: bool,
     upgraded_identity: UpgradeResourceIdentityResponse,
+    listed: tfwasm_model::rpc::ListResourcePage,
 }
 
 fn block() -> Block {
@@ -192,6 +193,21 @@ impl ConfigGenerationServer for Fake {
         _: GenerateResourceConfigRequest,
     ) -> GenerateResourceConfigResponse {
         self.generated.clone()
+    }
+}
+
+impl tfwasm_model::rpc::ListServer for Fake {
+    async fn validate_list_resource_config(
+        &self,
+        _: tfwasm_model::rpc::ValidateListResourceConfigRequest,
+    ) -> Diagnostics {
+        Vec::new()
+    }
+    async fn list_resource(
+        &self,
+        _: tfwasm_model::rpc::ListResourceRequest,
+    ) -> tfwasm_model::rpc::ListResourcePage {
+        self.listed.clone()
     }
 }
 
@@ -848,6 +864,7 @@ fn a_write_only_value_for_a_client_without_write_only_support_is_an_error() {
     impl tfwasm_model::rpc::NoFunctions for WriteOnly {}
     impl tfwasm_model::rpc::NoMoves for WriteOnly {}
     impl tfwasm_model::rpc::NoConfigGeneration for WriteOnly {}
+    impl tfwasm_model::rpc::NoListResources for WriteOnly {}
     impl tfwasm_model::rpc::NoIdentity for WriteOnly {}
     impl tfwasm_model::rpc::NoEphemeralResources for WriteOnly {}
     impl DataSourceServer for WriteOnly {
@@ -1326,4 +1343,62 @@ fn a_failed_schema_answer_is_asked_again() {
         "checked once the schema answers"
     );
     assert_eq!(run(checked.get_provider_schema()).resources.len(), 1);
+}
+
+/// A listed object's identity is checked against the type's identity schema, and a state the
+/// request did not ask for is refused; the violation goes into the object's own event.
+#[test]
+fn listed_objects_have_known_identities_and_states_only_when_asked() {
+    use tfwasm_model::rpc::{ListResourceEvent, ListResourcePage, ListResourceRequest, ListServer};
+    let id_ty = Type::Object([("id".to_owned(), Type::String)].into());
+    let identity = |id: Value| {
+        DynamicValue::encode(&Value::Object([("id".to_owned(), id)].into()), &id_ty).unwrap()
+    };
+    let listed = ListResourcePage {
+        events: vec![
+            ListResourceEvent {
+                identity: identity("1".into()),
+                display_name: "one".into(),
+                ..Default::default()
+            },
+            ListResourceEvent {
+                identity: identity(Value::unknown()),
+                display_name: "two".into(),
+                resource_object: Some(obj("b".into(), "2".into())),
+                ..Default::default()
+            },
+        ],
+        ..Default::default()
+    };
+    let checked = Checked::new(
+        Fake {
+            identity: true,
+            listed,
+            ..Fake::default()
+        },
+        "fake",
+        Mode::Enforce,
+    );
+    let page = run(checked.list_resource(ListResourceRequest {
+        type_name: "fake_thing".into(),
+        ..Default::default()
+    }));
+    assert!(
+        page.events[0].diagnostics.is_empty(),
+        "{:?}",
+        page.events[0]
+    );
+    let second = &page.events[1];
+    assert!(tfwasm_model::has_error(&second.diagnostics));
+    let details: Vec<&str> = second
+        .diagnostics
+        .iter()
+        .map(|d| d.detail.as_str())
+        .collect();
+    assert!(details.iter().any(|d| d.contains("unknown")), "{details:?}");
+    assert!(
+        details.iter().any(|d| d.contains("did not ask")),
+        "{details:?}"
+    );
+    assert_eq!(second.resource_object, None);
 }

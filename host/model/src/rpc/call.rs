@@ -31,6 +31,9 @@ pub enum Family {
     /// [`ConfigGenerationServer`](super::ConfigGenerationServer): of the resource type's
     /// schema.
     ConfigGeneration,
+    /// [`ListServer`](super::ListServer): a `list` block's `config` of the list resource's
+    /// schema; listed objects of the resource type's.
+    List,
 }
 
 /// What one field of an RPC message holds, which decides what a recording may keep of it.
@@ -70,6 +73,8 @@ pub enum Field {
     /// A function's error: its text may quote the arguments or the result, which are never
     /// kept; which argument it names is no value.
     FunctionError,
+    /// Listed objects (identities, states, display names); only how many is kept.
+    ListEvents,
 }
 
 /// The fields of each [`ImportedResource`](super::ImportedResource).

@@ -153,6 +153,21 @@ impl<H: Handler> ConfigGenerationServer for Handled<H> {
     }
 }
 
+impl<H: Handler> ListServer for Handled<H> {
+    async fn validate_list_resource_config(
+        &self,
+        req: ValidateListResourceConfigRequest,
+    ) -> Diagnostics {
+        (self.0)
+            .handle::<calls::ValidateListResourceConfig>(req)
+            .await
+    }
+
+    async fn list_resource(&self, req: ListResourceRequest) -> ListResourcePage {
+        self.0.handle::<calls::ListResource>(req).await
+    }
+}
+
 impl<H: Handler> IdentityServer for Handled<H> {
     async fn get_resource_identity_schemas(&self) -> GetResourceIdentitySchemasResponse {
         (self.0)
@@ -270,6 +285,11 @@ mod tests {
         run(p.open_ephemeral_resource(Default::default()));
         run(p.renew_ephemeral_resource(Default::default()));
         run(p.close_ephemeral_resource(Default::default()));
+        run(p.validate_list_resource_config(Default::default()));
+        run(p.list_resource(ListResourceRequest {
+            type_name: "t_list".into(),
+            ..Default::default()
+        }));
         let notes = p.0.0.into_inner().unwrap();
         let rpcs: Vec<Rpc> = notes.iter().map(|(rpc, _)| *rpc).collect();
         assert_eq!(rpcs, Rpc::ALL, "each once, in the table's order");
@@ -278,6 +298,7 @@ mod tests {
         assert_eq!(subject(Rpc::MoveResourceState), "t_to");
         assert_eq!(subject(Rpc::CallFunction), "f");
         assert_eq!(subject(Rpc::GenerateResourceConfig), "t_gen");
+        assert_eq!(subject(Rpc::ListResource), "t_list");
     }
 
     /// A wrapper announces what its handler does, every capability at once: one added to

@@ -1,7 +1,8 @@
 //! The provider lifecycle as Rust types: one request/response pair per tfplugin6 RPC, grouped
 //! in RPC families as terraform-plugin-go's `tfprotov6` groups them, one trait per family:
 //! [`ProviderServer`], [`ResourceServer`], [`DataSourceServer`], [`FunctionServer`],
-//! [`MoveServer`], [`IdentityServer`], [`EphemeralServer`], [`ConfigGenerationServer`].
+//! [`MoveServer`], [`IdentityServer`], [`EphemeralServer`], [`ConfigGenerationServer`],
+//! [`ListServer`].
 //! [`Provider`] is all of them: what the gRPC layer serves, the Wasm runtime implements and
 //! the contract checks wrap. Optional families have a marker trait (e.g. [`NoFunctions`]) that
 //! answers "not supported" for a provider without them; a wrapper implements the family itself
@@ -21,6 +22,7 @@ pub mod forms;
 mod function;
 mod handler;
 mod identity;
+mod list;
 mod moves;
 mod provider;
 mod resource;
@@ -48,6 +50,10 @@ pub use identity::{
     GetResourceIdentitySchemasResponse, IdentityAttribute, IdentitySchema, IdentityServer,
     NoIdentity, UpgradeResourceIdentityRequest, UpgradeResourceIdentityResponse, is_empty_identity,
 };
+pub use list::{
+    ListResourceEvent, ListResourcePage, ListResourceRequest, ListServer, NoListResources,
+    ValidateListResourceConfigRequest,
+};
 pub use moves::{MoveResourceStateRequest, MoveResourceStateResponse, MoveServer, NoMoves};
 pub use provider::{ConfigureProviderRequest, ProviderServer};
 pub use resource::{
@@ -62,8 +68,8 @@ pub use resource::{
 pub mod prelude {
     pub use super::{
         ConfigGenerationServer as _, DataSourceServer as _, EphemeralServer as _,
-        FunctionServer as _, IdentityServer as _, MoveServer as _, ProviderServer as _,
-        ResourceServer as _,
+        FunctionServer as _, IdentityServer as _, ListServer as _, MoveServer as _,
+        ProviderServer as _, ResourceServer as _,
     };
 }
 
@@ -193,6 +199,7 @@ pub trait Provider:
     + IdentityServer
     + EphemeralServer
     + ConfigGenerationServer
+    + ListServer
 {
 }
 
@@ -205,6 +212,7 @@ impl<T> Provider for T where
         + IdentityServer
         + EphemeralServer
         + ConfigGenerationServer
+        + ListServer
 {
 }
 

@@ -212,6 +212,22 @@ macro_rules! rpc_table {
                 request: { type_name: Plain, private: Private },
                 response: { diagnostics: Diagnostics },
             }
+            ValidateListResourceConfig {
+                family: List,
+                guest: true,
+                call: |p, req: ValidateListResourceConfigRequest| -> Diagnostics { p.validate_list_resource_config(req) },
+                subject: |req| &req.type_name,
+                request: { type_name: Plain, config: Object },
+                response: { diagnostics: Diagnostics },
+            }
+            ListResource {
+                family: List,
+                guest: true,
+                call: |p, req: ListResourceRequest| -> ListResourcePage { p.list_resource(req) },
+                subject: |req| &req.type_name,
+                request: { type_name: Plain, config: Object, include_resource_object: Plain, limit: Plain, cursor: Private },
+                response: { events: ListEvents, next: Private, diagnostics: Diagnostics },
+            }
         }
     };
 }

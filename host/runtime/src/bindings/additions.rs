@@ -11,6 +11,7 @@ pub mod generated {
             world additions {
                 import tfwasm:provider/files@0.3.0;
                 export tfwasm:provider/config-generation@0.3.0;
+                export tfwasm:provider/list-resource@0.3.0;
             }
         ",
         path: ["../../wit/since_v0.2.0", "../../wit/since_v0.3.0"],
@@ -24,10 +25,14 @@ pub mod generated {
 
 /// The `config-generation` interface's records.
 pub use generated::exports::tfwasm::provider0_3_0::config_generation;
+/// The `list-resource` interface's records.
+pub use generated::exports::tfwasm::provider0_3_0::list_resource;
 /// The host's side of the `files` import.
 pub(crate) use generated::tfwasm::provider0_3_0::files;
 /// The bindings of a component's `config-generation` export.
 pub(crate) type ConfigGeneration = config_generation::Guest;
+/// The bindings of a component's `list-resource` export.
+pub(crate) type ListResource = list_resource::Guest;
 
 use wasmtime::Store;
 use wasmtime::component::{Instance, InstancePre};
@@ -90,4 +95,6 @@ macro_rules! additions {
 additions! {
     /// GenerateResourceConfig (`config-generation`).
     config_generation = "tfwasm:provider/config-generation@0.3.0",
+    /// ListResource and ValidateListResourceConfig (`list-resource`).
+    list_resource = "tfwasm:provider/list-resource@0.3.0",
 }

@@ -121,6 +121,11 @@ impl Guest {
     pub fn config_generation(&self) -> Option<&super::additions::ConfigGeneration> {
         self.additions.config_generation.as_ref()
     }
+
+    /// The `list-resource` export, if the component has it.
+    pub fn list_resource(&self) -> Option<&super::additions::ListResource> {
+        self.additions.list_resource.as_ref()
+    }
 }
 
 versions! {

@@ -15,7 +15,7 @@ mod guest;
 mod imports;
 mod v0_1_0;
 
-pub use additions::{Families, config_generation};
+pub use additions::{Families, config_generation, list_resource};
 pub use guest::WitVersion;
 pub(crate) use guest::{Exports, Guest, GuestPre};
 
@@ -119,11 +119,15 @@ pub struct GuestSchema {
     pub current_state_types: BTreeMap<String, Type>,
 }
 
-/// Converts the guest's schemas, function signatures and identity schemas to the model.
+/// Converts the guest's schemas, function signatures and identity schemas (and, from WIT
+/// 0.3.0's `list-resource`, its list resource schemas) to the model.
 ///
 /// # Errors
 /// When any schema or signature is malformed; the error names which one.
-pub fn provider_schema(s: wit::ProviderSchema) -> Result<GuestSchema, SchemaError> {
+pub fn provider_schema(
+    s: wit::ProviderSchema,
+    lists: Vec<wit::NamedSchema>,
+) -> Result<GuestSchema, SchemaError> {
     let block = |owner: &str, schema: &wit::Schema| {
         schema_from_wit(schema).map_err(|message| SchemaError {
             owner: owner.to_owned(),
@@ -197,6 +201,20 @@ pub fn provider_schema(s: wit::ProviderSchema) -> Result<GuestSchema, SchemaErro
         let identity =
             identity_from_wit(named.schema).map_err(|message| SchemaError { owner, message })?;
         identities.insert(named.type_name, identity);
+    }
+    for named in &lists {
+        let schema = convert(&named.type_name, &named.schema)?;
+        // Terraform names every listed object by its identity, of the resource type listed.
+        if !identities.contains_key(&named.type_name) {
+            return Err(SchemaError {
+                owner: format!(
+                    "the list resource {:?}",
+                    quote_start(&named.type_name, MAX_NAME_BYTES)
+                ),
+                message: "lists no resource type of this name that declares an identity".into(),
+            });
+        }
+        out.list_resources.insert(named.type_name.clone(), schema);
     }
     let current_state_types = if s.host_decodes_current_state {
         out.resources
@@ -693,7 +711,7 @@ mod tests {
         let mut provider = with_identity("x_thing", r#""string""#);
         provider.resources[0].type_name = "r".repeat(MAX_NAME_BYTES + 1);
         provider.resource_identities.clear();
-        let err = provider_schema(provider).unwrap_err();
+        let err = provider_schema(provider, Vec::new()).unwrap_err();
         assert!(
             err.to_string().len() < 1024 && err.message.contains("at most 256"),
             "{err}"
@@ -708,13 +726,13 @@ mod tests {
             let mut provider = with_identity("x_thing", r#""string""#);
             provider.resources[0].type_name = bad.into();
             provider.resource_identities.clear();
-            let err = provider_schema(provider).unwrap_err();
+            let err = provider_schema(provider, Vec::new()).unwrap_err();
             assert!(err.message.contains("is not an identifier"), "{bad}: {err}");
         }
         let mut provider = with_identity("x_thing", r#""string""#);
         provider.resources[0].type_name = "x_thing-2".into();
         provider.resource_identities.clear();
-        let ok = provider_schema(provider);
+        let ok = provider_schema(provider, Vec::new());
         assert!(ok.is_ok(), "{:?}", ok.err());
         assert!(check_identifier("the function name", "../../fn").is_err());
         assert!(check_identifier("the function name", "parse_cidr").is_ok());
@@ -865,7 +883,8 @@ mod tests {
 
     #[test]
     fn identity_schemas_convert_and_bad_ones_name_their_fault() {
-        let known = provider_schema(with_identity("x_thing", r#"["list","string"]"#)).unwrap();
+        let known =
+            provider_schema(with_identity("x_thing", r#"["list","string"]"#), Vec::new()).unwrap();
         let identity = &known.identities["x_thing"];
         assert_eq!(identity.version, 1);
         assert_eq!(
@@ -873,11 +892,12 @@ mod tests {
             Type::List(Box::new(Type::String))
         );
 
-        let err = provider_schema(with_identity("x_other", r#""string""#)).unwrap_err();
+        let err = provider_schema(with_identity("x_other", r#""string""#), Vec::new()).unwrap_err();
         assert!(err.to_string().contains("x_other"), "{err}");
         assert!(err.message.contains("no resource type"), "{err}");
 
-        let err = provider_schema(with_identity("x_thing", r#"["map","string"]"#)).unwrap_err();
+        let err = provider_schema(with_identity("x_thing", r#"["map","string"]"#), Vec::new())
+            .unwrap_err();
         assert!(
             err.message.contains("identity attributes are strings"),
             "{err}"
@@ -885,7 +905,7 @@ mod tests {
 
         // The eleventh hostile pass: a guest's name and type reached the diagnostic uncut.
         let long = "\u{1}".repeat(1 << 20);
-        let err = provider_schema(with_identity(&long, r#""string""#)).unwrap_err();
+        let err = provider_schema(with_identity(&long, r#""string""#), Vec::new()).unwrap_err();
         assert!(
             err.to_string().len() < 2_000,
             "{} bytes",
@@ -899,7 +919,7 @@ mod tests {
                 .join(","),
         );
         wide.push_str("}]");
-        let err = provider_schema(with_identity("x_thing", &wide)).unwrap_err();
+        let err = provider_schema(with_identity("x_thing", &wide), Vec::new()).unwrap_err();
         assert!(
             err.to_string().len() < 2_000,
             "{} bytes",

@@ -3,14 +3,15 @@
 //! One module per RPC family, mirroring the model's family traits: each function converts the
 //! request to the model, calls the provider, and converts back (conversions shared by several
 //! families live in `convert`); all problems travel as diagnostics. The tonic trait below
-//! only routes. The families no provider has yet (list resources, actions, state stores) are
-//! announced nowhere and answer an error diagnostic (`unsupported`), never `Unimplemented`.
+//! only routes. The families no provider has yet (actions, state stores) are announced
+//! nowhere and answer an error diagnostic (`unsupported`), never `Unimplemented`.
 
 mod config_generation;
 mod data_source;
 mod ephemeral;
 mod function;
 mod identity;
+mod list;
 mod moves;
 mod provider;
 mod resource;
@@ -31,13 +32,16 @@ pub const MAX_MESSAGE_SIZE: usize = 256 << 20;
 
 /// The gRPC service around a provider.
 pub struct ProviderService<P> {
-    provider: P,
+    /// Shared with the streams a call returns (a listing asks for pages after the call).
+    provider: std::sync::Arc<P>,
 }
 
 impl<P: Provider> ProviderService<P> {
     /// Wraps `provider`.
     pub fn new(provider: P) -> ProviderService<P> {
-        ProviderService { provider }
+        ProviderService {
+            provider: std::sync::Arc::new(provider),
+        }
     }
 
     /// The tonic server for this service, with message limits raised to 256 MiB.
@@ -56,7 +60,7 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         &self,
         _req: Request<pb::get_metadata::Request>,
     ) -> Result<Response<pb::get_metadata::Response>, Status> {
-        Ok(Response::new(provider::get_metadata(&self.provider).await))
+        Ok(Response::new(provider::get_metadata(&*self.provider).await))
     }
 
     async fn get_provider_schema(
@@ -64,7 +68,7 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         _req: Request<pb::get_provider_schema::Request>,
     ) -> Result<Response<pb::get_provider_schema::Response>, Status> {
         Ok(Response::new(
-            provider::get_provider_schema(&self.provider).await,
+            provider::get_provider_schema(&*self.provider).await,
         ))
     }
 
@@ -73,7 +77,7 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         req: Request<pb::validate_provider_config::Request>,
     ) -> Result<Response<pb::validate_provider_config::Response>, Status> {
         Ok(Response::new(
-            provider::validate_provider_config(&self.provider, req.into_inner()).await,
+            provider::validate_provider_config(&*self.provider, req.into_inner()).await,
         ))
     }
 
@@ -82,7 +86,7 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         req: Request<pb::validate_resource_config::Request>,
     ) -> Result<Response<pb::validate_resource_config::Response>, Status> {
         Ok(Response::new(
-            resource::validate_resource_config(&self.provider, req.into_inner()).await,
+            resource::validate_resource_config(&*self.provider, req.into_inner()).await,
         ))
     }
 
@@ -91,7 +95,7 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         req: Request<pb::validate_data_resource_config::Request>,
     ) -> Result<Response<pb::validate_data_resource_config::Response>, Status> {
         Ok(Response::new(
-            data_source::validate_data_resource_config(&self.provider, req.into_inner()).await,
+            data_source::validate_data_resource_config(&*self.provider, req.into_inner()).await,
         ))
     }
 
@@ -100,7 +104,7 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         req: Request<pb::upgrade_resource_state::Request>,
     ) -> Result<Response<pb::upgrade_resource_state::Response>, Status> {
         Ok(Response::new(
-            resource::upgrade_resource_state(&self.provider, req.into_inner()).await,
+            resource::upgrade_resource_state(&*self.provider, req.into_inner()).await,
         ))
     }
 
@@ -109,7 +113,7 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         _req: Request<pb::get_resource_identity_schemas::Request>,
     ) -> Result<Response<pb::get_resource_identity_schemas::Response>, Status> {
         Ok(Response::new(
-            identity::get_resource_identity_schemas(&self.provider).await,
+            identity::get_resource_identity_schemas(&*self.provider).await,
         ))
     }
 
@@ -118,7 +122,7 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         req: Request<pb::upgrade_resource_identity::Request>,
     ) -> Result<Response<pb::upgrade_resource_identity::Response>, Status> {
         Ok(Response::new(
-            identity::upgrade_resource_identity(&self.provider, req.into_inner()).await,
+            identity::upgrade_resource_identity(&*self.provider, req.into_inner()).await,
         ))
     }
 
@@ -127,7 +131,7 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         req: Request<pb::configure_provider::Request>,
     ) -> Result<Response<pb::configure_provider::Response>, Status> {
         Ok(Response::new(
-            provider::configure_provider(&self.provider, req.into_inner()).await,
+            provider::configure_provider(&*self.provider, req.into_inner()).await,
         ))
     }
 
@@ -136,7 +140,7 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         req: Request<pb::read_resource::Request>,
     ) -> Result<Response<pb::read_resource::Response>, Status> {
         Ok(Response::new(
-            resource::read_resource(&self.provider, req.into_inner()).await,
+            resource::read_resource(&*self.provider, req.into_inner()).await,
         ))
     }
 
@@ -145,7 +149,7 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         req: Request<pb::plan_resource_change::Request>,
     ) -> Result<Response<pb::plan_resource_change::Response>, Status> {
         Ok(Response::new(
-            resource::plan_resource_change(&self.provider, req.into_inner()).await,
+            resource::plan_resource_change(&*self.provider, req.into_inner()).await,
         ))
     }
 
@@ -154,7 +158,7 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         req: Request<pb::apply_resource_change::Request>,
     ) -> Result<Response<pb::apply_resource_change::Response>, Status> {
         Ok(Response::new(
-            resource::apply_resource_change(&self.provider, req.into_inner()).await,
+            resource::apply_resource_change(&*self.provider, req.into_inner()).await,
         ))
     }
 
@@ -163,7 +167,7 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         req: Request<pb::import_resource_state::Request>,
     ) -> Result<Response<pb::import_resource_state::Response>, Status> {
         Ok(Response::new(
-            resource::import_resource_state(&self.provider, req.into_inner()).await,
+            resource::import_resource_state(&*self.provider, req.into_inner()).await,
         ))
     }
 
@@ -172,7 +176,7 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         req: Request<pb::move_resource_state::Request>,
     ) -> Result<Response<pb::move_resource_state::Response>, Status> {
         Ok(Response::new(
-            moves::move_resource_state(&self.provider, req.into_inner()).await,
+            moves::move_resource_state(&*self.provider, req.into_inner()).await,
         ))
     }
 
@@ -181,7 +185,7 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         req: Request<pb::read_data_source::Request>,
     ) -> Result<Response<pb::read_data_source::Response>, Status> {
         Ok(Response::new(
-            data_source::read_data_source(&self.provider, req.into_inner()).await,
+            data_source::read_data_source(&*self.provider, req.into_inner()).await,
         ))
     }
 
@@ -190,7 +194,7 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         req: Request<pb::generate_resource_config::Request>,
     ) -> Result<Response<pb::generate_resource_config::Response>, Status> {
         Ok(Response::new(
-            config_generation::generate_resource_config(&self.provider, req.into_inner()).await,
+            config_generation::generate_resource_config(&*self.provider, req.into_inner()).await,
         ))
     }
 
@@ -199,7 +203,7 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         req: Request<pb::validate_ephemeral_resource_config::Request>,
     ) -> Result<Response<pb::validate_ephemeral_resource_config::Response>, Status> {
         Ok(Response::new(
-            ephemeral::validate_ephemeral_resource_config(&self.provider, req.into_inner()).await,
+            ephemeral::validate_ephemeral_resource_config(&*self.provider, req.into_inner()).await,
         ))
     }
 
@@ -208,7 +212,7 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         req: Request<pb::open_ephemeral_resource::Request>,
     ) -> Result<Response<pb::open_ephemeral_resource::Response>, Status> {
         Ok(Response::new(
-            ephemeral::open_ephemeral_resource(&self.provider, req.into_inner()).await,
+            ephemeral::open_ephemeral_resource(&*self.provider, req.into_inner()).await,
         ))
     }
 
@@ -217,7 +221,7 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         req: Request<pb::renew_ephemeral_resource::Request>,
     ) -> Result<Response<pb::renew_ephemeral_resource::Response>, Status> {
         Ok(Response::new(
-            ephemeral::renew_ephemeral_resource(&self.provider, req.into_inner()).await,
+            ephemeral::renew_ephemeral_resource(&*self.provider, req.into_inner()).await,
         ))
     }
 
@@ -226,7 +230,7 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         req: Request<pb::close_ephemeral_resource::Request>,
     ) -> Result<Response<pb::close_ephemeral_resource::Response>, Status> {
         Ok(Response::new(
-            ephemeral::close_ephemeral_resource(&self.provider, req.into_inner()).await,
+            ephemeral::close_ephemeral_resource(&*self.provider, req.into_inner()).await,
         ))
     }
 
@@ -236,23 +240,28 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         &self,
         req: Request<pb::list_resource::Request>,
     ) -> Result<Response<Self::ListResourceStream>, Status> {
-        Ok(Response::new(unsupported::list_resource(req.into_inner())))
+        Ok(Response::new(list::list_resource(
+            self.provider.clone(),
+            req.into_inner(),
+        )))
     }
 
     async fn validate_list_resource_config(
         &self,
         req: Request<pb::validate_list_resource_config::Request>,
     ) -> Result<Response<pb::validate_list_resource_config::Response>, Status> {
-        Ok(Response::new(unsupported::validate_list_resource_config(
-            req.into_inner(),
-        )))
+        Ok(Response::new(
+            list::validate_list_resource_config(&*self.provider, req.into_inner()).await,
+        ))
     }
 
     async fn get_functions(
         &self,
         _req: Request<pb::get_functions::Request>,
     ) -> Result<Response<pb::get_functions::Response>, Status> {
-        Ok(Response::new(function::get_functions(&self.provider).await))
+        Ok(Response::new(
+            function::get_functions(&*self.provider).await,
+        ))
     }
 
     async fn call_function(
@@ -260,7 +269,7 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         req: Request<pb::call_function::Request>,
     ) -> Result<Response<pb::call_function::Response>, Status> {
         Ok(Response::new(
-            function::call_function(&self.provider, req.into_inner()).await,
+            function::call_function(&*self.provider, req.into_inner()).await,
         ))
     }
 
@@ -358,6 +367,8 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         &self,
         _req: Request<pb::stop_provider::Request>,
     ) -> Result<Response<pb::stop_provider::Response>, Status> {
-        Ok(Response::new(provider::stop_provider(&self.provider).await))
+        Ok(Response::new(
+            provider::stop_provider(&*self.provider).await,
+        ))
     }
 }

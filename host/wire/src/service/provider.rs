@@ -35,6 +35,11 @@ pub(super) async fn get_metadata<P: Provider>(p: &P) -> pb::get_metadata::Respon
             .into_keys()
             .map(|type_name| pb::get_metadata::EphemeralMetadata { type_name })
             .collect(),
+        list_resources: schema
+            .list_resources
+            .into_keys()
+            .map(|type_name| pb::get_metadata::ListResourceMetadata { type_name })
+            .collect(),
         ..Default::default()
     }
 }
@@ -59,6 +64,11 @@ pub(super) async fn get_provider_schema<P: Provider>(p: &P) -> pb::get_provider_
             .collect(),
         ephemeral_resource_schemas: schema
             .ephemeral_resources
+            .iter()
+            .map(|(k, v)| (k.clone(), convert::schema(v)))
+            .collect(),
+        list_resource_schemas: schema
+            .list_resources
             .iter()
             .map(|(k, v)| (k.clone(), convert::schema(v)))
             .collect(),

@@ -279,9 +279,44 @@ fn every_rpc_is_routed_converted_and_answered() {
             .await;
         let d = r.unwrap().into_inner().diagnostics;
         assert_eq!(summaries(&d), ["CloseEphemeralResource"]);
+        let r = s
+            .validate_list_resource_config(Request::new(
+                pb::validate_list_resource_config::Request {
+                    type_name: t(),
+                    config: state(),
+                    ..Default::default()
+                },
+            ))
+            .await;
+        let d = r.unwrap().into_inner().diagnostics;
+        assert_eq!(summaries(&d), ["ValidateListResourceConfig"]);
+        let mut events = s
+            .list_resource(Request::new(pb::list_resource::Request {
+                type_name: t(),
+                config: state(),
+                include_resource_object: true,
+                limit: 5,
+            }))
+            .await
+            .unwrap()
+            .into_inner();
+        let event = futures::StreamExt::next(&mut events)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(summaries(&event.diagnostic), ["ListResource"]);
+        assert!(
+            futures::StreamExt::next(&mut events).await.is_none(),
+            "an error ends it"
+        );
     });
 
-    let notes = s.provider.0.0.into_inner().unwrap();
+    let notes = (std::sync::Arc::try_unwrap(s.provider).ok())
+        .expect("no listing holds the provider")
+        .0
+        .0
+        .into_inner()
+        .unwrap();
     // Each RPC reached the provider as itself, in the order sent (GetProviderSchema with
     // GetFunctions behind it).
     let reached: Vec<Rpc> = notes.iter().map(|(rpc, _, _)| *rpc).collect();
@@ -341,32 +376,6 @@ fn unserved_families_answer_a_diagnostic_and_stop_is_answered() {
         );
     };
     block_on(async {
-        let list = || pb::list_resource::Request {
-            type_name: "x_items".into(),
-            ..Default::default()
-        };
-        let mut events = s
-            .list_resource(Request::new(list()))
-            .await
-            .unwrap()
-            .into_inner();
-        let event = events.next().await.unwrap().unwrap();
-        named(&event.diagnostic, "list resource type", "x_items");
-        assert!(events.next().await.is_none(), "one event");
-        let r = s
-            .validate_list_resource_config(Request::new(
-                pb::validate_list_resource_config::Request {
-                    type_name: "x_items".into(),
-                    ..Default::default()
-                },
-            ))
-            .await;
-        named(
-            &r.unwrap().into_inner().diagnostics,
-            "list resource type",
-            "x_items",
-        );
-
         let action = || pb::plan_action::Request {
             action_type: "x_call".into(),
             ..Default::default()
@@ -478,4 +487,104 @@ fn unserved_families_answer_a_diagnostic_and_stop_is_answered() {
         let r = s.get_metadata(Request::new(Default::default())).await;
         assert!(r.unwrap().into_inner().resources.is_empty());
     });
+}
+
+/// Lists three objects in two pages: after `a` and `b`, the cursor `[1]` leads to `c`.
+#[derive(Default)]
+struct Pages {
+    asked: Mutex<Vec<Option<Vec<u8>>>>,
+    /// Answer the cursor it was given instead of advancing.
+    stuck: bool,
+}
+
+impl Handler for Pages {
+    async fn handle<C: Call>(&self, req: C::Request) -> C::Response {
+        use tfwasm_model::rpc::{ListResourceEvent, ListResourcePage, ListResourceRequest};
+        let mut answer = serde_json::to_value(C::Response::default()).unwrap();
+        if C::RPC == Rpc::ListResource {
+            let req: ListResourceRequest =
+                serde_json::from_value(serde_json::to_value(&req).unwrap()).unwrap();
+            self.asked.lock().unwrap().push(req.cursor.clone());
+            let event = |name: &str| ListResourceEvent {
+                identity: tfwasm_model::rpc::DynamicValue::from_msgpack(vec![
+                    0x81,
+                    0xa2,
+                    b'i',
+                    b'd',
+                    0xa1,
+                    name.as_bytes()[0],
+                ]),
+                display_name: name.into(),
+                ..Default::default()
+            };
+            let page = match (req.cursor.as_deref(), self.stuck) {
+                (None, _) => ListResourcePage {
+                    events: vec![event("a"), event("b")],
+                    next: Some(vec![1]),
+                    ..Default::default()
+                },
+                (Some(_), true) => ListResourcePage {
+                    next: req.cursor.clone(),
+                    ..Default::default()
+                },
+                (Some(_), false) => ListResourcePage {
+                    events: vec![event("c")],
+                    ..Default::default()
+                },
+            };
+            answer = serde_json::to_value(page).unwrap();
+        }
+        serde_json::from_value(answer).unwrap()
+    }
+
+    fn server_capabilities(&self) -> tfwasm_model::rpc::ServerCapabilities {
+        Default::default()
+    }
+}
+
+/// ListResource is served page by page: the next page is asked for with the cursor of the
+/// one before, only when the client reads on and not past its limit, and a provider whose
+/// cursor does not move is stopped with an error.
+#[test]
+fn a_listing_is_asked_for_page_by_page_within_the_limit() {
+    use futures::StreamExt as _;
+    let list = |pages: Pages, limit| {
+        let s = ProviderService::new(Handled(pages));
+        let events: Vec<pb::list_resource::Event> = block_on(async {
+            let stream = s
+                .list_resource(Request::new(pb::list_resource::Request {
+                    type_name: "t_x".into(),
+                    limit,
+                    ..Default::default()
+                }))
+                .await
+                .unwrap()
+                .into_inner();
+            stream.map(Result::unwrap).collect().await
+        });
+        let asked = s.provider.0.asked.lock().unwrap().clone();
+        (events, asked)
+    };
+    let names = |events: &[pb::list_resource::Event]| -> Vec<String> {
+        events.iter().map(|e| e.display_name.clone()).collect()
+    };
+    let (events, asked) = list(Pages::default(), 100);
+    assert_eq!(names(&events), ["a", "b", "c"]);
+    assert_eq!(asked, [None, Some(vec![1])]);
+    assert!(events.iter().all(|e| e.identity.is_some()));
+
+    let (events, asked) = list(Pages::default(), 2);
+    assert_eq!(names(&events), ["a", "b"]);
+    assert_eq!(asked, [None], "no page past the limit");
+
+    let (events, asked) = list(
+        Pages {
+            stuck: true,
+            ..Pages::default()
+        },
+        100,
+    );
+    assert_eq!(asked.len(), 2);
+    let last = events.last().unwrap();
+    assert_eq!(summaries(&last.diagnostic), ["Listing stopped"]);
 }

@@ -1,4 +1,4 @@
-//! The families no tfwasm provider has yet: list resources, actions and state stores
+//! The families no tfwasm provider has yet: actions and state stores
 //! (Terraform 1.13–1.15). Nothing announces them (no schemas, no metadata), so Terraform never
 //! asks; a client that asks anyway gets an error diagnostic naming what it asked for, in the
 //! answer's own shape (a stream's one event), never a failed RPC.
@@ -24,34 +24,12 @@ fn error(kind: &str, family: &str, name: &str) -> pb::Diagnostic {
     }
 }
 
-fn list(name: &str) -> Vec<pb::Diagnostic> {
-    vec![error("list resource type", "list resources", name)]
-}
-
 fn action(name: &str) -> Vec<pb::Diagnostic> {
     vec![error("action type", "actions", name)]
 }
 
 fn store(name: &str) -> Vec<pb::Diagnostic> {
     vec![error("state store type", "state stores", name)]
-}
-
-pub(super) fn list_resource(
-    req: pb::list_resource::Request,
-) -> BoxStream<pb::list_resource::Event> {
-    let event = pb::list_resource::Event {
-        diagnostic: list(&req.type_name),
-        ..Default::default()
-    };
-    Box::pin(stream::iter([Ok(event)]))
-}
-
-pub(super) fn validate_list_resource_config(
-    req: pb::validate_list_resource_config::Request,
-) -> pb::validate_list_resource_config::Response {
-    pb::validate_list_resource_config::Response {
-        diagnostics: list(&req.type_name),
-    }
 }
 
 pub(super) fn plan_action(req: pb::plan_action::Request) -> pb::plan_action::Response {

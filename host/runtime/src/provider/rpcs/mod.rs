@@ -7,6 +7,7 @@ mod data_source;
 mod ephemeral;
 mod function;
 mod identity;
+mod list;
 mod moves;
 mod provider;
 mod resource;

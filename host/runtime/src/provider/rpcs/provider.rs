@@ -19,13 +19,20 @@ impl WasmProvider {
         if let Some(known) = self.schema.get() {
             return Ok(known);
         }
-        let raw = self
+        let (raw, lists) = self
             .call(Rpc::GetProviderSchema, "", |store, guest| {
-                Box::pin(async move { guest.get_schema(store).await })
+                Box::pin(async move {
+                    let schema = guest.get_schema(&mut *store).await?;
+                    let lists = match guest.list_resource() {
+                        Some(export) => export.call_list_resource_schemas(store).await?,
+                        None => Vec::new(),
+                    };
+                    Ok((schema, lists))
+                })
             })
             .await
             .map_err(|e| vec![self.call_diagnostic(&e.error, "")])?;
-        match bindings::provider_schema(raw) {
+        match bindings::provider_schema(raw, lists) {
             Ok(mut known) => {
                 let problems = self.schema_problems(&known.schema);
                 known.schema.diagnostics.extend(problems);

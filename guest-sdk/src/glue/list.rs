@@ -1,0 +1,101 @@
+//! The list resource family: ListResource a page at a time and ValidateListResourceConfig
+//! (WIT 0.3.0).
+
+use super::*;
+use crate::bindings::exports::tfwasm::provider0_3_0::list_resource::{
+    ListPage, ListRequest, Listed,
+};
+
+/// The list schemas of the resource types that offer a listing.
+pub fn list_resource_schemas(c: &Catalog) -> Vec<wit::NamedSchema> {
+    (c.resources.iter())
+        .filter_map(|r| {
+            let schema = r.item.list_schema()?;
+            Some(wit::NamedSchema {
+                type_name: r.item.type_name().to_owned(),
+                schema: to_wit_schema(&schema.to_wire()),
+            })
+        })
+        .collect()
+}
+
+/// The resource `type_name` with its list schema and that schema's value type.
+fn find_listed<'c>(
+    c: &'c Catalog,
+    type_name: &str,
+) -> Result<(&'c Entry<Box<dyn Resource>>, crate::ResourceSchema, Type), Diagnostic> {
+    let entry = find_resource(c, type_name)?;
+    let schema = entry.item.list_schema().ok_or_else(|| {
+        Diagnostic::error(
+            "Unknown list resource type",
+            format!("This provider lists no resources of type {type_name:?}."),
+        )
+    })?;
+    let ty = schema.value_type();
+    Ok((entry, schema, ty))
+}
+
+/// `validate-list-resource-config`: the config decodes against the list schema, and its
+/// checks (required attributes, validators) pass where the values are known.
+pub fn validate_list_resource_config(
+    c: &Catalog,
+    type_name: String,
+    config: Vec<u8>,
+) -> Vec<wit::Diagnostic> {
+    run_diags(|| {
+        let (_, schema, ty) = find_listed(c, &type_name)?;
+        let config = decode(&config, &ty, "list configuration")?;
+        Ok(schema.check_config(&config))
+    })
+}
+
+/// `list-resource`: one page of [`Resource::list`], each object's identity derived from its
+/// state, its state passed on only when asked for.
+pub fn list_resource(c: &Catalog, ctx: wit::ProviderContext, req: ListRequest) -> ListPage {
+    let result = (|| {
+        let (entry, _, config_ty) = find_listed(c, &req.type_name)?;
+        let config = decode(&req.config, &config_ty, "list configuration")?;
+        let ctx = context(c, ctx)?;
+        let page = entry.item.list(
+            &ctx,
+            &crate::list::ListRequest {
+                config,
+                cursor: req.cursor,
+                limit: req.limit,
+            },
+        )?;
+        let objects = (page.objects.into_iter())
+            .map(|listed| {
+                let identity = known_identity(entry, &listed.state)?.ok_or_else(|| {
+                    Diagnostic::error(
+                        "Listed object without a known identity",
+                        format!(
+                            "{} listed {:?}, whose state gives no wholly known identity.",
+                            req.type_name, listed.display_name
+                        ),
+                    )
+                })?;
+                let resource_object = match req.include_resource_object {
+                    true => Some(encode(&listed.state, entry.ty(), "listed state")?),
+                    false => None,
+                };
+                Ok(Listed {
+                    identity,
+                    display_name: listed.display_name,
+                    resource_object,
+                    diagnostics: Vec::new(),
+                })
+            })
+            .collect::<Result<Vec<_>, Diagnostic>>()?;
+        Ok(ListPage {
+            objects,
+            next: page.next,
+            diagnostics: Vec::new(),
+        })
+    })();
+    result.unwrap_or_else(|d: Diagnostic| ListPage {
+        objects: Vec::new(),
+        next: None,
+        diagnostics: vec![to_wit_diagnostic(&d)],
+    })
+}
