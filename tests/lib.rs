@@ -163,6 +163,19 @@ impl Client {
     }
 }
 
+/// The clients of Terraform >= 1.14 (configuration generation, `terraform query`, actions):
+/// never none, so a test of those cannot pass having run nothing.
+pub fn clients_of_terraform_1_14() -> Vec<&'static Client> {
+    let found: Vec<&Client> = (clients().iter())
+        .filter(|c| c.has_generate_config())
+        .collect();
+    assert!(
+        !found.is_empty(),
+        "no client of Terraform >= 1.14 (scripts/fetch-terraform-source.sh builds one)"
+    );
+    found
+}
+
 /// An OpenTofu release that added what a test exercises: the test also runs against it, the
 /// oldest OpenTofu that has the feature, besides [`clients`].
 #[derive(Debug, Clone, Copy)]

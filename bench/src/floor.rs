@@ -99,3 +99,4 @@ impl NoEphemeralResources for Floor {}
 
 impl tfwasm_model::rpc::NoConfigGeneration for Floor {}
 impl tfwasm_model::rpc::NoListResources for Floor {}
+impl tfwasm_model::rpc::NoActions for Floor {}

@@ -159,6 +159,11 @@ impl ProviderServer for NativeProvider {
                 .iter()
                 .filter_map(|r| Some((r.type_name().to_owned(), r.list_schema()?.to_wire())))
                 .collect(),
+            actions: p
+                .actions()
+                .iter()
+                .map(|a| (a.type_name().to_owned(), a.schema().to_wire()))
+                .collect(),
             diagnostics: Vec::new(),
         }
     }
@@ -533,6 +538,41 @@ impl tfwasm_model::rpc::ListServer for NativeProvider {
             next: page.next,
             diagnostics: diagnostics(page.diagnostics),
         }
+    }
+}
+
+impl tfwasm_model::rpc::ActionServer for NativeProvider {
+    async fn validate_action_config(
+        &self,
+        req: tfwasm_model::rpc::ValidateActionConfigRequest,
+    ) -> Diagnostics {
+        diagnostics(glue::validate_action_config(
+            self.p(),
+            req.type_name,
+            req.config.msgpack,
+        ))
+    }
+
+    async fn plan_action(
+        &self,
+        req: tfwasm_model::rpc::PlanActionRequest,
+    ) -> tfwasm_model::rpc::PlanActionResponse {
+        let resp = glue::plan_action(self.p(), self.ctx(), req.action_type, req.config.msgpack);
+        tfwasm_model::rpc::PlanActionResponse {
+            diagnostics: diagnostics(resp.diagnostics),
+            deferred: deferred(resp.deferred),
+        }
+    }
+
+    async fn invoke_action(&self, req: tfwasm_model::rpc::InvokeActionRequest) -> Diagnostics {
+        let progress = req.progress;
+        diagnostics(glue::invoke_action(
+            self.p(),
+            self.ctx(),
+            req.action_type,
+            req.config.msgpack,
+            &|message| progress.report(message.to_owned()),
+        ))
     }
 }
 

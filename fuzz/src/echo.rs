@@ -174,3 +174,4 @@ impl NoIdentity for Echo {}
 impl NoEphemeralResources for Echo {}
 impl tfwasm_model::rpc::NoConfigGeneration for Echo {}
 impl tfwasm_model::rpc::NoListResources for Echo {}
+impl tfwasm_model::rpc::NoActions for Echo {}

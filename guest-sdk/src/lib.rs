@@ -52,6 +52,7 @@ pub mod bindings {
     });
 }
 
+pub mod action;
 pub mod config_generation;
 pub mod custom;
 pub mod ephemeral;
@@ -338,6 +339,38 @@ macro_rules! export_provider {
                 req: $crate::bindings::exports::tfwasm::provider0_3_0::list_resource::ListRequest,
             ) -> $crate::bindings::exports::tfwasm::provider0_3_0::list_resource::ListPage {
                 $crate::glue::list_resource(__tfwasm_provider(), ctx, req)
+            }
+        }
+
+        impl $crate::bindings::exports::tfwasm::provider0_3_0::action::Guest for __TfwasmExport {
+            fn action_schemas() -> ::std::vec::Vec<$crate::glue::wit::NamedSchema> {
+                $crate::glue::action_schemas(__tfwasm_provider())
+            }
+            fn validate_action_config(
+                type_name: ::std::string::String,
+                config: ::std::vec::Vec<u8>,
+            ) -> ::std::vec::Vec<$crate::glue::wit::Diagnostic> {
+                $crate::glue::validate_action_config(__tfwasm_provider(), type_name, config)
+            }
+            fn plan_action(
+                ctx: $crate::glue::wit::ProviderContext,
+                type_name: ::std::string::String,
+                config: ::std::vec::Vec<u8>,
+            ) -> $crate::bindings::exports::tfwasm::provider0_3_0::action::PlanActionResponse {
+                $crate::glue::plan_action(__tfwasm_provider(), ctx, type_name, config)
+            }
+            fn invoke_action(
+                ctx: $crate::glue::wit::ProviderContext,
+                type_name: ::std::string::String,
+                config: ::std::vec::Vec<u8>,
+            ) -> ::std::vec::Vec<$crate::glue::wit::Diagnostic> {
+                $crate::glue::invoke_action(
+                    __tfwasm_provider(),
+                    ctx,
+                    type_name,
+                    config,
+                    &$crate::glue::report_progress,
+                )
             }
         }
 

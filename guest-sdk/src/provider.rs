@@ -287,6 +287,10 @@ pub trait Provider: Send + Sync + 'static {
     fn functions(&self) -> Vec<Box<dyn crate::Function>> {
         Vec::new()
     }
+    /// The action types (see [`crate::action`]).
+    fn actions(&self) -> Vec<Box<dyn crate::action::Action>> {
+        Vec::new()
+    }
 }
 
 /// A managed resource type.

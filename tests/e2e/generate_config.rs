@@ -4,7 +4,7 @@
 //! attributes is refused by the contract check before Terraform writes it.
 
 use serde_json::json;
-use tfwasm_tests::{JsonServer, Workspace, clients, flatten};
+use tfwasm_tests::{JsonServer, Workspace, flatten};
 
 #[test]
 fn an_imported_object_gets_a_configuration_that_plans_no_change() {
@@ -12,7 +12,7 @@ fn an_imported_object_gets_a_configuration_that_plans_no_change() {
         &json!({ "items": [{ "id": "7", "name": "made elsewhere", "size": 9 }] }),
         0,
     );
-    for client in clients().iter().filter(|c| c.has_generate_config()) {
+    for client in tfwasm_tests::clients_of_terraform_1_14() {
         let ws = Workspace::new(
             client,
             &format!(
@@ -59,7 +59,7 @@ import {{
 
 #[test]
 fn a_configuration_setting_computed_only_attributes_is_refused() {
-    for client in clients().iter().filter(|c| c.has_generate_config()) {
+    for client in tfwasm_tests::clients_of_terraform_1_14() {
         let ws = Workspace::new(
             client,
             r#"

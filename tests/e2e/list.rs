@@ -4,7 +4,7 @@
 //! no change to plan.
 
 use serde_json::json;
-use tfwasm_tests::{JsonServer, Workspace, clients};
+use tfwasm_tests::{JsonServer, Workspace};
 
 const PROVIDER: &str = r#"
 terraform {
@@ -17,19 +17,6 @@ provider "restapi" {
 }
 "#;
 
-/// The clients that have `terraform query` (Terraform >= 1.14): never none, or these tests
-/// would pass having run nothing.
-fn query_clients() -> Vec<&'static tfwasm_tests::Client> {
-    let found: Vec<_> = (clients().into_iter())
-        .filter(|c| c.has_generate_config())
-        .collect();
-    assert!(
-        !found.is_empty(),
-        "no client of Terraform >= 1.14 to run `terraform query`"
-    );
-    found
-}
-
 fn items(n: usize) -> serde_json::Value {
     let items: Vec<_> = (1..=n)
         .map(|i| json!({ "id": i.to_string(), "name": format!("made elsewhere {i}") }))
@@ -40,7 +27,7 @@ fn items(n: usize) -> serde_json::Value {
 #[test]
 fn a_list_block_finds_every_object_page_by_page_and_generates_their_imports() {
     let server = JsonServer::start(&items(5), 0);
-    for client in query_clients() {
+    for client in tfwasm_tests::clients_of_terraform_1_14() {
         let ws = Workspace::new(client, &PROVIDER.replace("PORT", &server.port.to_string()));
         std::fs::write(
             ws.path().join("found.tfquery.hcl"),
@@ -89,7 +76,7 @@ list "restapi_object" "items" {
 #[test]
 fn a_limit_stops_the_listing() {
     let server = JsonServer::start(&items(7), 0);
-    for client in query_clients() {
+    for client in tfwasm_tests::clients_of_terraform_1_14() {
         let ws = Workspace::new(client, &PROVIDER.replace("PORT", &server.port.to_string()));
         std::fs::write(
             ws.path().join("found.tfquery.hcl"),

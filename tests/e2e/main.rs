@@ -2,6 +2,7 @@
 //! `tfwasm_tests::clients()` (Terraform v1.0.3 and OpenTofu 1.12 always, plus a tofu or
 //! terraform of another version from PATH).
 
+mod action;
 mod contracts;
 mod debug_mode;
 mod generate_config;

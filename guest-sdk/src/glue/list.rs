@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::bindings::exports::tfwasm::provider0_3_0::list_resource::{
-    ListPage, ListRequest, Listed,
+    ListPage, ListRequest, Listed as WitListed,
 };
 
 /// The list schemas of the resource types that offer a listing.
@@ -19,11 +19,11 @@ pub fn list_resource_schemas(c: &Catalog) -> Vec<wit::NamedSchema> {
         .collect()
 }
 
+/// A resource type that offers a listing.
+type ListedType<'c> = (&'c Entry<Box<dyn Resource>>, crate::ResourceSchema, Type);
+
 /// The resource `type_name` with its list schema and that schema's value type.
-fn find_listed<'c>(
-    c: &'c Catalog,
-    type_name: &str,
-) -> Result<(&'c Entry<Box<dyn Resource>>, crate::ResourceSchema, Type), Diagnostic> {
+fn find_listed<'c>(c: &'c Catalog, type_name: &str) -> Result<ListedType<'c>, Diagnostic> {
     let entry = find_resource(c, type_name)?;
     let schema = entry.item.list_schema().ok_or_else(|| {
         Diagnostic::error(
@@ -79,7 +79,7 @@ pub fn list_resource(c: &Catalog, ctx: wit::ProviderContext, req: ListRequest) -
                     true => Some(encode(&listed.state, entry.ty(), "listed state")?),
                     false => None,
                 };
-                Ok(Listed {
+                Ok(WitListed {
                     identity,
                     display_name: listed.display_name,
                     resource_object,

@@ -14,6 +14,7 @@ use crate::function::{Arguments, Param, Signature};
 use crate::plan::plan_defaults;
 use crate::{Context, DataSource, EphemeralResource, Function, Provider, Resource};
 
+mod action;
 mod config_generation;
 mod data_source;
 mod ephemeral;
@@ -25,6 +26,7 @@ mod provider;
 mod resource;
 mod schema;
 
+pub use action::*;
 pub use config_generation::*;
 pub use data_source::*;
 pub use ephemeral::*;
@@ -49,6 +51,7 @@ pub struct Catalog {
     data_sources: Vec<Entry<Box<dyn DataSource>>>,
     ephemeral_resources: Vec<Entry<Box<dyn EphemeralResource>>>,
     functions: Vec<Box<dyn Function>>,
+    actions: Vec<Entry<Box<dyn crate::action::Action>>>,
 }
 
 /// What has a schema: resources and data sources.
@@ -67,6 +70,15 @@ impl HasSchema for Box<dyn Resource> {
 }
 
 impl HasSchema for Box<dyn EphemeralResource> {
+    fn type_name(&self) -> &'static str {
+        self.as_ref().type_name()
+    }
+    fn schema(&self) -> crate::ResourceSchema {
+        self.as_ref().schema()
+    }
+}
+
+impl HasSchema for Box<dyn crate::action::Action> {
     fn type_name(&self) -> &'static str {
         self.as_ref().type_name()
     }
@@ -150,6 +162,7 @@ impl Catalog {
             .map(Entry::new)
             .collect();
         let functions = provider.functions();
+        let actions = provider.actions().into_iter().map(Entry::new).collect();
         Catalog {
             provider,
             provider_schema,
@@ -159,6 +172,7 @@ impl Catalog {
             data_sources,
             ephemeral_resources,
             functions,
+            actions,
         }
     }
 

@@ -240,6 +240,10 @@ pub struct ProviderSchema {
     /// they list: the schema of a `list` block's `config`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub list_resources: BTreeMap<String, Schema>,
+    /// Action types (tfplugin6.10, Terraform 1.14's `action` blocks): the schema of an
+    /// `action` block's `config`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub actions: BTreeMap<String, Schema>,
     /// Problems found while producing the schema.
     pub diagnostics: Vec<Diagnostic>,
 }

@@ -55,12 +55,15 @@ const TERRAFORM_RUNS: &str =
 /// `TF_CLI_CONFIG_FILE`, `TF_PLUGIN_CACHE_DIR`) or found in `$HOME` (`.terraformrc`,
 /// `.tofurc`, `.terraform.d`).
 pub fn host_paths(component: &Path, cache_dir: &Path) -> Vec<HostPath> {
+    // A grant inside the component's directory is one of its own (`./data` beside a
+    // component served with `--debug`): what the host loads from there (the executable,
+    // `component.cwasm`, `tfwasm.toml`) lies in the directory itself, out of its reach.
     let package = |path: PathBuf| HostPath {
         what: "the component's directory (with its precompiled code and tfwasm.toml)",
         path,
         risk: HOST_CODE,
         fix: "keep the component outside every read-write grant",
-        contents_run: true,
+        contents_run: false,
     };
     let terraform = |what, path| HostPath {
         what,
@@ -189,6 +192,18 @@ pub fn host_paths(component: &Path, cache_dir: &Path) -> Vec<HostPath> {
                 true => runs_inside(what, path),
                 false => terraform(what, path),
             });
+        }
+    }
+    // The system plugin directories both search (`XDG_DATA_DIRS`, by default
+    // /usr/local/share and /usr/share).
+    let data_dirs = std::env::var("XDG_DATA_DIRS")
+        .ok()
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| "/usr/local/share:/usr/share".to_owned());
+    for base in data_dirs.split(':').filter(|b| !b.is_empty()) {
+        for sub in ["terraform/plugins", "opentofu/plugins"] {
+            let what = "a system plugin directory ($XDG_DATA_DIRS/terraform or opentofu/plugins)";
+            paths.push(runs_inside(what, Path::new(base).join(sub)));
         }
     }
     // The XDG base directories OpenTofu (configuration, plugins) and Terraform (plugins)

@@ -15,6 +15,7 @@
 
 #![deny(missing_docs)]
 
+pub mod action_progress;
 mod answer_caps;
 pub mod bindings;
 pub mod cache;

@@ -19,6 +19,9 @@ pub(crate) struct StoreState {
     pub(crate) log: GuestLog,
     /// The latest state the guest reported during this call (see WIT `progress`).
     pub(crate) reported: crate::reported::Reported,
+    /// Where an invoked action's progress goes (see WIT `action-progress`); nowhere
+    /// outside InvokeAction.
+    pub(crate) progress: crate::action_progress::ActionProgress,
     /// The directory grants, for what WIT `files` does in them beyond WASI.
     pub(crate) dirs: Vec<crate::DirGrant>,
 }

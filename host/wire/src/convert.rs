@@ -100,6 +100,16 @@ pub(crate) fn shown(mut text: String) -> String {
     tfwasm_model::quote::escaped_lines(text)
 }
 
+/// A guest's one-line label (a listed object's display name, a progress message): every
+/// control escaped, line feeds and tabs too, so it cannot pose as another line of output.
+/// The runtime has cut it short already.
+pub(crate) fn one_line(text: String) -> String {
+    match tfwasm_model::quote::escaped(&text) {
+        std::borrow::Cow::Borrowed(_) => text,
+        std::borrow::Cow::Owned(escaped) => escaped,
+    }
+}
+
 /// What the client announced; an absent message (older clients) announces nothing.
 pub(crate) fn client_capabilities(c: Option<pb::ClientCapabilities>) -> ClientCapabilities {
     let c = c.unwrap_or_default();

@@ -11,6 +11,10 @@
 //! - data source `restapi_object` ([`lookup`]): one object found by `search_key` =
 //!   `search_value`.
 //!
+//! Beyond Mastercard/restapi (Terraform >= 1.14): `list "restapi_object"` finds a
+//! collection's objects for `terraform query`, and the action `restapi_call` ([`call`]) sends
+//! one request when invoked, reporting its progress.
+//!
 //! Beyond Mastercard/restapi, as its users asked: data source `restapi_objects` lists every
 //! object under a path, following `Link: <…>; rel="next"` pages (restapi issues 149 and 281),
 //! and `ignore_server_additions` stops keys the server adds to an object from showing as
@@ -19,6 +23,7 @@
 //! The operator grants the API: `tfwasm package --allow-http https://api.example.com`.
 
 mod api;
+pub mod call;
 pub mod lookup;
 pub mod object;
 
@@ -105,6 +110,10 @@ impl Provider for RestApiProvider {
             Box::new(lookup::RestApiObjectData),
             Box::new(lookup::RestApiObjectsData),
         ]
+    }
+
+    fn actions(&self) -> Vec<Box<dyn tfwasm_sdk::action::Action>> {
+        vec![Box::new(call::RestApiCall)]
     }
 }
 

@@ -530,6 +530,16 @@ impl Resource for RestApiObject {
                 Some(state.map(|state| (state, format!("{path}/{id}")).into()))
             })
             .collect::<Result<Vec<_>, Diagnostic>>()?;
+        if objects.is_empty() && !items.is_empty() {
+            return Err(Diagnostic::error(
+                "The API's objects have no ID",
+                format!(
+                    "{url} answered {} items, none an object with a {:?} key (the provider's id_attribute).",
+                    items.len(),
+                    api.id_attribute
+                ),
+            ));
+        }
         Ok(ListPage {
             objects,
             next: full.then(|| (page + 1).to_string().into_bytes()),

@@ -311,6 +311,7 @@ pub(crate) fn load_checked_from(
             path: file.clone(),
             risk: tfwasm_runtime::host_paths::HOST_CODE,
             fix: "keep the settings (TFWASM_CONFIG) and their files outside every read-write grant",
+            contents_run: false,
         })
         .collect();
     let journal = open_journal(

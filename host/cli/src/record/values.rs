@@ -120,9 +120,9 @@ fn object_of(family: Option<Family>, subject: &str, what: Field) -> Option<Objec
             }
             Family::DataSource => Some(Object::DataSource(subject)),
             Family::Ephemeral => Some(Object::EphemeralResource(subject)),
-            // A list block's config has a schema of its own, which recordings do not keep:
-            // redacted whole.
-            Family::Function | Family::List => None,
+            // A list block's or an action's config has a schema of its own, which recordings
+            // do not keep: redacted whole.
+            Family::Function | Family::List | Family::Action => None,
         },
         _ => None,
     }

@@ -27,8 +27,22 @@ impl<P: Provider> ListServer for Checked<P> {
         let mut page = self.inner.list_resource(req).await;
         let identity = self.identity_type(&type_name).await.cloned();
         let object = self.resource(&type_name).await.map(|(_, ty)| ty.clone());
+        // One budget for the page, as for any answer: a page of 4,096 objects each with a
+        // hundred violations would otherwise be built in full. Terraform stops at the first
+        // error, so in enforce mode the first bad object ends the checking.
+        let mut left = crate::MAX_VIOLATIONS;
         for event in &mut page.events {
+            if left == 0 {
+                break;
+            }
             let violations = check_event(event, identity.as_ref(), object.as_ref(), include);
+            if violations.is_empty() {
+                continue;
+            }
+            left = match self.mode {
+                super::Mode::Enforce => 0,
+                super::Mode::Warn => left.saturating_sub(violations.len() + violations.more()),
+            };
             event.diagnostics.extend(self.diagnostics(
                 "Provider listed an invalid object",
                 "ListResource",
@@ -69,6 +83,12 @@ fn check_event(
                 found.push(v);
             }
         },
+    }
+    if include_object && event.resource_object.is_none() {
+        found.push(Violation {
+            path: root.clone(),
+            message: "listed an object without its state, which the request asked for".into(),
+        });
     }
     if let Some(state) = &event.resource_object {
         if !include_object {
@@ -137,6 +157,14 @@ mod tests {
         let found = check_event(&mut event(unknown), Some(&ty), Some(&ty), false);
         assert!(
             found.iter().any(|v| v.message.contains("unknown")),
+            "{found:?}"
+        );
+
+        let found = check_event(&mut event(object("1")), Some(&ty), Some(&ty), true);
+        assert!(
+            found
+                .iter()
+                .any(|v| v.message.contains("without its state")),
             "{found:?}"
         );
 

@@ -4,6 +4,7 @@
 //! full (no defaults), so an RPC added to a family is a compile error here until it is
 //! checked or deliberately forwarded.
 
+mod action;
 mod config_generation;
 mod data_source;
 mod ephemeral;
@@ -158,6 +159,7 @@ impl<P: Provider> Checked<P> {
             }
             Family::DataSource => &schema.data_sources,
             Family::Ephemeral => &schema.ephemeral_resources,
+            Family::Action => &schema.actions,
             Family::Provider | Family::Function | Family::Identity => return None,
         };
         schemas.get(type_name).map(|s| &s.block)

@@ -211,6 +211,8 @@ impl tfwasm_model::rpc::ListServer for Fake {
     }
 }
 
+impl tfwasm_model::rpc::NoActions for Fake {}
+
 /// One function, `is_even(number) bool`.
 impl FunctionServer for Fake {
     async fn get_functions(&self) -> GetFunctionsResponse {
@@ -865,6 +867,7 @@ fn a_write_only_value_for_a_client_without_write_only_support_is_an_error() {
     impl tfwasm_model::rpc::NoMoves for WriteOnly {}
     impl tfwasm_model::rpc::NoConfigGeneration for WriteOnly {}
     impl tfwasm_model::rpc::NoListResources for WriteOnly {}
+    impl tfwasm_model::rpc::NoActions for WriteOnly {}
     impl tfwasm_model::rpc::NoIdentity for WriteOnly {}
     impl tfwasm_model::rpc::NoEphemeralResources for WriteOnly {}
     impl DataSourceServer for WriteOnly {
@@ -1367,6 +1370,11 @@ fn listed_objects_have_known_identities_and_states_only_when_asked() {
                 resource_object: Some(obj("b".into(), "2".into())),
                 ..Default::default()
             },
+            ListResourceEvent {
+                identity: identity(Value::unknown()),
+                display_name: "three".into(),
+                ..Default::default()
+            },
         ],
         ..Default::default()
     };
@@ -1401,4 +1409,45 @@ fn listed_objects_have_known_identities_and_states_only_when_asked() {
         "{details:?}"
     );
     assert_eq!(second.resource_object, None);
+    // The twenty-eighth pass: violations are one budget for the page; Terraform stops at the
+    // first error, so nothing past it is checked in enforce mode.
+    assert!(
+        page.events[2].diagnostics.is_empty(),
+        "{:?}",
+        page.events[2]
+    );
+}
+
+/// A planned action that defers is refused when the client did not announce deferral.
+#[test]
+fn an_action_defers_only_when_the_client_allows_it() {
+    use tfwasm_model::rpc::{ActionServer, PlanActionRequest, PlanActionResponse};
+    let checked = Checked::new(Fake::default(), "fake", Mode::Enforce);
+    let plan = |allowed| {
+        let mut resp = PlanActionResponse {
+            deferred: Some(tfwasm_model::rpc::DeferredReason::ResourceConfigUnknown),
+            ..Default::default()
+        };
+        let mut diagnostics = Vec::new();
+        checked.refuse_deferral(
+            allowed,
+            &mut resp.deferred,
+            &mut diagnostics,
+            "PlanAction",
+            "fake_act",
+        );
+        (resp.deferred, diagnostics)
+    };
+    let (deferred, diagnostics) = plan(false);
+    assert_eq!(deferred, None);
+    assert!(tfwasm_model::has_error(&diagnostics), "{diagnostics:?}");
+    let (deferred, diagnostics) = plan(true);
+    assert!(deferred.is_some() && diagnostics.is_empty());
+    // The Fake has no actions: its answer passes through.
+    let resp = run(checked.plan_action(PlanActionRequest::default()));
+    assert!(
+        resp.diagnostics
+            .iter()
+            .any(|d| d.summary == "Action Not Supported")
+    );
 }

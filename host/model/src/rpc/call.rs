@@ -34,6 +34,9 @@ pub enum Family {
     /// [`ListServer`](super::ListServer): a `list` block's `config` of the list resource's
     /// schema; listed objects of the resource type's.
     List,
+    /// [`ActionServer`](super::ActionServer): an `action` block's `config` of the action's
+    /// schema.
+    Action,
 }
 
 /// What one field of an RPC message holds, which decides what a recording may keep of it.

@@ -168,6 +168,20 @@ impl<H: Handler> ListServer for Handled<H> {
     }
 }
 
+impl<H: Handler> ActionServer for Handled<H> {
+    async fn validate_action_config(&self, req: ValidateActionConfigRequest) -> Diagnostics {
+        self.0.handle::<calls::ValidateActionConfig>(req).await
+    }
+
+    async fn plan_action(&self, req: PlanActionRequest) -> PlanActionResponse {
+        self.0.handle::<calls::PlanAction>(req).await
+    }
+
+    async fn invoke_action(&self, req: InvokeActionRequest) -> Diagnostics {
+        self.0.handle::<calls::InvokeAction>(req).await
+    }
+}
+
 impl<H: Handler> IdentityServer for Handled<H> {
     async fn get_resource_identity_schemas(&self) -> GetResourceIdentitySchemasResponse {
         (self.0)
@@ -290,6 +304,12 @@ mod tests {
             type_name: "t_list".into(),
             ..Default::default()
         }));
+        run(p.validate_action_config(Default::default()));
+        run(p.plan_action(Default::default()));
+        run(p.invoke_action(InvokeActionRequest {
+            action_type: "t_act".into(),
+            ..Default::default()
+        }));
         let notes = p.0.0.into_inner().unwrap();
         let rpcs: Vec<Rpc> = notes.iter().map(|(rpc, _)| *rpc).collect();
         assert_eq!(rpcs, Rpc::ALL, "each once, in the table's order");
@@ -299,6 +319,7 @@ mod tests {
         assert_eq!(subject(Rpc::CallFunction), "f");
         assert_eq!(subject(Rpc::GenerateResourceConfig), "t_gen");
         assert_eq!(subject(Rpc::ListResource), "t_list");
+        assert_eq!(subject(Rpc::InvokeAction), "t_act");
     }
 
     /// A wrapper announces what its handler does, every capability at once: one added to

@@ -2,7 +2,7 @@
 //! in RPC families as terraform-plugin-go's `tfprotov6` groups them, one trait per family:
 //! [`ProviderServer`], [`ResourceServer`], [`DataSourceServer`], [`FunctionServer`],
 //! [`MoveServer`], [`IdentityServer`], [`EphemeralServer`], [`ConfigGenerationServer`],
-//! [`ListServer`].
+//! [`ListServer`], [`ActionServer`].
 //! [`Provider`] is all of them: what the gRPC layer serves, the Wasm runtime implements and
 //! the contract checks wrap. Optional families have a marker trait (e.g. [`NoFunctions`]) that
 //! answers "not supported" for a provider without them; a wrapper implements the family itself
@@ -13,6 +13,7 @@
 
 use std::collections::BTreeMap;
 
+mod action;
 mod call;
 pub mod calls;
 mod config_generation;
@@ -28,6 +29,10 @@ mod provider;
 mod resource;
 pub(crate) mod table;
 
+pub use action::{
+    ActionServer, InvokeActionRequest, NoActions, PlanActionRequest, PlanActionResponse, Progress,
+    ValidateActionConfigRequest,
+};
 pub use call::{
     Call, CallVisitor, Family, Field, IMPORTED_FIELDS, NoRequest, ValidateProviderConfigRequest,
 };
@@ -67,9 +72,9 @@ pub use resource::{
 /// `use tfwasm_model::rpc::prelude::*;`.
 pub mod prelude {
     pub use super::{
-        ConfigGenerationServer as _, DataSourceServer as _, EphemeralServer as _,
-        FunctionServer as _, IdentityServer as _, ListServer as _, MoveServer as _,
-        ProviderServer as _, ResourceServer as _,
+        ActionServer as _, ConfigGenerationServer as _, DataSourceServer as _,
+        EphemeralServer as _, FunctionServer as _, IdentityServer as _, ListServer as _,
+        MoveServer as _, ProviderServer as _, ResourceServer as _,
     };
 }
 
@@ -200,6 +205,7 @@ pub trait Provider:
     + EphemeralServer
     + ConfigGenerationServer
     + ListServer
+    + ActionServer
 {
 }
 
@@ -213,6 +219,7 @@ impl<T> Provider for T where
         + EphemeralServer
         + ConfigGenerationServer
         + ListServer
+        + ActionServer
 {
 }
 

@@ -228,6 +228,30 @@ macro_rules! rpc_table {
                 request: { type_name: Plain, config: Object, include_resource_object: Plain, limit: Plain, cursor: Private },
                 response: { events: ListEvents, next: Private, diagnostics: Diagnostics },
             }
+            ValidateActionConfig {
+                family: Action,
+                guest: true,
+                call: |p, req: ValidateActionConfigRequest| -> Diagnostics { p.validate_action_config(req) },
+                subject: |req| &req.type_name,
+                request: { type_name: Plain, config: Object },
+                response: { diagnostics: Diagnostics },
+            }
+            PlanAction {
+                family: Action,
+                guest: true,
+                call: |p, req: PlanActionRequest| -> PlanActionResponse { p.plan_action(req) },
+                subject: |req| &req.action_type,
+                request: { action_type: Plain, config: Object, client_capabilities: Plain },
+                response: { diagnostics: Diagnostics, deferred: Plain },
+            }
+            InvokeAction {
+                family: Action,
+                guest: true,
+                call: |p, req: InvokeActionRequest| -> Diagnostics { p.invoke_action(req) },
+                subject: |req| &req.action_type,
+                request: { action_type: Plain, config: Object, client_capabilities: Plain },
+                response: { diagnostics: Diagnostics },
+            }
         }
     };
 }

@@ -10,8 +10,10 @@ pub mod generated {
             package tfwasm:host;
             world additions {
                 import tfwasm:provider/files@0.3.0;
+                import tfwasm:provider/action-progress@0.3.0;
                 export tfwasm:provider/config-generation@0.3.0;
                 export tfwasm:provider/list-resource@0.3.0;
+                export tfwasm:provider/action@0.3.0;
             }
         ",
         path: ["../../wit/since_v0.2.0", "../../wit/since_v0.3.0"],
@@ -23,16 +25,22 @@ pub mod generated {
     });
 }
 
+/// The `action` interface's records.
+pub use generated::exports::tfwasm::provider0_3_0::action;
 /// The `config-generation` interface's records.
 pub use generated::exports::tfwasm::provider0_3_0::config_generation;
 /// The `list-resource` interface's records.
 pub use generated::exports::tfwasm::provider0_3_0::list_resource;
+/// The host's side of the `action-progress` import.
+pub(crate) use generated::tfwasm::provider0_3_0::action_progress;
 /// The host's side of the `files` import.
 pub(crate) use generated::tfwasm::provider0_3_0::files;
 /// The bindings of a component's `config-generation` export.
 pub(crate) type ConfigGeneration = config_generation::Guest;
 /// The bindings of a component's `list-resource` export.
 pub(crate) type ListResource = list_resource::Guest;
+/// The bindings of a component's `action` export.
+pub(crate) type Action = action::Guest;
 
 use wasmtime::Store;
 use wasmtime::component::{Instance, InstancePre};
@@ -97,4 +105,6 @@ additions! {
     config_generation = "tfwasm:provider/config-generation@0.3.0",
     /// ListResource and ValidateListResourceConfig (`list-resource`).
     list_resource = "tfwasm:provider/list-resource@0.3.0",
+    /// ValidateActionConfig, PlanAction and InvokeAction (`action`).
+    action = "tfwasm:provider/action@0.3.0",
 }

@@ -122,6 +122,11 @@ impl Guest {
         self.additions.config_generation.as_ref()
     }
 
+    /// The `action` export, if the component has it.
+    pub fn action(&self) -> Option<&super::additions::Action> {
+        self.additions.action.as_ref()
+    }
+
     /// The `list-resource` export, if the component has it.
     pub fn list_resource(&self) -> Option<&super::additions::ListResource> {
         self.additions.list_resource.as_ref()

@@ -33,6 +33,13 @@ impl log::Host for StoreState {
     }
 }
 
+impl super::additions::action_progress::Host for StoreState {
+    async fn report_progress(&mut self, message: String) -> wasmtime::Result<()> {
+        self.progress.report(message);
+        Ok(())
+    }
+}
+
 /// The `types` interface has no functions; this marks that the store provides it.
 impl types::Host for StoreState {}
 

@@ -15,7 +15,7 @@ mod guest;
 mod imports;
 mod v0_1_0;
 
-pub use additions::{Families, config_generation, list_resource};
+pub use additions::{Families, action, config_generation, list_resource};
 pub use guest::WitVersion;
 pub(crate) use guest::{Exports, Guest, GuestPre};
 
@@ -119,6 +119,15 @@ pub struct GuestSchema {
     pub current_state_types: BTreeMap<String, Type>,
 }
 
+/// The schemas of WIT 0.3.0's families, each asked of its own interface.
+#[derive(Debug, Default)]
+pub struct AddedSchemas {
+    /// `list-resource`'s, by the resource type listed.
+    pub lists: Vec<wit::NamedSchema>,
+    /// `action`'s, by action type.
+    pub actions: Vec<wit::NamedSchema>,
+}
+
 /// Converts the guest's schemas, function signatures and identity schemas (and, from WIT
 /// 0.3.0's `list-resource`, its list resource schemas) to the model.
 ///
@@ -126,7 +135,7 @@ pub struct GuestSchema {
 /// When any schema or signature is malformed; the error names which one.
 pub fn provider_schema(
     s: wit::ProviderSchema,
-    lists: Vec<wit::NamedSchema>,
+    added: AddedSchemas,
 ) -> Result<GuestSchema, SchemaError> {
     let block = |owner: &str, schema: &wit::Schema| {
         schema_from_wit(schema).map_err(|message| SchemaError {
@@ -202,7 +211,13 @@ pub fn provider_schema(
             identity_from_wit(named.schema).map_err(|message| SchemaError { owner, message })?;
         identities.insert(named.type_name, identity);
     }
-    for named in &lists {
+    for named in &added.actions {
+        out.actions.insert(
+            named.type_name.clone(),
+            convert(&named.type_name, &named.schema)?,
+        );
+    }
+    for named in &added.lists {
         let schema = convert(&named.type_name, &named.schema)?;
         // Terraform names every listed object by its identity, of the resource type listed.
         if !identities.contains_key(&named.type_name) {
@@ -711,7 +726,7 @@ mod tests {
         let mut provider = with_identity("x_thing", r#""string""#);
         provider.resources[0].type_name = "r".repeat(MAX_NAME_BYTES + 1);
         provider.resource_identities.clear();
-        let err = provider_schema(provider, Vec::new()).unwrap_err();
+        let err = provider_schema(provider, AddedSchemas::default()).unwrap_err();
         assert!(
             err.to_string().len() < 1024 && err.message.contains("at most 256"),
             "{err}"
@@ -726,13 +741,13 @@ mod tests {
             let mut provider = with_identity("x_thing", r#""string""#);
             provider.resources[0].type_name = bad.into();
             provider.resource_identities.clear();
-            let err = provider_schema(provider, Vec::new()).unwrap_err();
+            let err = provider_schema(provider, AddedSchemas::default()).unwrap_err();
             assert!(err.message.contains("is not an identifier"), "{bad}: {err}");
         }
         let mut provider = with_identity("x_thing", r#""string""#);
         provider.resources[0].type_name = "x_thing-2".into();
         provider.resource_identities.clear();
-        let ok = provider_schema(provider, Vec::new());
+        let ok = provider_schema(provider, AddedSchemas::default());
         assert!(ok.is_ok(), "{:?}", ok.err());
         assert!(check_identifier("the function name", "../../fn").is_err());
         assert!(check_identifier("the function name", "parse_cidr").is_ok());
@@ -883,8 +898,11 @@ mod tests {
 
     #[test]
     fn identity_schemas_convert_and_bad_ones_name_their_fault() {
-        let known =
-            provider_schema(with_identity("x_thing", r#"["list","string"]"#), Vec::new()).unwrap();
+        let known = provider_schema(
+            with_identity("x_thing", r#"["list","string"]"#),
+            AddedSchemas::default(),
+        )
+        .unwrap();
         let identity = &known.identities["x_thing"];
         assert_eq!(identity.version, 1);
         assert_eq!(
@@ -892,12 +910,19 @@ mod tests {
             Type::List(Box::new(Type::String))
         );
 
-        let err = provider_schema(with_identity("x_other", r#""string""#), Vec::new()).unwrap_err();
+        let err = provider_schema(
+            with_identity("x_other", r#""string""#),
+            AddedSchemas::default(),
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("x_other"), "{err}");
         assert!(err.message.contains("no resource type"), "{err}");
 
-        let err = provider_schema(with_identity("x_thing", r#"["map","string"]"#), Vec::new())
-            .unwrap_err();
+        let err = provider_schema(
+            with_identity("x_thing", r#"["map","string"]"#),
+            AddedSchemas::default(),
+        )
+        .unwrap_err();
         assert!(
             err.message.contains("identity attributes are strings"),
             "{err}"
@@ -905,7 +930,8 @@ mod tests {
 
         // The eleventh hostile pass: a guest's name and type reached the diagnostic uncut.
         let long = "\u{1}".repeat(1 << 20);
-        let err = provider_schema(with_identity(&long, r#""string""#), Vec::new()).unwrap_err();
+        let err = provider_schema(with_identity(&long, r#""string""#), AddedSchemas::default())
+            .unwrap_err();
         assert!(
             err.to_string().len() < 2_000,
             "{} bytes",
@@ -919,7 +945,8 @@ mod tests {
                 .join(","),
         );
         wide.push_str("}]");
-        let err = provider_schema(with_identity("x_thing", &wide), Vec::new()).unwrap_err();
+        let err =
+            provider_schema(with_identity("x_thing", &wide), AddedSchemas::default()).unwrap_err();
         assert!(
             err.to_string().len() < 2_000,
             "{} bytes",

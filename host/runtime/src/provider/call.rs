@@ -68,6 +68,7 @@ impl WasmProvider {
             state.http_gate.call_ended = call_ended;
             state.http_gate.timeout = limits.timeout;
             state.reported = reported.clone();
+            state.progress = Default::default();
             state.limits.limit = limits.memory_bytes;
             state.log.start_call(&self.limits.host_work);
         }
@@ -302,10 +303,15 @@ impl ReturnedValues for wit::ProviderSchema {
         Some(&mut self.diagnostics)
     }
 }
-/// The schema with 0.3.0's list resource schemas beside it.
-impl ReturnedValues for (wit::ProviderSchema, Vec<wit::NamedSchema>) {
+/// The schema with 0.3.0's families' schemas beside it.
+impl ReturnedValues for (wit::ProviderSchema, crate::bindings::AddedSchemas) {
     fn diagnostics(&mut self) -> Option<&mut Vec<wit::Diagnostic>> {
         Some(&mut self.0.diagnostics)
+    }
+}
+impl ReturnedValues for crate::bindings::action::PlanActionResponse {
+    fn diagnostics(&mut self) -> Option<&mut Vec<wit::Diagnostic>> {
+        Some(&mut self.diagnostics)
     }
 }
 impl ReturnedValues for crate::bindings::list_resource::ListPage {

@@ -189,6 +189,8 @@ impl WasmProvider {
             .iter()
             .chain(&schema.data_sources)
             .chain(&schema.ephemeral_resources)
+            .chain(&schema.list_resources)
+            .chain(&schema.actions)
         {
             if problems.len() >= tfwasm_model::schema_check::MAX_PROBLEMS {
                 break;

@@ -95,6 +95,7 @@ impl WasmProvider {
             stderr,
             log: GuestLog::new(self.log_sink.clone(), &self.limits.host_work),
             reported: Default::default(),
+            progress: Default::default(),
             dirs: self.grants.dirs.clone(),
         };
         let mut store = Store::new(&self.engine, state);

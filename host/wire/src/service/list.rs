@@ -18,6 +18,11 @@ use crate::proto::tfplugin6 as pb;
 /// The most pages one listing asks for: a provider that always answers with a next cursor
 /// would otherwise be called forever.
 pub(crate) const MAX_PAGES: usize = 100_000;
+/// The most pages in a row without an object: Terraform's limit counts objects, so a
+/// provider answering empty pages with new cursors would be asked for all [`MAX_PAGES`]
+/// while Terraform waits for its first result. APIs do send an empty page with a token now
+/// and then; not a hundred in a row.
+pub(crate) const MAX_EMPTY_PAGES: usize = 100;
 
 pub(super) async fn validate_list_resource_config<P: Provider>(
     p: &P,
@@ -43,6 +48,10 @@ struct Listing<P> {
     /// Objects sent so far, against the request's limit.
     sent: i64,
     pages: usize,
+    /// Pages in a row that held no object.
+    empty: usize,
+    /// Digests of the cursors asked with: a cursor seen before is a cycle (A, B, A, …).
+    seen: std::collections::HashSet<u64>,
     /// No page is to be asked for any more.
     last: bool,
 }
@@ -63,6 +72,8 @@ pub(super) fn list_resource<P: Provider>(
         ready: VecDeque::new(),
         sent: 0,
         pages: 0,
+        empty: 0,
+        seen: std::collections::HashSet::new(),
         last: false,
     };
     Box::pin(stream::unfold(listing, |mut listing| async move {
@@ -90,6 +101,7 @@ impl<P> Listing<P> {
         } else {
             i64::MAX
         };
+        let before = self.sent;
         let mut failed = tfwasm_model::has_error(&page.diagnostics);
         if !page.diagnostics.is_empty() {
             self.ready.push_back(pb::list_resource::Event {
@@ -108,22 +120,40 @@ impl<P> Listing<P> {
             }
             self.ready.push_back(pb::list_resource::Event {
                 identity: convert::to_identity(identity),
-                display_name: convert::shown(event.display_name),
+                display_name: convert::one_line(event.display_name),
                 resource_object: event.resource_object.and_then(convert::to_dynamic_value),
                 diagnostic: convert::diagnostics(event.diagnostics),
             });
         }
-        let advanced = page.next.is_some() && page.next != self.request.cursor;
-        if page.next.is_some() && !advanced {
-            self.ready.push_back(stopped(
-                "The provider's listing did not advance: it answered the same page cursor it was given.",
-            ));
-        } else if page.next.is_some() && self.pages >= MAX_PAGES {
-            self.ready.push_back(stopped(&format!(
+        self.empty = if self.sent > before {
+            0
+        } else {
+            self.empty + 1
+        };
+        let repeated = page.next.as_deref().is_some_and(|next| {
+            use std::hash::BuildHasher as _;
+            let digest =
+                std::hash::BuildHasherDefault::<std::hash::DefaultHasher>::default().hash_one(next);
+            !self.seen.insert(digest)
+        });
+        let stop = match &page.next {
+            _ if failed || self.sent >= limit => None,
+            None => None,
+            Some(_) if repeated => Some(
+                "The provider's listing went round in a circle: it answered a page cursor it had answered before.".to_owned(),
+            ),
+            Some(_) if self.pages >= MAX_PAGES => Some(format!(
                 "The provider's listing went on past {MAX_PAGES} pages; tfwasm stopped asking."
-            )));
+            )),
+            Some(_) if self.empty >= MAX_EMPTY_PAGES => Some(format!(
+                "The provider answered {MAX_EMPTY_PAGES} pages in a row without an object; tfwasm stopped asking."
+            )),
+            Some(_) => None,
+        };
+        if let Some(detail) = &stop {
+            self.ready.push_back(stopped(detail));
         }
-        self.last = failed || !advanced || self.sent >= limit || self.pages >= MAX_PAGES;
+        self.last = failed || page.next.is_none() || stop.is_some() || self.sent >= limit;
         self.request.cursor = page.next;
     }
 }

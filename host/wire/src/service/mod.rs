@@ -3,9 +3,10 @@
 //! One module per RPC family, mirroring the model's family traits: each function converts the
 //! request to the model, calls the provider, and converts back (conversions shared by several
 //! families live in `convert`); all problems travel as diagnostics. The tonic trait below
-//! only routes. The families no provider has yet (actions, state stores) are announced
-//! nowhere and answer an error diagnostic (`unsupported`), never `Unimplemented`.
+//! only routes. The family no provider has yet (state stores) is announced nowhere and
+//! answers an error diagnostic (`unsupported`), never `Unimplemented`.
 
+mod action;
 mod config_generation;
 mod data_source;
 mod ephemeral;
@@ -342,7 +343,9 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         &self,
         req: Request<pb::plan_action::Request>,
     ) -> Result<Response<pb::plan_action::Response>, Status> {
-        Ok(Response::new(unsupported::plan_action(req.into_inner())))
+        Ok(Response::new(
+            action::plan_action(&*self.provider, req.into_inner()).await,
+        ))
     }
 
     type InvokeActionStream = BoxStream<pb::invoke_action::Event>;
@@ -351,16 +354,19 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         &self,
         req: Request<pb::invoke_action::Request>,
     ) -> Result<Response<Self::InvokeActionStream>, Status> {
-        Ok(Response::new(unsupported::invoke_action(req.into_inner())))
+        Ok(Response::new(action::invoke_action(
+            self.provider.clone(),
+            req.into_inner(),
+        )))
     }
 
     async fn validate_action_config(
         &self,
         req: Request<pb::validate_action_config::Request>,
     ) -> Result<Response<pb::validate_action_config::Response>, Status> {
-        Ok(Response::new(unsupported::validate_action_config(
-            req.into_inner(),
-        )))
+        Ok(Response::new(
+            action::validate_action_config(&*self.provider, req.into_inner()).await,
+        ))
     }
 
     async fn stop_provider(

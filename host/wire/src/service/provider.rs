@@ -40,6 +40,11 @@ pub(super) async fn get_metadata<P: Provider>(p: &P) -> pb::get_metadata::Respon
             .into_keys()
             .map(|type_name| pb::get_metadata::ListResourceMetadata { type_name })
             .collect(),
+        actions: schema
+            .actions
+            .into_keys()
+            .map(|type_name| pb::get_metadata::ActionMetadata { type_name })
+            .collect(),
         ..Default::default()
     }
 }
@@ -71,6 +76,14 @@ pub(super) async fn get_provider_schema<P: Provider>(p: &P) -> pb::get_provider_
             .list_resources
             .iter()
             .map(|(k, v)| (k.clone(), convert::schema(v)))
+            .collect(),
+        action_schemas: schema
+            .actions
+            .iter()
+            .map(|(k, v)| {
+                let schema = Some(convert::schema(v));
+                (k.clone(), pb::ActionSchema { schema })
+            })
             .collect(),
         functions,
         diagnostics: convert::diagnostics(diagnostics),

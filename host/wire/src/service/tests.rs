@@ -309,6 +309,46 @@ fn every_rpc_is_routed_converted_and_answered() {
             futures::StreamExt::next(&mut events).await.is_none(),
             "an error ends it"
         );
+        let r = s
+            .validate_action_config(Request::new(pb::validate_action_config::Request {
+                type_name: t(),
+                config: state(),
+            }))
+            .await;
+        let d = r.unwrap().into_inner().diagnostics;
+        assert_eq!(summaries(&d), ["ValidateActionConfig"]);
+        let r = s
+            .plan_action(Request::new(pb::plan_action::Request {
+                action_type: t(),
+                config: state(),
+                client_capabilities: None,
+            }))
+            .await;
+        let d = r.unwrap().into_inner().diagnostics;
+        assert_eq!(summaries(&d), ["PlanAction"]);
+        let mut events = s
+            .invoke_action(Request::new(pb::invoke_action::Request {
+                action_type: t(),
+                config: state(),
+                client_capabilities: None,
+            }))
+            .await
+            .unwrap()
+            .into_inner();
+        let Some(pb::invoke_action::event::Type::Completed(done)) =
+            futures::StreamExt::next(&mut events)
+                .await
+                .unwrap()
+                .unwrap()
+                .r#type
+        else {
+            panic!("a completed event")
+        };
+        assert_eq!(summaries(&done.diagnostics), ["InvokeAction"]);
+        assert!(
+            futures::StreamExt::next(&mut events).await.is_none(),
+            "it ends"
+        );
     });
 
     let notes = (std::sync::Arc::try_unwrap(s.provider).ok())
@@ -358,9 +398,9 @@ fn every_rpc_is_routed_converted_and_answered() {
     }
 }
 
-/// The families no provider has yet answer an error diagnostic naming what was asked, in the
-/// answer's own shape (a stream's one event), never `Unimplemented`; StopProvider reaches the
-/// provider.
+/// The family no provider has yet (state stores) answers an error diagnostic naming what was
+/// asked, in the answer's own shape (a stream's one event), never `Unimplemented`;
+/// StopProvider reaches the provider.
 #[test]
 fn unserved_families_answer_a_diagnostic_and_stop_is_answered() {
     use futures::StreamExt as _;
@@ -376,42 +416,6 @@ fn unserved_families_answer_a_diagnostic_and_stop_is_answered() {
         );
     };
     block_on(async {
-        let action = || pb::plan_action::Request {
-            action_type: "x_call".into(),
-            ..Default::default()
-        };
-        let r = s.plan_action(Request::new(action())).await;
-        named(
-            &r.unwrap().into_inner().diagnostics,
-            "action type",
-            "x_call",
-        );
-        let mut events = s
-            .invoke_action(Request::new(pb::invoke_action::Request {
-                action_type: "x_call".into(),
-                ..Default::default()
-            }))
-            .await
-            .unwrap()
-            .into_inner();
-        let Some(pb::invoke_action::event::Type::Completed(done)) =
-            events.next().await.unwrap().unwrap().r#type
-        else {
-            panic!("a completed event")
-        };
-        named(&done.diagnostics, "action type", "x_call");
-        let r = s
-            .validate_action_config(Request::new(pb::validate_action_config::Request {
-                type_name: "x_call".into(),
-                ..Default::default()
-            }))
-            .await;
-        named(
-            &r.unwrap().into_inner().diagnostics,
-            "action type",
-            "x_call",
-        );
-
         let kind = "state store type";
         let r = s
             .validate_state_store_config(Request::new(pb::validate_state_store::Request {
@@ -495,6 +499,8 @@ struct Pages {
     asked: Mutex<Vec<Option<Vec<u8>>>>,
     /// Answer the cursor it was given instead of advancing.
     stuck: bool,
+    /// Answer empty pages with ever new cursors.
+    empty: bool,
 }
 
 impl Handler for Pages {
@@ -518,6 +524,13 @@ impl Handler for Pages {
                 ..Default::default()
             };
             let page = match (req.cursor.as_deref(), self.stuck) {
+                (cursor, _) if self.empty => {
+                    let n = cursor.map_or(0, |c| u32::from_le_bytes(c.try_into().unwrap()));
+                    ListResourcePage {
+                        next: Some((n + 1).to_le_bytes().to_vec()),
+                        ..Default::default()
+                    }
+                }
                 (None, _) => ListResourcePage {
                     events: vec![event("a"), event("b")],
                     next: Some(vec![1]),
@@ -587,4 +600,78 @@ fn a_listing_is_asked_for_page_by_page_within_the_limit() {
     assert_eq!(asked.len(), 2);
     let last = events.last().unwrap();
     assert_eq!(summaries(&last.diagnostic), ["Listing stopped"]);
+
+    // The twenty-eighth pass: empty pages with new cursors never reach Terraform's limit.
+    let (events, asked) = list(
+        Pages {
+            empty: true,
+            ..Pages::default()
+        },
+        3,
+    );
+    assert_eq!(asked.len(), super::list::MAX_EMPTY_PAGES);
+    assert_eq!(
+        summaries(&events.last().unwrap().diagnostic),
+        ["Listing stopped"]
+    );
+}
+
+/// Reports three progress messages while it runs, then answers.
+struct Acting;
+
+impl Handler for Acting {
+    async fn handle<C: Call>(&self, req: C::Request) -> C::Response {
+        if C::RPC == Rpc::InvokeAction {
+            // The request's sink is not part of its recorded form: reach it by type.
+            let req: &dyn std::any::Any = &req;
+            let req = req
+                .downcast_ref::<tfwasm_model::rpc::InvokeActionRequest>()
+                .unwrap();
+            for step in ["one", "two", "\u{1b}[31mthree"] {
+                req.progress.report(step.to_owned());
+            }
+        }
+        serde_json::from_value(serde_json::to_value(C::Response::default()).unwrap()).unwrap()
+    }
+
+    fn server_capabilities(&self) -> tfwasm_model::rpc::ServerCapabilities {
+        Default::default()
+    }
+}
+
+/// InvokeAction streams the action's progress as reported, escaped, then one completed event,
+/// and ends.
+#[test]
+fn an_action_streams_its_progress_then_completes() {
+    use futures::StreamExt as _;
+    use pb::invoke_action::event::Type;
+    let s = ProviderService::new(Handled(Acting));
+    let events: Vec<Type> = block_on(async {
+        let stream = s
+            .invoke_action(Request::new(pb::invoke_action::Request {
+                action_type: "t_act".into(),
+                ..Default::default()
+            }))
+            .await
+            .unwrap()
+            .into_inner();
+        stream.map(|e| e.unwrap().r#type.unwrap()).collect().await
+    });
+    let progress: Vec<&str> = (events.iter())
+        .filter_map(|e| match e {
+            Type::Progress(p) => Some(p.message.as_str()),
+            Type::Completed(_) => None,
+        })
+        .collect();
+    assert_eq!(progress.len(), 3, "{events:?}");
+    assert_eq!(&progress[..2], ["one", "two"]);
+    assert!(
+        !progress[2].contains('\u{1b}'),
+        "escaped: {:?}",
+        progress[2]
+    );
+    assert!(
+        matches!(events.last(), Some(Type::Completed(_))),
+        "{events:?}"
+    );
 }

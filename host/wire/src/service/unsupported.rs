@@ -1,4 +1,4 @@
-//! The families no tfwasm provider has yet: actions and state stores
+//! The family no tfwasm provider has yet: state stores
 //! (Terraform 1.13–1.15). Nothing announces them (no schemas, no metadata), so Terraform never
 //! asks; a client that asks anyway gets an error diagnostic naming what it asked for, in the
 //! answer's own shape (a stream's one event), never a failed RPC.
@@ -24,39 +24,8 @@ fn error(kind: &str, family: &str, name: &str) -> pb::Diagnostic {
     }
 }
 
-fn action(name: &str) -> Vec<pb::Diagnostic> {
-    vec![error("action type", "actions", name)]
-}
-
 fn store(name: &str) -> Vec<pb::Diagnostic> {
     vec![error("state store type", "state stores", name)]
-}
-
-pub(super) fn plan_action(req: pb::plan_action::Request) -> pb::plan_action::Response {
-    pb::plan_action::Response {
-        diagnostics: action(&req.action_type),
-        ..Default::default()
-    }
-}
-
-pub(super) fn invoke_action(
-    req: pb::invoke_action::Request,
-) -> BoxStream<pb::invoke_action::Event> {
-    use pb::invoke_action::event;
-    let completed = pb::invoke_action::Event {
-        r#type: Some(event::Type::Completed(event::Completed {
-            diagnostics: action(&req.action_type),
-        })),
-    };
-    Box::pin(stream::iter([Ok(completed)]))
-}
-
-pub(super) fn validate_action_config(
-    req: pb::validate_action_config::Request,
-) -> pb::validate_action_config::Response {
-    pb::validate_action_config::Response {
-        diagnostics: action(&req.type_name),
-    }
 }
 
 pub(super) fn validate_state_store(

@@ -2,6 +2,7 @@
 //! one guest call, WIT response to model. One module per family, as in the model, the wire
 //! service and the contract checks.
 
+mod action;
 mod config_generation;
 mod data_source;
 mod ephemeral;

@@ -19,20 +19,23 @@ impl WasmProvider {
         if let Some(known) = self.schema.get() {
             return Ok(known);
         }
-        let (raw, lists) = self
+        let (raw, added) = self
             .call(Rpc::GetProviderSchema, "", |store, guest| {
                 Box::pin(async move {
                     let schema = guest.get_schema(&mut *store).await?;
-                    let lists = match guest.list_resource() {
-                        Some(export) => export.call_list_resource_schemas(store).await?,
-                        None => Vec::new(),
-                    };
-                    Ok((schema, lists))
+                    let mut added = bindings::AddedSchemas::default();
+                    if let Some(export) = guest.list_resource() {
+                        added.lists = export.call_list_resource_schemas(&mut *store).await?;
+                    }
+                    if let Some(export) = guest.action() {
+                        added.actions = export.call_action_schemas(&mut *store).await?;
+                    }
+                    Ok((schema, added))
                 })
             })
             .await
             .map_err(|e| vec![self.call_diagnostic(&e.error, "")])?;
-        match bindings::provider_schema(raw, lists) {
+        match bindings::provider_schema(raw, added) {
             Ok(mut known) => {
                 let problems = self.schema_problems(&known.schema);
                 known.schema.diagnostics.extend(problems);

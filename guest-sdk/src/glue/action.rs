@@ -1,0 +1,85 @@
+//! The action family: ValidateActionConfig, PlanAction and InvokeAction (WIT 0.3.0), with an
+//! invocation's progress sent through the `action-progress` import as it is reported.
+
+use super::*;
+use crate::bindings::exports::tfwasm::provider0_3_0::action::PlanActionResponse;
+
+/// The action type `type_name`.
+fn find_action<'c>(
+    c: &'c Catalog,
+    type_name: &str,
+) -> Result<&'c Entry<Box<dyn crate::action::Action>>, Diagnostic> {
+    (c.actions.iter())
+        .find(|a| HasSchema::type_name(&a.item) == type_name)
+        .ok_or_else(|| {
+            Diagnostic::error(
+                "Unknown action type",
+                format!("This provider has no action type {type_name:?}."),
+            )
+        })
+}
+
+/// The schemas of the action types.
+pub fn action_schemas(c: &Catalog) -> Vec<wit::NamedSchema> {
+    (c.actions.iter())
+        .map(|a| wit::NamedSchema {
+            type_name: a.item.type_name().to_owned(),
+            schema: to_wit_schema(&a.schema().to_wire()),
+        })
+        .collect()
+}
+
+/// `validate-action-config`: the schema's checks, then the action's own.
+pub fn validate_action_config(c: &Catalog, type_name: String, config: Vec<u8>) -> Diags {
+    run_diags(|| {
+        let entry = find_action(c, &type_name)?;
+        let config = decode(&config, entry.ty(), "action configuration")?;
+        let mut diagnostics = entry.schema().check_config(&config);
+        diagnostics.extend(entry.item.validate(&Context::default(), &config));
+        Ok(diagnostics)
+    })
+}
+
+/// `plan-action`.
+pub fn plan_action(
+    c: &Catalog,
+    ctx: wit::ProviderContext,
+    type_name: String,
+    config: Vec<u8>,
+) -> PlanActionResponse {
+    let result = (|| {
+        let entry = find_action(c, &type_name)?;
+        let config = decode(&config, entry.ty(), "action configuration")?;
+        entry.item.plan(&context(c, ctx)?, &config)
+    })();
+    PlanActionResponse {
+        diagnostics: result.err().iter().map(to_wit_diagnostic).collect(),
+        deferred: deferred(),
+    }
+}
+
+/// `invoke-action`: runs the action, each progress message handed to `report` (the
+/// `action-progress` import in a component).
+pub fn invoke_action(
+    c: &Catalog,
+    ctx: wit::ProviderContext,
+    type_name: String,
+    config: Vec<u8>,
+    report: &dyn Fn(&str),
+) -> Diags {
+    run_diags(|| {
+        let entry = find_action(c, &type_name)?;
+        let config = decode(&config, entry.ty(), "action configuration")?;
+        let progress = crate::action::Progress::new(report);
+        entry.item.invoke(&context(c, ctx)?, &config, &progress)?;
+        Ok(Vec::new())
+    })
+}
+
+/// Sends one progress message to the host (in a component; natively, nowhere).
+pub fn report_progress(message: &str) {
+    #[cfg(target_arch = "wasm32")]
+    crate::bindings::tfwasm::provider0_3_0::action_progress::report_progress(message);
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = message;
+}
