@@ -161,6 +161,12 @@ impl Client {
     pub fn has_generate_config(&self) -> bool {
         self.at_least((1, 14, 0), (u32::MAX, 0, 0))
     }
+
+    /// `state_store` blocks: Terraform >= 1.15, built with experiments allowed (as
+    /// `scripts/fetch-terraform-source.sh` builds it); OpenTofu has none.
+    pub fn has_state_stores(&self) -> bool {
+        self.at_least((1, 15, 0), (u32::MAX, 0, 0))
+    }
 }
 
 /// The clients of Terraform >= 1.14 (configuration generation, `terraform query`, actions):

@@ -100,3 +100,4 @@ impl NoEphemeralResources for Floor {}
 impl tfwasm_model::rpc::NoConfigGeneration for Floor {}
 impl tfwasm_model::rpc::NoListResources for Floor {}
 impl tfwasm_model::rpc::NoActions for Floor {}
+impl tfwasm_model::rpc::NoStateStores for Floor {}

@@ -19,6 +19,7 @@ use tfwasm_model::rpc::{
     UpgradeResourceIdentityRequest, UpgradeResourceIdentityResponse,
 };
 use tfwasm_model::{AttributePath, Diagnostic, Diagnostics, PathStep, ProviderSchema, Severity};
+use tfwasm_sdk::bindings::exports::tfwasm::provider0_3_0::state_store::Store;
 use tfwasm_sdk::glue::{self, wit};
 
 /// An SDK provider as a `tfwasm_model::Provider`.
@@ -26,6 +27,8 @@ pub struct NativeProvider {
     inner: glue::Catalog,
     context: RwLock<wit::ProviderContext>,
     blocking_io: bool,
+    /// Each state store's configuration as ConfigureStateStore accepted it.
+    stores: std::sync::Mutex<std::collections::BTreeMap<String, Vec<u8>>>,
 }
 
 impl NativeProvider {
@@ -39,6 +42,7 @@ impl NativeProvider {
                 client_capabilities: wit_capabilities(Default::default()),
             }),
             blocking_io: false,
+            stores: Default::default(),
         }
     }
 
@@ -163,6 +167,11 @@ impl ProviderServer for NativeProvider {
                 .actions()
                 .iter()
                 .map(|a| (a.type_name().to_owned(), a.schema().to_wire()))
+                .collect(),
+            state_stores: p
+                .state_stores()
+                .iter()
+                .map(|s| (s.type_name().to_owned(), s.schema().to_wire()))
                 .collect(),
             diagnostics: Vec::new(),
         }
@@ -573,6 +582,125 @@ impl tfwasm_model::rpc::ActionServer for NativeProvider {
             req.config.msgpack,
             &|message| progress.report(message.to_owned()),
         ))
+    }
+}
+
+/// The state stores natively: the configuration kept here, as the runtime keeps it.
+impl tfwasm_model::rpc::StateStoreServer for NativeProvider {
+    async fn validate_state_store_config(
+        &self,
+        req: tfwasm_model::rpc::ValidateStateStoreConfigRequest,
+    ) -> Diagnostics {
+        diagnostics(glue::validate_state_store_config(
+            self.p(),
+            req.type_name,
+            req.config.msgpack,
+        ))
+    }
+
+    async fn configure_state_store(
+        &self,
+        req: tfwasm_model::rpc::ConfigureStateStoreRequest,
+    ) -> tfwasm_model::rpc::ConfigureStateStoreResponse {
+        let store = Store {
+            type_name: req.type_name.clone(),
+            config: req.config.msgpack,
+        };
+        let diags = diagnostics(glue::configure_state_store(
+            self.p(),
+            self.ctx(),
+            store.clone(),
+        ));
+        if !tfwasm_model::has_error(&diags) {
+            (self.stores.lock().unwrap()).insert(req.type_name, store.config);
+        }
+        tfwasm_model::rpc::ConfigureStateStoreResponse {
+            diagnostics: diags,
+            chunk_size: req.chunk_size.clamp(1, 8 << 20),
+        }
+    }
+
+    async fn read_state(
+        &self,
+        req: tfwasm_model::rpc::StateRequest,
+    ) -> tfwasm_model::rpc::ReadStateResponse {
+        let resp = glue::read_state(
+            self.p(),
+            self.ctx(),
+            self.store(&req.type_name),
+            req.state_id,
+        );
+        tfwasm_model::rpc::ReadStateResponse {
+            bytes: resp.state.unwrap_or_default(),
+            diagnostics: diagnostics(resp.diagnostics),
+        }
+    }
+
+    async fn write_state(&self, req: tfwasm_model::rpc::WriteStateRequest) -> Diagnostics {
+        let store = self.store(&req.type_name);
+        diagnostics(glue::write_state(
+            self.p(),
+            self.ctx(),
+            store,
+            req.state_id,
+            req.bytes,
+        ))
+    }
+
+    async fn lock_state(
+        &self,
+        req: tfwasm_model::rpc::LockStateRequest,
+    ) -> tfwasm_model::rpc::LockStateResponse {
+        let store = self.store(&req.type_name);
+        let resp = glue::lock_state(self.p(), self.ctx(), store, req.state_id, req.operation);
+        tfwasm_model::rpc::LockStateResponse {
+            lock_id: resp.lock_id,
+            diagnostics: diagnostics(resp.diagnostics),
+        }
+    }
+
+    async fn unlock_state(&self, req: tfwasm_model::rpc::UnlockStateRequest) -> Diagnostics {
+        let store = self.store(&req.type_name);
+        diagnostics(glue::unlock_state(
+            self.p(),
+            self.ctx(),
+            store,
+            req.state_id,
+            req.lock_id,
+        ))
+    }
+
+    async fn get_states(
+        &self,
+        req: tfwasm_model::rpc::GetStatesRequest,
+    ) -> tfwasm_model::rpc::GetStatesResponse {
+        let resp = glue::get_states(self.p(), self.ctx(), self.store(&req.type_name));
+        tfwasm_model::rpc::GetStatesResponse {
+            state_ids: resp.state_ids,
+            diagnostics: diagnostics(resp.diagnostics),
+        }
+    }
+
+    async fn delete_state(&self, req: tfwasm_model::rpc::StateRequest) -> Diagnostics {
+        let store = self.store(&req.type_name);
+        diagnostics(glue::delete_state(
+            self.p(),
+            self.ctx(),
+            store,
+            req.state_id,
+        ))
+    }
+}
+
+impl NativeProvider {
+    /// The store `type_name` with the configuration ConfigureStateStore accepted (empty
+    /// before that: the SDK then reports it cannot decode it).
+    fn store(&self, type_name: &str) -> Store {
+        let config = (self.stores.lock().unwrap()).get(type_name).cloned();
+        Store {
+            type_name: type_name.to_owned(),
+            config: config.unwrap_or_default(),
+        }
     }
 }
 

@@ -175,3 +175,4 @@ impl NoEphemeralResources for Echo {}
 impl tfwasm_model::rpc::NoConfigGeneration for Echo {}
 impl tfwasm_model::rpc::NoListResources for Echo {}
 impl tfwasm_model::rpc::NoActions for Echo {}
+impl tfwasm_model::rpc::NoStateStores for Echo {}

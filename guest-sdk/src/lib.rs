@@ -73,6 +73,7 @@ mod plan;
 mod provider;
 pub mod schema;
 pub mod semantic;
+pub mod state_store;
 pub mod typed;
 pub mod validate;
 mod value_ext;
@@ -371,6 +372,68 @@ macro_rules! export_provider {
                     config,
                     &$crate::glue::report_progress,
                 )
+            }
+        }
+
+        impl $crate::bindings::exports::tfwasm::provider0_3_0::state_store::Guest for __TfwasmExport {
+            fn state_store_schemas() -> ::std::vec::Vec<$crate::glue::wit::NamedSchema> {
+                $crate::glue::state_store_schemas(__tfwasm_provider())
+            }
+            fn validate_state_store_config(
+                type_name: ::std::string::String,
+                config: ::std::vec::Vec<u8>,
+            ) -> ::std::vec::Vec<$crate::glue::wit::Diagnostic> {
+                $crate::glue::validate_state_store_config(__tfwasm_provider(), type_name, config)
+            }
+            fn configure_state_store(
+                ctx: $crate::glue::wit::ProviderContext,
+                store: $crate::bindings::exports::tfwasm::provider0_3_0::state_store::Store,
+            ) -> ::std::vec::Vec<$crate::glue::wit::Diagnostic> {
+                $crate::glue::configure_state_store(__tfwasm_provider(), ctx, store)
+            }
+            fn read_state(
+                ctx: $crate::glue::wit::ProviderContext,
+                store: $crate::bindings::exports::tfwasm::provider0_3_0::state_store::Store,
+                state_id: ::std::string::String,
+            ) -> $crate::bindings::exports::tfwasm::provider0_3_0::state_store::ReadResponse {
+                $crate::glue::read_state(__tfwasm_provider(), ctx, store, state_id)
+            }
+            fn write_state(
+                ctx: $crate::glue::wit::ProviderContext,
+                store: $crate::bindings::exports::tfwasm::provider0_3_0::state_store::Store,
+                state_id: ::std::string::String,
+                state: ::std::vec::Vec<u8>,
+            ) -> ::std::vec::Vec<$crate::glue::wit::Diagnostic> {
+                $crate::glue::write_state(__tfwasm_provider(), ctx, store, state_id, state)
+            }
+            fn lock_state(
+                ctx: $crate::glue::wit::ProviderContext,
+                store: $crate::bindings::exports::tfwasm::provider0_3_0::state_store::Store,
+                state_id: ::std::string::String,
+                operation: ::std::string::String,
+            ) -> $crate::bindings::exports::tfwasm::provider0_3_0::state_store::LockResponse {
+                $crate::glue::lock_state(__tfwasm_provider(), ctx, store, state_id, operation)
+            }
+            fn unlock_state(
+                ctx: $crate::glue::wit::ProviderContext,
+                store: $crate::bindings::exports::tfwasm::provider0_3_0::state_store::Store,
+                state_id: ::std::string::String,
+                lock_id: ::std::string::String,
+            ) -> ::std::vec::Vec<$crate::glue::wit::Diagnostic> {
+                $crate::glue::unlock_state(__tfwasm_provider(), ctx, store, state_id, lock_id)
+            }
+            fn get_states(
+                ctx: $crate::glue::wit::ProviderContext,
+                store: $crate::bindings::exports::tfwasm::provider0_3_0::state_store::Store,
+            ) -> $crate::bindings::exports::tfwasm::provider0_3_0::state_store::StatesResponse {
+                $crate::glue::get_states(__tfwasm_provider(), ctx, store)
+            }
+            fn delete_state(
+                ctx: $crate::glue::wit::ProviderContext,
+                store: $crate::bindings::exports::tfwasm::provider0_3_0::state_store::Store,
+                state_id: ::std::string::String,
+            ) -> ::std::vec::Vec<$crate::glue::wit::Diagnostic> {
+                $crate::glue::delete_state(__tfwasm_provider(), ctx, store, state_id)
             }
         }
 

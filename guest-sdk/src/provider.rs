@@ -291,6 +291,10 @@ pub trait Provider: Send + Sync + 'static {
     fn actions(&self) -> Vec<Box<dyn crate::action::Action>> {
         Vec::new()
     }
+    /// The state store types (see [`crate::state_store`]).
+    fn state_stores(&self) -> Vec<Box<dyn crate::state_store::StateStore>> {
+        Vec::new()
+    }
 }
 
 /// A managed resource type.

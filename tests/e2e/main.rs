@@ -20,5 +20,6 @@ mod random;
 mod record_replay;
 mod registry;
 mod restapi;
+mod state_store;
 mod unknowns;
 mod upgrade;

@@ -25,6 +25,7 @@ mod moves;
 mod provider;
 mod resource;
 mod schema;
+mod state_store;
 
 pub use action::*;
 pub use config_generation::*;
@@ -37,6 +38,7 @@ pub use moves::*;
 pub use provider::*;
 pub use resource::*;
 pub use schema::*;
+pub use state_store::*;
 
 /// A provider with its resources and data sources, built once per instance; each type's
 /// schema is built the first time a call needs it and kept (instances serve many calls, and
@@ -52,6 +54,7 @@ pub struct Catalog {
     ephemeral_resources: Vec<Entry<Box<dyn EphemeralResource>>>,
     functions: Vec<Box<dyn Function>>,
     actions: Vec<Entry<Box<dyn crate::action::Action>>>,
+    state_stores: Vec<Entry<Box<dyn crate::state_store::StateStore>>>,
 }
 
 /// What has a schema: resources and data sources.
@@ -79,6 +82,15 @@ impl HasSchema for Box<dyn EphemeralResource> {
 }
 
 impl HasSchema for Box<dyn crate::action::Action> {
+    fn type_name(&self) -> &'static str {
+        self.as_ref().type_name()
+    }
+    fn schema(&self) -> crate::ResourceSchema {
+        self.as_ref().schema()
+    }
+}
+
+impl HasSchema for Box<dyn crate::state_store::StateStore> {
     fn type_name(&self) -> &'static str {
         self.as_ref().type_name()
     }
@@ -163,6 +175,11 @@ impl Catalog {
             .collect();
         let functions = provider.functions();
         let actions = provider.actions().into_iter().map(Entry::new).collect();
+        let state_stores = provider
+            .state_stores()
+            .into_iter()
+            .map(Entry::new)
+            .collect();
         Catalog {
             provider,
             provider_schema,
@@ -173,6 +190,7 @@ impl Catalog {
             ephemeral_resources,
             functions,
             actions,
+            state_stores,
         }
     }
 

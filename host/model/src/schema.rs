@@ -244,6 +244,9 @@ pub struct ProviderSchema {
     /// `action` block's `config`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub actions: BTreeMap<String, Schema>,
+    /// State store types (Terraform 1.15's `state_store` block): the block's configuration.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub state_stores: BTreeMap<String, Schema>,
     /// Problems found while producing the schema.
     pub diagnostics: Vec<Diagnostic>,
 }

@@ -34,7 +34,12 @@ impl ActionProgress {
             ));
             return;
         }
-        message.truncate(message.floor_char_boundary(MAX_MESSAGE_BYTES));
+        // A copy of the start, not `truncate`, which keeps the guest's whole allocation alive
+        // while the message waits to be sent (a hostile guest's 16 MiB messages queued up to
+        // gigabytes).
+        if message.len() > MAX_MESSAGE_BYTES {
+            message = message[..message.floor_char_boundary(MAX_MESSAGE_BYTES)].to_owned();
+        }
         self.sink.report(message);
     }
 }
@@ -51,6 +56,14 @@ mod tests {
         let sink = seen.clone();
         let mut progress = ActionProgress::to(Progress::to(move |m| sink.lock().unwrap().push(m)));
         progress.report("é".repeat(MAX_MESSAGE_BYTES));
+        // The twenty-ninth pass: what is passed on holds no more than the cut.
+        let held = Arc::new(Mutex::new(0usize));
+        let capacity = held.clone();
+        let mut big = ActionProgress::to(Progress::to(move |m: String| {
+            *capacity.lock().unwrap() = m.capacity();
+        }));
+        big.report("a".repeat(4 << 20));
+        assert!(*held.lock().unwrap() <= MAX_MESSAGE_BYTES);
         for _ in 0..MAX_MESSAGES + 10 {
             progress.report("tick".into());
         }

@@ -39,6 +39,13 @@ pub(crate) const MAX_LIST_CURSOR_BYTES: usize = 64 << 10;
 /// Longest display name of a listed object; longer ones are cut.
 pub(crate) const MAX_DISPLAY_NAME_BYTES: usize = 1024;
 
+/// Longest lock ID a state store may answer (Terraform shows it, and sends it back).
+pub(crate) const MAX_LOCK_ID_BYTES: usize = 1024;
+/// Most states one state store may list (workspaces).
+pub(crate) const MAX_STATES: usize = 10_000;
+/// Longest state ID (a workspace name) a state store may list.
+pub(crate) const MAX_STATE_ID_BYTES: usize = 1024;
+
 /// Most objects one import may return (one ID rarely imports more than a handful).
 pub(crate) const MAX_IMPORTED: usize = 4096;
 

@@ -2,7 +2,8 @@
 //!
 //! hashicorp/local on `tfwasm-sdk`: resources and data sources `local_file` and
 //! `local_sensitive_file`, with hashicorp/local's attribute names, defaults, hashes and
-//! replacement rules, so configurations move over; and the function `direxists`.
+//! replacement rules, so configurations move over; the function `direxists`; and the state
+//! store `local_state` ([`state`]: Terraform's state in a granted directory, with locks).
 //!
 //! What the sandbox changes: `filename` is a path inside a directory the operator granted
 //! (`tfwasm package --allow-dir /srv/out:/out:rw`, then `filename = "/out/config.txt"`); a path
@@ -15,6 +16,7 @@ pub mod direxists;
 pub mod file;
 mod files;
 mod hashes;
+pub mod state;
 
 use tfwasm_sdk::prelude::*;
 
@@ -34,6 +36,10 @@ impl Provider for LocalProvider {
             Box::new(data::LocalFileData { sensitive: false }),
             Box::new(data::LocalFileData { sensitive: true }),
         ]
+    }
+
+    fn state_stores(&self) -> Vec<Box<dyn tfwasm_sdk::state_store::StateStore>> {
+        vec![Box::new(state::LocalState)]
     }
 
     fn functions(&self) -> Vec<Box<dyn Function>> {

@@ -122,7 +122,7 @@ fn object_of(family: Option<Family>, subject: &str, what: Field) -> Option<Objec
             Family::Ephemeral => Some(Object::EphemeralResource(subject)),
             // A list block's or an action's config has a schema of its own, which recordings
             // do not keep: redacted whole.
-            Family::Function | Family::List | Family::Action => None,
+            Family::Function | Family::List | Family::Action | Family::StateStore => None,
         },
         _ => None,
     }

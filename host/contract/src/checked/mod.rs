@@ -14,6 +14,7 @@ mod list;
 mod moves;
 mod provider;
 mod resource;
+mod state_store;
 #[cfg(test)]
 mod tests;
 
@@ -160,6 +161,7 @@ impl<P: Provider> Checked<P> {
             Family::DataSource => &schema.data_sources,
             Family::Ephemeral => &schema.ephemeral_resources,
             Family::Action => &schema.actions,
+            Family::StateStore => &schema.state_stores,
             Family::Provider | Family::Function | Family::Identity => return None,
         };
         schemas.get(type_name).map(|s| &s.block)

@@ -212,6 +212,7 @@ impl tfwasm_model::rpc::ListServer for Fake {
 }
 
 impl tfwasm_model::rpc::NoActions for Fake {}
+impl tfwasm_model::rpc::NoStateStores for Fake {}
 
 /// One function, `is_even(number) bool`.
 impl FunctionServer for Fake {
@@ -868,6 +869,7 @@ fn a_write_only_value_for_a_client_without_write_only_support_is_an_error() {
     impl tfwasm_model::rpc::NoConfigGeneration for WriteOnly {}
     impl tfwasm_model::rpc::NoListResources for WriteOnly {}
     impl tfwasm_model::rpc::NoActions for WriteOnly {}
+    impl tfwasm_model::rpc::NoStateStores for WriteOnly {}
     impl tfwasm_model::rpc::NoIdentity for WriteOnly {}
     impl tfwasm_model::rpc::NoEphemeralResources for WriteOnly {}
     impl DataSourceServer for WriteOnly {

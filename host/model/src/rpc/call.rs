@@ -37,6 +37,9 @@ pub enum Family {
     /// [`ActionServer`](super::ActionServer): an `action` block's `config` of the action's
     /// schema.
     Action,
+    /// [`StateStoreServer`](super::StateStoreServer): a `state_store` block's configuration
+    /// of the store's schema; states as opaque bytes.
+    StateStore,
 }
 
 /// What one field of an RPC message holds, which decides what a recording may keep of it.

@@ -182,6 +182,48 @@ impl<H: Handler> ActionServer for Handled<H> {
     }
 }
 
+impl<H: Handler> StateStoreServer for Handled<H> {
+    async fn validate_state_store_config(
+        &self,
+        req: ValidateStateStoreConfigRequest,
+    ) -> Diagnostics {
+        (self.0)
+            .handle::<calls::ValidateStateStoreConfig>(req)
+            .await
+    }
+
+    async fn configure_state_store(
+        &self,
+        req: ConfigureStateStoreRequest,
+    ) -> ConfigureStateStoreResponse {
+        self.0.handle::<calls::ConfigureStateStore>(req).await
+    }
+
+    async fn read_state(&self, req: StateRequest) -> ReadStateResponse {
+        self.0.handle::<calls::ReadStateBytes>(req).await
+    }
+
+    async fn write_state(&self, req: WriteStateRequest) -> Diagnostics {
+        self.0.handle::<calls::WriteStateBytes>(req).await
+    }
+
+    async fn lock_state(&self, req: LockStateRequest) -> LockStateResponse {
+        self.0.handle::<calls::LockState>(req).await
+    }
+
+    async fn unlock_state(&self, req: UnlockStateRequest) -> Diagnostics {
+        self.0.handle::<calls::UnlockState>(req).await
+    }
+
+    async fn get_states(&self, req: GetStatesRequest) -> GetStatesResponse {
+        self.0.handle::<calls::GetStates>(req).await
+    }
+
+    async fn delete_state(&self, req: StateRequest) -> Diagnostics {
+        self.0.handle::<calls::DeleteState>(req).await
+    }
+}
+
 impl<H: Handler> IdentityServer for Handled<H> {
     async fn get_resource_identity_schemas(&self) -> GetResourceIdentitySchemasResponse {
         (self.0)
@@ -310,6 +352,17 @@ mod tests {
             action_type: "t_act".into(),
             ..Default::default()
         }));
+        run(p.validate_state_store_config(Default::default()));
+        run(p.configure_state_store(Default::default()));
+        run(p.read_state(Default::default()));
+        run(p.write_state(Default::default()));
+        run(p.lock_state(LockStateRequest {
+            type_name: "t_store".into(),
+            ..Default::default()
+        }));
+        run(p.unlock_state(Default::default()));
+        run(p.get_states(Default::default()));
+        run(p.delete_state(Default::default()));
         let notes = p.0.0.into_inner().unwrap();
         let rpcs: Vec<Rpc> = notes.iter().map(|(rpc, _)| *rpc).collect();
         assert_eq!(rpcs, Rpc::ALL, "each once, in the table's order");
@@ -320,6 +373,7 @@ mod tests {
         assert_eq!(subject(Rpc::GenerateResourceConfig), "t_gen");
         assert_eq!(subject(Rpc::ListResource), "t_list");
         assert_eq!(subject(Rpc::InvokeAction), "t_act");
+        assert_eq!(subject(Rpc::LockState), "t_store");
     }
 
     /// A wrapper announces what its handler does, every capability at once: one added to

@@ -2,7 +2,7 @@
 //! in RPC families as terraform-plugin-go's `tfprotov6` groups them, one trait per family:
 //! [`ProviderServer`], [`ResourceServer`], [`DataSourceServer`], [`FunctionServer`],
 //! [`MoveServer`], [`IdentityServer`], [`EphemeralServer`], [`ConfigGenerationServer`],
-//! [`ListServer`], [`ActionServer`].
+//! [`ListServer`], [`ActionServer`], [`StateStoreServer`].
 //! [`Provider`] is all of them: what the gRPC layer serves, the Wasm runtime implements and
 //! the contract checks wrap. Optional families have a marker trait (e.g. [`NoFunctions`]) that
 //! answers "not supported" for a provider without them; a wrapper implements the family itself
@@ -27,6 +27,7 @@ mod list;
 mod moves;
 mod provider;
 mod resource;
+mod state_store;
 pub(crate) mod table;
 
 pub use action::{
@@ -67,6 +68,11 @@ pub use resource::{
     PlanResourceChangeResponse, ReadResourceRequest, ReadResourceResponse, ResourceServer,
     UpgradeResourceStateRequest, UpgradeResourceStateResponse,
 };
+pub use state_store::{
+    ConfigureStateStoreRequest, ConfigureStateStoreResponse, GetStatesRequest, GetStatesResponse,
+    LockStateRequest, LockStateResponse, NoStateStores, ReadStateResponse, StateRequest,
+    StateStoreServer, UnlockStateRequest, ValidateStateStoreConfigRequest, WriteStateRequest,
+};
 
 /// The family traits, for code that calls RPCs on a [`Provider`] without implementing one:
 /// `use tfwasm_model::rpc::prelude::*;`.
@@ -74,7 +80,7 @@ pub mod prelude {
     pub use super::{
         ActionServer as _, ConfigGenerationServer as _, DataSourceServer as _,
         EphemeralServer as _, FunctionServer as _, IdentityServer as _, ListServer as _,
-        MoveServer as _, ProviderServer as _, ResourceServer as _,
+        MoveServer as _, ProviderServer as _, ResourceServer as _, StateStoreServer as _,
     };
 }
 
@@ -206,6 +212,7 @@ pub trait Provider:
     + ConfigGenerationServer
     + ListServer
     + ActionServer
+    + StateStoreServer
 {
 }
 
@@ -220,6 +227,7 @@ impl<T> Provider for T where
         + ConfigGenerationServer
         + ListServer
         + ActionServer
+        + StateStoreServer
 {
 }
 

@@ -252,6 +252,70 @@ macro_rules! rpc_table {
                 request: { action_type: Plain, config: Object, client_capabilities: Plain },
                 response: { diagnostics: Diagnostics },
             }
+            ValidateStateStoreConfig {
+                family: StateStore,
+                guest: true,
+                call: |p, req: ValidateStateStoreConfigRequest| -> Diagnostics { p.validate_state_store_config(req) },
+                subject: |req| &req.type_name,
+                request: { type_name: Plain, config: Object },
+                response: { diagnostics: Diagnostics },
+            }
+            ConfigureStateStore {
+                family: StateStore,
+                guest: true,
+                call: |p, req: ConfigureStateStoreRequest| -> ConfigureStateStoreResponse { p.configure_state_store(req) },
+                subject: |req| &req.type_name,
+                request: { type_name: Plain, config: Object, chunk_size: Plain },
+                response: { diagnostics: Diagnostics, chunk_size: Plain },
+            }
+            ReadStateBytes {
+                family: StateStore,
+                guest: true,
+                call: |p, req: StateRequest| -> ReadStateResponse { p.read_state(req) },
+                subject: |req| &req.type_name,
+                request: { type_name: Plain, state_id: Plain },
+                response: { bytes: Private, diagnostics: Diagnostics },
+            }
+            WriteStateBytes {
+                family: StateStore,
+                guest: true,
+                call: |p, req: WriteStateRequest| -> Diagnostics { p.write_state(req) },
+                subject: |req| &req.type_name,
+                request: { type_name: Plain, state_id: Plain, bytes: Private },
+                response: { diagnostics: Diagnostics },
+            }
+            LockState {
+                family: StateStore,
+                guest: true,
+                call: |p, req: LockStateRequest| -> LockStateResponse { p.lock_state(req) },
+                subject: |req| &req.type_name,
+                request: { type_name: Plain, state_id: Plain, operation: Plain },
+                response: { lock_id: Plain, diagnostics: Diagnostics },
+            }
+            UnlockState {
+                family: StateStore,
+                guest: true,
+                call: |p, req: UnlockStateRequest| -> Diagnostics { p.unlock_state(req) },
+                subject: |req| &req.type_name,
+                request: { type_name: Plain, state_id: Plain, lock_id: Plain },
+                response: { diagnostics: Diagnostics },
+            }
+            GetStates {
+                family: StateStore,
+                guest: true,
+                call: |p, req: GetStatesRequest| -> GetStatesResponse { p.get_states(req) },
+                subject: |req| &req.type_name,
+                request: { type_name: Plain },
+                response: { state_ids: Plain, diagnostics: Diagnostics },
+            }
+            DeleteState {
+                family: StateStore,
+                guest: true,
+                call: |p, req: StateRequest| -> Diagnostics { p.delete_state(req) },
+                subject: |req| &req.type_name,
+                request: { type_name: Plain, state_id: Plain },
+                response: { diagnostics: Diagnostics },
+            }
         }
     };
 }
@@ -314,7 +378,10 @@ mod tests {
                     .iter()
                     .any(|word| name.contains(word))
                     && !name.ends_with("_version")
-                    && !name.ends_with("_schemas");
+                    && !name.ends_with("_schemas")
+                    // A state's ID is its name (the workspace), not a value.
+                    && !name.ends_with("_id")
+                    && !name.ends_with("_ids");
                 let schema = matches!(rpc, Rpc::GetProviderSchema);
                 assert!(
                     !value_like || schema || *what != Field::Plain,

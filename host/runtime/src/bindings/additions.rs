@@ -14,6 +14,7 @@ pub mod generated {
                 export tfwasm:provider/config-generation@0.3.0;
                 export tfwasm:provider/list-resource@0.3.0;
                 export tfwasm:provider/action@0.3.0;
+                export tfwasm:provider/state-store@0.3.0;
             }
         ",
         path: ["../../wit/since_v0.2.0", "../../wit/since_v0.3.0"],
@@ -31,6 +32,8 @@ pub use generated::exports::tfwasm::provider0_3_0::action;
 pub use generated::exports::tfwasm::provider0_3_0::config_generation;
 /// The `list-resource` interface's records.
 pub use generated::exports::tfwasm::provider0_3_0::list_resource;
+/// The `state-store` interface's records.
+pub use generated::exports::tfwasm::provider0_3_0::state_store;
 /// The host's side of the `action-progress` import.
 pub(crate) use generated::tfwasm::provider0_3_0::action_progress;
 /// The host's side of the `files` import.
@@ -41,6 +44,8 @@ pub(crate) type ConfigGeneration = config_generation::Guest;
 pub(crate) type ListResource = list_resource::Guest;
 /// The bindings of a component's `action` export.
 pub(crate) type Action = action::Guest;
+/// The bindings of a component's `state-store` export.
+pub(crate) type StateStore = state_store::Guest;
 
 use wasmtime::Store;
 use wasmtime::component::{Instance, InstancePre};
@@ -107,4 +112,6 @@ additions! {
     list_resource = "tfwasm:provider/list-resource@0.3.0",
     /// ValidateActionConfig, PlanAction and InvokeAction (`action`).
     action = "tfwasm:provider/action@0.3.0",
+    /// The state store family (`state-store`).
+    state_store = "tfwasm:provider/state-store@0.3.0",
 }

@@ -122,6 +122,11 @@ impl Guest {
         self.additions.config_generation.as_ref()
     }
 
+    /// The `state-store` export, if the component has it.
+    pub fn state_store(&self) -> Option<&super::additions::StateStore> {
+        self.additions.state_store.as_ref()
+    }
+
     /// The `action` export, if the component has it.
     pub fn action(&self) -> Option<&super::additions::Action> {
         self.additions.action.as_ref()

@@ -15,7 +15,7 @@ mod guest;
 mod imports;
 mod v0_1_0;
 
-pub use additions::{Families, action, config_generation, list_resource};
+pub use additions::{Families, action, config_generation, list_resource, state_store};
 pub use guest::WitVersion;
 pub(crate) use guest::{Exports, Guest, GuestPre};
 
@@ -126,6 +126,8 @@ pub struct AddedSchemas {
     pub lists: Vec<wit::NamedSchema>,
     /// `action`'s, by action type.
     pub actions: Vec<wit::NamedSchema>,
+    /// `state-store`'s, by state store type.
+    pub state_stores: Vec<wit::NamedSchema>,
 }
 
 /// Converts the guest's schemas, function signatures and identity schemas (and, from WIT
@@ -213,6 +215,12 @@ pub fn provider_schema(
     }
     for named in &added.actions {
         out.actions.insert(
+            named.type_name.clone(),
+            convert(&named.type_name, &named.schema)?,
+        );
+    }
+    for named in &added.state_stores {
+        out.state_stores.insert(
             named.type_name.clone(),
             convert(&named.type_name, &named.schema)?,
         );

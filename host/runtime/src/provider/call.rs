@@ -309,6 +309,55 @@ impl ReturnedValues for (wit::ProviderSchema, crate::bindings::AddedSchemas) {
         Some(&mut self.0.diagnostics)
     }
 }
+impl ReturnedValues for crate::bindings::state_store::ReadResponse {
+    fn largest_value(&self) -> usize {
+        self.state.as_ref().map_or(0, Vec::len)
+    }
+    fn diagnostics(&mut self) -> Option<&mut Vec<wit::Diagnostic>> {
+        Some(&mut self.diagnostics)
+    }
+}
+impl ReturnedValues for crate::bindings::state_store::LockResponse {
+    fn cap_lists(&mut self) {
+        use crate::answer_caps::MAX_LOCK_ID_BYTES;
+        // Cut, it would no longer unlock: refused whole.
+        if self.lock_id.len() > MAX_LOCK_ID_BYTES {
+            self.lock_id = String::new();
+            self.diagnostics.push(wit::Diagnostic {
+                severity: wit::Severity::Error,
+                summary: "Provider answered an oversized lock ID".into(),
+                detail: format!(
+                    "The state store answered a lock ID of more than {MAX_LOCK_ID_BYTES} bytes. This is a provider bug."
+                ),
+                attribute: Vec::new(),
+            });
+        }
+    }
+    fn diagnostics(&mut self) -> Option<&mut Vec<wit::Diagnostic>> {
+        Some(&mut self.diagnostics)
+    }
+}
+impl ReturnedValues for crate::bindings::state_store::StatesResponse {
+    fn cap_lists(&mut self) {
+        use crate::answer_caps::{MAX_STATE_ID_BYTES, MAX_STATES};
+        let listed = self.state_ids.len();
+        self.state_ids.retain(|id| id.len() <= MAX_STATE_ID_BYTES);
+        if listed > MAX_STATES || self.state_ids.len() < listed {
+            self.state_ids.truncate(MAX_STATES);
+            self.diagnostics.push(wit::Diagnostic {
+                severity: wit::Severity::Error,
+                summary: "Provider listed too many states".into(),
+                detail: format!(
+                    "The state store listed {listed} states, or state IDs longer than {MAX_STATE_ID_BYTES} bytes; tfwasm passes on at most {MAX_STATES}. This is a provider bug."
+                ),
+                attribute: Vec::new(),
+            });
+        }
+    }
+    fn diagnostics(&mut self) -> Option<&mut Vec<wit::Diagnostic>> {
+        Some(&mut self.diagnostics)
+    }
+}
 impl ReturnedValues for crate::bindings::action::PlanActionResponse {
     fn diagnostics(&mut self) -> Option<&mut Vec<wit::Diagnostic>> {
         Some(&mut self.diagnostics)

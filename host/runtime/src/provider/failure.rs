@@ -191,6 +191,7 @@ impl WasmProvider {
             .chain(&schema.ephemeral_resources)
             .chain(&schema.list_resources)
             .chain(&schema.actions)
+            .chain(&schema.state_stores)
         {
             if problems.len() >= tfwasm_model::schema_check::MAX_PROBLEMS {
                 break;

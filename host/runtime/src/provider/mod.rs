@@ -102,6 +102,9 @@ pub struct WasmProvider {
     /// Set when this start compiled the component slowly: told once, as a warning with the
     /// first ConfigureProvider, where the operator sees it.
     slow_start: std::sync::Mutex<Option<tfwasm_model::Diagnostic>>,
+    /// Each state store's configuration as ConfigureStateStore accepted it, sent with every
+    /// later call of the store (the guest keeps nothing).
+    store_configs: RwLock<std::collections::BTreeMap<String, Vec<u8>>>,
 }
 
 /// A start that compiled for longer than this says so in Terraform's output...
@@ -200,6 +203,7 @@ impl WasmProvider {
             warm: std::sync::Mutex::new(Vec::new()),
             journal: journal.map(Arc::new),
             slow_start: std::sync::Mutex::new(None),
+            store_configs: RwLock::new(std::collections::BTreeMap::new()),
         };
         let elapsed = started.elapsed();
         let large = std::fs::metadata(path).is_ok_and(|m| m.len() > LARGE_COMPONENT);

@@ -3,8 +3,8 @@
 //! One module per RPC family, mirroring the model's family traits: each function converts the
 //! request to the model, calls the provider, and converts back (conversions shared by several
 //! families live in `convert`); all problems travel as diagnostics. The tonic trait below
-//! only routes. The family no provider has yet (state stores) is announced nowhere and
-//! answers an error diagnostic (`unsupported`), never `Unimplemented`.
+//! only routes. Every RPC of tfplugin6 is served: a provider without a family announces none
+//! of it and answers a diagnostic, never `Unimplemented`.
 
 mod action;
 mod config_generation;
@@ -16,9 +16,9 @@ mod list;
 mod moves;
 mod provider;
 mod resource;
+mod state_store;
 #[cfg(test)]
 mod tests;
-mod unsupported;
 
 use std::pin::Pin;
 
@@ -35,6 +35,8 @@ pub const MAX_MESSAGE_SIZE: usize = 256 << 20;
 pub struct ProviderService<P> {
     /// Shared with the streams a call returns (a listing asks for pages after the call).
     provider: std::sync::Arc<P>,
+    /// The chunk size ConfigureStateStore agreed on, by state store type.
+    chunk_sizes: std::sync::Mutex<std::collections::HashMap<String, usize>>,
 }
 
 impl<P: Provider> ProviderService<P> {
@@ -42,6 +44,7 @@ impl<P: Provider> ProviderService<P> {
     pub fn new(provider: P) -> ProviderService<P> {
         ProviderService {
             provider: std::sync::Arc::new(provider),
+            chunk_sizes: Default::default(),
         }
     }
 
@@ -278,18 +281,20 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         &self,
         req: Request<pb::validate_state_store::Request>,
     ) -> Result<Response<pb::validate_state_store::Response>, Status> {
-        Ok(Response::new(unsupported::validate_state_store(
-            req.into_inner(),
-        )))
+        Ok(Response::new(
+            state_store::validate_state_store(&*self.provider, req.into_inner()).await,
+        ))
     }
 
     async fn configure_state_store(
         &self,
         req: Request<pb::configure_state_store::Request>,
     ) -> Result<Response<pb::configure_state_store::Response>, Status> {
-        Ok(Response::new(unsupported::configure_state_store(
-            req.into_inner(),
-        )))
+        let req = req.into_inner();
+        let type_name = req.type_name.clone();
+        let (answer, chunk) = state_store::configure_state_store(&*self.provider, req).await;
+        (self.chunk_sizes.lock().unwrap_or_else(|p| p.into_inner())).insert(type_name, chunk);
+        Ok(Response::new(answer))
     }
 
     type ReadStateBytesStream = BoxStream<pb::read_state_bytes::Response>;
@@ -298,45 +303,59 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         &self,
         req: Request<pb::read_state_bytes::Request>,
     ) -> Result<Response<Self::ReadStateBytesStream>, Status> {
-        Ok(Response::new(unsupported::read_state_bytes(
-            req.into_inner(),
-        )))
+        let req = req.into_inner();
+        let chunk = (self.chunk_sizes.lock().unwrap_or_else(|p| p.into_inner()))
+            .get(&req.type_name)
+            .copied()
+            .unwrap_or(state_store::DEFAULT_CHUNK);
+        Ok(Response::new(
+            state_store::read_state_bytes(&*self.provider, req, chunk).await,
+        ))
     }
 
     async fn write_state_bytes(
         &self,
         req: Request<Streaming<pb::write_state_bytes::RequestChunk>>,
     ) -> Result<Response<pb::write_state_bytes::Response>, Status> {
-        let first = req.into_inner().message().await.ok().flatten();
-        Ok(Response::new(unsupported::write_state_bytes(first)))
+        Ok(Response::new(
+            state_store::write_state_bytes(&*self.provider, req.into_inner()).await,
+        ))
     }
 
     async fn lock_state(
         &self,
         req: Request<pb::lock_state::Request>,
     ) -> Result<Response<pb::lock_state::Response>, Status> {
-        Ok(Response::new(unsupported::lock_state(req.into_inner())))
+        Ok(Response::new(
+            state_store::lock_state(&*self.provider, req.into_inner()).await,
+        ))
     }
 
     async fn unlock_state(
         &self,
         req: Request<pb::unlock_state::Request>,
     ) -> Result<Response<pb::unlock_state::Response>, Status> {
-        Ok(Response::new(unsupported::unlock_state(req.into_inner())))
+        Ok(Response::new(
+            state_store::unlock_state(&*self.provider, req.into_inner()).await,
+        ))
     }
 
     async fn get_states(
         &self,
         req: Request<pb::get_states::Request>,
     ) -> Result<Response<pb::get_states::Response>, Status> {
-        Ok(Response::new(unsupported::get_states(req.into_inner())))
+        Ok(Response::new(
+            state_store::get_states(&*self.provider, req.into_inner()).await,
+        ))
     }
 
     async fn delete_state(
         &self,
         req: Request<pb::delete_state::Request>,
     ) -> Result<Response<pb::delete_state::Response>, Status> {
-        Ok(Response::new(unsupported::delete_state(req.into_inner())))
+        Ok(Response::new(
+            state_store::delete_state(&*self.provider, req.into_inner()).await,
+        ))
     }
 
     async fn plan_action(

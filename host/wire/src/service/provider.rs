@@ -40,12 +40,18 @@ pub(super) async fn get_metadata<P: Provider>(p: &P) -> pb::get_metadata::Respon
             .into_keys()
             .map(|type_name| pb::get_metadata::ListResourceMetadata { type_name })
             .collect(),
+        state_stores: schema
+            .state_stores
+            .keys()
+            .map(|type_name| pb::get_metadata::StateStoreMetadata {
+                type_name: type_name.clone(),
+            })
+            .collect(),
         actions: schema
             .actions
             .into_keys()
             .map(|type_name| pb::get_metadata::ActionMetadata { type_name })
             .collect(),
-        ..Default::default()
     }
 }
 
@@ -77,6 +83,11 @@ pub(super) async fn get_provider_schema<P: Provider>(p: &P) -> pb::get_provider_
             .iter()
             .map(|(k, v)| (k.clone(), convert::schema(v)))
             .collect(),
+        state_store_schemas: schema
+            .state_stores
+            .iter()
+            .map(|(k, v)| (k.clone(), convert::schema(v)))
+            .collect(),
         action_schemas: schema
             .actions
             .iter()
@@ -89,7 +100,6 @@ pub(super) async fn get_provider_schema<P: Provider>(p: &P) -> pb::get_provider_
         diagnostics: convert::diagnostics(diagnostics),
         provider_meta: schema.provider_meta.as_ref().map(convert::schema),
         server_capabilities: Some(convert::server_capabilities(server_capabilities(p))),
-        ..Default::default()
     }
 }
 

@@ -12,6 +12,7 @@ mod list;
 mod moves;
 mod provider;
 mod resource;
+mod state_store;
 
 use tfwasm_model::Diagnostics;
 use tfwasm_model::rpc::DynamicValue;

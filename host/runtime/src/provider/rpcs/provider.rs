@@ -30,6 +30,9 @@ impl WasmProvider {
                     if let Some(export) = guest.action() {
                         added.actions = export.call_action_schemas(&mut *store).await?;
                     }
+                    if let Some(export) = guest.state_store() {
+                        added.state_stores = export.call_state_store_schemas(&mut *store).await?;
+                    }
                     Ok((schema, added))
                 })
             })

@@ -1,0 +1,160 @@
+//! The state store family (WIT 0.3.0): each call names its store with the configuration
+//! ConfigureStateStore accepted, decoded here against the store's schema.
+
+use super::*;
+use crate::bindings::exports::tfwasm::provider0_3_0::state_store::{
+    LockResponse, ReadResponse, StatesResponse, Store,
+};
+
+type Found<'c> = (&'c Entry<Box<dyn crate::state_store::StateStore>>, Value);
+
+/// The store `store.type_name` with its configuration decoded.
+fn found<'c>(c: &'c Catalog, store: &Store) -> Result<Found<'c>, Diagnostic> {
+    let entry = (c.state_stores.iter())
+        .find(|s| HasSchema::type_name(&s.item) == store.type_name)
+        .ok_or_else(|| {
+            Diagnostic::error(
+                "Unknown state store type",
+                format!(
+                    "This provider has no state store type {:?}.",
+                    store.type_name
+                ),
+            )
+        })?;
+    let config = decode(&store.config, entry.ty(), "state store configuration")?;
+    Ok((entry, config))
+}
+
+/// The schemas of the state store types.
+pub fn state_store_schemas(c: &Catalog) -> Vec<wit::NamedSchema> {
+    (c.state_stores.iter())
+        .map(|s| wit::NamedSchema {
+            type_name: s.item.type_name().to_owned(),
+            schema: to_wit_schema(&s.schema().to_wire()),
+        })
+        .collect()
+}
+
+/// `validate-state-store-config`: the schema's checks, then the store's own.
+pub fn validate_state_store_config(c: &Catalog, type_name: String, config: Vec<u8>) -> Diags {
+    run_diags(|| {
+        let (entry, config) = found(c, &Store { type_name, config })?;
+        let mut diagnostics = entry.schema().check_config(&config);
+        diagnostics.extend(entry.item.validate(&Context::default(), &config));
+        Ok(diagnostics)
+    })
+}
+
+/// `configure-state-store`.
+pub fn configure_state_store(c: &Catalog, ctx: wit::ProviderContext, store: Store) -> Diags {
+    run_diags(|| {
+        let (entry, config) = found(c, &store)?;
+        Ok(entry.item.configure(&context(c, ctx)?, &config))
+    })
+}
+
+/// `read-state`.
+pub fn read_state(
+    c: &Catalog,
+    ctx: wit::ProviderContext,
+    store: Store,
+    id: String,
+) -> ReadResponse {
+    let result = (|| {
+        let (entry, config) = found(c, &store)?;
+        entry.item.read(&context(c, ctx)?, &config, &id)
+    })();
+    match result {
+        Ok(state) => ReadResponse {
+            state,
+            diagnostics: Vec::new(),
+        },
+        Err(d) => ReadResponse {
+            state: None,
+            diagnostics: vec![to_wit_diagnostic(&d)],
+        },
+    }
+}
+
+/// `write-state`.
+pub fn write_state(
+    c: &Catalog,
+    ctx: wit::ProviderContext,
+    store: Store,
+    id: String,
+    state: Vec<u8>,
+) -> Diags {
+    run_diags(|| {
+        let (entry, config) = found(c, &store)?;
+        entry.item.write(&context(c, ctx)?, &config, &id, &state)?;
+        Ok(Vec::new())
+    })
+}
+
+/// `lock-state`.
+pub fn lock_state(
+    c: &Catalog,
+    ctx: wit::ProviderContext,
+    store: Store,
+    id: String,
+    operation: String,
+) -> LockResponse {
+    let result = (|| {
+        let (entry, config) = found(c, &store)?;
+        entry.item.lock(&context(c, ctx)?, &config, &id, &operation)
+    })();
+    match result {
+        Ok(lock_id) => LockResponse {
+            lock_id,
+            diagnostics: Vec::new(),
+        },
+        Err(d) => LockResponse {
+            lock_id: String::new(),
+            diagnostics: vec![to_wit_diagnostic(&d)],
+        },
+    }
+}
+
+/// `unlock-state`.
+pub fn unlock_state(
+    c: &Catalog,
+    ctx: wit::ProviderContext,
+    store: Store,
+    id: String,
+    lock_id: String,
+) -> Diags {
+    run_diags(|| {
+        let (entry, config) = found(c, &store)?;
+        entry
+            .item
+            .unlock(&context(c, ctx)?, &config, &id, &lock_id)?;
+        Ok(Vec::new())
+    })
+}
+
+/// `get-states`.
+pub fn get_states(c: &Catalog, ctx: wit::ProviderContext, store: Store) -> StatesResponse {
+    let result = (|| {
+        let (entry, config) = found(c, &store)?;
+        entry.item.states(&context(c, ctx)?, &config)
+    })();
+    match result {
+        Ok(state_ids) => StatesResponse {
+            state_ids,
+            diagnostics: Vec::new(),
+        },
+        Err(d) => StatesResponse {
+            state_ids: Vec::new(),
+            diagnostics: vec![to_wit_diagnostic(&d)],
+        },
+    }
+}
+
+/// `delete-state`.
+pub fn delete_state(c: &Catalog, ctx: wit::ProviderContext, store: Store, id: String) -> Diags {
+    run_diags(|| {
+        let (entry, config) = found(c, &store)?;
+        entry.item.delete(&context(c, ctx)?, &config, &id)?;
+        Ok(Vec::new())
+    })
+}
