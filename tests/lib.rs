@@ -162,6 +162,12 @@ impl Client {
         self.at_least((1, 14, 0), (u32::MAX, 0, 0))
     }
 
+    /// The saved plan's private state sent back when planning during apply
+    /// (`store_planned_private`, tfplugin6.11): Terraform >= 1.16.
+    pub fn has_saved_plan_private(&self) -> bool {
+        self.at_least((1, 16, 0), (u32::MAX, 0, 0))
+    }
+
     /// `state_store` blocks: Terraform >= 1.15, built with experiments allowed (as
     /// `scripts/fetch-terraform-source.sh` builds it); OpenTofu has none.
     pub fn has_state_stores(&self) -> bool {

@@ -20,6 +20,7 @@ mod random;
 mod record_replay;
 mod registry;
 mod restapi;
+mod saved_plan;
 mod state_store;
 mod unknowns;
 mod upgrade;

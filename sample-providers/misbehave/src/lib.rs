@@ -30,6 +30,7 @@ pub const RULES: &[&str] = &[
     "upgrade_unknown",
     "plan_destroy_non_null",
     "generate_computed",
+    "plan_choice",
 ];
 
 /// Rules of the data source `misbehave_data`.
@@ -130,9 +131,24 @@ impl Resource for Thing {
             .block(item_block())
     }
 
-    fn modify_plan(&self, _ctx: &Context, plan: &mut PlanContext) -> Result<(), Diagnostic> {
+    fn modify_plan(&self, ctx: &Context, plan: &mut PlanContext) -> Result<(), Diagnostic> {
         let name = plan.planned.attr("name").clone();
         match rule_of(&plan.planned).as_str() {
+            // Not a broken rule: a value chosen at plan time (a time-based nonce), planned the
+            // same way again when Terraform plans during apply and sends the saved plan's
+            // private state back (tfplugin6.11); without it the two plans differ.
+            "plan_choice" if plan.is_create() => {
+                let choice = (ctx.saved_plan_private("choice"))
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_else(|| {
+                        let nanos = std::time::SystemTime::now()
+                            .duration_since(std::time::UNIX_EPOCH)
+                            .map_or(0, |d| d.as_nanos());
+                        format!("chosen-{nanos}")
+                    });
+                ctx.set_private("choice", Some(serde_json::Value::String(choice.clone())))?;
+                plan.planned.set("result", choice.into());
+            }
             "plan_config_changed" => {
                 let changed = format!("{}-changed", name.as_str().unwrap_or(""));
                 plan.planned.set("name", changed.into());
@@ -172,6 +188,9 @@ impl Resource for Thing {
         let rule = rule_of(planned);
         let mut state = filled(planned).with("id", "thing-1").with("result", "done");
         match rule.as_str() {
+            "plan_choice" => {
+                state.set("result", planned.attr("result").clone());
+            }
             "apply_changed" => {
                 let changed = format!("{}-changed", planned.attr("name").as_str().unwrap_or(""));
                 state.set("name", changed.into());
