@@ -276,6 +276,9 @@ impl fmt::Display for HumanDuration {
 /// an attack, and the gRPC limit (256 MiB) would otherwise be the only bound.
 pub const MAX_VALUE_BYTES: usize = 16 << 20;
 
+// A state written through a state store must fit what reading it back may answer with.
+const _: () = assert!(tfwasm_model::rpc::MAX_STATE_BYTES <= MAX_VALUE_BYTES);
+
 #[cfg(test)]
 mod tests {
     use super::*;

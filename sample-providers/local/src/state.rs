@@ -14,10 +14,11 @@
 //!
 //! Each state (workspace) is `ID.tfstate`, written whole with mode 0600 (a state holds
 //! secrets) and renamed into place, never left half written. A lock is the file `ID.tflock`,
-//! created exclusively: a second lock is refused with the holder's lock ID, operation and
-//! time, and unlocking takes the lock's own ID.
+//! written whole under a name of its own and linked into place, which only one locker can
+//! do: a second lock is refused with the holder's lock ID, operation and time, and unlocking
+//! takes the lock's own ID. (Two unlocks racing with the right ID may both succeed; only its
+//! holder knows the ID.)
 
-use std::io::Write as _;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use tfwasm_sdk::prelude::*;
@@ -170,16 +171,15 @@ impl StateStore for LocalState {
             .take(64)
             .collect();
         let info = format!("id={lock_id}\noperation={operation}\ncreated={created}\n");
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-        {
-            Ok(mut f) => {
-                f.write_all(info.as_bytes())
-                    .map_err(|e| io_error("write the lock", &path, &e))?;
-                Ok(lock_id)
-            }
+        // Written whole under a name of its own, then linked to the lock's name, which fails
+        // if it exists: a lock file is never seen half written, and only one link wins.
+        let staged = format!("{path}.{lock_id}");
+        std::fs::write(&staged, info.as_bytes())
+            .map_err(|e| io_error("write the lock", &staged, &e))?;
+        let linked = std::fs::hard_link(&staged, &path);
+        let _ = std::fs::remove_file(&staged);
+        match linked {
+            Ok(()) => Ok(lock_id),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
                 let holder = Holder::read(&path);
                 Err(Diagnostic::error(

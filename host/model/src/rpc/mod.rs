@@ -70,8 +70,9 @@ pub use resource::{
 };
 pub use state_store::{
     ConfigureStateStoreRequest, ConfigureStateStoreResponse, GetStatesRequest, GetStatesResponse,
-    LockStateRequest, LockStateResponse, NoStateStores, ReadStateResponse, StateRequest,
-    StateStoreServer, UnlockStateRequest, ValidateStateStoreConfigRequest, WriteStateRequest,
+    LockStateRequest, LockStateResponse, MAX_STATE_BYTES, NoStateStores, ReadStateResponse,
+    StateRequest, StateStoreServer, UnlockStateRequest, ValidateStateStoreConfigRequest,
+    WriteStateRequest,
 };
 
 /// The family traits, for code that calls RPCs on a [`Provider`] without implementing one:

@@ -12,6 +12,10 @@ use std::future::Future;
 use super::DynamicValue;
 use crate::Diagnostics;
 
+/// The largest state moved, either way: what one guest call may answer with (the runtime's
+/// value bound), so a state written can always be read back.
+pub const MAX_STATE_BYTES: usize = 16 << 20;
+
 /// ValidateStateStoreConfig: a `state_store` block's configuration.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ValidateStateStoreConfigRequest {
@@ -54,6 +58,7 @@ pub struct StateRequest {
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ReadStateResponse {
     /// The state file's bytes; empty when there is none yet.
+    #[serde(with = "crate::rpc::forms::bytes")]
     pub bytes: Vec<u8>,
     /// Problems.
     pub diagnostics: Diagnostics,
@@ -67,6 +72,7 @@ pub struct WriteStateRequest {
     /// The state's ID.
     pub state_id: String,
     /// The state file's bytes.
+    #[serde(with = "crate::rpc::forms::bytes")]
     pub bytes: Vec<u8>,
 }
 

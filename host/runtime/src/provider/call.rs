@@ -320,14 +320,20 @@ impl ReturnedValues for crate::bindings::state_store::ReadResponse {
 impl ReturnedValues for crate::bindings::state_store::LockResponse {
     fn cap_lists(&mut self) {
         use crate::answer_caps::MAX_LOCK_ID_BYTES;
-        // Cut, it would no longer unlock: refused whole.
-        if self.lock_id.len() > MAX_LOCK_ID_BYTES {
+        // Cut or escaped, it would no longer unlock: refused whole, as one that would drive
+        // the terminal Terraform shows it on.
+        if self.lock_id.len() > MAX_LOCK_ID_BYTES
+            || self
+                .lock_id
+                .chars()
+                .any(tfwasm_model::quote::is_hidden_char)
+        {
             self.lock_id = String::new();
             self.diagnostics.push(wit::Diagnostic {
                 severity: wit::Severity::Error,
                 summary: "Provider answered an oversized lock ID".into(),
                 detail: format!(
-                    "The state store answered a lock ID of more than {MAX_LOCK_ID_BYTES} bytes. This is a provider bug."
+                    "The state store answered a lock ID of more than {MAX_LOCK_ID_BYTES} bytes or with control characters. This is a provider bug."
                 ),
                 attribute: Vec::new(),
             });
@@ -341,14 +347,18 @@ impl ReturnedValues for crate::bindings::state_store::StatesResponse {
     fn cap_lists(&mut self) {
         use crate::answer_caps::{MAX_STATE_ID_BYTES, MAX_STATES};
         let listed = self.state_ids.len();
-        self.state_ids.retain(|id| id.len() <= MAX_STATE_ID_BYTES);
+        // Terraform prints them (`workspace list`) and sends them back: a control character
+        // is refused, not escaped.
+        self.state_ids.retain(|id| {
+            id.len() <= MAX_STATE_ID_BYTES && !id.chars().any(tfwasm_model::quote::is_hidden_char)
+        });
         if listed > MAX_STATES || self.state_ids.len() < listed {
             self.state_ids.truncate(MAX_STATES);
             self.diagnostics.push(wit::Diagnostic {
                 severity: wit::Severity::Error,
                 summary: "Provider listed too many states".into(),
                 detail: format!(
-                    "The state store listed {listed} states, or state IDs longer than {MAX_STATE_ID_BYTES} bytes; tfwasm passes on at most {MAX_STATES}. This is a provider bug."
+                    "The state store listed {listed} states, or state IDs longer than {MAX_STATE_ID_BYTES} bytes or with control characters; tfwasm passes on at most {MAX_STATES}, none of those. This is a provider bug."
                 ),
                 attribute: Vec::new(),
             });

@@ -15,8 +15,8 @@ use super::BoxStream;
 use crate::convert;
 use crate::proto::tfplugin6 as pb;
 
-/// The largest state moved: what one guest call may carry (the runtime's copy budget).
-pub(crate) const MAX_STATE_BYTES: usize = 128 << 20;
+/// The largest state moved, either way (a state written can always be read back).
+pub(crate) use tfwasm_model::rpc::MAX_STATE_BYTES;
 /// The chunk size when ConfigureStateStore said none (Terraform's default).
 pub(crate) const DEFAULT_CHUNK: usize = 8 << 20;
 
@@ -77,8 +77,10 @@ pub(super) async fn read_state_bytes<P: Provider>(
         if resp.diagnostics.is_empty() {
             return Box::pin(stream::empty());
         }
+        // With a range even so: Terraform reads one off every chunk without errors.
         let only = pb::read_state_bytes::Response {
             diagnostics: convert::diagnostics(resp.diagnostics),
+            range: Some(pb::StateRange { start: 0, end: -1 }),
             ..Default::default()
         };
         return Box::pin(stream::iter([Ok(only)]));
@@ -385,5 +387,43 @@ mod tests {
         assert!(chunks.iter().all(|c| c.total_length == 10));
         let whole: Vec<u8> = chunks.iter().flat_map(|c| c.bytes.clone()).collect();
         assert_eq!(whole, b"0123456789");
+    }
+
+    /// Answers every state read with no state and a warning.
+    struct Warns;
+
+    impl tfwasm_model::rpc::Handler for Warns {
+        async fn handle<C: tfwasm_model::rpc::Call>(&self, _req: C::Request) -> C::Response {
+            let warning = serde_json::json!({
+                "severity": "Warning", "summary": "stale", "detail": "", "attribute": null
+            });
+            let mut answer = serde_json::to_value(C::Response::default()).unwrap();
+            if let Some(fields) = answer.as_object_mut() {
+                fields.insert("diagnostics".into(), serde_json::json!([warning]));
+            }
+            serde_json::from_value(answer).unwrap()
+        }
+
+        fn server_capabilities(&self) -> tfwasm_model::rpc::ServerCapabilities {
+            Default::default()
+        }
+    }
+
+    /// The thirtieth pass: a warning with no state went out in a chunk without a range, which
+    /// Terraform reads from every chunk without errors (a nil dereference there).
+    #[test]
+    fn a_warning_without_a_state_goes_out_with_an_empty_range() {
+        let provider = tfwasm_model::rpc::Handled(Warns);
+        let chunks: Vec<_> = futures::executor::block_on(async {
+            read_state_bytes(&provider, pb::read_state_bytes::Request::default(), 4)
+                .await
+                .map(Result::unwrap)
+                .collect()
+                .await
+        });
+        assert_eq!(chunks.len(), 1);
+        assert_eq!(chunks[0].range, Some(pb::StateRange { start: 0, end: -1 }));
+        assert_eq!(chunks[0].total_length, 0);
+        assert!(chunks[0].bytes.is_empty());
     }
 }
