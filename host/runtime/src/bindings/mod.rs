@@ -163,24 +163,17 @@ pub fn provider_schema(
         diagnostics: s.diagnostics.into_iter().map(diagnostic).collect(),
         ..ProviderSchema::default()
     };
-    for named in &s.resources {
-        out.resources.insert(
-            named.type_name.clone(),
-            convert(&named.type_name, &named.schema)?,
-        );
-    }
-    for named in &s.data_sources {
-        out.data_sources.insert(
-            named.type_name.clone(),
-            convert(&named.type_name, &named.schema)?,
-        );
-    }
-    for named in &s.ephemeral_resources {
-        out.ephemeral_resources.insert(
-            named.type_name.clone(),
-            convert(&named.type_name, &named.schema)?,
-        );
-    }
+    // Every named schema of every family, each converted and checked alike.
+    let named_schemas = |list: &[wit::NamedSchema]| {
+        (list.iter())
+            .map(|n| Ok((n.type_name.clone(), convert(&n.type_name, &n.schema)?)))
+            .collect::<Result<BTreeMap<String, Schema>, SchemaError>>()
+    };
+    out.resources = named_schemas(&s.resources)?;
+    out.data_sources = named_schemas(&s.data_sources)?;
+    out.ephemeral_resources = named_schemas(&s.ephemeral_resources)?;
+    out.actions = named_schemas(&added.actions)?;
+    out.state_stores = named_schemas(&added.state_stores)?;
     let mut functions = BTreeMap::new();
     for named in s.functions {
         let function = check_identifier("the function name", &named.name)
@@ -212,18 +205,6 @@ pub fn provider_schema(
         let identity =
             identity_from_wit(named.schema).map_err(|message| SchemaError { owner, message })?;
         identities.insert(named.type_name, identity);
-    }
-    for named in &added.actions {
-        out.actions.insert(
-            named.type_name.clone(),
-            convert(&named.type_name, &named.schema)?,
-        );
-    }
-    for named in &added.state_stores {
-        out.state_stores.insert(
-            named.type_name.clone(),
-            convert(&named.type_name, &named.schema)?,
-        );
     }
     for named in &added.lists {
         let schema = convert(&named.type_name, &named.schema)?;

@@ -345,18 +345,27 @@ mod tests {
         );
     }
 
-    /// Answers every state read with ten bytes.
-    struct Ten;
+    /// Answers every state read with `bytes`, and every call with `warning` if set.
+    struct Reads {
+        bytes: &'static [u8],
+        warning: bool,
+    }
 
-    impl tfwasm_model::rpc::Handler for Ten {
+    impl tfwasm_model::rpc::Handler for Reads {
         async fn handle<C: tfwasm_model::rpc::Call>(&self, _req: C::Request) -> C::Response {
             let mut answer = serde_json::to_value(C::Response::default()).unwrap();
             if C::RPC == tfwasm_model::Rpc::ReadStateBytes {
                 answer = serde_json::to_value(tfwasm_model::rpc::ReadStateResponse {
-                    bytes: b"0123456789".to_vec(),
+                    bytes: self.bytes.to_vec(),
                     diagnostics: Vec::new(),
                 })
                 .unwrap();
+            }
+            if self.warning {
+                let warning = serde_json::json!({
+                    "severity": "Warning", "summary": "stale", "detail": "", "attribute": null
+                });
+                answer["diagnostics"] = serde_json::json!([warning]);
             }
             serde_json::from_value(answer).unwrap()
         }
@@ -366,16 +375,24 @@ mod tests {
         }
     }
 
-    /// A state goes out in chunks of the agreed size, each with its range and the total.
-    #[test]
-    fn a_state_is_read_in_chunks_of_the_agreed_size() {
-        let provider = tfwasm_model::rpc::Handled(Ten);
-        let chunks: Vec<_> = futures::executor::block_on(async {
+    /// The chunks ReadStateBytes sends for `provider`'s state, in chunks of 4 bytes.
+    fn chunks_of(provider: Reads) -> Vec<pb::read_state_bytes::Response> {
+        let provider = tfwasm_model::rpc::Handled(provider);
+        futures::executor::block_on(async {
             read_state_bytes(&provider, pb::read_state_bytes::Request::default(), 4)
                 .await
                 .map(Result::unwrap)
                 .collect()
                 .await
+        })
+    }
+
+    /// A state goes out in chunks of the agreed size, each with its range and the total.
+    #[test]
+    fn a_state_is_read_in_chunks_of_the_agreed_size() {
+        let chunks = chunks_of(Reads {
+            bytes: b"0123456789",
+            warning: false,
         });
         let ranges: Vec<(i64, i64, usize)> = (chunks.iter())
             .map(|c| {
@@ -389,37 +406,13 @@ mod tests {
         assert_eq!(whole, b"0123456789");
     }
 
-    /// Answers every state read with no state and a warning.
-    struct Warns;
-
-    impl tfwasm_model::rpc::Handler for Warns {
-        async fn handle<C: tfwasm_model::rpc::Call>(&self, _req: C::Request) -> C::Response {
-            let warning = serde_json::json!({
-                "severity": "Warning", "summary": "stale", "detail": "", "attribute": null
-            });
-            let mut answer = serde_json::to_value(C::Response::default()).unwrap();
-            if let Some(fields) = answer.as_object_mut() {
-                fields.insert("diagnostics".into(), serde_json::json!([warning]));
-            }
-            serde_json::from_value(answer).unwrap()
-        }
-
-        fn server_capabilities(&self) -> tfwasm_model::rpc::ServerCapabilities {
-            Default::default()
-        }
-    }
-
     /// The thirtieth pass: a warning with no state went out in a chunk without a range, which
     /// Terraform reads from every chunk without errors (a nil dereference there).
     #[test]
     fn a_warning_without_a_state_goes_out_with_an_empty_range() {
-        let provider = tfwasm_model::rpc::Handled(Warns);
-        let chunks: Vec<_> = futures::executor::block_on(async {
-            read_state_bytes(&provider, pb::read_state_bytes::Request::default(), 4)
-                .await
-                .map(Result::unwrap)
-                .collect()
-                .await
+        let chunks = chunks_of(Reads {
+            bytes: b"",
+            warning: true,
         });
         assert_eq!(chunks.len(), 1);
         assert_eq!(chunks[0].range, Some(pb::StateRange { start: 0, end: -1 }));
