@@ -19,6 +19,9 @@ use crate::proto::tfplugin6 as pb;
 pub(crate) use tfwasm_model::rpc::MAX_STATE_BYTES;
 /// The chunk size when ConfigureStateStore said none (Terraform's default).
 pub(crate) const DEFAULT_CHUNK: usize = 8 << 20;
+/// The smallest chunk size agreed to: a client proposing 1 byte would have a state go out as
+/// millions of messages.
+const MIN_CHUNK: usize = 64 << 10;
 
 pub(super) async fn validate_state_store<P: Provider>(
     p: &P,
@@ -50,7 +53,8 @@ pub(super) async fn configure_state_store<P: Provider>(
     let chunk = usize::try_from(resp.chunk_size)
         .ok()
         .filter(|c| (1..=MAX_STATE_BYTES).contains(c))
-        .unwrap_or(DEFAULT_CHUNK);
+        .unwrap_or(DEFAULT_CHUNK)
+        .max(MIN_CHUNK);
     let answer = pb::configure_state_store::Response {
         diagnostics: convert::diagnostics(resp.diagnostics),
         capabilities: Some(pb::StateStoreServerCapabilities {
