@@ -153,8 +153,9 @@ async fn handshake_schema_metadata_and_shutdown_over_a_unix_socket() {
     let ephemeral: Vec<&String> = schema.ephemeral_resource_schemas.keys().collect();
     assert_eq!(ephemeral, ["random_password"]);
 
-    // Families no provider has yet answer an error diagnostic naming what was asked, over the
-    // wire as in process, the client streams of state stores too.
+    // A family the provider has no type of answers an error diagnostic naming what was asked,
+    // over the wire as in process, the client streams of state stores too: the chunks put
+    // back together, then refused by the runtime (no store of that name was configured).
     let answer = provider
         .validate_list_resource_config(pb::validate_list_resource_config::Request {
             type_name: "random_items".into(),
@@ -175,17 +176,15 @@ async fn handshake_schema_metadata_and_shutdown_over_a_unix_socket() {
             state_id: "default".into(),
         }),
         bytes: b"{}".to_vec(),
-        ..Default::default()
+        total_length: 2,
+        range: Some(pb::StateRange { start: 0, end: 1 }),
     }]);
     let written = provider
         .write_state_bytes(chunks)
         .await
         .unwrap()
         .into_inner();
-    assert_eq!(
-        written.diagnostics[0].summary,
-        "Unsupported state store type"
-    );
+    assert_eq!(written.diagnostics[0].summary, "State store not configured");
     assert!(written.diagnostics[0].detail.contains("\"random_store\""));
 
     let mut health = tonic_health::pb::health_client::HealthClient::new(channel.clone());
