@@ -24,13 +24,21 @@ fn items(n: usize) -> serde_json::Value {
     json!({ "items": items })
 }
 
+/// An initialized workspace of `client` with restapi on `server` and `list` as its query file.
+fn query_workspace(client: &tfwasm_tests::Client, server: &JsonServer, list: &str) -> Workspace {
+    let ws = Workspace::new(client, &PROVIDER.replace("PORT", &server.port.to_string()));
+    std::fs::write(ws.path().join("found.tfquery.hcl"), list).unwrap();
+    ws.ok(&["init", "-no-color"]);
+    ws
+}
+
 #[test]
 fn a_list_block_finds_every_object_page_by_page_and_generates_their_imports() {
     let server = JsonServer::start(&items(5), 0);
     for client in tfwasm_tests::clients_of_terraform_1_14() {
-        let ws = Workspace::new(client, &PROVIDER.replace("PORT", &server.port.to_string()));
-        std::fs::write(
-            ws.path().join("found.tfquery.hcl"),
+        let ws = query_workspace(
+            client,
+            &server,
             r#"
 list "restapi_object" "items" {
   provider         = restapi
@@ -41,9 +49,7 @@ list "restapi_object" "items" {
   }
 }
 "#,
-        )
-        .unwrap();
-        ws.ok(&["init", "-no-color"]);
+        );
         let query = ws.ok(&["query", "-no-color"]);
         let shown = query.all();
         for i in 1..=5 {
@@ -77,9 +83,9 @@ list "restapi_object" "items" {
 fn a_limit_stops_the_listing() {
     let server = JsonServer::start(&items(7), 0);
     for client in tfwasm_tests::clients_of_terraform_1_14() {
-        let ws = Workspace::new(client, &PROVIDER.replace("PORT", &server.port.to_string()));
-        std::fs::write(
-            ws.path().join("found.tfquery.hcl"),
+        let ws = query_workspace(
+            client,
+            &server,
             r#"
 list "restapi_object" "items" {
   provider = restapi
@@ -90,9 +96,7 @@ list "restapi_object" "items" {
   }
 }
 "#,
-        )
-        .unwrap();
-        ws.ok(&["init", "-no-color"]);
+        );
         let shown = ws.ok(&["query", "-no-color"]).all();
         let found = (1..=7)
             .filter(|i| {

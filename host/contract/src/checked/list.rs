@@ -25,8 +25,9 @@ impl<P: Provider> ListServer for Checked<P> {
         let type_name = req.type_name.clone();
         let include = req.include_resource_object;
         let mut page = self.inner.list_resource(req).await;
-        let identity = self.identity_type(&type_name).await.cloned();
-        let object = self.resource(&type_name).await.map(|(_, ty)| ty.clone());
+        // Borrowed from the schema index, built once per process: nothing copied per page.
+        let identity = self.identity_type(&type_name).await;
+        let object = self.resource(&type_name).await.map(|(_, ty)| ty);
         // One budget for the page, as for any answer: a page of 4,096 objects each with a
         // hundred violations would otherwise be built in full. Terraform stops at the first
         // error, so in enforce mode the first bad object ends the checking.
@@ -35,7 +36,7 @@ impl<P: Provider> ListServer for Checked<P> {
             if left == 0 {
                 break;
             }
-            let violations = check_event(event, identity.as_ref(), object.as_ref(), include);
+            let violations = check_event(event, identity, object, include);
             if violations.is_empty() {
                 continue;
             }
