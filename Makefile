@@ -7,7 +7,7 @@ SAMPLES := tfwasm-sample-random tfwasm-sample-misbehave tfwasm-sample-hostile tf
 help: ## List targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-10s %s\n", $$1, $$2}'
 
-# Link-time optimization in one codegen unit: the runner 14.2 MB instead of 16.7 MB
+# Link-time optimization in one codegen unit: the runner 12.9 MB (14.2 MB instead of 16.7 MB when measured)
 # (docs/performance.md). Its dependencies compile a second time for it, so the demo's
 # quicker build (build-demo) leaves this out.
 RUNNER_FOR_SIZE = CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1

@@ -7,6 +7,7 @@ use std::io::Write as _;
 use serde_json::{Map, Value};
 use tracing::field::{Field, Visit};
 use tracing::{Event, Level, Subscriber};
+use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::layer::{Context, Layer};
 
 /// Set by `tfwasm serve --debug`: lines go to a terminal, for a person, not to go-plugin.
@@ -134,14 +135,24 @@ fn guest_level_from(
 /// (h2 and hyper frame dumps, tonic, rustls, wasmtime, cranelift) only where `TFWASM_LOG`
 /// asks for them, in `tracing`'s directive syntax (`TFWASM_LOG=h2=debug,wasmtime=trace`).
 /// Without this, `TF_LOG=debug` buried the provider's own lines under thousands of HTTP/2
-/// frame lines.
-pub fn log_filter(level: Level) -> tracing_subscriber::EnvFilter {
-    let mut directives = format!("off,tfwasm={level}");
-    if let Ok(extra) = std::env::var("TFWASM_LOG") {
-        directives.push(',');
-        directives.push_str(&extra);
+/// frame lines. `Targets` rather than `EnvFilter`: span-field directives are never needed
+/// here, and `EnvFilter`'s regex engine was a twentieth of every package's executable.
+pub fn log_filter(level: Level) -> Targets {
+    targets(level, std::env::var("TFWASM_LOG").ok().as_deref())
+}
+
+/// [`log_filter`] with `extra` for `TFWASM_LOG`; a directive that does not parse is left
+/// out, the others kept.
+fn targets(level: Level, extra: Option<&str>) -> Targets {
+    let mut targets = Targets::new()
+        .with_default(LevelFilter::OFF)
+        .with_target("tfwasm", level);
+    for directive in extra.unwrap_or_default().split(',').map(str::trim) {
+        if let Ok(parsed) = directive.parse::<Targets>() {
+            targets = targets.with_targets(parsed);
+        }
     }
-    tracing_subscriber::EnvFilter::builder().parse_lossy(directives)
+    targets
 }
 
 /// A tracing layer writing hclog lines.
@@ -284,6 +295,19 @@ mod tests {
             tracing::warn!(target: "wasmtime_cranelift", "compiling");
         });
         assert_eq!(n, 2);
+    }
+
+    #[test]
+    fn tfwasm_log_adds_dependency_internals_and_skips_what_does_not_parse() {
+        let filter = targets(Level::INFO, Some("h2=debug, nonsense=loud,wasmtime=trace"));
+        let enabled = |target: &str, level: Level| filter.would_enable(target, &level);
+        assert!(enabled("h2::codec", Level::DEBUG));
+        assert!(!enabled("h2::codec", Level::TRACE));
+        assert!(enabled("wasmtime_cranelift", Level::TRACE));
+        assert!(enabled("tfwasm_runtime::call", Level::INFO));
+        assert!(!enabled("tfwasm_runtime::call", Level::DEBUG));
+        assert!(!enabled("nonsense", Level::ERROR));
+        assert!(!enabled("hyper::proto", Level::ERROR));
     }
 }
 

@@ -1,29 +1,30 @@
 //! The one rustls crypto provider tfwasm's TLS connections use (the AutoMTLS server and the
 //! guests' outgoing HTTPS), and the self-signed certificate the AutoMTLS server announces.
 //!
-//! Why a crate of its own: aws-lc, the only rustls backend that verifies P-521 signatures
-//! (Terraform's AutoMTLS client certificate is P-521), seeds its random generator from
-//! CPU-jitter entropy on first use, ~40 ms of every provider start unless aws-lc-sys is
-//! *built* with `AWS_LC_SYS_NO_JITTER_ENTROPY`, which a build outside this repository
-//! (`cargo install`, a distribution) would not set. So randomness, key exchange, signing and
-//! the certificate's key all come from ring (OS entropy, no start-up cost), and aws-lc-rs
-//! contributes only signature verification, which draws no randomness. This holds however
-//! the binary is built; tests below fail if any of it moves back to aws-lc.
+//! Why a crate of its own: Terraform's AutoMTLS client certificate is P-521, which ring does
+//! not verify. aws-lc-rs does, but it seeds its random generator from CPU-jitter entropy on
+//! first use (~40 ms of every provider start unless aws-lc-sys is *built* with
+//! `AWS_LC_SYS_NO_JITTER_ENTROPY`, which `cargo install` or a distribution would not set)
+//! and, for that one algorithm, put a C library of its own into every package. So everything
+//! comes from ring (OS entropy, no start-up cost) except P-521 signature verification, which
+//! comes from RustCrypto's `p521` (module [`p521`]): verification draws no randomness and
+//! needs no constant time, as everything it reads is public. Tests below fail if any of it
+//! moves to another backend.
+
+mod p521;
 
 use std::sync::Arc;
 
 use rcgen::{PublicKeyData, SignatureAlgorithm, SigningKey};
 use ring::rand::SystemRandom;
 use ring::signature::{ECDSA_P256_SHA256_ASN1_SIGNING, EcdsaKeyPair, KeyPair as _};
-use rustls::crypto::{CryptoProvider, aws_lc_rs, ring as ring_provider};
+use rustls::crypto::{CryptoProvider, ring as ring_provider};
 
-/// The crypto provider: ring for everything that needs randomness, aws-lc-rs's signature
-/// verification algorithms (P-256/384/521, Ed25519, RSA) for checking the peer.
+/// The crypto provider: ring for everything, with P-521 signature verification added.
 #[must_use]
 pub fn provider() -> Arc<CryptoProvider> {
     Arc::new(CryptoProvider {
-        signature_verification_algorithms: aws_lc_rs::default_provider()
-            .signature_verification_algorithms,
+        signature_verification_algorithms: p521::ring_and_p521(),
         ..ring_provider::default_provider()
     })
 }
@@ -130,6 +131,12 @@ mod tests {
             provider.kx_groups.len(),
             ring_provider::default_provider().kx_groups.len()
         );
+        for algorithm in provider.signature_verification_algorithms.all {
+            assert!(
+                !format!("{algorithm:?}").contains("AwsLc"),
+                "{algorithm:?} verifies with aws-lc"
+            );
+        }
     }
 
     #[test]
