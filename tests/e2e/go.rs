@@ -167,8 +167,9 @@ fn act_on(behavior: &str, target: &str) -> String {
     )
 }
 
-/// net/http in a Go provider goes out through wasi:http: http.DefaultClient and a clone of
-/// http.DefaultTransport (as hashicorp/terraform-provider-http makes) reach a granted host;
+/// net/http in a Go provider goes out through wasi:http: http.DefaultClient, a clone of
+/// http.DefaultTransport (as hashicorp/terraform-provider-http makes) and go-cleanhttp's
+/// Transport with its own dialer (as most hashicorp providers make) reach a granted host;
 /// an ungranted one is refused with the same diagnostic as for a Rust provider, naming the
 /// grant to add.
 #[test]
@@ -178,7 +179,9 @@ fn go_net_http_goes_through_the_grants() {
     let denied = format!("http://127.0.0.1:{forbidden}/secret");
     let denied_entry = format!("add \"http://127.0.0.1:{forbidden}\" to http under [grants]");
     for client in clients() {
-        for behavior in ["http_get", "default_client"] {
+        // A clone of http.DefaultTransport, http.DefaultClient, and go-cleanhttp's pooled client
+        // (a Transport with a net.Dialer of its own): all of them through the host's grants.
+        for behavior in ["http_get", "default_client", "cleanhttp"] {
             let ws = Workspace::new(client, &act_on(behavior, &hello));
             ws.ok(&["init", "-no-color"]);
             ws.ok(&["apply", "-auto-approve", "-no-color"]);

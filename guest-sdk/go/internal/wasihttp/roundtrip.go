@@ -2,11 +2,10 @@
 // allows them only to the hosts its operator granted, makes the connection (pooled, with
 // the operator's proxy and trusted CAs) and applies the call's deadline.
 //
-// net/http's own Transport is kept (providers clone http.DefaultTransport and type-assert
-// it): the SDK sets its DialContext and DialTLSContext to hand back one end of an in-memory
-// pipe, and serves the HTTP/1.1 the Transport writes there by sending each request through
-// wasi:http and writing the answer back. TLS is the host's: a provider's own TLS settings
-// (CAs, client certificates, InsecureSkipVerify) do not apply.
+// Every net/http Transport hands its requests here (install_wasip1.go), whatever its dialer:
+// the host makes the connection, so a Transport's own connection settings (its dialer,
+// proxy, TLS configuration: CAs, client certificates, InsecureSkipVerify) do not apply, and
+// the answer is read whole before it is returned.
 package wasihttp
 
 import (
@@ -26,10 +25,20 @@ import (
 // chunk is the most bytes moved per stream call.
 const chunk = 64 << 10
 
+// connectionHeader names the headers about the connection, which the host's own connection
+// sets (as net/http's Transport ignores a Host header and writes these itself).
+var connectionHeader = map[string]bool{
+	"Host": true, "Connection": true, "Keep-Alive": true, "Proxy-Connection": true,
+	"Transfer-Encoding": true, "Upgrade": true, "Te": true, "Trailer": true,
+}
+
 // send makes req (whose URL is absolute) through wasi:http and returns the whole answer.
 func send(req *http.Request, scheme string) (*http.Response, error) {
 	var entries []witrt.Tuple2[string, []uint8]
 	for name, values := range req.Header {
+		if connectionHeader[http.CanonicalHeaderKey(name)] {
+			continue
+		}
 		for _, v := range values {
 			entries = append(entries, witrt.Tuple2[string, []uint8]{F0: strings.ToLower(name), F1: []byte(v)})
 		}
@@ -40,6 +49,10 @@ func send(req *http.Request, scheme string) (*http.Response, error) {
 	if req.Header.Get("Content-Length") == "" && req.ContentLength >= 0 &&
 		(req.ContentLength > 0 || (req.Method != http.MethodGet && req.Method != http.MethodHead)) {
 		entries = append(entries, witrt.Tuple2[string, []uint8]{F0: "content-length", F1: []byte(strconv.FormatInt(req.ContentLength, 10))})
+	}
+	// What net/http's Transport writes when the caller set none.
+	if _, set := req.Header["User-Agent"]; !set {
+		entries = append(entries, witrt.Tuple2[string, []uint8]{F0: "user-agent", F1: []byte("Go-http-client/1.1")})
 	}
 	fields := types.FieldsFromList(entries)
 	if fields.IsErr() {
@@ -56,8 +69,12 @@ func send(req *http.Request, scheme string) (*http.Response, error) {
 	if out.SetScheme(witrt.Some(s)).IsErr() {
 		return nil, fmt.Errorf("scheme %q refused by the host", scheme)
 	}
-	if out.SetAuthority(witrt.Some(req.Host)).IsErr() {
-		return nil, fmt.Errorf("host %q refused by the host", req.Host)
+	authority := req.Host
+	if authority == "" {
+		authority = req.URL.Host
+	}
+	if out.SetAuthority(witrt.Some(authority)).IsErr() {
+		return nil, fmt.Errorf("host %q refused by the host", authority)
 	}
 	if out.SetPathWithQuery(witrt.Some(req.URL.RequestURI())).IsErr() {
 		return nil, fmt.Errorf("path %q refused by the host", req.URL.RequestURI())

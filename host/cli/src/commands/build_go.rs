@@ -57,11 +57,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let scratch = tempdir_beside(&args.output)?;
     let module_path = scratch.join("module.wasm");
     let modfile = without_grpc_servers(&go, &scratch);
+    let overlay = match net_http_overlay(&go, &scratch) {
+        Ok(overlay) => overlay,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&scratch);
+            return Err(e);
+        }
+    };
     let build = |modfile: Option<&Path>| -> anyhow::Result<bool> {
         let mut cmd = Command::new(&go);
         cmd.args(["build", "-buildmode=c-shared", "-trimpath"])
-            // The SDK's runtime support links runtime.sbrk for the canonical ABI's allocator.
-            .arg("-ldflags=-s -w -checklinkname=0");
+            // The SDK's runtime support links runtime.sbrk for the canonical ABI's allocator,
+            // and its HTTP support net/http's hook.
+            .arg("-ldflags=-s -w -checklinkname=0")
+            .arg(format!("-overlay={}", overlay.display()));
         if let Some(modfile) = modfile {
             cmd.arg(format!("-modfile={}", modfile.display()));
         }
@@ -178,6 +187,63 @@ fn sdk_dir(go: &Path) -> anyhow::Result<PathBuf> {
         );
     }
     Ok(PathBuf::from(dir))
+}
+
+/// The statement of net/http's `Transport.RoundTrip` that the overlay puts the hook before.
+const ROUND_TRIP_BODY: &str = "\treturn t.roundTrip(req)\n";
+
+/// A `go build -overlay` file that builds net/http with a hook in `Transport.RoundTrip`,
+/// which the SDK sets (`internal/wasihttp`) to send every Transport's requests through
+/// wasi:http. wasip1 has no sockets, and providers make Transports of their own (go-cleanhttp,
+/// the AWS SDK) with dialers the SDK cannot reach any other way. The Go installation is
+/// untouched: the build reads a copy of `net/http/roundtrip.go` with the hook added.
+///
+/// # Errors
+/// When this Go's `roundtrip.go` is not the shape the hook is added to (a Go release that
+/// changed it), saying so rather than building a provider whose HTTP would fail.
+fn net_http_overlay(go: &Path, scratch: &Path) -> anyhow::Result<PathBuf> {
+    let out = Command::new(go)
+        .args(["env", "GOROOT"])
+        .output()
+        .with_context(|| format!("running {} env GOROOT", go.display()))?;
+    let goroot = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    let original = goroot.join("src/net/http/roundtrip.go");
+    let source = std::fs::read_to_string(&original).with_context(|| {
+        format!(
+            "reading {} (the Go installation's net/http)",
+            original.display()
+        )
+    })?;
+    let patched = with_round_trip_hook(&source).with_context(|| {
+        format!(
+            "{} is not the shape tfwasm build-go adds its HTTP hook to: this Go release is newer than this tfwasm knows",
+            original.display()
+        )
+    })?;
+    let copy = scratch.join("roundtrip.go");
+    std::fs::write(&copy, patched).with_context(|| format!("writing {}", copy.display()))?;
+    let overlay = scratch.join("overlay.json");
+    let json =
+        serde_json::json!({ "Replace": { original.to_string_lossy(): copy.to_string_lossy() } });
+    std::fs::write(&overlay, json.to_string())
+        .with_context(|| format!("writing {}", overlay.display()))?;
+    Ok(overlay)
+}
+
+/// `roundtrip.go` with `tfwasmRoundTrip` asked first in `Transport.RoundTrip`; `None` unless
+/// the statement it goes before is there exactly once.
+fn with_round_trip_hook(source: &str) -> Option<String> {
+    if source.matches(ROUND_TRIP_BODY).count() != 1
+        || !source.contains("func (t *Transport) RoundTrip(req *Request) (*Response, error) {")
+    {
+        return None;
+    }
+    let hook = "\tif h := tfwasmRoundTrip; h != nil {\n\t\tif handled, resp, err := h(t, req); handled {\n\t\t\treturn resp, err\n\t\t}\n\t}\n";
+    let mut patched = source.replacen(ROUND_TRIP_BODY, &format!("{hook}{ROUND_TRIP_BODY}"), 1);
+    patched.push_str(
+        "\n// tfwasmRoundTrip is set by the tfwasm Go SDK (go:linkname): added by tfwasm build-go.\nvar tfwasmRoundTrip func(*Transport, *Request) (bool, *Response, error)\n",
+    );
+    Some(patched)
 }
 
 /// terraform-plugin-go's module.
@@ -299,4 +365,33 @@ fn tempdir_beside(output: &Path) -> anyhow::Result<PathBuf> {
     let dir = parent.join(format!(".tfwasm-build-go-{}", std::process::id()));
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     Ok(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ROUND_TRIP: &str = "package http\n\nfunc (t *Transport) RoundTrip(req *Request) (*Response, error) {\n\tif t == nil {\n\t\tpanic(\"transport is nil\")\n\t}\n\treturn t.roundTrip(req)\n}\n";
+
+    #[test]
+    fn the_hook_is_asked_before_the_transport_and_declared_once() {
+        let patched = with_round_trip_hook(ROUND_TRIP).unwrap();
+        let hook = patched.find("if h := tfwasmRoundTrip; h != nil").unwrap();
+        let own = patched.find("return t.roundTrip(req)").unwrap();
+        assert!(hook < own, "{patched}");
+        assert_eq!(patched.matches("var tfwasmRoundTrip func(").count(), 1);
+        // Unhandled requests (other schemes) still reach the Transport.
+        assert!(patched.contains("if handled, resp, err := h(t, req); handled {"));
+    }
+
+    #[test]
+    fn a_roundtrip_go_of_another_shape_is_refused() {
+        assert!(with_round_trip_hook("package http\n").is_none());
+        let twice = format!(
+            "{ROUND_TRIP}\nfunc x(t *Transport, req *Request) {{\n\treturn t.roundTrip(req)\n}}\n"
+        );
+        assert!(with_round_trip_hook(&twice).is_none());
+        let renamed = ROUND_TRIP.replace("RoundTrip(req *Request)", "RoundTrip(r *Request)");
+        assert!(with_round_trip_hook(&renamed).is_none());
+    }
 }
