@@ -2,11 +2,24 @@
 //! the local sample's `local_state` keeps Terraform's state as files in its granted
 //! directory. Apply writes the state there (mode 0600), the next plan reads it back, a lock
 //! someone else holds stops a run naming the holder, and workspaces are listed from the
-//! store.
+//! store. And restapi's `restapi_state` keeps it on a real REST API (json-server), with
+//! locks as objects the API refuses to create twice.
 
 use std::os::unix::fs::PermissionsExt as _;
 
-use tfwasm_tests::{Workspace, local_dir};
+use serde_json::json;
+use tfwasm_tests::{JsonServer, Workspace, local_dir};
+
+/// The clients with state stores (Terraform >= 1.15): never none, so a test cannot pass
+/// having run nothing.
+fn clients_with_state_stores() -> Vec<&'static tfwasm_tests::Client> {
+    let found: Vec<_> = tfwasm_tests::clients_of_terraform_1_14()
+        .into_iter()
+        .filter(|c| c.has_state_stores())
+        .collect();
+    assert!(!found.is_empty(), "no client of Terraform >= 1.15");
+    found
+}
 
 fn config(states: &str) -> String {
     format!(
@@ -30,10 +43,7 @@ resource "local_file" "x" {{
 
 #[test]
 fn terraform_keeps_its_state_in_a_sandboxed_store_with_locks() {
-    for client in tfwasm_tests::clients_of_terraform_1_14()
-        .into_iter()
-        .filter(|c| c.has_state_stores())
-    {
+    for client in clients_with_state_stores() {
         let name = format!("states-{}", std::process::id());
         let states = local_dir().join(&name);
         std::fs::create_dir_all(&states).unwrap();
@@ -85,5 +95,101 @@ fn terraform_keeps_its_state_in_a_sandboxed_store_with_locks() {
             client.name
         );
         let _ = std::fs::remove_dir_all(&states);
+    }
+}
+
+fn restapi_config(port: u16) -> String {
+    format!(
+        r#"
+terraform {{
+  required_providers {{
+    restapi = {{ source = "registry.terraform.io/tfwasm/restapi" }}
+  }}
+  state_store "restapi_state" {{
+    provider "restapi" {{
+      uri = "http://127.0.0.1:{port}"
+    }}
+    path = "/states"
+  }}
+}}
+provider "restapi" {{
+  uri = "http://127.0.0.1:{port}"
+}}
+resource "restapi_object" "x" {{
+  path = "/items"
+  data = jsonencode({{ name = "kept on the API" }})
+}}
+"#
+    )
+}
+
+#[test]
+fn terraform_keeps_its_state_on_a_rest_api_with_locks() {
+    for client in clients_with_state_stores() {
+        let server =
+            JsonServer::start(&json!({ "items": [], "states": [], "states_locks": [] }), 0);
+        let ws = Workspace::new(client, &restapi_config(server.port));
+        ws.ok(&[
+            "init",
+            "-no-color",
+            "-input=false",
+            "-enable-pluggable-state-storage-experiment",
+        ]);
+        ws.ok(&["apply", "-auto-approve", "-no-color"]);
+        let db = server.db();
+        let states = db["states"].as_array().unwrap();
+        assert_eq!(states.len(), 1, "{}: {db}", client.name);
+        assert_eq!(states[0]["id"], "default");
+        let state: serde_json::Value = serde_json::from_str(states[0]["state"].as_str().unwrap())
+            .expect("the state, as JSON text");
+        assert_eq!(state["resources"][0]["type"], "restapi_object", "{state}");
+        assert_eq!(db["items"].as_array().unwrap().len(), 1, "{db}");
+        assert_eq!(db["states_locks"], json!([]), "every lock released: {db}");
+        assert!(
+            !ws.path().join("terraform.tfstate").exists(),
+            "no local state"
+        );
+        let plan = ws.run(&["plan", "-detailed-exitcode", "-no-color"]);
+        assert_eq!(plan.code, 0, "{}: {}", client.name, plan.all());
+
+        // Another run holds the lock: this one stops, naming the holder.
+        let held = json!({ "id": "default", "lock_id": "held-elsewhere", "operation": "OperationTypeApply", "created": 1 });
+        assert_eq!(server.send("POST", "/states_locks", Some(&held)).0, 201);
+        let locked = ws.run(&["plan", "-no-color"]);
+        assert_ne!(locked.code, 0, "{}: {}", client.name, locked.all());
+        let text = tfwasm_tests::flatten(&locked.all());
+        assert!(
+            text.contains("State locked") && text.contains("held-elsewhere"),
+            "{}: {text}",
+            client.name
+        );
+        // Only the holder's ID releases it.
+        let wrong = ws.run(&["force-unlock", "-force", "-no-color", "someone-else"]);
+        assert_ne!(wrong.code, 0, "{}: {}", client.name, wrong.all());
+        assert!(
+            tfwasm_tests::flatten(&wrong.all()).contains("Lock ID does not match"),
+            "{}: {}",
+            client.name,
+            wrong.all()
+        );
+        ws.ok(&["force-unlock", "-force", "-no-color", "held-elsewhere"]);
+        assert_eq!(server.db()["states_locks"], json!([]));
+
+        ws.ok(&["workspace", "new", "-no-color", "dev"]);
+        let listed = ws.ok(&["workspace", "list", "-no-color"]).all();
+        assert!(
+            listed.contains("default") && listed.contains("dev"),
+            "{}: {listed}",
+            client.name
+        );
+        ws.ok(&["workspace", "select", "-no-color", "default"]);
+        ws.ok(&["workspace", "delete", "-no-color", "dev"]);
+        let ids: Vec<_> = server.db()["states"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["id"].clone())
+            .collect();
+        assert_eq!(ids, [json!("default")], "{}: dev deleted", client.name);
     }
 }

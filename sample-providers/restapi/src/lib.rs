@@ -12,8 +12,9 @@
 //!   `search_value`.
 //!
 //! Beyond Mastercard/restapi (Terraform >= 1.14): `list "restapi_object"` finds a
-//! collection's objects for `terraform query`, and the action `restapi_call` ([`call`]) sends
-//! one request when invoked, reporting its progress.
+//! collection's objects for `terraform query`, the action `restapi_call` ([`call`]) sends
+//! one request when invoked, reporting its progress, and (Terraform >= 1.15, experimental)
+//! the state store `restapi_state` ([`state`]) keeps Terraform's state on the API, with locks.
 //!
 //! Beyond Mastercard/restapi, as its users asked: data source `restapi_objects` lists every
 //! object under a path, following `Link: <…>; rel="next"` pages (restapi issues 149 and 281),
@@ -26,6 +27,7 @@ mod api;
 pub mod call;
 pub mod lookup;
 pub mod object;
+pub mod state;
 
 use tfwasm_sdk::prelude::*;
 
@@ -114,6 +116,10 @@ impl Provider for RestApiProvider {
 
     fn actions(&self) -> Vec<Box<dyn tfwasm_sdk::action::Action>> {
         vec![Box::new(call::RestApiCall)]
+    }
+
+    fn state_stores(&self) -> Vec<Box<dyn tfwasm_sdk::state_store::StateStore>> {
+        vec![Box::new(state::RestApiState)]
     }
 }
 

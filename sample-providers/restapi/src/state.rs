@@ -1,0 +1,282 @@
+//! State store `restapi_state` (Terraform >= 1.15's `state_store` block, behind Terraform's
+//! experiments): Terraform's state kept as objects of the REST API the provider block
+//! configures, with locks, the way the `http` backend keeps it, but sandboxed: the store
+//! reaches the granted API and nothing else.
+//!
+//! ```hcl
+//! terraform {
+//!   state_store "restapi_state" {
+//!     provider "restapi" {
+//!       uri = "https://api.example.com"
+//!     }
+//!     path = "/states"
+//!   }
+//! }
+//! ```
+//!
+//! Each state (workspace) is the object `PATH/ID`, `{"id": ID, "state": TEXT}`, replaced
+//! whole by one PUT (created by a POST the first time), so a reader never sees part of one.
+//! A lock is the object `LOCK_PATH/ID` (`LOCK_PATH` defaults to `PATH_locks`), created by a
+//! POST that the API refuses while an object of that ID exists: a second lock is refused
+//! with the holder's lock ID, operation and time, and unlocking takes the lock's own ID.
+//! (Two unlocks racing with the right ID may both succeed; only its holder knows the ID.)
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde_json::{Value as Json, json};
+use tfwasm_sdk::http::Method;
+use tfwasm_sdk::prelude::*;
+use tfwasm_sdk::state_store::StateStore;
+
+use crate::api::{Api, object_of};
+
+/// The state store type.
+pub struct RestApiState;
+
+/// The state (workspace) every store has.
+const DEFAULT: &str = "default";
+
+/// The collections a store uses, as configured.
+struct Paths {
+    states: String,
+    locks: String,
+}
+
+impl Paths {
+    fn of(config: &Value) -> Result<Paths, Diagnostic> {
+        let states = config
+            .get_string("path")?
+            .unwrap_or_default()
+            .trim_end_matches('/')
+            .to_owned();
+        let locks = match config.get_string("lock_path")? {
+            Some(locks) => locks.trim_end_matches('/').to_owned(),
+            None => format!("{states}_locks"),
+        };
+        Ok(Paths { states, locks })
+    }
+}
+
+/// `collection/id`, after checking `id` is a plain name: it becomes part of a URL path.
+fn member(collection: &str, id: &str) -> Result<String, Diagnostic> {
+    let plain = !id.is_empty()
+        && !id.starts_with('.')
+        && id.len() <= 255
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b));
+    if !plain {
+        return Err(Diagnostic::error(
+            "Invalid state ID",
+            format!(
+                "restapi_state keeps states by plain names (letters, digits, -, _ and .); got {id:?}."
+            ),
+        ));
+    }
+    Ok(format!("{collection}/{id}"))
+}
+
+/// A lock's ID: unguessable, so no one unlocks a lock they did not take.
+fn new_lock_id() -> String {
+    use std::hash::{BuildHasher as _, RandomState};
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!(
+        "{:016x}{:016x}",
+        RandomState::new().hash_one(nanos),
+        RandomState::new().hash_one(nanos ^ 0x5a5a)
+    )
+}
+
+/// A field of a lock object, with its controls escaped (someone else may have written it).
+fn field(lock: &serde_json::Map<String, Json>, key: &str) -> String {
+    let text = match lock.get(key) {
+        Some(Json::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => return "(unknown)".to_owned(),
+    };
+    text.escape_debug().take(128).collect()
+}
+
+impl StateStore for RestApiState {
+    fn type_name(&self) -> &'static str {
+        "restapi_state"
+    }
+
+    fn schema(&self) -> ResourceSchema {
+        ResourceSchema::new()
+            .description("Terraform's state as objects of the provider's REST API, with locks.")
+            .attr(
+                Attr::string("path")
+                    .required()
+                    .description("The collection holding the states, e.g. /states."),
+            )
+            .attr(Attr::string("lock_path").optional().description(
+                "The collection holding the locks; the API must refuse a POST of an ID it has (default: path + `_locks`).",
+            ))
+    }
+
+    fn configure(&self, ctx: &Context, config: &Value) -> Diagnostics {
+        let paths = match Paths::of(config) {
+            Ok(paths) => paths,
+            Err(d) => return vec![d],
+        };
+        // The API answers for the collection: a wrong path or address is named now, not at
+        // the first write.
+        let checked = ctx
+            .provider_data::<Api>()
+            .and_then(|api| api.expect(Method::Get, &paths.states, None).map(|_| ()));
+        checked.err().into_iter().collect()
+    }
+
+    fn read(&self, ctx: &Context, config: &Value, id: &str) -> Result<Option<Vec<u8>>, Diagnostic> {
+        let api = ctx.provider_data::<Api>()?;
+        let path = member(&Paths::of(config)?.states, id)?;
+        let response = api.send(Method::Get, &path, None)?;
+        if response.status() == 404 {
+            return Ok(None);
+        }
+        let object = object_of(&response.error_for_status()?)?;
+        match object.get("state") {
+            Some(Json::String(text)) => Ok(Some(text.clone().into_bytes())),
+            _ => Err(Diagnostic::error(
+                "Not a state",
+                format!("{path} holds no \"state\" text, so it is no state restapi_state wrote."),
+            )),
+        }
+    }
+
+    fn write(
+        &self,
+        ctx: &Context,
+        config: &Value,
+        id: &str,
+        state: &[u8],
+    ) -> Result<(), Diagnostic> {
+        let api = ctx.provider_data::<Api>()?;
+        let paths = Paths::of(config)?;
+        let path = member(&paths.states, id)?;
+        let text = std::str::from_utf8(state).map_err(|_| {
+            Diagnostic::error(
+                "State is not text",
+                "restapi_state keeps a state as JSON text; Terraform handed it bytes that are not UTF-8.",
+            )
+        })?;
+        let object = json!({ "id": id, "state": text });
+        // One request replaces the state whole; the first write creates it.
+        let replaced = api.send(Method::Put, &path, Some(&object))?;
+        if replaced.status() == 404 {
+            api.expect(Method::Post, &paths.states, Some(&object))?;
+        } else {
+            replaced.error_for_status()?;
+        }
+        Ok(())
+    }
+
+    fn lock(
+        &self,
+        ctx: &Context,
+        config: &Value,
+        id: &str,
+        operation: &str,
+    ) -> Result<String, Diagnostic> {
+        let api = ctx.provider_data::<Api>()?;
+        let paths = Paths::of(config)?;
+        let path = member(&paths.locks, id)?;
+        let lock_id = new_lock_id();
+        let created = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let operation: String = operation
+            .chars()
+            .filter(|c| !c.is_control())
+            .take(64)
+            .collect();
+        let lock =
+            json!({ "id": id, "lock_id": lock_id, "operation": operation, "created": created });
+        let taken = api.send(Method::Post, &paths.locks, Some(&lock))?;
+        if taken.is_success() {
+            return Ok(lock_id);
+        }
+        // Refused: held by someone (say who), or the API failed (say how).
+        let holder = api.send(Method::Get, &path, None)?;
+        if holder.is_success() {
+            let holder = object_of(&holder)?;
+            return Err(Diagnostic::error(
+                "State locked",
+                format!(
+                    "The state {id:?} is locked: lock ID {}, taken for {} at {} (seconds since 1970). If no run holds it any more, `terraform force-unlock` with that ID releases it.",
+                    field(&holder, "lock_id"),
+                    field(&holder, "operation"),
+                    field(&holder, "created")
+                ),
+            ));
+        }
+        Err(taken.error_for_status().err().map_or_else(
+            || {
+                Diagnostic::error(
+                    "Cannot take the lock",
+                    format!("{path} could not be created."),
+                )
+            },
+            |e| e.to_diagnostic(),
+        ))
+    }
+
+    fn unlock(
+        &self,
+        ctx: &Context,
+        config: &Value,
+        id: &str,
+        lock_id: &str,
+    ) -> Result<(), Diagnostic> {
+        let api = ctx.provider_data::<Api>()?;
+        let path = member(&Paths::of(config)?.locks, id)?;
+        let holder = api.send(Method::Get, &path, None)?;
+        if holder.status() == 404 {
+            return Err(Diagnostic::error(
+                "State not locked",
+                format!("The state {id:?} is not locked."),
+            ));
+        }
+        let holder = object_of(&holder.error_for_status()?)?;
+        if holder.get("lock_id").and_then(Json::as_str) != Some(lock_id) {
+            return Err(Diagnostic::error(
+                "Lock ID does not match",
+                format!(
+                    "The state {id:?} is locked under lock ID {}, not {lock_id:?}; only its own ID releases a lock.",
+                    field(&holder, "lock_id")
+                ),
+            ));
+        }
+        api.expect(Method::Delete, &path, None)?;
+        Ok(())
+    }
+
+    fn states(&self, ctx: &Context, config: &Value) -> Result<Vec<String>, Diagnostic> {
+        let api = ctx.provider_data::<Api>()?;
+        let paths = Paths::of(config)?;
+        let listed = api.expect(Method::Get, &paths.states, None)?;
+        let objects: Vec<Json> = listed.json().map_err(|e| e.to_diagnostic())?;
+        let mut ids = vec![DEFAULT.to_owned()];
+        for object in &objects {
+            if let Some(id) = object.get("id").and_then(Json::as_str)
+                && id != DEFAULT
+                && member(&paths.states, id).is_ok()
+            {
+                ids.push(id.to_owned());
+            }
+        }
+        ids.sort();
+        ids.dedup();
+        Ok(ids)
+    }
+
+    fn delete(&self, ctx: &Context, config: &Value, id: &str) -> Result<(), Diagnostic> {
+        let api = ctx.provider_data::<Api>()?;
+        let path = member(&Paths::of(config)?.states, id)?;
+        api.expect(Method::Delete, &path, None)?;
+        Ok(())
+    }
+}
