@@ -234,6 +234,25 @@ fn go_net_http_deletes_reach_a_plain_server_unchunked() {
     }
 }
 
+/// A request body net/http cannot size (a wrapped reader), which its Transport would have
+/// chunked, goes out with its real length: wasi:http holds a body to the length stated.
+#[test]
+fn go_net_http_sends_an_unsized_body_with_its_length() {
+    let server = crate::restapi::PlainServer::start();
+    let client = &clients()[clients().len() - 1];
+    let target = format!("http://localhost:{}/items", server.port);
+    let ws = Workspace::new(client, &act_on("http_post_unsized", &target));
+    ws.ok(&["init", "-no-color"]);
+    ws.ok(&["apply", "-auto-approve", "-no-color"]);
+    let heads = server.heads();
+    assert_eq!(
+        heads,
+        [("POST".to_owned(), None, Some("18".to_owned()))],
+        "{}",
+        ws.resources()["gofixture_act.a"]
+    );
+}
+
 /// tflog lines reach the provider log at their own level with their fields, as a native
 /// provider's do; below the level Terraform asks for, they are not written.
 #[test]

@@ -126,8 +126,10 @@ resource "restapi_object" "x" {{
 #[test]
 fn terraform_keeps_its_state_on_a_rest_api_with_locks() {
     for client in clients_with_state_stores() {
-        let server =
-            JsonServer::start(&json!({ "items": [], "states": [], "states_locks": [] }), 0);
+        let server = JsonServer::start(
+            &json!({ "items": [], "states": [], "states_data": [], "states_locks": [] }),
+            0,
+        );
         let ws = Workspace::new(client, &restapi_config(server.port));
         ws.ok(&[
             "init",
@@ -137,10 +139,16 @@ fn terraform_keeps_its_state_on_a_rest_api_with_locks() {
         ]);
         ws.ok(&["apply", "-auto-approve", "-no-color"]);
         let db = server.db();
-        let states = db["states"].as_array().unwrap();
-        assert_eq!(states.len(), 1, "{}: {db}", client.name);
-        assert_eq!(states[0]["id"], "default");
-        let state: serde_json::Value = serde_json::from_str(states[0]["state"].as_str().unwrap())
+        assert_eq!(
+            db["states"],
+            json!([{ "id": "default" }]),
+            "{}: {db}",
+            client.name
+        );
+        let data = db["states_data"].as_array().unwrap();
+        assert_eq!(data.len(), 1, "{}: {db}", client.name);
+        assert_eq!(data[0]["id"], "default");
+        let state: serde_json::Value = serde_json::from_str(data[0]["state"].as_str().unwrap())
             .expect("the state, as JSON text");
         assert_eq!(state["resources"][0]["type"], "restapi_object", "{state}");
         assert_eq!(db["items"].as_array().unwrap().len(), 1, "{db}");
@@ -184,12 +192,20 @@ fn terraform_keeps_its_state_on_a_rest_api_with_locks() {
         );
         ws.ok(&["workspace", "select", "-no-color", "default"]);
         ws.ok(&["workspace", "delete", "-no-color", "dev"]);
-        let ids: Vec<_> = server.db()["states"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| s["id"].clone())
-            .collect();
-        assert_eq!(ids, [json!("default")], "{}: dev deleted", client.name);
+        let db = server.db();
+        for collection in ["states", "states_data"] {
+            let ids: Vec<_> = db[collection]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s["id"].clone())
+                .collect();
+            assert_eq!(
+                ids,
+                [json!("default")],
+                "{}: dev deleted: {db}",
+                client.name
+            );
+        }
     }
 }

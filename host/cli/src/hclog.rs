@@ -141,14 +141,21 @@ pub fn log_filter(level: Level) -> Targets {
     targets(level, std::env::var("TFWASM_LOG").ok().as_deref())
 }
 
-/// [`log_filter`] with `extra` for `TFWASM_LOG`; a directive that does not parse is left
-/// out, the others kept.
+/// [`log_filter`] with `extra` for `TFWASM_LOG`: `target=level` directives, and a bare
+/// level for every other target. A directive that does not parse, or that names span fields
+/// (`h2[frame]=trace`, which `Targets` would widen to all of `h2`), is left out.
 fn targets(level: Level, extra: Option<&str>) -> Targets {
     let mut targets = Targets::new()
         .with_default(LevelFilter::OFF)
         .with_target("tfwasm", level);
     for directive in extra.unwrap_or_default().split(',').map(str::trim) {
+        if directive.is_empty() || directive.contains(['[', ']', '{', '}']) {
+            continue;
+        }
         if let Ok(parsed) = directive.parse::<Targets>() {
+            if let Some(default) = parsed.default_level() {
+                targets = targets.with_default(default);
+            }
             targets = targets.with_targets(parsed);
         }
     }
@@ -308,6 +315,14 @@ mod tests {
         assert!(!enabled("tfwasm_runtime::call", Level::DEBUG));
         assert!(!enabled("nonsense", Level::ERROR));
         assert!(!enabled("hyper::proto", Level::ERROR));
+
+        // A bare level is every other target's; a span-field directive is left out rather
+        // than widened to its whole target.
+        let filter = targets(Level::INFO, Some("warn,hyper[conn]=trace"));
+        assert!(filter.would_enable("rustls::client", &Level::WARN));
+        assert!(!filter.would_enable("rustls::client", &Level::INFO));
+        assert!(!filter.would_enable("hyper::proto", &Level::INFO));
+        assert!(filter.would_enable("tfwasm_wire", &Level::INFO));
     }
 }
 

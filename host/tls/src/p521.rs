@@ -11,7 +11,9 @@ use rustls::pki_types::{
 use sha2::Digest as _;
 
 /// P-521 keys with the three digests certificates sign with: SHA-512 is what TLS 1.3's
-/// `ecdsa_secp521r1_sha512` (Terraform's AutoMTLS) uses; the others appear in chains and TLS 1.2.
+/// `ecdsa_secp521r1_sha512` (Terraform's AutoMTLS) uses; the others appear in chains and TLS
+/// 1.2. (aws-lc also verified P-256 and P-384 keys with SHA-512, and ML-DSA, which ring does
+/// not; no Terraform or common server certificate uses them.)
 static P521_SHA256: P521 = P521(Digest::Sha256);
 static P521_SHA384: P521 = P521(Digest::Sha384);
 static P521_SHA512: P521 = P521(Digest::Sha512);
@@ -60,6 +62,9 @@ fn leak<T>(items: Vec<T>) -> &'static [T] {
     Box::leak(items.into_boxed_slice())
 }
 
+/// Bytes of a P-521 field element: 521 bits.
+const FIELD_BYTES: usize = 66;
+
 #[derive(Debug, Clone, Copy)]
 enum Digest {
     Sha256,
@@ -77,14 +82,25 @@ impl SignatureVerificationAlgorithm for P521 {
         message: &[u8],
         signature: &[u8],
     ) -> Result<(), InvalidSignature> {
+        // Uncompressed points only, as ring and webpki take them (SEC1 also has compressed,
+        // hybrid and "compact" forms, which no certificate needs).
+        if public_key.first() != Some(&0x04) {
+            return Err(InvalidSignature);
+        }
         let key = VerifyingKey::from_sec1_bytes(public_key).map_err(|_| InvalidSignature)?;
         let signature = Signature::from_der(signature).map_err(|_| InvalidSignature)?;
-        let verified = match self.0 {
-            Digest::Sha256 => key.verify_prehash(&sha2::Sha256::digest(message), &signature),
-            Digest::Sha384 => key.verify_prehash(&sha2::Sha384::digest(message), &signature),
-            Digest::Sha512 => key.verify_prehash(&sha2::Sha512::digest(message), &signature),
+        // ECDSA takes a digest shorter than the curve's order as the integer it is; the
+        // `ecdsa` crate refuses one shorter than half the field (SHA-256 on P-521), so it is
+        // widened with leading zeros, which keeps that integer.
+        let mut prehash = [0u8; FIELD_BYTES];
+        let digest = match self.0 {
+            Digest::Sha256 => sha2::Sha256::digest(message).to_vec(),
+            Digest::Sha384 => sha2::Sha384::digest(message).to_vec(),
+            Digest::Sha512 => sha2::Sha512::digest(message).to_vec(),
         };
-        verified.map_err(|_| InvalidSignature)
+        prehash[FIELD_BYTES - digest.len()..].copy_from_slice(&digest);
+        key.verify_prehash(&prehash, &signature)
+            .map_err(|_| InvalidSignature)
     }
 
     fn public_key_alg_id(&self) -> AlgorithmIdentifier {
@@ -147,6 +163,67 @@ mod tests {
         assert!(
             P521_SHA512
                 .verify_signature(b"not a point", message, &signature)
+                .is_err()
+        );
+    }
+
+    /// Every digest verifies what aws-lc signs with it on P-521 (certificates in a chain may
+    /// be signed with any of them), and only under its own digest.
+    #[test]
+    fn each_digest_verifies_aws_lc_signatures_made_with_it() {
+        use aws_lc_rs::rand::SystemRandom;
+        use aws_lc_rs::signature::{self as lc, EcdsaKeyPair, KeyPair as _};
+        let rng = SystemRandom::new();
+        let message = b"a certificate's to-be-signed bytes";
+        for (signing, ours, other) in [
+            (
+                &lc::ECDSA_P521_SHA256_ASN1_SIGNING,
+                &P521_SHA256,
+                &P521_SHA512,
+            ),
+            (
+                &lc::ECDSA_P521_SHA384_ASN1_SIGNING,
+                &P521_SHA384,
+                &P521_SHA256,
+            ),
+            (
+                &lc::ECDSA_P521_SHA512_ASN1_SIGNING,
+                &P521_SHA512,
+                &P521_SHA384,
+            ),
+        ] {
+            let pkcs8 = EcdsaKeyPair::generate_pkcs8(signing, &rng).unwrap();
+            let pair = EcdsaKeyPair::from_pkcs8(signing, pkcs8.as_ref()).unwrap();
+            let signature = pair.sign(&rng, message).unwrap();
+            let public = pair.public_key().as_ref();
+            ours.verify_signature(public, message, signature.as_ref())
+                .unwrap_or_else(|_| panic!("{ours:?}"));
+            assert!(
+                other
+                    .verify_signature(public, message, signature.as_ref())
+                    .is_err()
+            );
+            assert!(
+                ours.verify_signature(public, b"other bytes", signature.as_ref())
+                    .is_err()
+            );
+        }
+    }
+
+    /// Only the uncompressed point form is taken for a key.
+    #[test]
+    fn keys_in_another_point_form_are_refused() {
+        let key = KeyPair::generate_for(&PKCS_ECDSA_P521_SHA512).unwrap();
+        let message = b"transcript";
+        let signature = key.sign(message).unwrap();
+        let mut public = key.der_bytes().to_vec();
+        P521_SHA512
+            .verify_signature(&public, message, &signature)
+            .unwrap();
+        public[0] = 0x05;
+        assert!(
+            P521_SHA512
+                .verify_signature(&public, message, &signature)
                 .is_err()
         );
     }

@@ -14,12 +14,17 @@
 //! }
 //! ```
 //!
-//! Each state (workspace) is the object `PATH/ID`, `{"id": ID, "state": TEXT}`, replaced
-//! whole by one PUT (created by a POST the first time), so a reader never sees part of one.
-//! A lock is the object `LOCK_PATH/ID` (`LOCK_PATH` defaults to `PATH_locks`), created by a
-//! POST that the API refuses while an object of that ID exists: a second lock is refused
-//! with the holder's lock ID, operation and time, and unlocking takes the lock's own ID.
-//! (Two unlocks racing with the right ID may both succeed; only its holder knows the ID.)
+//! Three collections (`data_path` and `lock_path` default to `PATH_data` and `PATH_locks`):
+//! - `PATH/ID`, `{"id": ID}`: the states there are, small, so listing them (`terraform
+//!   workspace list`, and `configure`'s check) never downloads a state;
+//! - `DATA_PATH/ID`, `{"id": ID, "state": TEXT}`: the state, replaced whole by one PUT
+//!   (created by a POST the first time), so a reader never sees part of one. One request
+//!   carries it, so a state is at most 8 MiB as JSON (the SDK's request limit);
+//! - `LOCK_PATH/ID`: the lock, created by a POST that the API must refuse while an object of
+//!   that ID exists (json-server 0.17 does; 1.x does not, and an API that names objects
+//!   itself cannot), and read back: a lock is held only when the API keeps it under the
+//!   state's ID with this lock's ID. A second lock is refused with the holder's lock ID,
+//!   operation and time (for `terraform force-unlock`), and unlocking takes the lock's ID.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -36,9 +41,13 @@ pub struct RestApiState;
 /// The state (workspace) every store has.
 const DEFAULT: &str = "default";
 
+/// The most bytes one request may carry: the SDK's limit on a request body.
+const MAX_REQUEST: usize = 8 << 20;
+
 /// The collections a store uses, as configured.
 struct Paths {
     states: String,
+    data: String,
     locks: String,
 }
 
@@ -49,12 +58,27 @@ impl Paths {
             .unwrap_or_default()
             .trim_end_matches('/')
             .to_owned();
-        let locks = match config.get_string("lock_path")? {
-            Some(locks) => locks.trim_end_matches('/').to_owned(),
-            None => format!("{states}_locks"),
+        let or_beside = |key: &str, suffix: &str| -> Result<String, Diagnostic> {
+            Ok(match config.get_string(key)? {
+                Some(path) => path.trim_end_matches('/').to_owned(),
+                None => format!("{states}{suffix}"),
+            })
         };
-        Ok(Paths { states, locks })
+        Ok(Paths {
+            data: or_beside("data_path", "_data")?,
+            locks: or_beside("lock_path", "_locks")?,
+            states,
+        })
     }
+}
+
+/// A failed request named by its method, path and status only: an API may echo what it was
+/// sent, and a state holds secrets.
+fn refused(method: Method, path: &str, status: u16) -> Diagnostic {
+    Diagnostic::error(
+        "The API refused the request",
+        format!("{} {path} answered HTTP {status}.", method.as_str()),
+    )
 }
 
 /// `collection/id`, after checking `id` is a plain name: it becomes part of a URL path.
@@ -76,7 +100,8 @@ fn member(collection: &str, id: &str) -> Result<String, Diagnostic> {
     Ok(format!("{collection}/{id}"))
 }
 
-/// A lock's ID: unguessable, so no one unlocks a lock they did not take.
+/// A lock's ID: unguessable, so no run releases a lock by guessing (the "State locked"
+/// diagnostic shows it to other runs, for `terraform force-unlock`).
 fn new_lock_id() -> String {
     use std::hash::{BuildHasher as _, RandomState};
     let nanos = SystemTime::now()
@@ -110,10 +135,13 @@ impl StateStore for RestApiState {
             .attr(
                 Attr::string("path")
                     .required()
-                    .description("The collection holding the states, e.g. /states."),
+                    .description("The collection listing the states, e.g. /states."),
             )
+            .attr(Attr::string("data_path").optional().description(
+                "The collection holding the states' text (default: path + `_data`).",
+            ))
             .attr(Attr::string("lock_path").optional().description(
-                "The collection holding the locks; the API must refuse a POST of an ID it has (default: path + `_locks`).",
+                "The collection holding the locks; the API must refuse a POST of an ID it has, as json-server 0.17 does (default: path + `_locks`).",
             ))
     }
 
@@ -132,7 +160,7 @@ impl StateStore for RestApiState {
 
     fn read(&self, ctx: &Context, config: &Value, id: &str) -> Result<Option<Vec<u8>>, Diagnostic> {
         let api = ctx.provider_data::<Api>()?;
-        let path = member(&Paths::of(config)?.states, id)?;
+        let path = member(&Paths::of(config)?.data, id)?;
         let response = api.send(Method::Get, &path, None)?;
         if response.status() == 404 {
             return Ok(None);
@@ -164,12 +192,29 @@ impl StateStore for RestApiState {
             )
         })?;
         let object = json!({ "id": id, "state": text });
+        let size = object.to_string().len();
+        if size > MAX_REQUEST {
+            return Err(Diagnostic::error(
+                "State too large for restapi_state",
+                format!(
+                    "The state {id:?} is {size} bytes as JSON; restapi_state sends a state in one request, of at most {MAX_REQUEST} bytes."
+                ),
+            ));
+        }
         // One request replaces the state whole; the first write creates it.
-        let replaced = api.send(Method::Put, &path, Some(&object))?;
-        if replaced.status() == 404 {
-            api.expect(Method::Post, &paths.states, Some(&object))?;
-        } else {
-            replaced.error_for_status()?;
+        let data = member(&paths.data, id)?;
+        let mut answer = api.send(Method::Put, &data, Some(&object))?;
+        if answer.status() == 404 {
+            answer = api.send(Method::Post, &paths.data, Some(&object))?;
+            if !answer.is_success() {
+                return Err(refused(Method::Post, &paths.data, answer.status()));
+            }
+        } else if !answer.is_success() {
+            return Err(refused(Method::Put, &data, answer.status()));
+        }
+        // Listed once it exists.
+        if api.send(Method::Get, &path, None)?.status() == 404 {
+            api.expect(Method::Post, &paths.states, Some(&json!({ "id": id })))?;
         }
         Ok(())
     }
@@ -197,7 +242,29 @@ impl StateStore for RestApiState {
             json!({ "id": id, "lock_id": lock_id, "operation": operation, "created": created });
         let taken = api.send(Method::Post, &paths.locks, Some(&lock))?;
         if taken.is_success() {
-            return Ok(lock_id);
+            // Held only if the API keeps it under the state's ID with this lock's ID: an API
+            // that names objects itself, or accepts a second object of one ID, would take
+            // every POST and lock nothing.
+            let kept = api.send(Method::Get, &path, None)?;
+            let ours = kept.is_success()
+                && object_of(&kept)
+                    .ok()
+                    .and_then(|o| {
+                        o.get("lock_id")
+                            .and_then(Json::as_str)
+                            .map(|l| l == lock_id)
+                    })
+                    .unwrap_or(false);
+            if ours {
+                return Ok(lock_id);
+            }
+            return Err(Diagnostic::error(
+                "The API cannot hold a lock",
+                format!(
+                    "{} took the lock but does not keep it as {path} with its lock ID, so it cannot refuse a second one: restapi_state needs an API that creates an object under the ID it is sent and refuses a second (json-server 0.17 does). The lock object it made may need removing by hand.",
+                    paths.locks
+                ),
+            ));
         }
         // Refused: held by someone (say who), or the API failed (say how).
         let holder = api.send(Method::Get, &path, None)?;
@@ -275,8 +342,14 @@ impl StateStore for RestApiState {
 
     fn delete(&self, ctx: &Context, config: &Value, id: &str) -> Result<(), Diagnostic> {
         let api = ctx.provider_data::<Api>()?;
-        let path = member(&Paths::of(config)?.states, id)?;
-        api.expect(Method::Delete, &path, None)?;
+        let paths = Paths::of(config)?;
+        // Unlisted first: a state half deleted is not shown as a workspace.
+        for path in [member(&paths.states, id)?, member(&paths.data, id)?] {
+            let answer = api.send(Method::Delete, &path, None)?;
+            if !answer.is_success() && answer.status() != 404 {
+                return Err(refused(Method::Delete, &path, answer.status()));
+            }
+        }
         Ok(())
     }
 }

@@ -3,7 +3,11 @@
 package wasihttp
 
 import (
+	"bytes"
+	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	_ "unsafe" // for go:linkname
 )
@@ -32,9 +36,41 @@ func roundTrip(_ *http.Transport, req *http.Request) (bool, *http.Response, erro
 	if scheme != "http" && scheme != "https" {
 		return false, nil, nil
 	}
-	resp, err := send(req, scheme)
-	if req.Body != nil {
-		req.Body.Close()
+	defer func() {
+		if req.Body != nil {
+			req.Body.Close()
+		}
+	}()
+	// As the Transport does: a request whose context has ended is not sent.
+	if err := req.Context().Err(); err != nil {
+		return true, nil, context.Cause(req.Context())
 	}
+	if err := knownLength(req); err != nil {
+		return true, nil, err
+	}
+	resp, err := send(req, scheme)
 	return true, resp, err
+}
+
+// maxBody is the most a request body may hold: the host's limit on what it sends.
+const maxBody = 8 << 20
+
+// knownLength reads a body of unknown length (ContentLength -1, or 0 with a body net/http
+// cannot size: a pipe, a file, a wrapped reader) into memory and states its length: wasi:http
+// holds a request to the length it states, where the Transport would have chunked it.
+func knownLength(req *http.Request) error {
+	if req.Body == nil || req.Body == http.NoBody || req.ContentLength > 0 {
+		return nil
+	}
+	data, err := io.ReadAll(io.LimitReader(req.Body, maxBody+1))
+	if err != nil {
+		return fmt.Errorf("reading the request body: %w", err)
+	}
+	if len(data) > maxBody {
+		return fmt.Errorf("the request body exceeds the host's limit of %d bytes", maxBody)
+	}
+	req.Body.Close()
+	req.Body = io.NopCloser(bytes.NewReader(data))
+	req.ContentLength = int64(len(data))
+	return nil
 }

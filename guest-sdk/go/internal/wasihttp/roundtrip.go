@@ -36,7 +36,15 @@ var connectionHeader = map[string]bool{
 func send(req *http.Request, scheme string) (*http.Response, error) {
 	var entries []witrt.Tuple2[string, []uint8]
 	for name, values := range req.Header {
-		if connectionHeader[http.CanonicalHeaderKey(name)] {
+		canonical := http.CanonicalHeaderKey(name)
+		if connectionHeader[canonical] {
+			continue
+		}
+		if canonical == "User-Agent" {
+			// One, and none when it is empty, as the Transport writes it.
+			if len(values) > 0 && values[0] != "" {
+				entries = append(entries, witrt.Tuple2[string, []uint8]{F0: "user-agent", F1: []byte(values[0])})
+			}
 			continue
 		}
 		for _, v := range values {

@@ -356,14 +356,22 @@ func Serve(name string, serverFactory func() tfprotov{protocol}.ProviderServer, 
     )
 }
 
-/// A scratch directory next to the output, so the module never crosses filesystems.
+/// A scratch directory next to the output, so the module never crosses filesystems: made
+/// new (never one that exists, which whoever can write beside the output could have
+/// planted, to swap the sources the build reads), under an unguessable name, mode 0700.
 fn tempdir_beside(output: &Path) -> anyhow::Result<PathBuf> {
+    use std::hash::{BuildHasher as _, RandomState};
+    use std::os::unix::fs::DirBuilderExt as _;
     let parent = output
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let dir = parent.join(format!(".tfwasm-build-go-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let random = RandomState::new().hash_one(std::process::id());
+    let dir = parent.join(format!(".tfwasm-build-go-{random:016x}"));
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&dir)
+        .with_context(|| format!("creating {}", dir.display()))?;
     Ok(dir)
 }
 
@@ -382,6 +390,19 @@ mod tests {
         assert_eq!(patched.matches("var tfwasmRoundTrip func(").count(), 1);
         // Unhandled requests (other schemes) still reach the Transport.
         assert!(patched.contains("if handled, resp, err := h(t, req); handled {"));
+    }
+
+    #[test]
+    fn the_scratch_directory_is_new_private_and_unguessable() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let output = dir.path().join("provider.wasm");
+        let a = tempdir_beside(&output).unwrap();
+        let b = tempdir_beside(&output).unwrap();
+        assert_ne!(a, b);
+        assert_eq!(a.parent(), Some(dir.path()));
+        let mode = std::fs::metadata(&a).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700);
     }
 
     #[test]
