@@ -52,6 +52,9 @@ hashicorp_random="$(bash "$root/scripts/fetch-hashicorp-random.sh")"
 json_server="$(bash "$root/scripts/fetch-json-server.sh")"
 # The Python section's native peer: the greeting provider written with pyvider (PyPI).
 pyvider="$(bash "$root/scripts/fetch-pyvider.sh")"
+# The listing section's client: Terraform >= 1.14 has `terraform query` (built from its Go
+# module once, cached).
+query_terraform="$(bash "$root/scripts/fetch-terraform-source.sh" | tail -n 1)"
 
 step "tfwasm-bench run (terraform: ${clients[*]})"
 tf_args=()
@@ -63,6 +66,7 @@ for c in "${clients[@]}"; do tf_args+=(--terraform "$c"); done
   --native-restapi "$target/release/native-restapi" \
   --native-policy "$target/release/native-policy" \
   --json-server "$json_server" \
+  --query-terraform "$query_terraform" \
   --pyvider "$pyvider" \
   --independent "$independent" \
   --hashicorp-random "$hashicorp_random" \

@@ -25,9 +25,24 @@ impl JsonServer {
     /// # Errors
     /// It does not start or listen within 30 s.
     pub fn start(json_server: &Path, delay_ms: u32) -> anyhow::Result<JsonServer> {
+        Self::with_items(json_server, delay_ms, 0)
+    }
+
+    /// Starts `json_server` with `count` objects in `items` (ids `1`..=`count`).
+    ///
+    /// # Errors
+    /// It does not start or listen within 30 s.
+    pub fn with_items(
+        json_server: &Path,
+        delay_ms: u32,
+        count: usize,
+    ) -> anyhow::Result<JsonServer> {
         let dir = tempfile::tempdir()?;
         let db = dir.path().join("db.json");
-        std::fs::write(&db, "{ \"items\": [] }\n")?;
+        let items: Vec<_> = (1..=count)
+            .map(|i| serde_json::json!({ "id": i.to_string(), "name": format!("object-{i}"), "size": i }))
+            .collect();
+        std::fs::write(&db, serde_json::json!({ "items": items }).to_string())?;
         let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
         let child = Command::new(json_server)
             .arg(&db)

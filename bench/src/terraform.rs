@@ -122,6 +122,16 @@ impl Workload {
         }
     }
 
+    /// Only a `restapi` provider block for the API at `uri` (granted to tfwasm), for
+    /// workloads that are queries rather than resources.
+    pub fn restapi_provider(uri: &str) -> Workload {
+        Workload {
+            provider_type: "restapi",
+            config: format!("provider \"restapi\" {{\n  uri = \"{uri}\"\n}}\n"),
+            package_flags: vec!["--allow-http".into(), uri.to_owned()],
+        }
+    }
+
     fn source(&self) -> String {
         format!("registry.terraform.io/tfwasm/{}", self.provider_type)
     }
@@ -269,14 +279,46 @@ impl Setup {
             .map(drop)
     }
 
+    /// Times `terraform query` (Terraform >= 1.14) of `query`, written as the workspace's
+    /// `.tfquery.hcl` file, sampling the provider's memory as [`Setup::apply`] does.
+    ///
+    /// # Errors
+    /// The query fails.
+    pub fn query(&self, query: &str) -> anyhow::Result<ApplyRun> {
+        std::fs::write(self.dir.join("bench.tfquery.hcl"), query)?;
+        self.timed_argv(&["query", "-no-color"])
+    }
+
+    /// `terraform query`'s output for `query`, untimed (to check what a timed run lists).
+    ///
+    /// # Errors
+    /// The query fails.
+    pub fn query_output(&self, query: &str) -> anyhow::Result<String> {
+        std::fs::write(self.dir.join("bench.tfquery.hcl"), query)?;
+        let out = self.command(&["query", "-no-color"]).output()?;
+        if !out.status.success() {
+            bail!(
+                "terraform query ({}) failed:\n{}",
+                self.label,
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
     /// Runs one Terraform command, timing it and sampling its provider processes' memory.
     fn timed(&self, args: &[&str], parallelism: usize) -> anyhow::Result<ApplyRun> {
         let parallelism = format!("-parallelism={parallelism}");
         let mut argv = args.to_vec();
         argv.extend(["-no-color", parallelism.as_str()]);
+        self.timed_argv(&argv)
+    }
+
+    /// Runs `terraform ARGV`, timing it and sampling its provider processes' memory.
+    fn timed_argv(&self, args: &[&str]) -> anyhow::Result<ApplyRun> {
         let started = Instant::now();
         let child = self
-            .command(&argv)
+            .command(args)
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()

@@ -89,8 +89,8 @@ struct RunArgs {
     /// Timed iterations of each RPC per provider and round.
     #[arg(long, default_value_t = 1000)]
     iterations: usize,
-    /// Run only these sections (for profiling): rpc, cold, concurrency, terraform, api, sets,
-    /// python.
+    /// Run only these sections (for profiling): rpc, cold, concurrency, terraform, api, list,
+    /// sets, python.
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// The restapi sample served natively (`native-restapi`), for the API benchmark.
@@ -112,6 +112,16 @@ struct RunArgs {
     /// The policy sample served natively (`native-policy`), for the set-scaling benchmark.
     #[arg(long)]
     native_policy: Option<PathBuf>,
+    /// Terraform >= 1.14 (`scripts/fetch-terraform-source.sh` builds one), for the listing
+    /// section (`terraform query`); without it the section is left out.
+    #[arg(long)]
+    query_terraform: Option<PathBuf>,
+    /// Objects on the API that one `terraform query` lists in the listing section.
+    #[arg(long, default_value_t = 10_000)]
+    list_objects: usize,
+    /// Objects per page (per ListResource page and API request) in the listing section.
+    #[arg(long, default_value_t = 500)]
+    list_page_size: usize,
     /// Statements per policy in the set-scaling benchmark (comma-separated).
     #[arg(long, value_delimiter = ',', default_values_t = [1000, 10000])]
     set_sizes: Vec<usize>,
@@ -333,6 +343,22 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
     {
         report.api = api_runs(&args, native_restapi, json_server, work.path(), &warm_cache)?;
     }
+    if wanted("list")
+        && let (Some(query_terraform), Some(native_restapi), Some(json_server)) = (
+            &args.query_terraform,
+            &args.native_restapi,
+            &args.json_server,
+        )
+    {
+        report.listing = Some(listing(
+            &args,
+            query_terraform,
+            native_restapi,
+            json_server,
+            work.path(),
+            &warm_cache,
+        )?);
+    }
     if wanted("python") {
         progress("the Python greeting provider beside its Rust twin and pyvider's");
         let client = args.terraform.last().context("no terraform client")?;
@@ -427,6 +453,88 @@ fn api_runs(
         });
     }
     Ok(out)
+}
+
+/// The listing section: `terraform query` of every object of a large collection.
+struct Listing {
+    client: String,
+    objects: usize,
+    page_size: usize,
+    runs: BTreeMap<&'static str, Vec<ApplyRun>>,
+}
+
+/// `terraform query` listing `list_objects` objects of a json-server collection through
+/// restapi's `list "restapi_object"`, a page of `list_page_size` at a time, tfwasm vs the
+/// same provider code built natively, interleaved; each run's provider memory is sampled.
+fn listing(
+    args: &RunArgs,
+    client: &Path,
+    native_restapi: &Path,
+    json_server: &Path,
+    work: &Path,
+    warm_cache: &Path,
+) -> anyhow::Result<Listing> {
+    let server = tfwasm_bench::api::JsonServer::with_items(json_server, 0, args.list_objects)?;
+    let uri = format!("http://127.0.0.1:{}", server.port);
+    let workload = Workload::restapi_provider(&uri);
+    let component = args.components.join("tfwasm_sample_restapi.wasm");
+    let list_work = work.join("list");
+    let setups = [
+        (
+            TFWASM,
+            MirrorProvider::Wasm {
+                tfwasm: &args.tfwasm,
+                component: &component,
+            },
+        ),
+        (NATIVE_RESTAPI, MirrorProvider::Native(native_restapi)),
+    ]
+    .into_iter()
+    .map(|(name, provider)| {
+        Setup::new(name, &list_work, client, provider, &workload, warm_cache)
+            .map(|setup| (name, setup))
+    })
+    .collect::<anyhow::Result<Vec<_>>>()?;
+    let version = setups[0].1.version();
+    let query = format!(
+        "list \"restapi_object\" \"all\" {{\n  provider = restapi\n  limit    = {}\n  config {{\n    path      = \"/items\"\n    page_size = {}\n  }}\n}}\n",
+        args.list_objects, args.list_page_size
+    );
+    progress(&format!(
+        "{version}: terraform query of {} objects, {} a page",
+        args.list_objects, args.list_page_size
+    ));
+    // Every object is listed, once, by each provider (untimed).
+    for (name, setup) in &setups {
+        let shown = setup.query_output(&query)?;
+        let listed = shown.lines().filter(|l| l.contains("/items/")).count();
+        if listed != args.list_objects {
+            bail!(
+                "{name} listed {listed} objects, not {}:\n{}",
+                args.list_objects,
+                shown.lines().take(20).collect::<Vec<_>>().join("\n")
+            );
+        }
+    }
+    let mut runs: BTreeMap<&'static str, Vec<ApplyRun>> = BTreeMap::new();
+    for i in 0..args.runs.max(3) {
+        for (name, setup) in &setups {
+            let run = setup.query(&query)?;
+            progress(&format!(
+                "  run {}: {name} {} (provider private memory {:.1} MiB)",
+                i + 1,
+                ms(run.elapsed),
+                run.provider_anon_kib as f64 / 1024.0
+            ));
+            runs.entry(*name).or_default().push(run);
+        }
+    }
+    Ok(Listing {
+        client: version,
+        objects: args.list_objects,
+        page_size: args.list_page_size,
+        runs,
+    })
 }
 
 /// One Terraform command at one size, on one client: runs per provider.
@@ -1041,6 +1149,7 @@ struct Report {
     binaries: Vec<(String, u64)>,
     criterion: Vec<(String, f64)>,
     python: Option<tfwasm_bench::python::PythonReport>,
+    listing: Option<Listing>,
 }
 
 fn verdict(ok: bool) -> &'static str {
@@ -1402,6 +1511,50 @@ impl Report {
                 format!("parallelism {} ≥ 25× faster than 1 (I/O-bound)", c.calls),
                 format!("{speedup:.1}×"),
                 speedup >= 25.0,
+            ));
+        }
+
+        if let Some(l) = &self.listing {
+            let _ = writeln!(
+                w,
+                "\n## 6b. Listing at scale\n\n`terraform query` ({}) of a `list \"restapi_object\"` over a json-server collection of {} objects, {} a page (one ListResource page and one API request each, the next page asked for only while Terraform reads on), median of {} runs, interleaved. **tfwasm** is the restapi component packaged by `tfwasm package`; **native-restapi** the same provider code compiled natively behind tfwasm's server. Private memory is the largest `RssAnon` of the provider process: a listing is never held whole, in the guest or the host.\n\n| objects | page | tfwasm | native-restapi | tfwasm / native | private memory tfwasm / native |\n|---|---|---|---|---|---|",
+                l.client,
+                l.objects,
+                l.page_size,
+                l.runs.values().next().map_or(0, Vec::len)
+            );
+            let times = |k: &str| -> Vec<Duration> {
+                l.runs
+                    .get(k)
+                    .map(|r| r.iter().map(|x| x.elapsed).collect())
+                    .unwrap_or_default()
+            };
+            let anon = |k: &str| -> f64 {
+                l.runs
+                    .get(k)
+                    .and_then(|r| r.iter().map(|x| x.provider_anon_kib).max())
+                    .unwrap_or(0) as f64
+                    / 1024.0
+            };
+            let (wasm, native) = (median(&times(TFWASM)), median(&times(NATIVE_RESTAPI)));
+            let r = ratio(wasm, native);
+            let _ = writeln!(
+                w,
+                "| {} | {} | {} | {} | {r:.3}× | {:.1} / {:.1} MiB |",
+                l.objects,
+                l.page_size,
+                ms(wasm),
+                ms(native),
+                anon(TFWASM),
+                anon(NATIVE_RESTAPI)
+            );
+            targets.push((
+                format!(
+                    "{}: query of {} objects, tfwasm ≤ 1.10× native-restapi",
+                    l.client, l.objects
+                ),
+                format!("{r:.3}×"),
+                r <= 1.10,
             ));
         }
 
