@@ -76,3 +76,66 @@ pub trait StateStore: Send + Sync {
     /// It cannot be deleted.
     fn delete(&self, ctx: &Context, config: &Value, id: &str) -> Result<(), Diagnostic>;
 }
+
+/// Checks that `id` (a state ID: the workspace name Terraform sends) is a plain name a store
+/// can put into a file name or a URL path: letters, digits, `-`, `_` and `.`, not starting
+/// with `.`, at most 255 bytes. `store` names the store in the error.
+///
+/// # Errors
+/// Any other ID, with a diagnostic saying what is allowed.
+pub fn check_state_id(store: &str, id: &str) -> Result<(), Diagnostic> {
+    let plain = !id.is_empty()
+        && !id.starts_with('.')
+        && id.len() <= 255
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b));
+    if plain {
+        Ok(())
+    } else {
+        Err(Diagnostic::error(
+            "Invalid state ID",
+            format!(
+                "{store} keeps states by plain names (letters, digits, -, _ and .); got {:?}.",
+                id.escape_debug().take(300).collect::<String>()
+            ),
+        ))
+    }
+}
+
+/// A new lock ID, unguessable (128 bits from the randomness WASI gives the guest), so no run
+/// releases a lock it did not take by guessing its ID.
+#[must_use]
+pub fn new_lock_id() -> String {
+    use std::hash::{BuildHasher as _, RandomState};
+    // Each RandomState is keyed afresh from the system's randomness.
+    format!(
+        "{:016x}{:016x}",
+        RandomState::new().hash_one(0u8),
+        RandomState::new().hash_one(1u8)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn state_ids_are_plain_names_only() {
+        for ok in ["default", "dev-1", "team_a.prod"] {
+            check_state_id("s", ok).unwrap();
+        }
+        for bad in ["", ".hidden", "../up", "a/b", "a b", "é", &"x".repeat(256)] {
+            let e = check_state_id("my_store", bad).unwrap_err();
+            assert!(e.detail.contains("my_store"), "{bad:?}: {e:?}");
+        }
+    }
+
+    #[test]
+    fn lock_ids_differ_and_are_128_bits_of_hex() {
+        let (a, b) = (new_lock_id(), new_lock_id());
+        assert_ne!(a, b);
+        assert_eq!(a.len(), 32);
+        assert!(a.bytes().all(|c| c.is_ascii_hexdigit()));
+    }
+}

@@ -399,7 +399,6 @@ fn api_runs(
     warm_cache: &Path,
 ) -> anyhow::Result<Vec<ApiRuns>> {
     use tfwasm_bench::api::{CountingForwarder, JsonServer};
-    let component = args.components.join("tfwasm_sample_restapi.wasm");
     let mut out = Vec::new();
     for (c, client) in args.terraform.iter().enumerate() {
         let server = JsonServer::start(json_server, args.api_delay_ms)?;
@@ -407,22 +406,14 @@ fn api_runs(
         let uri = format!("http://127.0.0.1:{}", forwarder.port);
         let workload = Workload::restapi_objects(args.api_objects, &uri);
         let client_work = work.join(format!("api-client{c}"));
-        let setups = [
-            (
-                TFWASM,
-                MirrorProvider::Wasm {
-                    tfwasm: &args.tfwasm,
-                    component: &component,
-                },
-            ),
-            (NATIVE_RESTAPI, MirrorProvider::Native(native_restapi)),
-        ]
-        .into_iter()
-        .map(|(name, provider)| {
-            Setup::new(name, &client_work, client, provider, &workload, warm_cache)
-                .map(|setup| (name, setup))
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
+        let setups = restapi_setups(
+            args,
+            native_restapi,
+            &client_work,
+            client,
+            &workload,
+            warm_cache,
+        )?;
         let version = setups[0].1.version();
         progress(&format!(
             "{version}: terraform apply, {} restapi_objects, json-server delay {} ms",
@@ -455,6 +446,34 @@ fn api_runs(
     Ok(out)
 }
 
+/// The restapi sample two ways, set up for `workload` under `client`: packaged by tfwasm, and
+/// its code built natively (`native-restapi`).
+fn restapi_setups(
+    args: &RunArgs,
+    native_restapi: &Path,
+    dir: &Path,
+    client: &Path,
+    workload: &Workload,
+    warm_cache: &Path,
+) -> anyhow::Result<Vec<(&'static str, Setup)>> {
+    let component = args.components.join("tfwasm_sample_restapi.wasm");
+    [
+        (
+            TFWASM,
+            MirrorProvider::Wasm {
+                tfwasm: &args.tfwasm,
+                component: &component,
+            },
+        ),
+        (NATIVE_RESTAPI, MirrorProvider::Native(native_restapi)),
+    ]
+    .into_iter()
+    .map(|(name, provider)| {
+        Setup::new(name, dir, client, provider, workload, warm_cache).map(|setup| (name, setup))
+    })
+    .collect()
+}
+
 /// The listing section: `terraform query` of every object of a large collection.
 struct Listing {
     client: String,
@@ -477,24 +496,14 @@ fn listing(
     let server = tfwasm_bench::api::JsonServer::with_items(json_server, 0, args.list_objects)?;
     let uri = format!("http://127.0.0.1:{}", server.port);
     let workload = Workload::restapi_provider(&uri);
-    let component = args.components.join("tfwasm_sample_restapi.wasm");
-    let list_work = work.join("list");
-    let setups = [
-        (
-            TFWASM,
-            MirrorProvider::Wasm {
-                tfwasm: &args.tfwasm,
-                component: &component,
-            },
-        ),
-        (NATIVE_RESTAPI, MirrorProvider::Native(native_restapi)),
-    ]
-    .into_iter()
-    .map(|(name, provider)| {
-        Setup::new(name, &list_work, client, provider, &workload, warm_cache)
-            .map(|setup| (name, setup))
-    })
-    .collect::<anyhow::Result<Vec<_>>>()?;
+    let setups = restapi_setups(
+        args,
+        native_restapi,
+        &work.join("list"),
+        client,
+        &workload,
+        warm_cache,
+    )?;
     let version = setups[0].1.version();
     let query = format!(
         "list \"restapi_object\" \"all\" {{\n  provider = restapi\n  limit    = {}\n  config {{\n    path      = \"/items\"\n    page_size = {}\n  }}\n}}\n",

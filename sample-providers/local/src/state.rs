@@ -16,13 +16,12 @@
 //! secrets) and renamed into place, never left half written. A lock is the file `ID.tflock`,
 //! written whole under a name of its own and linked into place, which only one locker can
 //! do: a second lock is refused with the holder's lock ID, operation and time, and unlocking
-//! takes the lock's own ID. (Two unlocks racing with the right ID may both succeed; only its
-//! holder knows the ID.)
+//! takes the lock's own ID. (Two unlocks racing with the right ID may both succeed.)
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use tfwasm_sdk::prelude::*;
-use tfwasm_sdk::state_store::StateStore;
+use tfwasm_sdk::state_store::{StateStore, check_state_id, new_lock_id};
 
 use crate::files::check_granted;
 
@@ -34,36 +33,9 @@ const DEFAULT: &str = "default";
 
 /// Where the store keeps the state `id`, after checking `id` is a plain name.
 fn file(config: &Value, id: &str, extension: &str) -> Result<String, Diagnostic> {
-    let plain = !id.is_empty()
-        && !id.starts_with('.')
-        && id.len() <= 255
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b));
-    if !plain {
-        return Err(Diagnostic::error(
-            "Invalid state ID",
-            format!(
-                "local_state keeps states by plain names (letters, digits, -, _ and .); got {id:?}."
-            ),
-        ));
-    }
+    check_state_id("local_state", id)?;
     let dir = config.get_string("path")?.unwrap_or_default();
     Ok(format!("{}/{id}.{extension}", dir.trim_end_matches('/')))
-}
-
-/// A lock's ID: unguessable, so no one unlocks a lock they did not take.
-fn new_lock_id() -> String {
-    use std::hash::{BuildHasher as _, RandomState};
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    let random = RandomState::new();
-    format!(
-        "{:016x}{:016x}",
-        random.hash_one(nanos),
-        RandomState::new().hash_one(nanos ^ 0x5a5a)
-    )
 }
 
 /// A lock file's text: `key=value` lines (`id`, `operation`, `created`).

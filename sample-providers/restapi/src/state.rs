@@ -31,7 +31,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde_json::{Value as Json, json};
 use tfwasm_sdk::http::Method;
 use tfwasm_sdk::prelude::*;
-use tfwasm_sdk::state_store::StateStore;
+use tfwasm_sdk::state_store::{StateStore, check_state_id, new_lock_id};
 
 use crate::api::{Api, object_of};
 
@@ -83,35 +83,8 @@ fn refused(method: Method, path: &str, status: u16) -> Diagnostic {
 
 /// `collection/id`, after checking `id` is a plain name: it becomes part of a URL path.
 fn member(collection: &str, id: &str) -> Result<String, Diagnostic> {
-    let plain = !id.is_empty()
-        && !id.starts_with('.')
-        && id.len() <= 255
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b));
-    if !plain {
-        return Err(Diagnostic::error(
-            "Invalid state ID",
-            format!(
-                "restapi_state keeps states by plain names (letters, digits, -, _ and .); got {id:?}."
-            ),
-        ));
-    }
+    check_state_id("restapi_state", id)?;
     Ok(format!("{collection}/{id}"))
-}
-
-/// A lock's ID: unguessable, so no run releases a lock by guessing (the "State locked"
-/// diagnostic shows it to other runs, for `terraform force-unlock`).
-fn new_lock_id() -> String {
-    use std::hash::{BuildHasher as _, RandomState};
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    format!(
-        "{:016x}{:016x}",
-        RandomState::new().hash_one(nanos),
-        RandomState::new().hash_one(nanos ^ 0x5a5a)
-    )
 }
 
 /// A field of a lock object, with its controls escaped (someone else may have written it).
