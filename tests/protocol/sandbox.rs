@@ -221,6 +221,33 @@ async fn slow_calls_overlap() {
     );
 }
 
+/// `concurrent_calls` bounds the calls (and so the instances and their memory) in use at
+/// once: with 2, six calls sleeping 400 ms take at least three rounds, where unbounded they
+/// overlap (`slow_calls_overlap`); the waiting ones still succeed.
+#[tokio::test]
+async fn the_operator_bounds_the_calls_running_at_once() {
+    let server = Server::start_with("hostile", &[("TFWASM_CONCURRENT_CALLS", "2")], None);
+    let client = connect(&server).await;
+    assert_ok(&apply(&mut client.clone(), "ok", "").await);
+    let started = Instant::now();
+    let calls: Vec<_> = (0..6)
+        .map(|_| {
+            let mut c = client.clone();
+            tokio::spawn(async move { apply(&mut c, "sleep", "400").await })
+        })
+        .collect();
+    for call in calls {
+        assert_ok(&call.await.unwrap());
+    }
+    let total = started.elapsed();
+    eprintln!("6 calls sleeping 400 ms, 2 at a time: {total:?}");
+    // A lower bound only: no machine runs three rounds of 400 ms in less than 1.2 s.
+    assert!(
+        total >= Duration::from_millis(1200),
+        "at most 2 calls at once: {total:?}"
+    );
+}
+
 /// Instances are reused after successful calls, so whatever a call counts must start afresh:
 /// more successful HTTP calls than the per-call request cap (64) all succeed, a failed call's
 /// instance is dropped, and a denial in one call is not reported again by the next.

@@ -11,6 +11,7 @@
 //! timeout = "30s"
 //! stack = "1MiB"
 //! instances = "reuse"            # default; "fresh" runs every call in a new instance
+//! concurrent_calls = 64          # default; calls beyond wait: bounds the instances (memory) in use
 //! # What the host does on the guest's behalf (defaults shown):
 //! log_per_call = "64KiB"         # guest log lines and stdout/stderr; beyond: dropped, one notice
 //! log_per_instance = "1MiB"      # an instance past it is retired
@@ -47,7 +48,8 @@
 //! Run-time overrides: `TFWASM_CONFIG` names another settings file to use instead;
 //! `TFWASM_RECORD=DIR` records into `DIR`, `TFWASM_RECORD_VALUES` sets `record.values`;
 //! `TFWASM_CONTRACT_VIOLATIONS`, `TFWASM_FUEL`, `TFWASM_MEMORY`, `TFWASM_TIMEOUT`,
-//! `TFWASM_INSTANCES` and `TFWASM_JOURNAL_BESIDE_STATE` (`1`/`0`) override single values.
+//! `TFWASM_INSTANCES`, `TFWASM_CONCURRENT_CALLS` and `TFWASM_JOURNAL_BESIDE_STATE` (`1`/`0`)
+//! override single values.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -240,6 +242,9 @@ pub struct LimitsConfig {
     /// `fresh`: every call gets a new instance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instances: Option<Instances>,
+    /// Guest calls running at once (default 64); more wait for one to end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concurrent_calls: Option<usize>,
     /// Guest log bytes per call, e.g. `64KiB`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub log_per_call: Option<String>,
@@ -411,6 +416,16 @@ impl ProviderConfig {
         if let Some(instances) = self.limits.instances {
             limits.reuse_instances = instances == Instances::Reuse;
         }
+        if let Some(calls) = self.limits.concurrent_calls {
+            let max = tfwasm_runtime::limits::MAX_CONCURRENT_CALLS;
+            if calls == 0 || calls > max {
+                return Err(anyhow::anyhow!(
+                    "{calls}: expected a number of calls from 1 to {max}"
+                ))
+                .context("limits.concurrent_calls");
+            }
+            limits.concurrent_calls = calls;
+        }
         self.limits.host_work(&mut limits.host_work)?;
         for (name, values) in &self.limits.rpc {
             let rpc = name
@@ -539,6 +554,11 @@ pub fn load_from(
     if let Some(value) = env("TFWASM_INSTANCES") {
         config.limits.instances = Some(Instances::parse(&value)?);
     }
+    if let Some(value) = env("TFWASM_CONCURRENT_CALLS") {
+        config.limits.concurrent_calls = Some(value.parse().with_context(|| {
+            format!("TFWASM_CONCURRENT_CALLS={value:?}: expected a whole number from 1")
+        })?);
+    }
     if let Some(value) = env(crate::record::RECORD_ENV) {
         // Relative to where the operator is, unlike the file's setting.
         let dir =
@@ -594,6 +614,7 @@ const OVERRIDES: &[(&str, &str)] = &[
     ("limits.memory", "TFWASM_MEMORY"),
     ("limits.timeout", "TFWASM_TIMEOUT"),
     ("limits.instances", "TFWASM_INSTANCES"),
+    ("limits.concurrent_calls", "TFWASM_CONCURRENT_CALLS"),
 ];
 
 /// The line (from 1) of the dotted setting `key` in the TOML `text`, if it is there.
@@ -663,6 +684,25 @@ mod tests {
         assert_eq!(resolved.mode, Mode::Enforce);
         assert_eq!(resolved.grants, Grants::default());
         assert_eq!(resolved.limits, CallLimits::new());
+    }
+
+    #[test]
+    fn concurrent_calls_are_bounded_by_the_operator_within_reason() {
+        let resolve = |text: &str| {
+            parse(text)
+                .and_then(|c| c.resolve("x".into(), Path::new(".")))
+                .map(|r| r.limits.concurrent_calls)
+        };
+        assert_eq!(resolve("").unwrap(), 64);
+        assert_eq!(resolve("[limits]\nconcurrent_calls = 4\n").unwrap(), 4);
+        for bad in ["0", "100000"] {
+            let err = resolve(&format!("[limits]\nconcurrent_calls = {bad}\n")).unwrap_err();
+            let text = format!("{err:#}");
+            assert!(
+                text.contains("limits.concurrent_calls") && text.contains("from 1 to 4096"),
+                "{text}"
+            );
+        }
     }
 
     #[test]

@@ -73,6 +73,10 @@ pub struct CallLimits {
     /// instance per call (a failed call's instance is always dropped). On by default; see
     /// docs/benchmarks.md for the measurement behind that choice.
     pub reuse_instances: bool,
+    /// Guest calls that run at once; more wait for one to end. What bounds the memory a
+    /// provider holds under load: at most this many instances are in use, each within the
+    /// memory limit (plus at most 16 idle ones), whatever Terraform's `-parallelism`.
+    pub concurrent_calls: usize,
     /// Bounds on the host's work for the guest (logs, diagnostics, journal writes).
     pub host_work: HostWork,
 }
@@ -129,6 +133,13 @@ impl Default for HostWork {
 /// Concurrent instances the pooling allocator provides for.
 pub const POOL_SLOTS: u32 = 64;
 
+/// Default of [`CallLimits::concurrent_calls`]: as many as the pooling allocator has slots
+/// for, six times Terraform's default `-parallelism`.
+pub const DEFAULT_CONCURRENT_CALLS: usize = POOL_SLOTS as usize;
+
+/// Most calls an operator may let run at once.
+pub const MAX_CONCURRENT_CALLS: usize = 4096;
+
 impl Default for CallLimits {
     fn default() -> CallLimits {
         CallLimits::new()
@@ -145,6 +156,7 @@ impl CallLimits {
             fuel_metering: true,
             pooling: false,
             reuse_instances: true,
+            concurrent_calls: DEFAULT_CONCURRENT_CALLS,
             host_work: HostWork::default(),
         }
     }

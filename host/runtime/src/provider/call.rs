@@ -45,6 +45,9 @@ impl WasmProvider {
         journal: Option<crate::journal::Pending>,
         f: impl for<'a> FnOnce(&'a mut Store<StoreState>, &'a Guest) -> GuestFuture<'a, R> + Send,
     ) -> Result<R, Failed> {
+        // Held until the call ends: at most `concurrent_calls` instances in use. The
+        // semaphore is never closed, so waiting can only end with a permit.
+        let _running = self.running.acquire().await.ok();
         let started = Instant::now();
         let limits = self.limits.for_rpc(rpc);
         let (mut store, instance, calls) = match self.take_idle() {

@@ -97,6 +97,8 @@ pub struct WasmProvider {
     log_sink: Arc<dyn GuestLogSink>,
     /// Idle instances whose last call succeeded, for [`CallLimits::reuse_instances`].
     warm: std::sync::Mutex<Vec<Warm>>,
+    /// One permit per call running, [`CallLimits::concurrent_calls`] in all.
+    running: tokio::sync::Semaphore,
     /// The apply journal of this component in this working directory.
     journal: Option<Arc<crate::Journal>>,
     /// Set when this start compiled the component slowly: told once, as a warning with the
@@ -181,6 +183,8 @@ impl WasmProvider {
                 |n| n.to_string_lossy().into_owned(),
             )
         });
+        let concurrent_calls =
+            (limits.concurrent_calls).clamp(1, crate::limits::MAX_CONCURRENT_CALLS);
         let provider = WasmProvider {
             engine,
             pre,
@@ -201,6 +205,7 @@ impl WasmProvider {
             stop_generation: Arc::new(tokio::sync::watch::Sender::new(0)),
             log_sink,
             warm: std::sync::Mutex::new(Vec::new()),
+            running: tokio::sync::Semaphore::new(concurrent_calls),
             journal: journal.map(Arc::new),
             slow_start: std::sync::Mutex::new(None),
             store_configs: RwLock::new(std::collections::BTreeMap::new()),
