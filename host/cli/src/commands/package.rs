@@ -84,6 +84,10 @@ pub struct Args {
     /// `fresh` instance for every call.
     #[arg(long, value_enum, value_name = "STRATEGY")]
     instances: Option<crate::config::Instances>,
+    /// Guest calls that run at once; more wait for one to end, which bounds the memory the
+    /// provider holds under load [default: 64].
+    #[arg(long, value_name = "N")]
+    concurrent_calls: Option<usize>,
     /// What the provider may reach, written to the package's tfwasm.toml.
     #[command(flatten)]
     grants: super::grant_flags::GrantFlags,
@@ -114,6 +118,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 timeout: args.timeout.clone(),
             },
             instances: args.instances,
+            concurrent_calls: args.concurrent_calls,
             ..Default::default()
         },
         grants: Default::default(),
