@@ -103,17 +103,45 @@ pub fn check_state_id(store: &str, id: &str) -> Result<(), Diagnostic> {
     }
 }
 
-/// A new lock ID, unguessable (128 bits from the randomness WASI gives the guest), so no run
-/// releases a lock it did not take by guessing its ID.
-#[must_use]
-pub fn new_lock_id() -> String {
-    use std::hash::{BuildHasher as _, RandomState};
-    // Each RandomState is keyed afresh from the system's randomness.
-    format!(
-        "{:016x}{:016x}",
-        RandomState::new().hash_one(0u8),
-        RandomState::new().hash_one(1u8)
-    )
+/// What a store records when it takes a lock: a new, unguessable ID (128 bits from the
+/// randomness WASI gives the guest, so no run releases a lock it did not take by guessing),
+/// the operation Terraform named (control characters dropped, at most 64 characters: it is
+/// shown to other runs), and when (seconds since 1970).
+#[derive(Debug, Clone)]
+pub struct NewLock {
+    /// The lock's ID, answered to Terraform and needed to unlock.
+    pub id: String,
+    /// The operation, fit to show.
+    pub operation: String,
+    /// Seconds since 1970.
+    pub created: u64,
+}
+
+impl NewLock {
+    /// A lock for `operation`, taken now.
+    #[must_use]
+    pub fn new(operation: &str) -> NewLock {
+        use std::hash::{BuildHasher as _, RandomState};
+        // Each RandomState is keyed afresh from the system's randomness.
+        let id = format!(
+            "{:016x}{:016x}",
+            RandomState::new().hash_one(0u8),
+            RandomState::new().hash_one(1u8)
+        );
+        let created = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let operation = operation
+            .chars()
+            .filter(|c| !c.is_control())
+            .take(64)
+            .collect();
+        NewLock {
+            id,
+            operation,
+            created,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -132,10 +160,15 @@ mod tests {
     }
 
     #[test]
-    fn lock_ids_differ_and_are_128_bits_of_hex() {
-        let (a, b) = (new_lock_id(), new_lock_id());
-        assert_ne!(a, b);
-        assert_eq!(a.len(), 32);
-        assert!(a.bytes().all(|c| c.is_ascii_hexdigit()));
+    fn new_locks_have_their_own_ids_and_an_operation_fit_to_show() {
+        let (a, b) = (NewLock::new("OperationTypeApply"), NewLock::new("x"));
+        assert_ne!(a.id, b.id);
+        assert_eq!(a.id.len(), 32);
+        assert!(a.id.bytes().all(|c| c.is_ascii_hexdigit()));
+        assert_eq!(a.operation, "OperationTypeApply");
+        assert!(a.created > 1_700_000_000);
+        let shown = NewLock::new(&format!("evil\n\u{1b}[2J{}", "y".repeat(100))).operation;
+        assert!(!shown.chars().any(char::is_control), "{shown:?}");
+        assert_eq!(shown.chars().count(), 64);
     }
 }

@@ -21,6 +21,17 @@ fn clients_with_state_stores() -> Vec<&'static tfwasm_tests::Client> {
     found
 }
 
+/// `terraform init` of a configuration whose state lives in a provider's state store
+/// (still behind Terraform's experiments).
+fn init_with_state_store(ws: &Workspace) {
+    ws.ok(&[
+        "init",
+        "-no-color",
+        "-input=false",
+        "-enable-pluggable-state-storage-experiment",
+    ]);
+}
+
 fn config(states: &str) -> String {
     format!(
         r#"
@@ -48,12 +59,7 @@ fn terraform_keeps_its_state_in_a_sandboxed_store_with_locks() {
         let states = local_dir().join(&name);
         std::fs::create_dir_all(&states).unwrap();
         let ws = Workspace::new(client, &config(&name));
-        ws.ok(&[
-            "init",
-            "-no-color",
-            "-input=false",
-            "-enable-pluggable-state-storage-experiment",
-        ]);
+        init_with_state_store(&ws);
         ws.ok(&["apply", "-auto-approve", "-no-color"]);
         let file = states.join("default.tfstate");
         let state = std::fs::read_to_string(&file).expect("the state in the granted directory");
@@ -131,12 +137,7 @@ fn terraform_keeps_its_state_on_a_rest_api_with_locks() {
             0,
         );
         let ws = Workspace::new(client, &restapi_config(server.port));
-        ws.ok(&[
-            "init",
-            "-no-color",
-            "-input=false",
-            "-enable-pluggable-state-storage-experiment",
-        ]);
+        init_with_state_store(&ws);
         ws.ok(&["apply", "-auto-approve", "-no-color"]);
         let db = server.db();
         assert_eq!(

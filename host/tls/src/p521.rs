@@ -8,7 +8,6 @@ use rustls::crypto::WebPkiSupportedAlgorithms;
 use rustls::pki_types::{
     AlgorithmIdentifier, InvalidSignature, SignatureVerificationAlgorithm, alg_id,
 };
-use sha2::Digest as _;
 
 /// P-521 keys with the three digests certificates sign with: SHA-512 is what TLS 1.3's
 /// `ecdsa_secp521r1_sha512` (Terraform's AutoMTLS) uses; the others appear in chains and TLS
@@ -65,6 +64,14 @@ fn leak<T>(items: Vec<T>) -> &'static [T] {
 /// Bytes of a P-521 field element: 521 bits.
 const FIELD_BYTES: usize = 66;
 
+/// `message`'s digest under `D`, with leading zeros to a field element's width.
+fn widened<D: sha2::Digest>(message: &[u8]) -> [u8; FIELD_BYTES] {
+    let digest = D::digest(message);
+    let mut prehash = [0u8; FIELD_BYTES];
+    prehash[FIELD_BYTES - digest.len()..].copy_from_slice(&digest);
+    prehash
+}
+
 #[derive(Debug, Clone, Copy)]
 enum Digest {
     Sha256,
@@ -92,13 +99,11 @@ impl SignatureVerificationAlgorithm for P521 {
         // ECDSA takes a digest shorter than the curve's order as the integer it is; the
         // `ecdsa` crate refuses one shorter than half the field (SHA-256 on P-521), so it is
         // widened with leading zeros, which keeps that integer.
-        let mut prehash = [0u8; FIELD_BYTES];
-        let digest = match self.0 {
-            Digest::Sha256 => sha2::Sha256::digest(message).to_vec(),
-            Digest::Sha384 => sha2::Sha384::digest(message).to_vec(),
-            Digest::Sha512 => sha2::Sha512::digest(message).to_vec(),
+        let prehash = match self.0 {
+            Digest::Sha256 => widened::<sha2::Sha256>(message),
+            Digest::Sha384 => widened::<sha2::Sha384>(message),
+            Digest::Sha512 => widened::<sha2::Sha512>(message),
         };
-        prehash[FIELD_BYTES - digest.len()..].copy_from_slice(&digest);
         key.verify_prehash(&prehash, &signature)
             .map_err(|_| InvalidSignature)
     }

@@ -18,10 +18,8 @@
 //! do: a second lock is refused with the holder's lock ID, operation and time, and unlocking
 //! takes the lock's own ID. (Two unlocks racing with the right ID may both succeed.)
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use tfwasm_sdk::prelude::*;
-use tfwasm_sdk::state_store::{StateStore, check_state_id, new_lock_id};
+use tfwasm_sdk::state_store::{NewLock, StateStore, check_state_id};
 
 use crate::files::check_granted;
 
@@ -133,15 +131,11 @@ impl StateStore for LocalState {
         operation: &str,
     ) -> Result<String, Diagnostic> {
         let path = file(config, id, "tflock")?;
-        let lock_id = new_lock_id();
-        let created = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
-        let operation: String = operation
-            .chars()
-            .filter(|c| !c.is_control())
-            .take(64)
-            .collect();
+        let NewLock {
+            id: lock_id,
+            operation,
+            created,
+        } = NewLock::new(operation);
         let info = format!("id={lock_id}\noperation={operation}\ncreated={created}\n");
         // Written whole under a name of its own, then linked to the lock's name, which fails
         // if it exists: a lock file is never seen half written, and only one link wins.

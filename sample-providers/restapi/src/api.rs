@@ -82,6 +82,22 @@ impl Api {
         Ok(request.send()?)
     }
 
+    /// Sends `method path` with `json`, JSON already serialized (a large body is not
+    /// serialized twice); any status comes back as a response.
+    pub(crate) fn send_json_text(
+        &self,
+        method: Method,
+        path: &str,
+        json: &str,
+    ) -> Result<Response, Diagnostic> {
+        Ok(self
+            .client
+            .request(method, path)
+            .header("content-type", "application/json")
+            .body(json)
+            .send()?)
+    }
+
     /// Like [`Api::send`], but a 4xx/5xx answer is an error naming the request.
     pub(crate) fn expect(
         &self,

@@ -26,12 +26,10 @@
 //!   state's ID with this lock's ID. A second lock is refused with the holder's lock ID,
 //!   operation and time (for `terraform force-unlock`), and unlocking takes the lock's ID.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use serde_json::{Value as Json, json};
 use tfwasm_sdk::http::Method;
 use tfwasm_sdk::prelude::*;
-use tfwasm_sdk::state_store::{StateStore, check_state_id, new_lock_id};
+use tfwasm_sdk::state_store::{NewLock, StateStore, check_state_id};
 
 use crate::api::{Api, object_of};
 
@@ -164,8 +162,9 @@ impl StateStore for RestApiState {
                 "restapi_state keeps a state as JSON text; Terraform handed it bytes that are not UTF-8.",
             )
         })?;
-        let object = json!({ "id": id, "state": text });
-        let size = object.to_string().len();
+        // Serialized once: measured here, sent as it is.
+        let object = json!({ "id": id, "state": text }).to_string();
+        let size = object.len();
         if size > MAX_REQUEST {
             return Err(Diagnostic::error(
                 "State too large for restapi_state",
@@ -176,9 +175,9 @@ impl StateStore for RestApiState {
         }
         // One request replaces the state whole; the first write creates it.
         let data = member(&paths.data, id)?;
-        let mut answer = api.send(Method::Put, &data, Some(&object))?;
+        let mut answer = api.send_json_text(Method::Put, &data, &object)?;
         if answer.status() == 404 {
-            answer = api.send(Method::Post, &paths.data, Some(&object))?;
+            answer = api.send_json_text(Method::Post, &paths.data, &object)?;
             if !answer.is_success() {
                 return Err(refused(Method::Post, &paths.data, answer.status()));
             }
@@ -202,15 +201,11 @@ impl StateStore for RestApiState {
         let api = ctx.provider_data::<Api>()?;
         let paths = Paths::of(config)?;
         let path = member(&paths.locks, id)?;
-        let lock_id = new_lock_id();
-        let created = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
-        let operation: String = operation
-            .chars()
-            .filter(|c| !c.is_control())
-            .take(64)
-            .collect();
+        let NewLock {
+            id: lock_id,
+            operation,
+            created,
+        } = NewLock::new(operation);
         let lock =
             json!({ "id": id, "lock_id": lock_id, "operation": operation, "created": created });
         let taken = api.send(Method::Post, &paths.locks, Some(&lock))?;
