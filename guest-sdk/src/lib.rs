@@ -325,126 +325,13 @@ macro_rules! export_provider {
             }
         }
 
-        impl $crate::bindings::exports::tfwasm::provider0_3_0::list_resource::Guest for __TfwasmExport {
-            fn list_resource_schemas() -> ::std::vec::Vec<$crate::glue::wit::NamedSchema> {
-                $crate::glue::list_resource_schemas(__tfwasm_provider())
-            }
-            fn validate_list_resource_config(
-                type_name: ::std::string::String,
-                config: ::std::vec::Vec<u8>,
-            ) -> ::std::vec::Vec<$crate::glue::wit::Diagnostic> {
-                $crate::glue::validate_list_resource_config(__tfwasm_provider(), type_name, config)
-            }
-            fn list_resource(
-                ctx: $crate::glue::wit::ProviderContext,
-                req: $crate::bindings::exports::tfwasm::provider0_3_0::list_resource::ListRequest,
-            ) -> $crate::bindings::exports::tfwasm::provider0_3_0::list_resource::ListPage {
-                $crate::glue::list_resource(__tfwasm_provider(), ctx, req)
-            }
-        }
+        $crate::__tfwasm_export_list_resource!(__TfwasmExport, __tfwasm_provider);
 
-        impl $crate::bindings::exports::tfwasm::provider0_3_0::action::Guest for __TfwasmExport {
-            fn action_schemas() -> ::std::vec::Vec<$crate::glue::wit::NamedSchema> {
-                $crate::glue::action_schemas(__tfwasm_provider())
-            }
-            fn validate_action_config(
-                type_name: ::std::string::String,
-                config: ::std::vec::Vec<u8>,
-            ) -> ::std::vec::Vec<$crate::glue::wit::Diagnostic> {
-                $crate::glue::validate_action_config(__tfwasm_provider(), type_name, config)
-            }
-            fn plan_action(
-                ctx: $crate::glue::wit::ProviderContext,
-                type_name: ::std::string::String,
-                config: ::std::vec::Vec<u8>,
-            ) -> $crate::bindings::exports::tfwasm::provider0_3_0::action::PlanActionResponse {
-                $crate::glue::plan_action(__tfwasm_provider(), ctx, type_name, config)
-            }
-            fn invoke_action(
-                ctx: $crate::glue::wit::ProviderContext,
-                type_name: ::std::string::String,
-                config: ::std::vec::Vec<u8>,
-            ) -> ::std::vec::Vec<$crate::glue::wit::Diagnostic> {
-                $crate::glue::invoke_action(
-                    __tfwasm_provider(),
-                    ctx,
-                    type_name,
-                    config,
-                    &$crate::glue::report_progress,
-                )
-            }
-        }
+        $crate::__tfwasm_export_action!(__TfwasmExport, __tfwasm_provider);
 
-        impl $crate::bindings::exports::tfwasm::provider0_3_0::state_store::Guest for __TfwasmExport {
-            fn state_store_schemas() -> ::std::vec::Vec<$crate::glue::wit::NamedSchema> {
-                $crate::glue::state_store_schemas(__tfwasm_provider())
-            }
-            fn validate_state_store_config(
-                type_name: ::std::string::String,
-                config: ::std::vec::Vec<u8>,
-            ) -> ::std::vec::Vec<$crate::glue::wit::Diagnostic> {
-                $crate::glue::validate_state_store_config(__tfwasm_provider(), type_name, config)
-            }
-            fn configure_state_store(
-                ctx: $crate::glue::wit::ProviderContext,
-                store: $crate::bindings::exports::tfwasm::provider0_3_0::state_store::Store,
-            ) -> ::std::vec::Vec<$crate::glue::wit::Diagnostic> {
-                $crate::glue::configure_state_store(__tfwasm_provider(), ctx, store)
-            }
-            fn read_state(
-                ctx: $crate::glue::wit::ProviderContext,
-                store: $crate::bindings::exports::tfwasm::provider0_3_0::state_store::Store,
-                state_id: ::std::string::String,
-            ) -> $crate::bindings::exports::tfwasm::provider0_3_0::state_store::ReadResponse {
-                $crate::glue::read_state(__tfwasm_provider(), ctx, store, state_id)
-            }
-            fn write_state(
-                ctx: $crate::glue::wit::ProviderContext,
-                store: $crate::bindings::exports::tfwasm::provider0_3_0::state_store::Store,
-                state_id: ::std::string::String,
-                state: ::std::vec::Vec<u8>,
-            ) -> ::std::vec::Vec<$crate::glue::wit::Diagnostic> {
-                $crate::glue::write_state(__tfwasm_provider(), ctx, store, state_id, state)
-            }
-            fn lock_state(
-                ctx: $crate::glue::wit::ProviderContext,
-                store: $crate::bindings::exports::tfwasm::provider0_3_0::state_store::Store,
-                state_id: ::std::string::String,
-                operation: ::std::string::String,
-            ) -> $crate::bindings::exports::tfwasm::provider0_3_0::state_store::LockResponse {
-                $crate::glue::lock_state(__tfwasm_provider(), ctx, store, state_id, operation)
-            }
-            fn unlock_state(
-                ctx: $crate::glue::wit::ProviderContext,
-                store: $crate::bindings::exports::tfwasm::provider0_3_0::state_store::Store,
-                state_id: ::std::string::String,
-                lock_id: ::std::string::String,
-            ) -> ::std::vec::Vec<$crate::glue::wit::Diagnostic> {
-                $crate::glue::unlock_state(__tfwasm_provider(), ctx, store, state_id, lock_id)
-            }
-            fn get_states(
-                ctx: $crate::glue::wit::ProviderContext,
-                store: $crate::bindings::exports::tfwasm::provider0_3_0::state_store::Store,
-            ) -> $crate::bindings::exports::tfwasm::provider0_3_0::state_store::StatesResponse {
-                $crate::glue::get_states(__tfwasm_provider(), ctx, store)
-            }
-            fn delete_state(
-                ctx: $crate::glue::wit::ProviderContext,
-                store: $crate::bindings::exports::tfwasm::provider0_3_0::state_store::Store,
-                state_id: ::std::string::String,
-            ) -> ::std::vec::Vec<$crate::glue::wit::Diagnostic> {
-                $crate::glue::delete_state(__tfwasm_provider(), ctx, store, state_id)
-            }
-        }
+        $crate::__tfwasm_export_state_store!(__TfwasmExport, __tfwasm_provider);
 
-        impl $crate::bindings::exports::tfwasm::provider0_3_0::config_generation::Guest for __TfwasmExport {
-            fn generate_resource_config(
-                ctx: $crate::glue::wit::ProviderContext,
-                req: $crate::bindings::exports::tfwasm::provider0_3_0::config_generation::GenerateRequest,
-            ) -> $crate::bindings::exports::tfwasm::provider0_3_0::config_generation::GenerateResponse {
-                $crate::glue::generate_resource_config(__tfwasm_provider(), ctx, req)
-            }
-        }
+        $crate::__tfwasm_export_config_generation!(__TfwasmExport, __tfwasm_provider);
 
         // Exports only exist in the component; native builds (the author's unit tests) skip them.
         #[cfg(target_arch = "wasm32")]

@@ -83,3 +83,44 @@ pub fn report_progress(message: &str) {
     #[cfg(not(target_arch = "wasm32"))]
     let _ = message;
 }
+
+/// The `action` interface's exports (WIT 0.3.0), beside the family's glue: an RPC
+/// added to the family is exported and glued in this one file. Expanded by
+/// [`export_provider!`](crate::export_provider).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __tfwasm_export_action {
+    ($export:ident, $provider:ident) => {
+        impl $crate::bindings::exports::tfwasm::provider0_3_0::action::Guest for $export {
+            fn action_schemas() -> ::std::vec::Vec<$crate::glue::wit::NamedSchema> {
+                $crate::glue::action_schemas($provider())
+            }
+            fn validate_action_config(
+                type_name: ::std::string::String,
+                config: ::std::vec::Vec<u8>,
+            ) -> ::std::vec::Vec<$crate::glue::wit::Diagnostic> {
+                $crate::glue::validate_action_config($provider(), type_name, config)
+            }
+            fn plan_action(
+                ctx: $crate::glue::wit::ProviderContext,
+                type_name: ::std::string::String,
+                config: ::std::vec::Vec<u8>,
+            ) -> $crate::bindings::exports::tfwasm::provider0_3_0::action::PlanActionResponse {
+                $crate::glue::plan_action($provider(), ctx, type_name, config)
+            }
+            fn invoke_action(
+                ctx: $crate::glue::wit::ProviderContext,
+                type_name: ::std::string::String,
+                config: ::std::vec::Vec<u8>,
+            ) -> ::std::vec::Vec<$crate::glue::wit::Diagnostic> {
+                $crate::glue::invoke_action(
+                    $provider(),
+                    ctx,
+                    type_name,
+                    config,
+                    &$crate::glue::report_progress,
+                )
+            }
+        }
+    };
+}

@@ -40,3 +40,21 @@ pub fn generate_resource_config(
         },
     }
 }
+
+/// The `config-generation` interface's exports (WIT 0.3.0), beside the family's glue: an RPC
+/// added to the family is exported and glued in this one file. Expanded by
+/// [`export_provider!`](crate::export_provider).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __tfwasm_export_config_generation {
+    ($export:ident, $provider:ident) => {
+        impl $crate::bindings::exports::tfwasm::provider0_3_0::config_generation::Guest for $export {
+            fn generate_resource_config(
+                ctx: $crate::glue::wit::ProviderContext,
+                req: $crate::bindings::exports::tfwasm::provider0_3_0::config_generation::GenerateRequest,
+            ) -> $crate::bindings::exports::tfwasm::provider0_3_0::config_generation::GenerateResponse {
+                $crate::glue::generate_resource_config($provider(), ctx, req)
+            }
+        }
+    };
+}

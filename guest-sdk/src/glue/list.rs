@@ -99,3 +99,30 @@ pub fn list_resource(c: &Catalog, ctx: wit::ProviderContext, req: ListRequest) -
         diagnostics: vec![to_wit_diagnostic(&d)],
     })
 }
+
+/// The `list-resource` interface's exports (WIT 0.3.0), beside the family's glue: an RPC
+/// added to the family is exported and glued in this one file. Expanded by
+/// [`export_provider!`](crate::export_provider).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __tfwasm_export_list_resource {
+    ($export:ident, $provider:ident) => {
+        impl $crate::bindings::exports::tfwasm::provider0_3_0::list_resource::Guest for $export {
+            fn list_resource_schemas() -> ::std::vec::Vec<$crate::glue::wit::NamedSchema> {
+                $crate::glue::list_resource_schemas($provider())
+            }
+            fn validate_list_resource_config(
+                type_name: ::std::string::String,
+                config: ::std::vec::Vec<u8>,
+            ) -> ::std::vec::Vec<$crate::glue::wit::Diagnostic> {
+                $crate::glue::validate_list_resource_config($provider(), type_name, config)
+            }
+            fn list_resource(
+                ctx: $crate::glue::wit::ProviderContext,
+                req: $crate::bindings::exports::tfwasm::provider0_3_0::list_resource::ListRequest,
+            ) -> $crate::bindings::exports::tfwasm::provider0_3_0::list_resource::ListPage {
+                $crate::glue::list_resource($provider(), ctx, req)
+            }
+        }
+    };
+}

@@ -158,3 +158,74 @@ pub fn delete_state(c: &Catalog, ctx: wit::ProviderContext, store: Store, id: St
         Ok(Vec::new())
     })
 }
+
+/// The `state-store` interface's exports (WIT 0.3.0), beside the family's glue: an RPC
+/// added to the family is exported and glued in this one file. Expanded by
+/// [`export_provider!`](crate::export_provider).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __tfwasm_export_state_store {
+    ($export:ident, $provider:ident) => {
+        impl $crate::bindings::exports::tfwasm::provider0_3_0::state_store::Guest for $export {
+            fn state_store_schemas() -> ::std::vec::Vec<$crate::glue::wit::NamedSchema> {
+                $crate::glue::state_store_schemas($provider())
+            }
+            fn validate_state_store_config(
+                type_name: ::std::string::String,
+                config: ::std::vec::Vec<u8>,
+            ) -> ::std::vec::Vec<$crate::glue::wit::Diagnostic> {
+                $crate::glue::validate_state_store_config($provider(), type_name, config)
+            }
+            fn configure_state_store(
+                ctx: $crate::glue::wit::ProviderContext,
+                store: $crate::bindings::exports::tfwasm::provider0_3_0::state_store::Store,
+            ) -> ::std::vec::Vec<$crate::glue::wit::Diagnostic> {
+                $crate::glue::configure_state_store($provider(), ctx, store)
+            }
+            fn read_state(
+                ctx: $crate::glue::wit::ProviderContext,
+                store: $crate::bindings::exports::tfwasm::provider0_3_0::state_store::Store,
+                state_id: ::std::string::String,
+            ) -> $crate::bindings::exports::tfwasm::provider0_3_0::state_store::ReadResponse {
+                $crate::glue::read_state($provider(), ctx, store, state_id)
+            }
+            fn write_state(
+                ctx: $crate::glue::wit::ProviderContext,
+                store: $crate::bindings::exports::tfwasm::provider0_3_0::state_store::Store,
+                state_id: ::std::string::String,
+                state: ::std::vec::Vec<u8>,
+            ) -> ::std::vec::Vec<$crate::glue::wit::Diagnostic> {
+                $crate::glue::write_state($provider(), ctx, store, state_id, state)
+            }
+            fn lock_state(
+                ctx: $crate::glue::wit::ProviderContext,
+                store: $crate::bindings::exports::tfwasm::provider0_3_0::state_store::Store,
+                state_id: ::std::string::String,
+                operation: ::std::string::String,
+            ) -> $crate::bindings::exports::tfwasm::provider0_3_0::state_store::LockResponse {
+                $crate::glue::lock_state($provider(), ctx, store, state_id, operation)
+            }
+            fn unlock_state(
+                ctx: $crate::glue::wit::ProviderContext,
+                store: $crate::bindings::exports::tfwasm::provider0_3_0::state_store::Store,
+                state_id: ::std::string::String,
+                lock_id: ::std::string::String,
+            ) -> ::std::vec::Vec<$crate::glue::wit::Diagnostic> {
+                $crate::glue::unlock_state($provider(), ctx, store, state_id, lock_id)
+            }
+            fn get_states(
+                ctx: $crate::glue::wit::ProviderContext,
+                store: $crate::bindings::exports::tfwasm::provider0_3_0::state_store::Store,
+            ) -> $crate::bindings::exports::tfwasm::provider0_3_0::state_store::StatesResponse {
+                $crate::glue::get_states($provider(), ctx, store)
+            }
+            fn delete_state(
+                ctx: $crate::glue::wit::ProviderContext,
+                store: $crate::bindings::exports::tfwasm::provider0_3_0::state_store::Store,
+                state_id: ::std::string::String,
+            ) -> ::std::vec::Vec<$crate::glue::wit::Diagnostic> {
+                $crate::glue::delete_state($provider(), ctx, store, state_id)
+            }
+        }
+    };
+}

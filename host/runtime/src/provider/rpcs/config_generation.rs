@@ -8,6 +8,7 @@ use tfwasm_model::rpc::{
 };
 
 use super::super::WasmProvider;
+use super::super::call::ReturnedValues;
 use super::{bytes, diagnostics};
 use crate::bindings::config_generation::GenerateRequest;
 
@@ -48,5 +49,16 @@ impl ConfigGenerationServer for WasmProvider {
                 ..Default::default()
             },
         }
+    }
+}
+
+// What the host checks and caps in this family's answers (`ReturnedValues`): a forgotten
+// `largest_value` is found by `tests/fake_guest.rs`.
+impl ReturnedValues for crate::bindings::config_generation::GenerateResponse {
+    fn largest_value(&self) -> usize {
+        self.config.len()
+    }
+    fn diagnostics(&mut self) -> Option<&mut Vec<crate::bindings::wit::Diagnostic>> {
+        Some(&mut self.diagnostics)
     }
 }

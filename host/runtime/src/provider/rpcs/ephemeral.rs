@@ -10,6 +10,7 @@ use tfwasm_model::rpc::{
 use tfwasm_model::{Diagnostics, Rpc};
 
 use super::super::WasmProvider;
+use super::super::call::ReturnedValues;
 use super::{bytes, diagnostics};
 use crate::bindings::Exports as _;
 use crate::bindings::{ephemeral, wit};
@@ -127,5 +128,24 @@ impl EphemeralServer for WasmProvider {
             |e| vec![self.call_diagnostic(&e.error, &subject)],
             diagnostics,
         )
+    }
+}
+
+// What the host checks and caps in this family's answers (`ReturnedValues`): a forgotten
+// `largest_value` is found by `tests/fake_guest.rs`.
+impl ReturnedValues for crate::bindings::ephemeral::OpenResponse {
+    fn largest_value(&self) -> usize {
+        self.result.len().max(self.private.len())
+    }
+    fn diagnostics(&mut self) -> Option<&mut Vec<wit::Diagnostic>> {
+        Some(&mut self.diagnostics)
+    }
+}
+impl ReturnedValues for crate::bindings::ephemeral::RenewResponse {
+    fn largest_value(&self) -> usize {
+        self.private.len()
+    }
+    fn diagnostics(&mut self) -> Option<&mut Vec<wit::Diagnostic>> {
+        Some(&mut self.diagnostics)
     }
 }

@@ -8,6 +8,7 @@ use tfwasm_model::rpc::{
 };
 
 use super::super::WasmProvider;
+use super::super::call::ReturnedValues;
 use super::bytes;
 use crate::bindings::Exports as _;
 
@@ -48,6 +49,32 @@ impl FunctionServer for WasmProvider {
                 let d = self.call_diagnostic(&e.error, &subject);
                 CallFunctionResponse::error(format!("{}: {}", d.summary, d.detail), None)
             }
+        }
+    }
+}
+
+// What the host checks and caps in this family's answers (`ReturnedValues`): a forgotten
+// `largest_value` is found by `tests/fake_guest.rs`.
+/// A function has no diagnostics: a host problem (a denied request) joins the error text,
+/// where the user sees it; a successful result stands.
+impl ReturnedValues for Result<Vec<u8>, crate::bindings::function::FunctionError> {
+    fn largest_value(&self) -> usize {
+        self.as_ref().map_or(0, Vec::len)
+    }
+    fn diagnostics(&mut self) -> Option<&mut Vec<crate::bindings::wit::Diagnostic>> {
+        None
+    }
+    fn cap_diagnostics(&mut self, work: &crate::HostWork) {
+        if let Err(error) = self {
+            crate::answer_caps::truncate(&mut error.text, work.diagnostic_bytes_per_call);
+        }
+    }
+    fn add_diagnostic(&mut self, diagnostic: crate::bindings::wit::Diagnostic) {
+        if let Err(error) = self {
+            error.text = format!(
+                "{} ({}: {})",
+                error.text, diagnostic.summary, diagnostic.detail
+            );
         }
     }
 }

@@ -8,6 +8,7 @@ use tfwasm_model::rpc::{
 };
 
 use super::super::WasmProvider;
+use super::super::call::ReturnedValues;
 use super::diagnostics;
 use crate::bindings::Exports as _;
 use crate::bindings::resource;
@@ -58,5 +59,16 @@ impl IdentityServer for WasmProvider {
                 diagnostics: vec![self.call_diagnostic(&e.error, &subject)],
             },
         }
+    }
+}
+
+// What the host checks and caps in this family's answers (`ReturnedValues`): a forgotten
+// `largest_value` is found by `tests/fake_guest.rs`.
+impl ReturnedValues for crate::bindings::resource::UpgradeIdentityResponse {
+    fn largest_value(&self) -> usize {
+        self.upgraded_identity.as_ref().map_or(0, Vec::len)
+    }
+    fn diagnostics(&mut self) -> Option<&mut Vec<crate::bindings::wit::Diagnostic>> {
+        Some(&mut self.diagnostics)
     }
 }

@@ -9,6 +9,7 @@ use tfwasm_model::rpc::{
 use tfwasm_model::{Diagnostics, Rpc};
 
 use super::super::WasmProvider;
+use super::super::call::ReturnedValues;
 use super::{bytes, diagnostics};
 use crate::bindings::list_resource::ListRequest;
 
@@ -85,6 +86,74 @@ impl ListServer for WasmProvider {
                 diagnostics: vec![self.call_diagnostic(&e.error, &subject)],
                 ..ListResourcePage::default()
             },
+        }
+    }
+}
+
+// What the host checks and caps in this family's answers (`ReturnedValues`): a forgotten
+// `largest_value` is found by `tests/fake_guest.rs`.
+impl ReturnedValues for crate::bindings::list_resource::ListPage {
+    fn largest_value(&self) -> usize {
+        (self.objects.iter())
+            .map(|o| {
+                o.identity
+                    .len()
+                    .max(o.resource_object.as_ref().map_or(0, Vec::len))
+            })
+            .max()
+            .unwrap_or(0)
+    }
+    fn cap_lists(&mut self) {
+        use crate::answer_caps::{MAX_DISPLAY_NAME_BYTES, MAX_LIST_CURSOR_BYTES, MAX_LISTED};
+        let mut problems = Vec::new();
+        if self.objects.len() > MAX_LISTED {
+            problems.push(format!(
+                "listed {} objects in one page; tfwasm passes on at most {MAX_LISTED} a page",
+                self.objects.len()
+            ));
+            self.objects.truncate(MAX_LISTED);
+        }
+        if self
+            .next
+            .as_ref()
+            .is_some_and(|n| n.len() > MAX_LIST_CURSOR_BYTES)
+        {
+            problems.push(format!(
+                "answered a next-page cursor of more than {MAX_LIST_CURSOR_BYTES} bytes"
+            ));
+            self.next = None;
+        }
+        for listed in &mut self.objects {
+            crate::answer_caps::truncate(&mut listed.display_name, MAX_DISPLAY_NAME_BYTES);
+        }
+        for problem in problems {
+            self.diagnostics.push(crate::bindings::wit::Diagnostic {
+                severity: crate::bindings::wit::Severity::Error,
+                summary: "Provider listed too much".into(),
+                detail: format!("The provider {problem}. This is a provider bug."),
+                attribute: Vec::new(),
+            });
+        }
+    }
+    fn diagnostics(&mut self) -> Option<&mut Vec<crate::bindings::wit::Diagnostic>> {
+        Some(&mut self.diagnostics)
+    }
+    /// The page's own diagnostics first, then each object's from what is left: one budget
+    /// for the whole answer, as for any other.
+    fn cap_diagnostics(&mut self, work: &crate::HostWork) {
+        use crate::answer_caps::{cap_diagnostics, diagnostic_bytes};
+        let (mut most, mut bytes) = (work.diagnostics_per_call, work.diagnostic_bytes_per_call);
+        let mut spend = |list: &mut Vec<crate::bindings::wit::Diagnostic>| {
+            if list.is_empty() {
+                return;
+            }
+            cap_diagnostics(list, most, bytes);
+            most = most.saturating_sub(list.len());
+            bytes = bytes.saturating_sub(list.iter().map(diagnostic_bytes).sum());
+        };
+        spend(&mut self.diagnostics);
+        for listed in &mut self.objects {
+            spend(&mut listed.diagnostics);
         }
     }
 }

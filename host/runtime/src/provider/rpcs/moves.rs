@@ -6,6 +6,7 @@ use tfwasm_model::rpc::{
 };
 
 use super::super::WasmProvider;
+use super::super::call::{ReturnedValues, ident, largest};
 use super::diagnostics;
 use crate::bindings::Exports as _;
 use crate::bindings::{WitVersion, resource};
@@ -48,5 +49,20 @@ impl MoveServer for WasmProvider {
                 ..Default::default()
             },
         }
+    }
+}
+
+// What the host checks and caps in this family's answers (`ReturnedValues`): a forgotten
+// `largest_value` is found by `tests/fake_guest.rs`.
+impl ReturnedValues for crate::bindings::resource::MoveResponse {
+    fn largest_value(&self) -> usize {
+        largest(&[
+            &self.target_state,
+            &self.target_private,
+            ident(&self.target_identity),
+        ])
+    }
+    fn diagnostics(&mut self) -> Option<&mut Vec<crate::bindings::wit::Diagnostic>> {
+        Some(&mut self.diagnostics)
     }
 }

@@ -13,6 +13,7 @@ use tfwasm_model::rpc::{
 use tfwasm_model::Block;
 
 use super::super::WasmProvider;
+use super::super::call::{ReturnedValues, ident, largest};
 use super::{bytes, diagnostics};
 use crate::Journal;
 use crate::bindings::Exports as _;
@@ -329,6 +330,69 @@ impl ResourceServer for WasmProvider {
                 deferred: None,
             },
         }
+    }
+}
+
+// What the host checks and caps in this family's answers (`ReturnedValues`): a forgotten
+// `largest_value` is found by `tests/fake_guest.rs`.
+impl ReturnedValues for crate::bindings::resource::UpgradeResponse {
+    fn largest_value(&self) -> usize {
+        self.upgraded_state.len()
+    }
+    fn diagnostics(&mut self) -> Option<&mut Vec<wit::Diagnostic>> {
+        Some(&mut self.diagnostics)
+    }
+}
+impl ReturnedValues for crate::bindings::resource::ReadResponse {
+    fn largest_value(&self) -> usize {
+        largest(&[&self.new_state, &self.private, ident(&self.new_identity)])
+    }
+    fn diagnostics(&mut self) -> Option<&mut Vec<wit::Diagnostic>> {
+        Some(&mut self.diagnostics)
+    }
+}
+impl ReturnedValues for crate::bindings::resource::PlanResponse {
+    fn cap_lists(&mut self) {
+        if let Some(error) = crate::answer_caps::check_requires_replace(&mut self.requires_replace)
+        {
+            self.diagnostics.push(error);
+        }
+    }
+    fn largest_value(&self) -> usize {
+        largest(&[
+            &self.planned_state,
+            &self.planned_private,
+            ident(&self.planned_identity),
+        ])
+    }
+    fn diagnostics(&mut self) -> Option<&mut Vec<wit::Diagnostic>> {
+        Some(&mut self.diagnostics)
+    }
+}
+impl ReturnedValues for crate::bindings::resource::ApplyResponse {
+    fn largest_value(&self) -> usize {
+        largest(&[&self.new_state, &self.private, ident(&self.new_identity)])
+    }
+    fn diagnostics(&mut self) -> Option<&mut Vec<wit::Diagnostic>> {
+        Some(&mut self.diagnostics)
+    }
+}
+impl ReturnedValues for crate::bindings::resource::ImportResponse {
+    fn cap_lists(&mut self) {
+        if let Some(error) = crate::answer_caps::check_imported(self.imported.len()) {
+            self.imported.clear();
+            self.diagnostics.push(error);
+        }
+    }
+    fn largest_value(&self) -> usize {
+        self.imported
+            .iter()
+            .map(|r| largest(&[&r.state, &r.private, ident(&r.identity)]))
+            .max()
+            .unwrap_or(0)
+    }
+    fn diagnostics(&mut self) -> Option<&mut Vec<wit::Diagnostic>> {
+        Some(&mut self.diagnostics)
     }
 }
 

@@ -10,6 +10,7 @@ use tfwasm_model::rpc::{
 use tfwasm_model::{Diagnostic, Diagnostics, Rpc, has_error};
 
 use super::super::WasmProvider;
+use super::super::call::ReturnedValues;
 use super::{bytes, diagnostics};
 use crate::bindings::state_store::Store;
 
@@ -269,5 +270,67 @@ impl StateStoreServer for WasmProvider {
             |e| vec![self.call_diagnostic(&e.error, &subject)],
             diagnostics,
         )
+    }
+}
+
+// What the host checks and caps in this family's answers (`ReturnedValues`): a forgotten
+// `largest_value` is found by `tests/fake_guest.rs`.
+impl ReturnedValues for crate::bindings::state_store::ReadResponse {
+    fn largest_value(&self) -> usize {
+        self.state.as_ref().map_or(0, Vec::len)
+    }
+    fn diagnostics(&mut self) -> Option<&mut Vec<crate::bindings::wit::Diagnostic>> {
+        Some(&mut self.diagnostics)
+    }
+}
+impl ReturnedValues for crate::bindings::state_store::LockResponse {
+    fn cap_lists(&mut self) {
+        use crate::answer_caps::MAX_LOCK_ID_BYTES;
+        // Cut or escaped, it would no longer unlock: refused whole, as one that would drive
+        // the terminal Terraform shows it on.
+        if self.lock_id.len() > MAX_LOCK_ID_BYTES
+            || self
+                .lock_id
+                .chars()
+                .any(tfwasm_model::quote::is_hidden_char)
+        {
+            self.lock_id = String::new();
+            self.diagnostics.push(crate::bindings::wit::Diagnostic {
+                severity: crate::bindings::wit::Severity::Error,
+                summary: "Provider answered an oversized lock ID".into(),
+                detail: format!(
+                    "The state store answered a lock ID of more than {MAX_LOCK_ID_BYTES} bytes or with control characters. This is a provider bug."
+                ),
+                attribute: Vec::new(),
+            });
+        }
+    }
+    fn diagnostics(&mut self) -> Option<&mut Vec<crate::bindings::wit::Diagnostic>> {
+        Some(&mut self.diagnostics)
+    }
+}
+impl ReturnedValues for crate::bindings::state_store::StatesResponse {
+    fn cap_lists(&mut self) {
+        use crate::answer_caps::{MAX_STATE_ID_BYTES, MAX_STATES};
+        let listed = self.state_ids.len();
+        // Terraform prints them (`workspace list`) and sends them back: a control character
+        // is refused, not escaped.
+        self.state_ids.retain(|id| {
+            id.len() <= MAX_STATE_ID_BYTES && !id.chars().any(tfwasm_model::quote::is_hidden_char)
+        });
+        if listed > MAX_STATES || self.state_ids.len() < listed {
+            self.state_ids.truncate(MAX_STATES);
+            self.diagnostics.push(crate::bindings::wit::Diagnostic {
+                severity: crate::bindings::wit::Severity::Error,
+                summary: "Provider listed too many states".into(),
+                detail: format!(
+                    "The state store listed {listed} states, or state IDs longer than {MAX_STATE_ID_BYTES} bytes or with control characters; tfwasm passes on at most {MAX_STATES}, none of those. This is a provider bug."
+                ),
+                attribute: Vec::new(),
+            });
+        }
+    }
+    fn diagnostics(&mut self) -> Option<&mut Vec<crate::bindings::wit::Diagnostic>> {
+        Some(&mut self.diagnostics)
     }
 }
