@@ -168,6 +168,11 @@ impl Client {
         self.at_least((1, 16, 0), (u32::MAX, 0, 0))
     }
 
+    /// Computed blocks (`computed_blocks_allowed`, tfplugin6.11): Terraform >= 1.16.
+    pub fn has_computed_blocks(&self) -> bool {
+        self.at_least((1, 16, 0), (u32::MAX, 0, 0))
+    }
+
     /// `state_store` blocks: Terraform >= 1.15, built with experiments allowed (as
     /// `scripts/fetch-terraform-source.sh` builds it); OpenTofu has none.
     pub fn has_state_stores(&self) -> bool {

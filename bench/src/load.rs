@@ -27,6 +27,8 @@ pub struct LoadOptions {
     pub concurrency: usize,
     /// Hostile calls per thousand.
     pub hostile_per_mille: usize,
+    /// Each call's memory limit, as `TFWASM_MEMORY` takes it.
+    pub memory: String,
 }
 
 /// What happened.
@@ -260,7 +262,7 @@ pub async fn run(component: &std::path::Path, options: &LoadOptions) -> anyhow::
         component,
         &[
             ("TFWASM_FUEL", "200000000"),
-            ("TFWASM_MEMORY", "64MiB"),
+            ("TFWASM_MEMORY", &options.memory),
             ("TFWASM_TIMEOUT", "1s"),
             ("TF_LOG", "error"),
         ],

@@ -3,6 +3,7 @@
 //! terraform of another version from PATH).
 
 mod action;
+mod computed_block;
 mod contracts;
 mod debug_mode;
 mod generate_config;

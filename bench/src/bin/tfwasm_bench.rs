@@ -46,6 +46,11 @@ struct LoadArgs {
     /// Hostile calls per thousand.
     #[arg(long, default_value_t = 20)]
     hostile_per_mille: usize,
+    /// Each call's memory limit (`TFWASM_MEMORY`): what a hostile call that grows its memory
+    /// may touch, and so the provider's peak RSS (about 25 MiB plus this times the hostile
+    /// calls in flight).
+    #[arg(long, default_value = "64MiB")]
+    memory: String,
 }
 
 #[derive(clap::Args)]
@@ -141,12 +146,14 @@ fn load(args: &LoadArgs) -> anyhow::Result<()> {
         calls: args.calls,
         concurrency: args.concurrency,
         hostile_per_mille: args.hostile_per_mille,
+        memory: args.memory.clone(),
     };
     eprintln!(
-        "load: {} calls, {} in flight, {}‰ hostile, AutoMTLS, against {}",
+        "load: {} calls, {} in flight, {}‰ hostile, {} a call, AutoMTLS, against {}",
         options.calls,
         options.concurrency,
         options.hostile_per_mille,
+        options.memory,
         args.component.display()
     );
     let report = tokio::runtime::Runtime::new()?.block_on(run(&args.component, &options))?;

@@ -3,7 +3,8 @@
 //! no sample build and a new RPC is covered the moment it is in the table and the world.
 //!
 //! The fake is a core module with one export per function of the world, each behaving as
-//! the test asks (answer, trap, spin, grow), wrapped into a component by `wit-component`.
+//! the test asks (answer, trap, spin, grow, answer a value over the cap, …), wrapped into a
+//! component by `wit-component`.
 //! Its "answer" is the all-zero value of the result type, which the canonical ABI reads as
 //! the emptiest answer there is (no diagnostics, empty lists and strings, first cases).
 
@@ -30,8 +31,9 @@ enum Does {
     Spin,
     /// Grows its memory until the limiter refuses.
     Grow,
-    /// Answers as `Answer` does but with the first value of the answer (a `dynamic-value`)
-    /// [`BIG`] bytes long; functions whose answer holds no value answer as `Answer`.
+    /// Answers as `Answer` does but with the first value of the answer (any `list<u8>`: a
+    /// `dynamic-value`, private state, a state's bytes) [`BIG`] bytes long; functions whose
+    /// answer holds no value answer as `Answer`.
     Big,
     /// Answers in a fresh instance, traps in one that has answered before: tells a reused
     /// instance from a fresh one.
@@ -43,8 +45,8 @@ enum Does {
 /// Past the runtime's 16 MiB cap on a returned value.
 const BIG: u32 = (16 << 20) + 1;
 
-/// What [`Does::Big`] writes into the return area: a byte (a case's discriminant), or a
-/// `dynamic-value` of [`BIG`] bytes at the heap.
+/// What [`Does::Big`] writes into the return area: a byte (a case's discriminant), a value
+/// of [`BIG`] bytes at the heap, or a list of one element holding one.
 enum Write {
     Byte(usize, u8),
     Value(usize),
@@ -604,7 +606,11 @@ fn the_configuration_reaches_instances_that_never_saw_configure_provider() {
     }));
     assert!(configured.is_empty(), "{configured:?}");
     for _ in 0..3 {
-        assert_eq!(validate(), "[]", "a fresh instance lacked the configuration");
+        assert_eq!(
+            validate(),
+            "[]",
+            "a fresh instance lacked the configuration"
+        );
         let planned = runtime.block_on(provider.plan_resource_change(Default::default()));
         let planned = serde_json::to_string(&planned).unwrap();
         assert!(!planned.contains("crashed"), "{planned}");

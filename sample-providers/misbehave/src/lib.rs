@@ -31,6 +31,7 @@ pub const RULES: &[&str] = &[
     "plan_destroy_non_null",
     "generate_computed",
     "plan_choice",
+    "computed_block",
 ];
 
 /// Rules of the data source `misbehave_data`.
@@ -129,6 +130,17 @@ impl Resource for Thing {
             .attr(Attr::string("id").computed().use_state_for_unknown())
             .attr(Attr::string("result").computed())
             .block(item_block())
+            .block(
+                Block::single(
+                    "status",
+                    ResourceSchema::new()
+                        .description(
+                            "Filled by the provider when left out (rule `computed_block`).",
+                        )
+                        .attr(Attr::string("phase").computed()),
+                )
+                .computed(),
+            )
     }
 
     fn modify_plan(&self, ctx: &Context, plan: &mut PlanContext) -> Result<(), Diagnostic> {
@@ -148,6 +160,23 @@ impl Resource for Thing {
                     });
                 ctx.set_private("choice", Some(serde_json::Value::String(choice.clone())))?;
                 plan.planned.set("result", choice.into());
+            }
+            // Not a broken rule: a computed block (tfplugin6.11) left out of the configuration
+            // is planned unknown at create, filled at apply and kept after, for a client that
+            // announced it can take that (`computed_blocks_allowed`); an older client gets it
+            // null, as before.
+            "computed_block"
+                if ctx.client.computed_blocks_allowed
+                    && !plan.is_destroy()
+                    && plan.config.attr("status").is_null() =>
+            {
+                let prior = plan.prior.attr("status").clone();
+                let planned = if prior.is_null() {
+                    Value::unknown()
+                } else {
+                    prior
+                };
+                plan.planned.set("status", planned);
             }
             "plan_config_changed" => {
                 let changed = format!("{}-changed", name.as_str().unwrap_or(""));
@@ -190,6 +219,9 @@ impl Resource for Thing {
         match rule.as_str() {
             "plan_choice" => {
                 state.set("result", planned.attr("result").clone());
+            }
+            "computed_block" if planned.attr("status").is_unknown() => {
+                state.set("status", Value::object([("phase", Value::from("ready"))]));
             }
             "apply_changed" => {
                 let changed = format!("{}-changed", planned.attr("name").as_str().unwrap_or(""));
