@@ -10,7 +10,10 @@
 //! 4. Semantic equality: when an attribute has one and its configured value means the same
 //!    as the prior value, the prior value is planned, so no change shows.
 //! 5. In a new object (the resource on create, or an element with no prior element), any
-//!    other computed attribute left null by configuration becomes unknown.
+//!    other computed attribute left null by configuration becomes unknown, and so does a
+//!    computed block (tfplugin6.11) the configuration leaves out, for a client that takes
+//!    that (`computed_blocks_allowed`; null for any other). In an object that existed, such
+//!    a block keeps its prior value.
 //! 6. In an object that existed, if anything in it differs from its prior value, computed
 //!    attributes left null by configuration and without a default become unknown, except
 //!    that `use_state_for_unknown` keeps the prior value (even null) and
@@ -142,12 +145,25 @@ impl PlanContext {
     }
 }
 
-/// Applies rules 1–7 to a proposal.
+/// Applies rules 1–7 to a proposal, for a client without computed blocks.
+#[cfg(test)]
 pub(crate) fn plan_defaults(
     schema: &ResourceSchema,
     prior: Value,
     proposed: Value,
     config: Value,
+) -> PlanContext {
+    plan_defaults_for(schema, prior, proposed, config, false)
+}
+
+/// Applies rules 1–7 to a proposal; `computed_blocks` when the client takes computed blocks
+/// planned unknown (`computed_blocks_allowed`, tfplugin6.11).
+pub(crate) fn plan_defaults_for(
+    schema: &ResourceSchema,
+    prior: Value,
+    proposed: Value,
+    config: Value,
+    computed_blocks: bool,
 ) -> PlanContext {
     let mut ctx = PlanContext {
         prior,
@@ -161,6 +177,7 @@ pub(crate) fn plan_defaults(
     let mut planner = Planner {
         resource_create: ctx.prior.is_null(),
         requires_replace: Vec::new(),
+        computed_blocks,
     };
     let level = Level {
         attrs: &schema.attributes,
@@ -211,12 +228,24 @@ enum Many {
 struct Planner {
     resource_create: bool,
     requires_replace: Vec<AttributePath>,
+    /// The client takes a computed block planned unknown.
+    computed_blocks: bool,
 }
 
 const NULL: Value = Value::Null;
 
 fn get<'v>(value: &'v Value, name: &str) -> &'v Value {
     value.get(name).unwrap_or(&NULL)
+}
+
+/// A block the configuration does not have: null, or no elements.
+fn left_out(config: &Value) -> bool {
+    match config {
+        Value::Null => true,
+        Value::List(items) | Value::Set(items) => items.is_empty(),
+        Value::Map(items) => items.is_empty(),
+        _ => false,
+    }
 }
 
 fn configured(config: &Value, name: &str) -> bool {
@@ -284,6 +313,19 @@ impl Planner {
         }
         for block in level.blocks {
             let name = block.wire.type_name.as_str();
+            // A computed block the configuration leaves out is the provider's, as a computed
+            // attribute is: it keeps its prior value, and in a new object it is unknown for a
+            // client that takes that (an older one gets it null, as any unconfigured block).
+            if block.wire.block.computed && left_out(get(config, name)) {
+                if !new {
+                    planned.set(name, get(prior, name).clone());
+                    continue;
+                }
+                if self.computed_blocks {
+                    planned.set(name, Value::unknown());
+                    continue;
+                }
+            }
             if let Some(value) = planned.get_mut(name) {
                 self.block(
                     block,
@@ -862,5 +904,64 @@ mod tests {
         let prior = obj(4, true.into(), "abcd".into(), "abcd".into());
         let plan = plan_defaults(&schema(), prior, Value::Null, Value::Null);
         assert!(plan.planned.is_null());
+    }
+
+    /// tfplugin6.11: a computed block left out of the configuration is unknown on create
+    /// for a client that takes that (null for one that does not), keeps its prior value
+    /// after, and its keeping is no change (so `result` stays).
+    #[test]
+    fn a_computed_block_left_out_is_unknown_on_create_and_kept_after() {
+        let schema = ResourceSchema::new()
+            .attr(Attr::string("name").required())
+            .attr(Attr::string("result").computed())
+            .block(
+                Block::single(
+                    "status",
+                    ResourceSchema::new().attr(Attr::string("phase").computed()),
+                )
+                .computed(),
+            );
+        let config = Value::object([
+            ("name", Value::from("a")),
+            ("result", Value::Null),
+            ("status", Value::Null),
+        ]);
+        let create = |computed_blocks| {
+            plan_defaults_for(
+                &schema,
+                Value::Null,
+                config.clone(),
+                config.clone(),
+                computed_blocks,
+            )
+        };
+        assert!(create(true).planned.attr("status").is_unknown());
+        assert!(create(false).planned.attr("status").is_null());
+
+        let status = Value::object([("phase", Value::from("ready"))]);
+        let prior = Value::object([
+            ("name", Value::from("a")),
+            ("result", Value::from("done")),
+            ("status", status.clone()),
+        ]);
+        for computed_blocks in [true, false] {
+            let plan = plan_defaults_for(
+                &schema,
+                prior.clone(),
+                config.clone(),
+                config.clone(),
+                computed_blocks,
+            );
+            assert_eq!(
+                plan.planned, prior,
+                "an unchanged object plans its prior value"
+            );
+        }
+        // A configured block is the configuration's, computed or not.
+        let configured = config
+            .clone()
+            .with("status", Value::object([("phase", Value::Null)]));
+        let plan = plan_defaults_for(&schema, prior, configured.clone(), configured, true);
+        assert!(!plan.planned.attr("status").is_unknown());
     }
 }

@@ -1,8 +1,8 @@
 //! tfplugin6.11's computed blocks (Terraform >= 1.16): a block the configuration leaves out is
-//! planned unknown by the provider and filled at apply (misbehave's `computed_block` rule),
+//! planned unknown by the SDK on create and filled at apply (misbehave's `misbehave_status`),
 //! through the host's plan and apply checks, which let it pass only for a client that
-//! announced `computed_blocks_allowed`. An older client is never sent such a plan: the block
-//! stays null and everything else works as before.
+//! announced `computed_blocks_allowed`; after that it keeps its value. An older client is
+//! never sent such a plan: the block stays null and everything else works as before.
 
 use tfwasm_tests::Workspace;
 
@@ -12,8 +12,8 @@ terraform {
     misbehave = { source = "registry.terraform.io/tfwasm/misbehave" }
   }
 }
-resource "misbehave_thing" "x" {
-  rule = "computed_block"
+resource "misbehave_status" "x" {
+  name = "one"
 }
 "#;
 
@@ -26,7 +26,7 @@ fn a_computed_block_left_out_is_filled_by_the_provider() {
         let plan = ws.ok(&["plan", "-no-color"]).all();
         ws.ok(&["apply", "-auto-approve", "-no-color"]);
         let shown = ws
-            .ok(&["state", "show", "-no-color", "misbehave_thing.x"])
+            .ok(&["state", "show", "-no-color", "misbehave_status.x"])
             .all();
         if client.has_computed_blocks() {
             newest += 1;

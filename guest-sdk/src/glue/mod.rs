@@ -11,7 +11,7 @@ use tfwasm_model::{
 };
 
 use crate::function::{Arguments, Param, Signature};
-use crate::plan::plan_defaults;
+use crate::plan::plan_defaults_for;
 use crate::{Context, DataSource, EphemeralResource, Function, Provider, Resource};
 
 mod action;

@@ -177,7 +177,8 @@ pub fn plan_resource_change(
         crate::log::mask_sensitive(schema, &prior);
         load_private(&ctx, &req.prior_private)?;
         ctx.saved_plan_private = parse_private(&req.planned_private)?;
-        let mut plan = plan_defaults(schema, prior, proposed, config);
+        let computed_blocks = ctx.client.computed_blocks_allowed;
+        let mut plan = plan_defaults_for(schema, prior, proposed, config, computed_blocks);
         resource.modify_plan(&ctx, &mut plan)?;
         #[cfg(feature = "invariants")]
         if crate::invariants::ENABLED {

@@ -31,7 +31,6 @@ pub const RULES: &[&str] = &[
     "plan_destroy_non_null",
     "generate_computed",
     "plan_choice",
-    "computed_block",
 ];
 
 /// Rules of the data source `misbehave_data`.
@@ -42,10 +41,63 @@ pub struct Misbehave;
 
 impl Provider for Misbehave {
     fn resources(&self) -> Vec<Box<dyn Resource>> {
-        vec![Box::new(Thing)]
+        vec![Box::new(Thing), Box::new(Status)]
     }
     fn data_sources(&self) -> Vec<Box<dyn DataSource>> {
         vec![Box::new(Data)]
+    }
+}
+
+/// `misbehave_status`: breaks nothing; a computed block (tfplugin6.11) that the
+/// configuration leaves out, which the SDK plans unknown on create for a client that takes
+/// that (Terraform >= 1.16) and this resource fills at apply. An older client gets it null.
+struct Status;
+
+impl Resource for Status {
+    fn type_name(&self) -> &'static str {
+        "misbehave_status"
+    }
+
+    fn schema(&self) -> ResourceSchema {
+        ResourceSchema::new()
+            .description("A computed block the provider fills (tfplugin6.11).")
+            .attr(Attr::string("name").required().description("Any text."))
+            .attr(Attr::string("id").computed().use_state_for_unknown())
+            .block(
+                Block::single(
+                    "status",
+                    ResourceSchema::new()
+                        .description("Filled by the provider when the configuration leaves it out.")
+                        .attr(Attr::string("phase").computed()),
+                )
+                .computed(),
+            )
+    }
+
+    fn create(&self, _: &Context, planned: &Value, _: &Value) -> Result<Value, Diagnostic> {
+        let mut state = planned.clone().with("id", "status-1");
+        if state.attr("status").is_unknown() {
+            state.set("status", Value::object([("phase", Value::from("ready"))]));
+        }
+        Ok(state)
+    }
+
+    fn update(
+        &self,
+        _: &Context,
+        _: &Value,
+        planned: &Value,
+        _: &Value,
+    ) -> Result<Value, Diagnostic> {
+        Ok(planned.clone())
+    }
+
+    fn read(&self, _: &Context, state: &Value) -> Result<Option<Value>, Diagnostic> {
+        Ok(Some(state.clone()))
+    }
+
+    fn delete(&self, _: &Context, _: &Value) -> Result<(), Diagnostic> {
+        Ok(())
     }
 }
 
@@ -130,17 +182,6 @@ impl Resource for Thing {
             .attr(Attr::string("id").computed().use_state_for_unknown())
             .attr(Attr::string("result").computed())
             .block(item_block())
-            .block(
-                Block::single(
-                    "status",
-                    ResourceSchema::new()
-                        .description(
-                            "Filled by the provider when left out (rule `computed_block`).",
-                        )
-                        .attr(Attr::string("phase").computed()),
-                )
-                .computed(),
-            )
     }
 
     fn modify_plan(&self, ctx: &Context, plan: &mut PlanContext) -> Result<(), Diagnostic> {
@@ -160,23 +201,6 @@ impl Resource for Thing {
                     });
                 ctx.set_private("choice", Some(serde_json::Value::String(choice.clone())))?;
                 plan.planned.set("result", choice.into());
-            }
-            // Not a broken rule: a computed block (tfplugin6.11) left out of the configuration
-            // is planned unknown at create, filled at apply and kept after, for a client that
-            // announced it can take that (`computed_blocks_allowed`); an older client gets it
-            // null, as before.
-            "computed_block"
-                if ctx.client.computed_blocks_allowed
-                    && !plan.is_destroy()
-                    && plan.config.attr("status").is_null() =>
-            {
-                let prior = plan.prior.attr("status").clone();
-                let planned = if prior.is_null() {
-                    Value::unknown()
-                } else {
-                    prior
-                };
-                plan.planned.set("status", planned);
             }
             "plan_config_changed" => {
                 let changed = format!("{}-changed", name.as_str().unwrap_or(""));
@@ -219,9 +243,6 @@ impl Resource for Thing {
         match rule.as_str() {
             "plan_choice" => {
                 state.set("result", planned.attr("result").clone());
-            }
-            "computed_block" if planned.attr("status").is_unknown() => {
-                state.set("status", Value::object([("phase", Value::from("ready"))]));
             }
             "apply_changed" => {
                 let changed = format!("{}-changed", planned.attr("name").as_str().unwrap_or(""));
