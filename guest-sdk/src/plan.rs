@@ -12,8 +12,8 @@
 //! 5. In a new object (the resource on create, or an element with no prior element), any
 //!    other computed attribute left null by configuration becomes unknown, and so does a
 //!    computed block (tfplugin6.11) the configuration leaves out, for a client that takes
-//!    that (`computed_blocks_allowed`; null for any other). In an object that existed, such
-//!    a block keeps its prior value.
+//!    that (`computed_blocks_allowed`). In an object that existed, such a block keeps its
+//!    prior value for that client. An older client plans it as any unconfigured block.
 //! 6. In an object that existed, if anything in it differs from its prior value, computed
 //!    attributes left null by configuration and without a default become unknown, except
 //!    that `use_state_for_unknown` keeps the prior value (even null) and
@@ -314,17 +314,17 @@ impl Planner {
         for block in level.blocks {
             let name = block.wire.type_name.as_str();
             // A computed block the configuration leaves out is the provider's, as a computed
-            // attribute is: it keeps its prior value, and in a new object it is unknown for a
-            // client that takes that (an older one gets it null, as any unconfigured block).
-            if block.wire.block.computed && left_out(get(config, name)) {
-                if !new {
-                    planned.set(name, get(prior, name).clone());
-                    continue;
-                }
-                if self.computed_blocks {
-                    planned.set(name, Value::unknown());
-                    continue;
-                }
+            // attribute is, for a client that takes that: unknown in a new object, its prior
+            // value after. An older client plans it as any unconfigured block (Terraform's
+            // proposal: null or empty), which is all it accepts.
+            if self.computed_blocks && block.wire.block.computed && left_out(get(config, name)) {
+                let kept = if new {
+                    Value::unknown()
+                } else {
+                    get(prior, name).clone()
+                };
+                planned.set(name, kept);
+                continue;
             }
             if let Some(value) = planned.get_mut(name) {
                 self.block(
@@ -908,7 +908,8 @@ mod tests {
 
     /// tfplugin6.11: a computed block left out of the configuration is unknown on create
     /// for a client that takes that (null for one that does not), keeps its prior value
-    /// after, and its keeping is no change (so `result` stays).
+    /// after for that client, and its keeping is no change (so `result` stays); an older
+    /// client gets what its configuration says (none), even over a filled prior block.
     #[test]
     fn a_computed_block_left_out_is_unknown_on_create_and_kept_after() {
         let schema = ResourceSchema::new()
@@ -944,19 +945,22 @@ mod tests {
             ("result", Value::from("done")),
             ("status", status.clone()),
         ]);
-        for computed_blocks in [true, false] {
-            let plan = plan_defaults_for(
+        let update = |computed_blocks| {
+            plan_defaults_for(
                 &schema,
                 prior.clone(),
                 config.clone(),
                 config.clone(),
                 computed_blocks,
-            );
-            assert_eq!(
-                plan.planned, prior,
-                "an unchanged object plans its prior value"
-            );
-        }
+            )
+        };
+        assert_eq!(
+            update(true).planned,
+            prior,
+            "an unchanged object plans its prior value"
+        );
+        // An older client accepts only what configuration says of a block: none.
+        assert!(update(false).planned.attr("status").is_null());
         // A configured block is the configuration's, computed or not.
         let configured = config
             .clone()

@@ -193,9 +193,24 @@ impl<'a> Reader<'a> {
                         ),
                     ));
                 }
-                let mut entries = BTreeMap::new();
+                // go-cty writes an object's attributes in name order, the schema's: each key
+                // is then the next attribute (one comparison) and the map is built at once
+                // from the sorted pairs. The first key out of that order moves the rest to
+                // a lookup each, with the same errors.
+                let mut in_order = attrs.iter();
+                let mut sorted: Vec<(String, Value)> = Vec::with_capacity(len);
+                let mut looked_up: Option<BTreeMap<String, Value>> = None;
                 for _ in 0..len {
                     let key = self.string(path)?;
+                    if looked_up.is_none() {
+                        if let Some((name, attr_ty)) = in_order.next().filter(|(n, _)| **n == key) {
+                            let item = self.value(attr_ty, &path.attr(name), depth + 1)?;
+                            sorted.push((key, item));
+                            continue;
+                        }
+                        looked_up = Some(std::mem::take(&mut sorted).into_iter().collect());
+                    }
+                    let entries = looked_up.get_or_insert_default();
                     let Some(attr_ty) = attrs.get(&key) else {
                         return Err(CodecError::new(
                             path,
@@ -211,7 +226,9 @@ impl<'a> Reader<'a> {
                     let item = self.value(attr_ty, &path.attr(&key), depth + 1)?;
                     entries.insert(key, item);
                 }
-                Ok(Value::Object(entries))
+                Ok(Value::Object(
+                    looked_up.unwrap_or_else(|| sorted.into_iter().collect()),
+                ))
             }
         }
     }
@@ -862,6 +879,67 @@ mod tests {
             [&[0x92, 0xc4, 8][..], b"\"string\"", &[0xa1, b'x']].concat()
         );
         assert_eq!(decode(&bytes, &Type::Dynamic).unwrap(), v);
+    }
+
+    /// Attributes in name order (what go-cty writes) decode in one pass; any other order
+    /// decodes to the same object, and a repeated or unknown name is refused wherever it
+    /// comes, as before.
+    #[test]
+    fn attributes_in_any_order_decode_alike_and_repeats_are_refused() {
+        let ty = Type::Object(
+            [
+                ("a", Type::String),
+                ("b", Type::String),
+                ("c", Type::String),
+            ]
+            .into_iter()
+            .map(|(k, t)| (k.to_owned(), t))
+            .collect(),
+        );
+        let map = |pairs: &[(&str, &str)]| {
+            let mut bytes = vec![0x80 | pairs.len() as u8];
+            for (k, v) in pairs {
+                for s in [k, v] {
+                    bytes.push(0xa0 | s.len() as u8);
+                    bytes.extend_from_slice(s.as_bytes());
+                }
+            }
+            bytes
+        };
+        let expected = Value::object([
+            ("a", Value::from("1")),
+            ("b", Value::from("2")),
+            ("c", Value::from("3")),
+        ]);
+        for order in [
+            [("a", "1"), ("b", "2"), ("c", "3")],
+            [("b", "2"), ("a", "1"), ("c", "3")],
+            [("a", "1"), ("c", "3"), ("b", "2")],
+            [("c", "3"), ("b", "2"), ("a", "1")],
+        ] {
+            assert_eq!(decode(&map(&order), &ty).unwrap(), expected, "{order:?}");
+        }
+        for (pairs, error) in [
+            (
+                [("a", "1"), ("a", "1"), ("c", "3")],
+                "duplicate attribute \"a\"",
+            ),
+            (
+                [("a", "1"), ("c", "3"), ("a", "1")],
+                "duplicate attribute \"a\"",
+            ),
+            (
+                [("a", "1"), ("b", "2"), ("d", "3")],
+                "unsupported attribute \"d\"",
+            ),
+            (
+                [("z", "1"), ("b", "2"), ("c", "3")],
+                "unsupported attribute \"z\"",
+            ),
+        ] {
+            let err = decode(&map(&pairs), &ty).unwrap_err();
+            assert!(err.message.contains(error), "{pairs:?}: {err}");
+        }
     }
 
     #[test]
