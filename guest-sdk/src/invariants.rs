@@ -27,18 +27,20 @@ fn report(what: &str, type_name: &str, violations: tfwasm_contract::Violations) 
         .collect()
 }
 
-/// Checks a plan (`prior` null on create, `config` null on destroy).
+/// Checks a plan (`prior` null on create, `config` null on destroy) as the host does for a
+/// client that does or does not take computed blocks (`computed_blocks_allowed`).
 pub fn check_plan(
     type_name: &str,
     block: &Block,
     prior: &Value,
     config: &Value,
     planned: &Value,
+    computed_blocks: bool,
 ) -> Vec<Diagnostic> {
     report(
         "the plan",
         type_name,
-        tfwasm_contract::check_plan(block, prior, config, planned),
+        tfwasm_contract::check_plan_for(block, prior, config, planned, computed_blocks),
     )
 }
 
@@ -78,7 +80,7 @@ mod tests {
     fn changed_config_value_is_named() {
         let config = Value::object([("name", Value::from("a")), ("id", Value::Null)]);
         let planned = Value::object([("name", Value::from("b")), ("id", Value::unknown())]);
-        let diags = check_plan("x_thing", &block(), &Value::Null, &config, &planned);
+        let diags = check_plan("x_thing", &block(), &Value::Null, &config, &planned, true);
         assert_eq!(diags.len(), 1, "{diags:?}");
         assert_eq!(diags[0].attribute, Some("name".parse().unwrap()));
         assert!(diags[0].detail.contains("x_thing"), "{}", diags[0].detail);

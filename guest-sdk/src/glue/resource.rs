@@ -189,6 +189,7 @@ pub fn plan_resource_change(
                 &plan.prior,
                 &plan.config,
                 &plan.planned,
+                computed_blocks,
             ))?;
         }
         let planned = encode(&plan.planned, ty, "plan")?;

@@ -159,6 +159,20 @@ fn world() -> (Resolve, wit_parser::WorldId) {
     (resolve, world)
 }
 
+/// Every function the world exports, with its interface's name.
+fn exports(resolve: &Resolve, world: wit_parser::WorldId) -> Vec<(String, &wit_parser::Function)> {
+    let mut functions = Vec::new();
+    for (key, item) in &resolve.worlds[world].exports {
+        if let WorldItem::Interface { id, .. } = item {
+            let interface = resolve.name_world_key(key);
+            for func in resolve.interfaces[*id].functions.values() {
+                functions.push((interface.clone(), func));
+            }
+        }
+    }
+    functions
+}
+
 fn wat_type(ty: WasmType) -> &'static str {
     match ty {
         WasmType::I64 => "i64",
@@ -180,79 +194,71 @@ fn fake(does: impl Fn(&str) -> Does) -> Vec<u8> {
     let (resolve, world) = world();
     let mut sizes = SizeAlign::default();
     sizes.fill(&resolve);
-    let mut exports = String::new();
-    for (key, item) in &resolve.worlds[world].exports {
-        let WorldItem::Interface { id, .. } = item else {
-            continue;
+    let mut module_exports = String::new();
+    for (interface, func) in exports(&resolve, world) {
+        let sig = resolve.wasm_signature(AbiVariant::GuestExport, func);
+        let params: String = sig
+            .params
+            .iter()
+            .map(|t| format!(" {}", wat_type(*t)))
+            .collect();
+        let results: String = sig
+            .results
+            .iter()
+            .map(|t| format!(" {}", wat_type(*t)))
+            .collect();
+        let answer = match (sig.retptr, sig.results.first()) {
+            (true, _) => format!("(i32.const {RETURN_AREA})"),
+            (false, Some(ty)) => format!("({}.const 0)", wat_type(*ty)),
+            (false, None) => String::new(),
         };
-        let interface = resolve.name_world_key(key);
-        for func in resolve.interfaces[*id].functions.values() {
-            let sig = resolve.wasm_signature(AbiVariant::GuestExport, func);
-            let params: String = sig
-                .params
-                .iter()
-                .map(|t| format!(" {}", wat_type(*t)))
-                .collect();
-            let results: String = sig
-                .results
-                .iter()
-                .map(|t| format!(" {}", wat_type(*t)))
-                .collect();
-            let answer = match (sig.retptr, sig.results.first()) {
-                (true, _) => format!("(i32.const {RETURN_AREA})"),
-                (false, Some(ty)) => format!("({}.const 0)", wat_type(*ty)),
-                (false, None) => String::new(),
-            };
-            let body = match does(&func.name) {
-                // Parameters are never read, so the heap starts over with each call.
-                Does::Answer => format!("(global.set $heap (i32.const {HEAP})) {answer}"),
-                Does::Big => {
-                    let writes = (func.result.as_ref())
-                        .filter(|_| sig.retptr)
-                        .and_then(|ty| first_value(&resolve, &sizes, ty))
-                        .unwrap_or_default();
-                    let mut body = format!(
-                        "(global.set $heap (i32.const {HEAP})) (drop (memory.grow (i32.const {pages})))",
-                        pages = BIG / 65536 + 2
-                    );
-                    emit(&mut body, RETURN_AREA as usize, &writes);
-                    format!("{body} {answer}")
-                }
-                Does::Trap => "unreachable".to_owned(),
-                Does::NeedsConfig => {
-                    assert_eq!(
-                        func.params.first().map(|p| p.name.as_str()),
-                        Some("ctx"),
-                        "{} takes no provider-context",
-                        func.name
-                    );
-                    // provider-context is {terraform-version: string, config: option<..>, ..}:
-                    // the option's case follows the string's pointer and length.
-                    let configured = if sig.indirect_params {
-                        "(i32.load8_u offset=8 (local.get 0))"
-                    } else {
-                        "(local.get 2)"
-                    };
-                    format!(
-                        "(if (i32.eqz {configured}) (then unreachable)) (global.set $heap (i32.const {HEAP})) {answer}"
-                    )
-                }
-                Does::AnswerOnce => format!(
-                    "(if (global.get $answered) (then unreachable)) (global.set $answered (i32.const 1)) (global.set $heap (i32.const {HEAP})) {answer}"
-                ),
-                Does::Spin => "(loop $forever (br $forever)) unreachable".to_owned(),
-                Does::Grow => {
-                    "(loop $more (drop (memory.grow (i32.const 16))) (br $more)) unreachable"
-                        .to_owned()
-                }
-            };
-            writeln!(
-                exports,
-                r#"(func (export "{interface}#{name}") (param{params}) (result{results}) {body})"#,
-                name = func.name,
-            )
-            .unwrap();
-        }
+        // Parameters are never read, so the heap starts over with each call.
+        let answered = format!("(global.set $heap (i32.const {HEAP})) {answer}");
+        let body = match does(&func.name) {
+            Does::Answer => answered,
+            Does::Big => {
+                let writes = (func.result.as_ref())
+                    .filter(|_| sig.retptr)
+                    .and_then(|ty| first_value(&resolve, &sizes, ty))
+                    .unwrap_or_default();
+                let mut body = format!(
+                    "(global.set $heap (i32.const {HEAP})) (drop (memory.grow (i32.const {pages})))",
+                    pages = BIG / 65536 + 2
+                );
+                emit(&mut body, RETURN_AREA as usize, &writes);
+                format!("{body} {answer}")
+            }
+            Does::Trap => "unreachable".to_owned(),
+            Does::NeedsConfig => {
+                assert_eq!(
+                    func.params.first().map(|p| p.name.as_str()),
+                    Some("ctx"),
+                    "{} takes no provider-context",
+                    func.name
+                );
+                // provider-context is {terraform-version: string, config: option<..>, ..}:
+                // the option's case follows the string's pointer and length.
+                let configured = if sig.indirect_params {
+                    "(i32.load8_u offset=8 (local.get 0))"
+                } else {
+                    "(local.get 2)"
+                };
+                format!("(if (i32.eqz {configured}) (then unreachable)) {answered}")
+            }
+            Does::AnswerOnce => format!(
+                "(if (global.get $answered) (then unreachable)) (global.set $answered (i32.const 1)) {answered}"
+            ),
+            Does::Spin => "(loop $forever (br $forever)) unreachable".to_owned(),
+            Does::Grow => {
+                "(loop $more (drop (memory.grow (i32.const 16))) (br $more)) unreachable".to_owned()
+            }
+        };
+        writeln!(
+            module_exports,
+            r#"(func (export "{interface}#{name}") (param{params}) (result{results}) {body})"#,
+            name = func.name,
+        )
+        .unwrap();
     }
     let module = format!(
         r#"(module
@@ -273,7 +279,7 @@ fn fake(does: impl Fn(&str) -> Does) -> Vec<u8> {
                    (br $grow)))
                (if (local.get $old) (then (memory.copy (local.get $ptr) (local.get $old) (local.get $old_size))))
                (local.get $ptr))
-             {exports})"#
+             {module_exports})"#
     );
     let mut module = wat::parse_str(&module).expect("the fake's core module is valid text");
     wit_component::embed_component_metadata(
@@ -381,20 +387,19 @@ fn function_of(rpc: Rpc) -> String {
     }
 }
 
-/// Whether the answer of `function` holds a value (state, configuration, identity, private
-/// state, a function's result), as [`Does::Big`] fills it.
-fn answer_holds_a_value(function: &str) -> bool {
+/// Each exported function by name, and whether its answer holds a value (state,
+/// configuration, identity, private state, a function's result), as [`Does::Big`] fills it.
+fn answers_holding_values() -> std::collections::BTreeMap<String, bool> {
     let (resolve, world) = world();
     let mut sizes = SizeAlign::default();
     sizes.fill(&resolve);
-    let found = (resolve.worlds[world].exports.values())
-        .filter_map(|item| match item {
-            WorldItem::Interface { id, .. } => Some(&resolve.interfaces[*id]),
-            _ => None,
+    (exports(&resolve, world).into_iter())
+        .map(|(_, func)| {
+            let holds = (func.result.as_ref())
+                .is_some_and(|ty| first_value(&resolve, &sizes, ty).is_some());
+            (func.name.clone(), holds)
         })
-        .find_map(|interface| interface.functions.get(function))
-        .unwrap_or_else(|| panic!("no function {function} in the world: add it to function_of"));
-    (found.result.as_ref()).is_some_and(|ty| first_value(&resolve, &sizes, ty).is_some())
+        .collect()
 }
 
 /// The RPCs whose guest call the failing fakes fail: every one that reaches the guest but
@@ -500,9 +505,17 @@ fn the_memory_limit_ends_a_guest_that_grows() {
 #[test]
 fn every_returned_value_is_held_to_the_cap() {
     let fake = load(&fake(failing_with(Does::Big)), CallLimits::new());
+    let holding = answers_holding_values();
     let mut capped = 0;
     for (rpc, answer) in answers(&fake.provider) {
-        if !failing(rpc) || !answer_holds_a_value(&function_of(rpc)) {
+        if !failing(rpc) {
+            continue;
+        }
+        let function = function_of(rpc);
+        let holds = holding.get(&function).copied();
+        if !holds
+            .unwrap_or_else(|| panic!("no function {function} in the world: add it to function_of"))
+        {
             continue;
         }
         let expected = format!("provider returned a value of {BIG} bytes during {rpc}");
