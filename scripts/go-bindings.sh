@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the Go SDK's WIT bindings (guest-sdk/go/internal/wit) and the encoded world
 # that `tfwasm build-go` embeds (guest-sdk/go/internal/wit/world.wasm), from
-# guest-sdk/go/wit/world.wit, the released tfwasm:provider WIT and the wasi:http WIT that the
+# guest-sdk/go/wit/world.wit, tfwasm:provider's WIT (0.2.0, released, and 0.3.0) and the wasi:http WIT that the
 # host's wasmtime-wasi-http carries. Only SDK maintainers run it; authors need neither tool.
 #   --check   fail if the committed bindings differ from what would be generated
 # Tools (fetched into the tools cache when missing): wit-bindgen-cli 0.63.0 (crates.io),
@@ -34,9 +34,10 @@ wasi_deps="$(dirname "$http_manifest")/wit/deps"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/wit/deps/tfwasm-provider"
+mkdir -p "$work/wit/deps/tfwasm-provider-0.2.0" "$work/wit/deps/tfwasm-provider-0.3.0"
 cp guest-sdk/go/wit/world.wit "$work/wit/"
-cp wit/since_v0.2.0/*.wit "$work/wit/deps/tfwasm-provider/"
+cp wit/since_v0.2.0/*.wit "$work/wit/deps/tfwasm-provider-0.2.0/"
+cp wit/since_v0.3.0/*.wit "$work/wit/deps/tfwasm-provider-0.3.0/"
 cp "$wasi_deps"/*.wit "$work/wit/deps/"
 
 out="$work/out"

@@ -403,6 +403,14 @@ pub fn local_dir() -> PathBuf {
     dir
 }
 
+/// The host directory granted to go-fixture as `/states` (read-write), where its framework
+/// state store keeps Terraform's states.
+pub fn go_states_dir() -> PathBuf {
+    let dir = target_dir().join("tfwasm-test-fixtures").join("go-states");
+    std::fs::create_dir_all(&dir).expect("create go-fixture's state directory");
+    dir
+}
+
 /// Two loopback HTTP servers for the hostile provider, started once per test process:
 /// `(allowed, forbidden)` ports. The allowed one serves `/hello`, `/redirect-in` (to its own
 /// `/hello`), `/redirect-out` (to the forbidden server), `/big` (9 MiB) and `/hang` (never
@@ -538,6 +546,8 @@ pub fn package_flags(sample: &str) -> Vec<String> {
             // fixture's forbidden port stays ungranted.
             "--allow-http".into(),
             "http://localhost:*".into(),
+            "--allow-dir".into(),
+            format!("{}:/states:rw", go_states_dir().display()),
         ],
         // Tests start their own servers on loopback ports.
         "http" | "restapi" => vec!["--allow-http".into(), "http://127.0.0.1:*".into()],

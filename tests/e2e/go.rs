@@ -1,8 +1,9 @@
 //! Go providers (terraform-plugin-framework, built by `tfwasm build-go`) through real
 //! clients: the go-pets sample's lifecycle (nested blocks, plan modifiers, import, a data
 //! source, a function), their terraform-plugin-log lines in the provider log at their level,
-//! and the sandbox's limits ending a misbehaving Go call (go-fixture). hashicorp/random
-//! itself is in `random.rs`.
+//! and the sandbox's limits ending a misbehaving Go call (go-fixture); through Terraform >=
+//! 1.14, the framework's list resources, generated configuration, import by identity and
+//! actions passed through by the Go adapter. hashicorp/random itself is in `random.rs`.
 
 use serde_json::Value;
 use tfwasm_tests::{Workspace, clients, flatten};
@@ -146,6 +147,143 @@ fn go_pets_lifecycle_create_update_replace_import_destroy() {
 
         ws.ok(&["destroy", "-auto-approve", "-no-color"]);
         assert!(ws.resources().is_empty(), "{}", client.name);
+    }
+}
+
+/// `terraform query` of go-pets' `list "gopets_pet"` (terraform-plugin-framework's
+/// `list.ListResource`), over more pets than a page holds so the adapter resumes the listing;
+/// the found pets generated into import blocks by identity and resource blocks, imported
+/// with no change to plan; and the `gopets_feed` action (the framework's `action.Action`)
+/// run from a trigger and with `-invoke`, its progress shown, its validation refusing.
+#[test]
+fn go_pets_lists_generates_imports_by_identity_and_runs_actions() {
+    for client in tfwasm_tests::clients_of_terraform_1_14() {
+        let ws = Workspace::new(client, PETS);
+        ws.ok(&["init", "-no-color"]);
+        std::fs::write(
+            ws.path().join("shelter.tfquery.hcl"),
+            r#"
+list "gopets_pet" "many" {
+  provider = gopets
+  limit    = 2500
+  config {
+    species = "dog"
+    strays  = 2345
+  }
+}
+"#,
+        )
+        .unwrap();
+        let query = ws.ok(&["query", "-no-color"]);
+        let shown = query.all();
+        for name in [
+            "stray-1 (dog)",
+            "stray-1000 (dog)",
+            "stray-1001 (dog)",
+            "stray-2345 (dog)",
+        ] {
+            assert!(shown.contains(name), "{}: {name}: {shown}", client.name);
+        }
+        assert!(!shown.contains("stray-2346"), "{}: {shown}", client.name);
+
+        std::fs::write(
+            ws.path().join("shelter.tfquery.hcl"),
+            r#"
+list "gopets_pet" "few" {
+  provider         = gopets
+  include_resource = true
+  config {
+    species = "parrot"
+    strays  = 2
+  }
+}
+"#,
+        )
+        .unwrap();
+        ws.ok(&["query", "-no-color", "-generate-config-out=found.tf"]);
+        let generated = std::fs::read_to_string(ws.path().join("found.tf")).unwrap();
+        assert_eq!(
+            generated.matches("import {").count(),
+            2,
+            "{}: {generated}",
+            client.name
+        );
+        assert!(
+            generated.contains("identity") && generated.contains("\"stray-2\""),
+            "{}: {generated}",
+            client.name
+        );
+        assert!(
+            !generated.contains("shelter") && !generated.contains("owner"),
+            "{}: a computed-only attribute is no configuration: {generated}",
+            client.name
+        );
+        ws.ok(&["apply", "-auto-approve", "-no-color"]);
+        let res = ws.resources();
+        let imported: Vec<_> = (res.values())
+            .filter(|r| r["name"].as_str().is_some_and(|n| n.starts_with("stray-")))
+            .collect();
+        assert_eq!(imported.len(), 2, "{}: {res:?}", client.name);
+        assert!(
+            imported
+                .iter()
+                .all(|r| r["owner"] == "imported" && r["species"] == "parrot"),
+            "{}: {imported:?}",
+            client.name
+        );
+        let plan = ws.run(&["plan", "-detailed-exitcode", "-no-color"]);
+        assert_eq!(plan.code, 0, "{}: {}", client.name, plan.all());
+
+        // The action, from a resource's trigger and invoked.
+        let fed = format!(
+            r#"{PETS}
+action "gopets_feed" "dinner" {{
+  config {{
+    pet_id   = "cat-tom-0badcafe"
+    portions = 3
+  }}
+}}
+resource "gopets_pet" "p" {{
+  name = "Tom"
+  lifecycle {{
+    action_trigger {{
+      events  = [after_create]
+      actions = [action.gopets_feed.dinner]
+    }}
+  }}
+}}
+"#
+        );
+        ws.write_config(&fed);
+        let _ = std::fs::remove_file(ws.path().join("found.tf"));
+        let apply = ws.ok(&["apply", "-auto-approve", "-no-color"]);
+        let shown = flatten(&apply.all());
+        assert!(
+            shown.contains("portion 1 of 3") && shown.contains("portion 3 of 3"),
+            "{}: {shown}",
+            client.name
+        );
+        let invoked = ws.ok(&[
+            "apply",
+            "-auto-approve",
+            "-no-color",
+            "-invoke=action.gopets_feed.dinner",
+        ]);
+        assert!(
+            flatten(&invoked.all()).contains("portion 2 of 3"),
+            "{}: {}",
+            client.name,
+            invoked.all()
+        );
+        ws.write_config(&fed.replace("portions = 3", "portions = 30"));
+        let refused = ws.run(&["plan", "-no-color"]);
+        assert_ne!(refused.code, 0, "{}: {}", client.name, refused.all());
+        assert!(
+            flatten(&refused.all()).contains("A pet eats 1 to 10 portions, not 30"),
+            "{}: {}",
+            client.name,
+            refused.all()
+        );
     }
 }
 

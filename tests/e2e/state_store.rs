@@ -3,12 +3,13 @@
 //! directory. Apply writes the state there (mode 0600), the next plan reads it back, a lock
 //! someone else holds stops a run naming the holder, and workspaces are listed from the
 //! store. And restapi's `restapi_state` keeps it on a real REST API (json-server), with
-//! locks as objects the API refuses to create twice.
+//! locks as objects the API refuses to create twice. And a terraform-plugin-framework state
+//! store (go-fixture's `gofixture_dir`) passed through by the Go adapter does the same.
 
 use std::os::unix::fs::PermissionsExt as _;
 
 use serde_json::json;
-use tfwasm_tests::{JsonServer, Workspace, local_dir};
+use tfwasm_tests::{JsonServer, Workspace, go_states_dir, local_dir};
 
 /// The clients with state stores (Terraform >= 1.15): never none, so a test cannot pass
 /// having run nothing.
@@ -208,5 +209,78 @@ fn terraform_keeps_its_state_on_a_rest_api_with_locks() {
                 client.name
             );
         }
+    }
+}
+
+/// go-fixture's `gofixture_dir`, a terraform-plugin-framework `statestore.StateStore` keeping
+/// states as files: through the Go adapter (states cut into the framework's chunks and
+/// joined again, ConfigureStateStore made in whichever instance serves a call), Terraform
+/// keeps its state there, reads it back, is stopped by a lock the framework's way names,
+/// and lists workspaces.
+#[test]
+fn a_go_framework_state_store_keeps_the_state_with_locks() {
+    for client in clients_with_state_stores() {
+        let name = format!("go-states-{}", std::process::id());
+        let states = go_states_dir().join(&name);
+        std::fs::create_dir_all(&states).unwrap();
+        let ws = Workspace::new(
+            client,
+            &format!(
+                r#"
+terraform {{
+  required_providers {{
+    gofixture = {{ source = "registry.terraform.io/tfwasm/gofixture" }}
+  }}
+  state_store "gofixture_dir" {{
+    provider "gofixture" {{}}
+    path = "/states/{name}"
+  }}
+}}
+resource "terraform_data" "x" {{
+  input = "kept by a Go state store"
+}}
+"#
+            ),
+        );
+        init_with_state_store(&ws);
+        ws.ok(&["apply", "-auto-approve", "-no-color"]);
+        let state = std::fs::read_to_string(states.join("default.tfstate"))
+            .expect("the state in the granted directory");
+        assert!(
+            state.contains("kept by a Go state store"),
+            "{}: {state}",
+            client.name
+        );
+        let plan = ws.run(&["plan", "-detailed-exitcode", "-no-color"]);
+        assert_eq!(plan.code, 0, "{}: {}", client.name, plan.all());
+
+        std::fs::write(
+            states.join("default.tflock"),
+            r#"{"id":"held-by-someone","operation":"OperationTypeApply","who":"ada@elsewhere","created":"2026-11-27T12:00:00Z"}"#,
+        )
+        .unwrap();
+        let locked = ws.run(&["plan", "-no-color"]);
+        assert_ne!(locked.code, 0, "{}: {}", client.name, locked.all());
+        let text = tfwasm_tests::flatten(&locked.all());
+        assert!(
+            text.contains("held-by-someone") && text.contains("ada@elsewhere"),
+            "{}: {text}",
+            client.name
+        );
+        std::fs::remove_file(states.join("default.tflock")).unwrap();
+
+        ws.ok(&["workspace", "new", "-no-color", "dev"]);
+        let listed = ws.ok(&["workspace", "list", "-no-color"]).all();
+        assert!(
+            listed.contains("default") && listed.contains("dev"),
+            "{}: {listed}",
+            client.name
+        );
+        assert!(
+            !states.join("default.tflock").exists(),
+            "{}: every lock taken was released",
+            client.name
+        );
+        let _ = std::fs::remove_dir_all(&states);
     }
 }

@@ -6,7 +6,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
-	types "tfwasm.dev/go/internal/wit/imports/tfwasm_provider_types"
+	types "tfwasm.dev/go/internal/wit/imports/tfwasm_provider_0_2_0_types"
 	witrt "tfwasm.dev/go/internal/witrt/types"
 )
 

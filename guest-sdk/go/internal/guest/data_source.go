@@ -4,8 +4,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
-	ds "tfwasm.dev/go/internal/wit/imports/tfwasm_provider_data_source"
-	types "tfwasm.dev/go/internal/wit/imports/tfwasm_provider_types"
+	ds "tfwasm.dev/go/internal/wit/imports/tfwasm_provider_0_2_0_data_source"
+	types "tfwasm.dev/go/internal/wit/imports/tfwasm_provider_0_2_0_types"
 )
 
 func dataSourceType(name string) func() tftypes.Type {

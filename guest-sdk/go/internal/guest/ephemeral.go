@@ -4,8 +4,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
-	eph "tfwasm.dev/go/internal/wit/imports/tfwasm_provider_ephemeral"
-	types "tfwasm.dev/go/internal/wit/imports/tfwasm_provider_types"
+	eph "tfwasm.dev/go/internal/wit/imports/tfwasm_provider_0_2_0_ephemeral"
+	types "tfwasm.dev/go/internal/wit/imports/tfwasm_provider_0_2_0_types"
 )
 
 func ephemeralType(name string) func() tftypes.Type {

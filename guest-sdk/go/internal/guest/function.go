@@ -6,8 +6,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
-	fn "tfwasm.dev/go/internal/wit/imports/tfwasm_provider_function"
-	types "tfwasm.dev/go/internal/wit/imports/tfwasm_provider_types"
+	fn "tfwasm.dev/go/internal/wit/imports/tfwasm_provider_0_2_0_function"
+	types "tfwasm.dev/go/internal/wit/imports/tfwasm_provider_0_2_0_types"
 	witrt "tfwasm.dev/go/internal/witrt/types"
 )
 

@@ -13,7 +13,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
-	types "tfwasm.dev/go/internal/wit/imports/tfwasm_provider_types"
+	types "tfwasm.dev/go/internal/wit/imports/tfwasm_provider_0_2_0_types"
 	"tfwasm.dev/go/internal/witrt"
 )
 

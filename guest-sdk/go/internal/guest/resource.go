@@ -3,8 +3,8 @@ package guest
 import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
-	res "tfwasm.dev/go/internal/wit/imports/tfwasm_provider_resource"
-	types "tfwasm.dev/go/internal/wit/imports/tfwasm_provider_types"
+	res "tfwasm.dev/go/internal/wit/imports/tfwasm_provider_0_2_0_resource"
+	types "tfwasm.dev/go/internal/wit/imports/tfwasm_provider_0_2_0_types"
 )
 
 // ValidateResourceConfig answers resource.validate-resource-config.

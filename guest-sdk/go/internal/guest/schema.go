@@ -6,7 +6,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
-	types "tfwasm.dev/go/internal/wit/imports/tfwasm_provider_types"
+	types "tfwasm.dev/go/internal/wit/imports/tfwasm_provider_0_2_0_types"
 	witrt "tfwasm.dev/go/internal/witrt/types"
 )
 
@@ -28,6 +28,20 @@ func resourceType(name string) func() tftypes.Type {
 		return func() tftypes.Type { return tftypes.DynamicPseudoType }
 	}
 	return valueType(schemas.ResourceSchemas, name)
+}
+
+// providerSchemas returns the provider's schemas, asking its server the first time.
+func providerSchemas() (*tfprotov6.GetProviderSchemaResponse, []*tfprotov6.Diagnostic) {
+	if schemas != nil {
+		return schemas, nil
+	}
+	resp, err := provider().GetProviderSchema(background(), &tfprotov6.GetProviderSchemaRequest{})
+	diags := answered(resp, err, func(r *tfprotov6.GetProviderSchemaResponse) []*tfprotov6.Diagnostic { return r.Diagnostics })
+	if resp == nil || err != nil || hasError(diags) {
+		return nil, diags
+	}
+	schemas = resp
+	return resp, nil
 }
 
 // GetSchema answers provider.get-schema.

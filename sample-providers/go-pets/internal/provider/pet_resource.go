@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
@@ -28,6 +29,11 @@ type petModel struct {
 	Tags    []tagModel   `tfsdk:"tag"`
 }
 
+// A pet's identity: its id, by which `import` blocks and `terraform query` name it.
+type petIdentity struct {
+	ID types.String `tfsdk:"id"`
+}
+
 type tagModel struct {
 	Key   types.String `tfsdk:"key"`
 	Value types.String `tfsdk:"value"`
@@ -36,6 +42,7 @@ type tagModel struct {
 var (
 	_ resource.ResourceWithConfigure   = (*petResource)(nil)
 	_ resource.ResourceWithImportState = (*petResource)(nil)
+	_ resource.ResourceWithIdentity    = (*petResource)(nil)
 )
 
 func newPetResource() resource.Resource { return &petResource{} }
@@ -85,6 +92,17 @@ func (r *petResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *
 	}
 }
 
+func (r *petResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = identityschema.Schema{
+		Attributes: map[string]identityschema.Attribute{
+			"id": identityschema.StringAttribute{
+				Description:       "The pet's identifier, `SPECIES-NAME-HASH`.",
+				RequiredForImport: true,
+			},
+		},
+	}
+}
+
 func (r *petResource) Configure(_ context.Context, req resource.ConfigureRequest, _ *resource.ConfigureResponse) {
 	if c, ok := req.ProviderData.(*config); ok {
 		r.config = c
@@ -95,6 +113,19 @@ func petID(species, name string) string {
 	h := fnv.New32a()
 	h.Write([]byte(species + "/" + name))
 	return fmt.Sprintf("%s-%s-%08x", species, strings.ToLower(name), h.Sum32())
+}
+
+// parsePetID splits an id into its species and (lower-cased) name.
+func parsePetID(id string) (species, name string, ok bool) {
+	species, rest, ok := strings.Cut(id, "-")
+	if !ok {
+		return "", "", false
+	}
+	i := strings.LastIndex(rest, "-")
+	if i <= 0 || species == "" || len(rest)-i-1 != 8 {
+		return "", "", false
+	}
+	return species, rest[:i], true
 }
 
 func (r *petResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -111,6 +142,7 @@ func (r *petResource) Create(ctx context.Context, req resource.CreateRequest, re
 	plan.Owner = types.StringValue(owner)
 	tflog.Info(ctx, "created a pet", map[string]any{"id": plan.ID.ValueString()})
 	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+	resp.Diagnostics.Append(resp.Identity.Set(ctx, petIdentity{ID: plan.ID})...)
 }
 
 func (r *petResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -120,6 +152,7 @@ func (r *petResource) Read(ctx context.Context, req resource.ReadRequest, resp *
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	resp.Diagnostics.Append(resp.Identity.Set(ctx, petIdentity{ID: state.ID})...)
 }
 
 func (r *petResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -129,19 +162,39 @@ func (r *petResource) Update(ctx context.Context, req resource.UpdateRequest, re
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+	resp.Diagnostics.Append(resp.Identity.Set(ctx, petIdentity{ID: plan.ID})...)
 }
 
 func (r *petResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
 
-// ImportState takes `SPECIES/NAME`.
+// ImportState takes `SPECIES/NAME`, or an identity (an `import` block's `identity`, as
+// `terraform query -generate-config-out` writes for a listed pet).
 func (r *petResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	species, name, ok := strings.Cut(req.ID, "/")
-	if !ok || species == "" || name == "" {
-		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("Expected SPECIES/NAME, got %q.", req.ID))
-		return
+	var id, species, name string
+	if req.ID != "" {
+		var ok bool
+		species, name, ok = strings.Cut(req.ID, "/")
+		if !ok || species == "" || name == "" {
+			resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("Expected SPECIES/NAME, got %q.", req.ID))
+			return
+		}
+		id = petID(species, name)
+	} else {
+		var identity petIdentity
+		resp.Diagnostics.Append(req.Identity.Get(ctx, &identity)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		id = identity.ID.ValueString()
+		var ok bool
+		if species, name, ok = parsePetID(id); !ok {
+			resp.Diagnostics.AddError("Invalid pet identity", fmt.Sprintf("Expected an id SPECIES-NAME-HASH, got %q.", id))
+			return
+		}
 	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), petID(species, name))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("species"), species)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("owner"), "imported")...)
+	resp.Diagnostics.Append(resp.Identity.Set(ctx, petIdentity{ID: types.StringValue(id)})...)
 }

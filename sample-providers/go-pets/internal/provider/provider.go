@@ -1,12 +1,15 @@
-// Package provider is the go-pets provider: pets with tags, a data source of species and a
-// function, written with terraform-plugin-framework exactly as for a native provider.
+// Package provider is the go-pets provider: pets with tags and an identity, a data source of
+// species, a function, a listing of the shelter's pets (`terraform query`) and an action,
+// written with terraform-plugin-framework exactly as for a native provider.
 package provider
 
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -32,8 +35,10 @@ type config struct {
 }
 
 var (
-	_ provider.Provider              = (*petsProvider)(nil)
-	_ provider.ProviderWithFunctions = (*petsProvider)(nil)
+	_ provider.Provider                  = (*petsProvider)(nil)
+	_ provider.ProviderWithFunctions     = (*petsProvider)(nil)
+	_ provider.ProviderWithListResources = (*petsProvider)(nil)
+	_ provider.ProviderWithActions       = (*petsProvider)(nil)
 )
 
 func (p *petsProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -77,4 +82,12 @@ func (p *petsProvider) DataSources(context.Context) []func() datasource.DataSour
 
 func (p *petsProvider) Functions(context.Context) []func() function.Function {
 	return []func() function.Function{newSlugFunction}
+}
+
+func (p *petsProvider) ListResources(context.Context) []func() list.ListResource {
+	return []func() list.ListResource{newPetList}
+}
+
+func (p *petsProvider) Actions(context.Context) []func() action.Action {
+	return []func() action.Action{newFeedAction}
 }

@@ -2,6 +2,7 @@
 //
 // This code was generated from the following packages:
 //     tfwasm:provider@0.2.0
+//     tfwasm:provider@0.3.0
 //     wasi:io@0.2.12
 //     wasi:clocks@0.2.12
 //     wasi:random@0.2.12
@@ -15,15 +16,22 @@ package wit_exports
 
 import (
 	"runtime"
-	"tfwasm.dev/go/internal/wit/exports/export_tfwasm_provider_data_source"
-	"tfwasm.dev/go/internal/wit/exports/export_tfwasm_provider_ephemeral"
-	"tfwasm.dev/go/internal/wit/exports/export_tfwasm_provider_function"
-	"tfwasm.dev/go/internal/wit/exports/export_tfwasm_provider_provider"
-	"tfwasm.dev/go/internal/wit/exports/export_tfwasm_provider_resource"
-	"tfwasm.dev/go/internal/wit/imports/tfwasm_provider_data_source"
-	"tfwasm.dev/go/internal/wit/imports/tfwasm_provider_ephemeral"
-	"tfwasm.dev/go/internal/wit/imports/tfwasm_provider_resource"
-	"tfwasm.dev/go/internal/wit/imports/tfwasm_provider_types"
+	"tfwasm.dev/go/internal/wit/exports/export_tfwasm_provider_0_2_0_data_source"
+	"tfwasm.dev/go/internal/wit/exports/export_tfwasm_provider_0_2_0_ephemeral"
+	"tfwasm.dev/go/internal/wit/exports/export_tfwasm_provider_0_2_0_function"
+	"tfwasm.dev/go/internal/wit/exports/export_tfwasm_provider_0_2_0_provider"
+	"tfwasm.dev/go/internal/wit/exports/export_tfwasm_provider_0_2_0_resource"
+	"tfwasm.dev/go/internal/wit/exports/export_tfwasm_provider_0_3_0_action"
+	"tfwasm.dev/go/internal/wit/exports/export_tfwasm_provider_0_3_0_config_generation"
+	"tfwasm.dev/go/internal/wit/exports/export_tfwasm_provider_0_3_0_list_resource"
+	"tfwasm.dev/go/internal/wit/exports/export_tfwasm_provider_0_3_0_state_store"
+	"tfwasm.dev/go/internal/wit/imports/tfwasm_provider_0_2_0_data_source"
+	"tfwasm.dev/go/internal/wit/imports/tfwasm_provider_0_2_0_ephemeral"
+	"tfwasm.dev/go/internal/wit/imports/tfwasm_provider_0_2_0_resource"
+	"tfwasm.dev/go/internal/wit/imports/tfwasm_provider_0_2_0_types"
+	"tfwasm.dev/go/internal/wit/imports/tfwasm_provider_0_3_0_config_generation"
+	"tfwasm.dev/go/internal/wit/imports/tfwasm_provider_0_3_0_list_resource"
+	"tfwasm.dev/go/internal/wit/imports/tfwasm_provider_0_3_0_state_store"
 	witRuntime "tfwasm.dev/go/internal/witrt"
 	witTypes "tfwasm.dev/go/internal/witrt/types"
 	"unsafe"
@@ -33,11 +41,1863 @@ var staticPinner = runtime.Pinner{}
 var exportReturnArea = uintptr(witRuntime.Allocate(&staticPinner, (32 + 20*4), 8))
 var syncExportPinner = runtime.Pinner{}
 
-//go:wasmexport tfwasm:provider/provider@0.2.0#get-schema
-func wasm_export_tfwasm_provider_provider_get_schema() uintptr {
+//go:wasmexport tfwasm:provider/config-generation@0.3.0#generate-resource-config
+func wasm_export_tfwasm_provider_0_3_0_config_generation_generate_resource_config(arg0 uintptr, arg1 uint32, arg2 int32, arg3 uintptr, arg4 uint32, arg5 int32, arg6 int32, arg7 int32, arg8 int32, arg9 uintptr, arg10 uint32, arg11 uintptr, arg12 uint32) uintptr {
 
 	pinner := &syncExportPinner
-	result := export_tfwasm_provider_provider.GetSchema()
+	value := unsafe.String((*uint8)(unsafe.Pointer(arg0)), arg1)
+	var option witTypes.Option[[]uint8]
+	switch arg2 {
+	case 0:
+
+		option = witTypes.None[[]uint8]()
+	case 1:
+		value0 := unsafe.Slice((*uint8)(unsafe.Pointer(arg3)), arg4)
+
+		option = witTypes.Some[[]uint8](value0)
+	default:
+		panic("unreachable")
+	}
+	value1 := unsafe.String((*uint8)(unsafe.Pointer(arg9)), arg10)
+	value2 := unsafe.Slice((*uint8)(unsafe.Pointer(arg11)), arg12)
+	witRuntime.Unpin()
+	result := export_tfwasm_provider_0_3_0_config_generation.GenerateResourceConfig(tfwasm_provider_0_2_0_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_0_2_0_types.ClientCapabilities{DeferralAllowed: (arg5 != 0), WriteOnlyAttributesAllowed: (arg6 != 0), StorePlannedPrivate: (arg7 != 0), ComputedBlocksAllowed: (arg8 != 0)}}, tfwasm_provider_0_3_0_config_generation.GenerateRequest{TypeName: value1, State: value2})
+	data := unsafe.Pointer(unsafe.SliceData((result).Config))
+	pinner.Pin(data)
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 4)) = uint32(uint32(len((result).Config)))
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 0)) = uint32(uintptr(uintptr(data)))
+	slice7 := (result).Diagnostics
+	length9 := uint32(len(slice7))
+	result8 := witRuntime.Allocate(pinner, uintptr(length9*(7*4)), 4)
+	for index, element := range slice7 {
+		base := unsafe.Add(result8, index*(7*4))
+		*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32((element).Severity))
+		utf8 := unsafe.Pointer(unsafe.StringData((element).Summary))
+		pinner.Pin(utf8)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = uint32(uint32(len((element).Summary)))
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), 4)) = uint32(uintptr(uintptr(utf8)))
+		utf83 := unsafe.Pointer(unsafe.StringData((element).Detail))
+		pinner.Pin(utf83)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (4 * 4))) = uint32(uint32(len((element).Detail)))
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = uint32(uintptr(uintptr(utf83)))
+		slice := (element).Attribute
+		length := uint32(len(slice))
+		result6 := witRuntime.Allocate(pinner, uintptr(length*(8+2*4)), 8)
+		for index, element := range slice {
+			base := unsafe.Add(result6, index*(8+2*4))
+
+			switch element.Tag() {
+			case tfwasm_provider_0_2_0_types.PathStep_AttributeName:
+				payload := element.AttributeName()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(0))
+				utf84 := unsafe.Pointer(unsafe.StringData(payload))
+				pinner.Pin(utf84)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf84)))
+
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyString:
+				payload := element.ElementKeyString()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(1))
+				utf85 := unsafe.Pointer(unsafe.StringData(payload))
+				pinner.Pin(utf85)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf85)))
+
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyInt:
+				payload := element.ElementKeyInt()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(2))
+				*(*int64)(unsafe.Add(unsafe.Pointer(base), 8)) = payload
+
+			default:
+				panic("unreachable")
+			}
+
+		}
+
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (6 * 4))) = uint32(length)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (5 * 4))) = uint32(uintptr(uintptr(result6)))
+
+	}
+
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), (3 * 4))) = uint32(length9)
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), (2 * 4))) = uint32(uintptr(uintptr(result8)))
+	return exportReturnArea
+
+}
+
+//go:wasmexport cabi_post_tfwasm:provider/config-generation@0.3.0#generate-resource-config
+func wasm_export_post_return_tfwasm_provider_0_3_0_config_generation_generate_resource_config(result uintptr) {
+	syncExportPinner.Unpin()
+}
+
+//go:wasmexport tfwasm:provider/list-resource@0.3.0#list-resource-schemas
+func wasm_export_tfwasm_provider_0_3_0_list_resource_list_resource_schemas() uintptr {
+
+	pinner := &syncExportPinner
+	result := export_tfwasm_provider_0_3_0_list_resource.ListResourceSchemas()
+	slice26 := result
+	length28 := uint32(len(slice26))
+	result27 := witRuntime.Allocate(pinner, uintptr(length28*(8+6*4)), 8)
+	for index, element := range slice26 {
+		base := unsafe.Add(result27, index*(8+6*4))
+		utf8 := unsafe.Pointer(unsafe.StringData((element).TypeName))
+		pinner.Pin(utf8)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), 4)) = uint32(uint32(len((element).TypeName)))
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), 0)) = uint32(uintptr(uintptr(utf8)))
+		*(*int64)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = ((element).Schema).Version
+		slice13 := ((element).Schema).Blocks
+		length15 := uint32(len(slice13))
+		result14 := witRuntime.Allocate(pinner, uintptr(length15*(10*4)), 4)
+		for index, element := range slice13 {
+			base := unsafe.Add(result14, index*(10*4))
+			slice := (element).Attributes
+			length := uint32(len(slice))
+			result4 := witRuntime.Allocate(pinner, uintptr(length*(10*4)), 4)
+			for index, element := range slice {
+				base := unsafe.Add(result4, index*(10*4))
+				utf80 := unsafe.Pointer(unsafe.StringData((element).Name))
+				pinner.Pin(utf80)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 4)) = uint32(uint32(len((element).Name)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 0)) = uint32(uintptr(uintptr(utf80)))
+
+				switch (element).Type.Tag() {
+				case tfwasm_provider_0_2_0_types.AttributeType_TypeJson:
+					payload := (element).Type.TypeJson()
+					*(*int8)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int8(int32(0))
+					utf81 := unsafe.Pointer(unsafe.StringData(payload))
+					pinner.Pin(utf81)
+					*(*uint32)(unsafe.Add(unsafe.Pointer(base), (4 * 4))) = uint32(uint32(len(payload)))
+					*(*uint32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = uint32(uintptr(uintptr(utf81)))
+
+				case tfwasm_provider_0_2_0_types.AttributeType_Nested:
+					payload := (element).Type.Nested()
+					*(*int8)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int8(int32(1))
+					*(*int32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = int32(payload)
+
+				default:
+					panic("unreachable")
+				}
+				utf82 := unsafe.Pointer(unsafe.StringData((element).Description))
+				pinner.Pin(utf82)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (6 * 4))) = uint32(uint32(len((element).Description)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (5 * 4))) = uint32(uintptr(uintptr(utf82)))
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), (7 * 4))) = int8(int32((element).DescriptionKind))
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), (1 + 7*4))) = int8(int32((element).Flags))
+				utf83 := unsafe.Pointer(unsafe.StringData((element).DeprecationMessage))
+				pinner.Pin(utf83)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (9 * 4))) = uint32(uint32(len((element).DeprecationMessage)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 * 4))) = uint32(uintptr(uintptr(utf83)))
+
+			}
+
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), 4)) = uint32(length)
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), 0)) = uint32(uintptr(uintptr(result4)))
+			slice6 := (element).BlockTypes
+			length8 := uint32(len(slice6))
+			result7 := witRuntime.Allocate(pinner, uintptr(length8*(24+2*4)), 8)
+			for index, element := range slice6 {
+				base := unsafe.Add(result7, index*(24+2*4))
+				utf85 := unsafe.Pointer(unsafe.StringData((element).TypeName))
+				pinner.Pin(utf85)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 4)) = uint32(uint32(len((element).TypeName)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 0)) = uint32(uintptr(uintptr(utf85)))
+				*(*int32)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int32((element).Block)
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), (4 + 2*4))) = int8(int32((element).Nesting))
+				*(*int64)(unsafe.Add(unsafe.Pointer(base), (8 + 2*4))) = (element).MinItems
+				*(*int64)(unsafe.Add(unsafe.Pointer(base), (16 + 2*4))) = (element).MaxItems
+
+			}
+
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = uint32(length8)
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = uint32(uintptr(uintptr(result7)))
+			utf89 := unsafe.Pointer(unsafe.StringData((element).Description))
+			pinner.Pin(utf89)
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), (5 * 4))) = uint32(uint32(len((element).Description)))
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), (4 * 4))) = uint32(uintptr(uintptr(utf89)))
+			*(*int8)(unsafe.Add(unsafe.Pointer(base), (6 * 4))) = int8(int32((element).DescriptionKind))
+			var result10 int32
+			if (element).Deprecated {
+				result10 = 1
+			} else {
+				result10 = 0
+			}
+			*(*int8)(unsafe.Add(unsafe.Pointer(base), (1 + 6*4))) = int8(result10)
+			utf811 := unsafe.Pointer(unsafe.StringData((element).DeprecationMessage))
+			pinner.Pin(utf811)
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 * 4))) = uint32(uint32(len((element).DeprecationMessage)))
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), (7 * 4))) = uint32(uintptr(uintptr(utf811)))
+			var result12 int32
+			if (element).Computed {
+				result12 = 1
+			} else {
+				result12 = 0
+			}
+			*(*int8)(unsafe.Add(unsafe.Pointer(base), (9 * 4))) = int8(result12)
+
+		}
+
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 3*4))) = uint32(length15)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 2*4))) = uint32(uintptr(uintptr(result14)))
+		slice23 := ((element).Schema).Objects
+		length25 := uint32(len(slice23))
+		result24 := witRuntime.Allocate(pinner, uintptr(length25*(3*4)), 4)
+		for index, element := range slice23 {
+			base := unsafe.Add(result24, index*(3*4))
+			slice20 := (element).Attributes
+			length22 := uint32(len(slice20))
+			result21 := witRuntime.Allocate(pinner, uintptr(length22*(10*4)), 4)
+			for index, element := range slice20 {
+				base := unsafe.Add(result21, index*(10*4))
+				utf816 := unsafe.Pointer(unsafe.StringData((element).Name))
+				pinner.Pin(utf816)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 4)) = uint32(uint32(len((element).Name)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 0)) = uint32(uintptr(uintptr(utf816)))
+
+				switch (element).Type.Tag() {
+				case tfwasm_provider_0_2_0_types.AttributeType_TypeJson:
+					payload := (element).Type.TypeJson()
+					*(*int8)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int8(int32(0))
+					utf817 := unsafe.Pointer(unsafe.StringData(payload))
+					pinner.Pin(utf817)
+					*(*uint32)(unsafe.Add(unsafe.Pointer(base), (4 * 4))) = uint32(uint32(len(payload)))
+					*(*uint32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = uint32(uintptr(uintptr(utf817)))
+
+				case tfwasm_provider_0_2_0_types.AttributeType_Nested:
+					payload := (element).Type.Nested()
+					*(*int8)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int8(int32(1))
+					*(*int32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = int32(payload)
+
+				default:
+					panic("unreachable")
+				}
+				utf818 := unsafe.Pointer(unsafe.StringData((element).Description))
+				pinner.Pin(utf818)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (6 * 4))) = uint32(uint32(len((element).Description)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (5 * 4))) = uint32(uintptr(uintptr(utf818)))
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), (7 * 4))) = int8(int32((element).DescriptionKind))
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), (1 + 7*4))) = int8(int32((element).Flags))
+				utf819 := unsafe.Pointer(unsafe.StringData((element).DeprecationMessage))
+				pinner.Pin(utf819)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (9 * 4))) = uint32(uint32(len((element).DeprecationMessage)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 * 4))) = uint32(uintptr(uintptr(utf819)))
+
+			}
+
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), 4)) = uint32(length22)
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), 0)) = uint32(uintptr(uintptr(result21)))
+			*(*int8)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int8(int32((element).Nesting))
+
+		}
+
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 5*4))) = uint32(length25)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 4*4))) = uint32(uintptr(uintptr(result24)))
+
+	}
+
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 4)) = uint32(length28)
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 0)) = uint32(uintptr(uintptr(result27)))
+	return exportReturnArea
+
+}
+
+//go:wasmexport cabi_post_tfwasm:provider/list-resource@0.3.0#list-resource-schemas
+func wasm_export_post_return_tfwasm_provider_0_3_0_list_resource_list_resource_schemas(result uintptr) {
+	syncExportPinner.Unpin()
+}
+
+//go:wasmexport tfwasm:provider/list-resource@0.3.0#validate-list-resource-config
+func wasm_export_tfwasm_provider_0_3_0_list_resource_validate_list_resource_config(arg0 uintptr, arg1 uint32, arg2 uintptr, arg3 uint32) uintptr {
+
+	pinner := &syncExportPinner
+	value := unsafe.String((*uint8)(unsafe.Pointer(arg0)), arg1)
+	value0 := unsafe.Slice((*uint8)(unsafe.Pointer(arg2)), arg3)
+	witRuntime.Unpin()
+	result := export_tfwasm_provider_0_3_0_list_resource.ValidateListResourceConfig(value, value0)
+	slice5 := result
+	length7 := uint32(len(slice5))
+	result6 := witRuntime.Allocate(pinner, uintptr(length7*(7*4)), 4)
+	for index, element := range slice5 {
+		base := unsafe.Add(result6, index*(7*4))
+		*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32((element).Severity))
+		utf8 := unsafe.Pointer(unsafe.StringData((element).Summary))
+		pinner.Pin(utf8)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = uint32(uint32(len((element).Summary)))
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), 4)) = uint32(uintptr(uintptr(utf8)))
+		utf81 := unsafe.Pointer(unsafe.StringData((element).Detail))
+		pinner.Pin(utf81)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (4 * 4))) = uint32(uint32(len((element).Detail)))
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = uint32(uintptr(uintptr(utf81)))
+		slice := (element).Attribute
+		length := uint32(len(slice))
+		result4 := witRuntime.Allocate(pinner, uintptr(length*(8+2*4)), 8)
+		for index, element := range slice {
+			base := unsafe.Add(result4, index*(8+2*4))
+
+			switch element.Tag() {
+			case tfwasm_provider_0_2_0_types.PathStep_AttributeName:
+				payload := element.AttributeName()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(0))
+				utf82 := unsafe.Pointer(unsafe.StringData(payload))
+				pinner.Pin(utf82)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf82)))
+
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyString:
+				payload := element.ElementKeyString()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(1))
+				utf83 := unsafe.Pointer(unsafe.StringData(payload))
+				pinner.Pin(utf83)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf83)))
+
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyInt:
+				payload := element.ElementKeyInt()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(2))
+				*(*int64)(unsafe.Add(unsafe.Pointer(base), 8)) = payload
+
+			default:
+				panic("unreachable")
+			}
+
+		}
+
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (6 * 4))) = uint32(length)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (5 * 4))) = uint32(uintptr(uintptr(result4)))
+
+	}
+
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 4)) = uint32(length7)
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 0)) = uint32(uintptr(uintptr(result6)))
+	return exportReturnArea
+
+}
+
+//go:wasmexport cabi_post_tfwasm:provider/list-resource@0.3.0#validate-list-resource-config
+func wasm_export_post_return_tfwasm_provider_0_3_0_list_resource_validate_list_resource_config(result uintptr) {
+	syncExportPinner.Unpin()
+}
+
+//go:wasmexport tfwasm:provider/list-resource@0.3.0#list-resource
+func wasm_export_tfwasm_provider_0_3_0_list_resource_list_resource(arg0 uintptr) uintptr {
+
+	pinner := &syncExportPinner
+	value := unsafe.String((*uint8)(unsafe.Pointer(uintptr(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), 0))))), *(*uint32)(unsafe.Add(unsafe.Pointer(arg0), 4)))
+	var option witTypes.Option[[]uint8]
+	switch uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (2 * 4)))) {
+	case 0:
+
+		option = witTypes.None[[]uint8]()
+	case 1:
+		value0 := unsafe.Slice((*uint8)(unsafe.Pointer(uintptr(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (3 * 4)))))), *(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (4 * 4))))
+
+		option = witTypes.Some[[]uint8](value0)
+	default:
+		panic("unreachable")
+	}
+	value1 := unsafe.String((*uint8)(unsafe.Pointer(uintptr(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (6 * 4)))))), *(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (7 * 4))))
+	value2 := unsafe.Slice((*uint8)(unsafe.Pointer(uintptr(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (8 * 4)))))), *(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (9 * 4))))
+	var option4 witTypes.Option[[]uint8]
+	switch uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (16 + 10*4)))) {
+	case 0:
+
+		option4 = witTypes.None[[]uint8]()
+	case 1:
+		value3 := unsafe.Slice((*uint8)(unsafe.Pointer(uintptr(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (16 + 11*4)))))), *(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (16 + 12*4))))
+
+		option4 = witTypes.Some[[]uint8](value3)
+	default:
+		panic("unreachable")
+	}
+	witRuntime.Unpin()
+	result := export_tfwasm_provider_0_3_0_list_resource.ListResource(tfwasm_provider_0_2_0_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_0_2_0_types.ClientCapabilities{DeferralAllowed: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (5 * 4)))) != 0), WriteOnlyAttributesAllowed: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (1 + 5*4)))) != 0), StorePlannedPrivate: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (2 + 5*4)))) != 0), ComputedBlocksAllowed: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (3 + 5*4)))) != 0)}}, tfwasm_provider_0_3_0_list_resource.ListRequest{TypeName: value1, Config: value2, IncludeResourceObject: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (10 * 4)))) != 0), Limit: *(*int64)(unsafe.Add(unsafe.Pointer(arg0), (8 + 10*4))), Cursor: option4})
+	slice14 := (result).Objects
+	length16 := uint32(len(slice14))
+	result15 := witRuntime.Allocate(pinner, uintptr(length16*(9*4)), 4)
+	for index, element := range slice14 {
+		base := unsafe.Add(result15, index*(9*4))
+		data := unsafe.Pointer(unsafe.SliceData((element).Identity))
+		pinner.Pin(data)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), 4)) = uint32(uint32(len((element).Identity)))
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), 0)) = uint32(uintptr(uintptr(data)))
+		utf8 := unsafe.Pointer(unsafe.StringData((element).DisplayName))
+		pinner.Pin(utf8)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = uint32(uint32(len((element).DisplayName)))
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = uint32(uintptr(uintptr(utf8)))
+
+		switch (element).ResourceObject.Tag() {
+		case witTypes.OptionNone:
+			*(*int8)(unsafe.Add(unsafe.Pointer(base), (4 * 4))) = int8(int32(0))
+
+		case witTypes.OptionSome:
+			payload := (element).ResourceObject.Some()
+			*(*int8)(unsafe.Add(unsafe.Pointer(base), (4 * 4))) = int8(int32(1))
+			data5 := unsafe.Pointer(unsafe.SliceData(payload))
+			pinner.Pin(data5)
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), (6 * 4))) = uint32(uint32(len(payload)))
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), (5 * 4))) = uint32(uintptr(uintptr(data5)))
+
+		default:
+			panic("unreachable")
+		}
+		slice11 := (element).Diagnostics
+		length13 := uint32(len(slice11))
+		result12 := witRuntime.Allocate(pinner, uintptr(length13*(7*4)), 4)
+		for index, element := range slice11 {
+			base := unsafe.Add(result12, index*(7*4))
+			*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32((element).Severity))
+			utf86 := unsafe.Pointer(unsafe.StringData((element).Summary))
+			pinner.Pin(utf86)
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = uint32(uint32(len((element).Summary)))
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), 4)) = uint32(uintptr(uintptr(utf86)))
+			utf87 := unsafe.Pointer(unsafe.StringData((element).Detail))
+			pinner.Pin(utf87)
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), (4 * 4))) = uint32(uint32(len((element).Detail)))
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = uint32(uintptr(uintptr(utf87)))
+			slice := (element).Attribute
+			length := uint32(len(slice))
+			result10 := witRuntime.Allocate(pinner, uintptr(length*(8+2*4)), 8)
+			for index, element := range slice {
+				base := unsafe.Add(result10, index*(8+2*4))
+
+				switch element.Tag() {
+				case tfwasm_provider_0_2_0_types.PathStep_AttributeName:
+					payload := element.AttributeName()
+					*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(0))
+					utf88 := unsafe.Pointer(unsafe.StringData(payload))
+					pinner.Pin(utf88)
+					*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
+					*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf88)))
+
+				case tfwasm_provider_0_2_0_types.PathStep_ElementKeyString:
+					payload := element.ElementKeyString()
+					*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(1))
+					utf89 := unsafe.Pointer(unsafe.StringData(payload))
+					pinner.Pin(utf89)
+					*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
+					*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf89)))
+
+				case tfwasm_provider_0_2_0_types.PathStep_ElementKeyInt:
+					payload := element.ElementKeyInt()
+					*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(2))
+					*(*int64)(unsafe.Add(unsafe.Pointer(base), 8)) = payload
+
+				default:
+					panic("unreachable")
+				}
+
+			}
+
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), (6 * 4))) = uint32(length)
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), (5 * 4))) = uint32(uintptr(uintptr(result10)))
+
+		}
+
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 * 4))) = uint32(length13)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (7 * 4))) = uint32(uintptr(uintptr(result12)))
+
+	}
+
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 4)) = uint32(length16)
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 0)) = uint32(uintptr(uintptr(result15)))
+
+	switch (result).Next.Tag() {
+	case witTypes.OptionNone:
+		*(*int8)(unsafe.Add(unsafe.Pointer(exportReturnArea), (2 * 4))) = int8(int32(0))
+
+	case witTypes.OptionSome:
+		payload := (result).Next.Some()
+		*(*int8)(unsafe.Add(unsafe.Pointer(exportReturnArea), (2 * 4))) = int8(int32(1))
+		data17 := unsafe.Pointer(unsafe.SliceData(payload))
+		pinner.Pin(data17)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), (4 * 4))) = uint32(uint32(len(payload)))
+		*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), (3 * 4))) = uint32(uintptr(uintptr(data17)))
+
+	default:
+		panic("unreachable")
+	}
+	slice25 := (result).Diagnostics
+	length27 := uint32(len(slice25))
+	result26 := witRuntime.Allocate(pinner, uintptr(length27*(7*4)), 4)
+	for index, element := range slice25 {
+		base := unsafe.Add(result26, index*(7*4))
+		*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32((element).Severity))
+		utf818 := unsafe.Pointer(unsafe.StringData((element).Summary))
+		pinner.Pin(utf818)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = uint32(uint32(len((element).Summary)))
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), 4)) = uint32(uintptr(uintptr(utf818)))
+		utf819 := unsafe.Pointer(unsafe.StringData((element).Detail))
+		pinner.Pin(utf819)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (4 * 4))) = uint32(uint32(len((element).Detail)))
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = uint32(uintptr(uintptr(utf819)))
+		slice22 := (element).Attribute
+		length24 := uint32(len(slice22))
+		result23 := witRuntime.Allocate(pinner, uintptr(length24*(8+2*4)), 8)
+		for index, element := range slice22 {
+			base := unsafe.Add(result23, index*(8+2*4))
+
+			switch element.Tag() {
+			case tfwasm_provider_0_2_0_types.PathStep_AttributeName:
+				payload := element.AttributeName()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(0))
+				utf820 := unsafe.Pointer(unsafe.StringData(payload))
+				pinner.Pin(utf820)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf820)))
+
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyString:
+				payload := element.ElementKeyString()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(1))
+				utf821 := unsafe.Pointer(unsafe.StringData(payload))
+				pinner.Pin(utf821)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf821)))
+
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyInt:
+				payload := element.ElementKeyInt()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(2))
+				*(*int64)(unsafe.Add(unsafe.Pointer(base), 8)) = payload
+
+			default:
+				panic("unreachable")
+			}
+
+		}
+
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (6 * 4))) = uint32(length24)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (5 * 4))) = uint32(uintptr(uintptr(result23)))
+
+	}
+
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), (6 * 4))) = uint32(length27)
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), (5 * 4))) = uint32(uintptr(uintptr(result26)))
+	return exportReturnArea
+
+}
+
+//go:wasmexport cabi_post_tfwasm:provider/list-resource@0.3.0#list-resource
+func wasm_export_post_return_tfwasm_provider_0_3_0_list_resource_list_resource(result uintptr) {
+	syncExportPinner.Unpin()
+}
+
+//go:wasmexport tfwasm:provider/action@0.3.0#action-schemas
+func wasm_export_tfwasm_provider_0_3_0_action_action_schemas() uintptr {
+
+	pinner := &syncExportPinner
+	result := export_tfwasm_provider_0_3_0_action.ActionSchemas()
+	slice26 := result
+	length28 := uint32(len(slice26))
+	result27 := witRuntime.Allocate(pinner, uintptr(length28*(8+6*4)), 8)
+	for index, element := range slice26 {
+		base := unsafe.Add(result27, index*(8+6*4))
+		utf8 := unsafe.Pointer(unsafe.StringData((element).TypeName))
+		pinner.Pin(utf8)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), 4)) = uint32(uint32(len((element).TypeName)))
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), 0)) = uint32(uintptr(uintptr(utf8)))
+		*(*int64)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = ((element).Schema).Version
+		slice13 := ((element).Schema).Blocks
+		length15 := uint32(len(slice13))
+		result14 := witRuntime.Allocate(pinner, uintptr(length15*(10*4)), 4)
+		for index, element := range slice13 {
+			base := unsafe.Add(result14, index*(10*4))
+			slice := (element).Attributes
+			length := uint32(len(slice))
+			result4 := witRuntime.Allocate(pinner, uintptr(length*(10*4)), 4)
+			for index, element := range slice {
+				base := unsafe.Add(result4, index*(10*4))
+				utf80 := unsafe.Pointer(unsafe.StringData((element).Name))
+				pinner.Pin(utf80)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 4)) = uint32(uint32(len((element).Name)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 0)) = uint32(uintptr(uintptr(utf80)))
+
+				switch (element).Type.Tag() {
+				case tfwasm_provider_0_2_0_types.AttributeType_TypeJson:
+					payload := (element).Type.TypeJson()
+					*(*int8)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int8(int32(0))
+					utf81 := unsafe.Pointer(unsafe.StringData(payload))
+					pinner.Pin(utf81)
+					*(*uint32)(unsafe.Add(unsafe.Pointer(base), (4 * 4))) = uint32(uint32(len(payload)))
+					*(*uint32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = uint32(uintptr(uintptr(utf81)))
+
+				case tfwasm_provider_0_2_0_types.AttributeType_Nested:
+					payload := (element).Type.Nested()
+					*(*int8)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int8(int32(1))
+					*(*int32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = int32(payload)
+
+				default:
+					panic("unreachable")
+				}
+				utf82 := unsafe.Pointer(unsafe.StringData((element).Description))
+				pinner.Pin(utf82)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (6 * 4))) = uint32(uint32(len((element).Description)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (5 * 4))) = uint32(uintptr(uintptr(utf82)))
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), (7 * 4))) = int8(int32((element).DescriptionKind))
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), (1 + 7*4))) = int8(int32((element).Flags))
+				utf83 := unsafe.Pointer(unsafe.StringData((element).DeprecationMessage))
+				pinner.Pin(utf83)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (9 * 4))) = uint32(uint32(len((element).DeprecationMessage)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 * 4))) = uint32(uintptr(uintptr(utf83)))
+
+			}
+
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), 4)) = uint32(length)
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), 0)) = uint32(uintptr(uintptr(result4)))
+			slice6 := (element).BlockTypes
+			length8 := uint32(len(slice6))
+			result7 := witRuntime.Allocate(pinner, uintptr(length8*(24+2*4)), 8)
+			for index, element := range slice6 {
+				base := unsafe.Add(result7, index*(24+2*4))
+				utf85 := unsafe.Pointer(unsafe.StringData((element).TypeName))
+				pinner.Pin(utf85)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 4)) = uint32(uint32(len((element).TypeName)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 0)) = uint32(uintptr(uintptr(utf85)))
+				*(*int32)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int32((element).Block)
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), (4 + 2*4))) = int8(int32((element).Nesting))
+				*(*int64)(unsafe.Add(unsafe.Pointer(base), (8 + 2*4))) = (element).MinItems
+				*(*int64)(unsafe.Add(unsafe.Pointer(base), (16 + 2*4))) = (element).MaxItems
+
+			}
+
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = uint32(length8)
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = uint32(uintptr(uintptr(result7)))
+			utf89 := unsafe.Pointer(unsafe.StringData((element).Description))
+			pinner.Pin(utf89)
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), (5 * 4))) = uint32(uint32(len((element).Description)))
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), (4 * 4))) = uint32(uintptr(uintptr(utf89)))
+			*(*int8)(unsafe.Add(unsafe.Pointer(base), (6 * 4))) = int8(int32((element).DescriptionKind))
+			var result10 int32
+			if (element).Deprecated {
+				result10 = 1
+			} else {
+				result10 = 0
+			}
+			*(*int8)(unsafe.Add(unsafe.Pointer(base), (1 + 6*4))) = int8(result10)
+			utf811 := unsafe.Pointer(unsafe.StringData((element).DeprecationMessage))
+			pinner.Pin(utf811)
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 * 4))) = uint32(uint32(len((element).DeprecationMessage)))
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), (7 * 4))) = uint32(uintptr(uintptr(utf811)))
+			var result12 int32
+			if (element).Computed {
+				result12 = 1
+			} else {
+				result12 = 0
+			}
+			*(*int8)(unsafe.Add(unsafe.Pointer(base), (9 * 4))) = int8(result12)
+
+		}
+
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 3*4))) = uint32(length15)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 2*4))) = uint32(uintptr(uintptr(result14)))
+		slice23 := ((element).Schema).Objects
+		length25 := uint32(len(slice23))
+		result24 := witRuntime.Allocate(pinner, uintptr(length25*(3*4)), 4)
+		for index, element := range slice23 {
+			base := unsafe.Add(result24, index*(3*4))
+			slice20 := (element).Attributes
+			length22 := uint32(len(slice20))
+			result21 := witRuntime.Allocate(pinner, uintptr(length22*(10*4)), 4)
+			for index, element := range slice20 {
+				base := unsafe.Add(result21, index*(10*4))
+				utf816 := unsafe.Pointer(unsafe.StringData((element).Name))
+				pinner.Pin(utf816)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 4)) = uint32(uint32(len((element).Name)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 0)) = uint32(uintptr(uintptr(utf816)))
+
+				switch (element).Type.Tag() {
+				case tfwasm_provider_0_2_0_types.AttributeType_TypeJson:
+					payload := (element).Type.TypeJson()
+					*(*int8)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int8(int32(0))
+					utf817 := unsafe.Pointer(unsafe.StringData(payload))
+					pinner.Pin(utf817)
+					*(*uint32)(unsafe.Add(unsafe.Pointer(base), (4 * 4))) = uint32(uint32(len(payload)))
+					*(*uint32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = uint32(uintptr(uintptr(utf817)))
+
+				case tfwasm_provider_0_2_0_types.AttributeType_Nested:
+					payload := (element).Type.Nested()
+					*(*int8)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int8(int32(1))
+					*(*int32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = int32(payload)
+
+				default:
+					panic("unreachable")
+				}
+				utf818 := unsafe.Pointer(unsafe.StringData((element).Description))
+				pinner.Pin(utf818)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (6 * 4))) = uint32(uint32(len((element).Description)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (5 * 4))) = uint32(uintptr(uintptr(utf818)))
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), (7 * 4))) = int8(int32((element).DescriptionKind))
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), (1 + 7*4))) = int8(int32((element).Flags))
+				utf819 := unsafe.Pointer(unsafe.StringData((element).DeprecationMessage))
+				pinner.Pin(utf819)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (9 * 4))) = uint32(uint32(len((element).DeprecationMessage)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 * 4))) = uint32(uintptr(uintptr(utf819)))
+
+			}
+
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), 4)) = uint32(length22)
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), 0)) = uint32(uintptr(uintptr(result21)))
+			*(*int8)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int8(int32((element).Nesting))
+
+		}
+
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 5*4))) = uint32(length25)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 4*4))) = uint32(uintptr(uintptr(result24)))
+
+	}
+
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 4)) = uint32(length28)
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 0)) = uint32(uintptr(uintptr(result27)))
+	return exportReturnArea
+
+}
+
+//go:wasmexport cabi_post_tfwasm:provider/action@0.3.0#action-schemas
+func wasm_export_post_return_tfwasm_provider_0_3_0_action_action_schemas(result uintptr) {
+	syncExportPinner.Unpin()
+}
+
+//go:wasmexport tfwasm:provider/action@0.3.0#validate-action-config
+func wasm_export_tfwasm_provider_0_3_0_action_validate_action_config(arg0 uintptr, arg1 uint32, arg2 uintptr, arg3 uint32) uintptr {
+
+	pinner := &syncExportPinner
+	value := unsafe.String((*uint8)(unsafe.Pointer(arg0)), arg1)
+	value0 := unsafe.Slice((*uint8)(unsafe.Pointer(arg2)), arg3)
+	witRuntime.Unpin()
+	result := export_tfwasm_provider_0_3_0_action.ValidateActionConfig(value, value0)
+	slice5 := result
+	length7 := uint32(len(slice5))
+	result6 := witRuntime.Allocate(pinner, uintptr(length7*(7*4)), 4)
+	for index, element := range slice5 {
+		base := unsafe.Add(result6, index*(7*4))
+		*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32((element).Severity))
+		utf8 := unsafe.Pointer(unsafe.StringData((element).Summary))
+		pinner.Pin(utf8)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = uint32(uint32(len((element).Summary)))
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), 4)) = uint32(uintptr(uintptr(utf8)))
+		utf81 := unsafe.Pointer(unsafe.StringData((element).Detail))
+		pinner.Pin(utf81)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (4 * 4))) = uint32(uint32(len((element).Detail)))
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = uint32(uintptr(uintptr(utf81)))
+		slice := (element).Attribute
+		length := uint32(len(slice))
+		result4 := witRuntime.Allocate(pinner, uintptr(length*(8+2*4)), 8)
+		for index, element := range slice {
+			base := unsafe.Add(result4, index*(8+2*4))
+
+			switch element.Tag() {
+			case tfwasm_provider_0_2_0_types.PathStep_AttributeName:
+				payload := element.AttributeName()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(0))
+				utf82 := unsafe.Pointer(unsafe.StringData(payload))
+				pinner.Pin(utf82)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf82)))
+
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyString:
+				payload := element.ElementKeyString()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(1))
+				utf83 := unsafe.Pointer(unsafe.StringData(payload))
+				pinner.Pin(utf83)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf83)))
+
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyInt:
+				payload := element.ElementKeyInt()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(2))
+				*(*int64)(unsafe.Add(unsafe.Pointer(base), 8)) = payload
+
+			default:
+				panic("unreachable")
+			}
+
+		}
+
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (6 * 4))) = uint32(length)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (5 * 4))) = uint32(uintptr(uintptr(result4)))
+
+	}
+
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 4)) = uint32(length7)
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 0)) = uint32(uintptr(uintptr(result6)))
+	return exportReturnArea
+
+}
+
+//go:wasmexport cabi_post_tfwasm:provider/action@0.3.0#validate-action-config
+func wasm_export_post_return_tfwasm_provider_0_3_0_action_validate_action_config(result uintptr) {
+	syncExportPinner.Unpin()
+}
+
+//go:wasmexport tfwasm:provider/action@0.3.0#plan-action
+func wasm_export_tfwasm_provider_0_3_0_action_plan_action(arg0 uintptr, arg1 uint32, arg2 int32, arg3 uintptr, arg4 uint32, arg5 int32, arg6 int32, arg7 int32, arg8 int32, arg9 uintptr, arg10 uint32, arg11 uintptr, arg12 uint32) uintptr {
+
+	pinner := &syncExportPinner
+	value := unsafe.String((*uint8)(unsafe.Pointer(arg0)), arg1)
+	var option witTypes.Option[[]uint8]
+	switch arg2 {
+	case 0:
+
+		option = witTypes.None[[]uint8]()
+	case 1:
+		value0 := unsafe.Slice((*uint8)(unsafe.Pointer(arg3)), arg4)
+
+		option = witTypes.Some[[]uint8](value0)
+	default:
+		panic("unreachable")
+	}
+	value1 := unsafe.String((*uint8)(unsafe.Pointer(arg9)), arg10)
+	value2 := unsafe.Slice((*uint8)(unsafe.Pointer(arg11)), arg12)
+	witRuntime.Unpin()
+	result := export_tfwasm_provider_0_3_0_action.PlanAction(tfwasm_provider_0_2_0_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_0_2_0_types.ClientCapabilities{DeferralAllowed: (arg5 != 0), WriteOnlyAttributesAllowed: (arg6 != 0), StorePlannedPrivate: (arg7 != 0), ComputedBlocksAllowed: (arg8 != 0)}}, value1, value2)
+	slice7 := (result).Diagnostics
+	length9 := uint32(len(slice7))
+	result8 := witRuntime.Allocate(pinner, uintptr(length9*(7*4)), 4)
+	for index, element := range slice7 {
+		base := unsafe.Add(result8, index*(7*4))
+		*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32((element).Severity))
+		utf8 := unsafe.Pointer(unsafe.StringData((element).Summary))
+		pinner.Pin(utf8)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = uint32(uint32(len((element).Summary)))
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), 4)) = uint32(uintptr(uintptr(utf8)))
+		utf83 := unsafe.Pointer(unsafe.StringData((element).Detail))
+		pinner.Pin(utf83)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (4 * 4))) = uint32(uint32(len((element).Detail)))
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = uint32(uintptr(uintptr(utf83)))
+		slice := (element).Attribute
+		length := uint32(len(slice))
+		result6 := witRuntime.Allocate(pinner, uintptr(length*(8+2*4)), 8)
+		for index, element := range slice {
+			base := unsafe.Add(result6, index*(8+2*4))
+
+			switch element.Tag() {
+			case tfwasm_provider_0_2_0_types.PathStep_AttributeName:
+				payload := element.AttributeName()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(0))
+				utf84 := unsafe.Pointer(unsafe.StringData(payload))
+				pinner.Pin(utf84)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf84)))
+
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyString:
+				payload := element.ElementKeyString()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(1))
+				utf85 := unsafe.Pointer(unsafe.StringData(payload))
+				pinner.Pin(utf85)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf85)))
+
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyInt:
+				payload := element.ElementKeyInt()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(2))
+				*(*int64)(unsafe.Add(unsafe.Pointer(base), 8)) = payload
+
+			default:
+				panic("unreachable")
+			}
+
+		}
+
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (6 * 4))) = uint32(length)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (5 * 4))) = uint32(uintptr(uintptr(result6)))
+
+	}
+
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 4)) = uint32(length9)
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 0)) = uint32(uintptr(uintptr(result8)))
+
+	switch (result).Deferred.Tag() {
+	case witTypes.OptionNone:
+		*(*int8)(unsafe.Add(unsafe.Pointer(exportReturnArea), (2 * 4))) = int8(int32(0))
+
+	case witTypes.OptionSome:
+		payload := (result).Deferred.Some()
+		*(*int8)(unsafe.Add(unsafe.Pointer(exportReturnArea), (2 * 4))) = int8(int32(1))
+		*(*int8)(unsafe.Add(unsafe.Pointer(exportReturnArea), (1 + 2*4))) = int8(int32(payload))
+
+	default:
+		panic("unreachable")
+	}
+	return exportReturnArea
+
+}
+
+//go:wasmexport cabi_post_tfwasm:provider/action@0.3.0#plan-action
+func wasm_export_post_return_tfwasm_provider_0_3_0_action_plan_action(result uintptr) {
+	syncExportPinner.Unpin()
+}
+
+//go:wasmexport tfwasm:provider/action@0.3.0#invoke-action
+func wasm_export_tfwasm_provider_0_3_0_action_invoke_action(arg0 uintptr, arg1 uint32, arg2 int32, arg3 uintptr, arg4 uint32, arg5 int32, arg6 int32, arg7 int32, arg8 int32, arg9 uintptr, arg10 uint32, arg11 uintptr, arg12 uint32) uintptr {
+
+	pinner := &syncExportPinner
+	value := unsafe.String((*uint8)(unsafe.Pointer(arg0)), arg1)
+	var option witTypes.Option[[]uint8]
+	switch arg2 {
+	case 0:
+
+		option = witTypes.None[[]uint8]()
+	case 1:
+		value0 := unsafe.Slice((*uint8)(unsafe.Pointer(arg3)), arg4)
+
+		option = witTypes.Some[[]uint8](value0)
+	default:
+		panic("unreachable")
+	}
+	value1 := unsafe.String((*uint8)(unsafe.Pointer(arg9)), arg10)
+	value2 := unsafe.Slice((*uint8)(unsafe.Pointer(arg11)), arg12)
+	witRuntime.Unpin()
+	result := export_tfwasm_provider_0_3_0_action.InvokeAction(tfwasm_provider_0_2_0_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_0_2_0_types.ClientCapabilities{DeferralAllowed: (arg5 != 0), WriteOnlyAttributesAllowed: (arg6 != 0), StorePlannedPrivate: (arg7 != 0), ComputedBlocksAllowed: (arg8 != 0)}}, value1, value2)
+	slice7 := result
+	length9 := uint32(len(slice7))
+	result8 := witRuntime.Allocate(pinner, uintptr(length9*(7*4)), 4)
+	for index, element := range slice7 {
+		base := unsafe.Add(result8, index*(7*4))
+		*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32((element).Severity))
+		utf8 := unsafe.Pointer(unsafe.StringData((element).Summary))
+		pinner.Pin(utf8)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = uint32(uint32(len((element).Summary)))
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), 4)) = uint32(uintptr(uintptr(utf8)))
+		utf83 := unsafe.Pointer(unsafe.StringData((element).Detail))
+		pinner.Pin(utf83)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (4 * 4))) = uint32(uint32(len((element).Detail)))
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = uint32(uintptr(uintptr(utf83)))
+		slice := (element).Attribute
+		length := uint32(len(slice))
+		result6 := witRuntime.Allocate(pinner, uintptr(length*(8+2*4)), 8)
+		for index, element := range slice {
+			base := unsafe.Add(result6, index*(8+2*4))
+
+			switch element.Tag() {
+			case tfwasm_provider_0_2_0_types.PathStep_AttributeName:
+				payload := element.AttributeName()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(0))
+				utf84 := unsafe.Pointer(unsafe.StringData(payload))
+				pinner.Pin(utf84)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf84)))
+
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyString:
+				payload := element.ElementKeyString()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(1))
+				utf85 := unsafe.Pointer(unsafe.StringData(payload))
+				pinner.Pin(utf85)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf85)))
+
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyInt:
+				payload := element.ElementKeyInt()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(2))
+				*(*int64)(unsafe.Add(unsafe.Pointer(base), 8)) = payload
+
+			default:
+				panic("unreachable")
+			}
+
+		}
+
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (6 * 4))) = uint32(length)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (5 * 4))) = uint32(uintptr(uintptr(result6)))
+
+	}
+
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 4)) = uint32(length9)
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 0)) = uint32(uintptr(uintptr(result8)))
+	return exportReturnArea
+
+}
+
+//go:wasmexport cabi_post_tfwasm:provider/action@0.3.0#invoke-action
+func wasm_export_post_return_tfwasm_provider_0_3_0_action_invoke_action(result uintptr) {
+	syncExportPinner.Unpin()
+}
+
+//go:wasmexport tfwasm:provider/state-store@0.3.0#state-store-schemas
+func wasm_export_tfwasm_provider_0_3_0_state_store_state_store_schemas() uintptr {
+
+	pinner := &syncExportPinner
+	result := export_tfwasm_provider_0_3_0_state_store.StateStoreSchemas()
+	slice26 := result
+	length28 := uint32(len(slice26))
+	result27 := witRuntime.Allocate(pinner, uintptr(length28*(8+6*4)), 8)
+	for index, element := range slice26 {
+		base := unsafe.Add(result27, index*(8+6*4))
+		utf8 := unsafe.Pointer(unsafe.StringData((element).TypeName))
+		pinner.Pin(utf8)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), 4)) = uint32(uint32(len((element).TypeName)))
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), 0)) = uint32(uintptr(uintptr(utf8)))
+		*(*int64)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = ((element).Schema).Version
+		slice13 := ((element).Schema).Blocks
+		length15 := uint32(len(slice13))
+		result14 := witRuntime.Allocate(pinner, uintptr(length15*(10*4)), 4)
+		for index, element := range slice13 {
+			base := unsafe.Add(result14, index*(10*4))
+			slice := (element).Attributes
+			length := uint32(len(slice))
+			result4 := witRuntime.Allocate(pinner, uintptr(length*(10*4)), 4)
+			for index, element := range slice {
+				base := unsafe.Add(result4, index*(10*4))
+				utf80 := unsafe.Pointer(unsafe.StringData((element).Name))
+				pinner.Pin(utf80)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 4)) = uint32(uint32(len((element).Name)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 0)) = uint32(uintptr(uintptr(utf80)))
+
+				switch (element).Type.Tag() {
+				case tfwasm_provider_0_2_0_types.AttributeType_TypeJson:
+					payload := (element).Type.TypeJson()
+					*(*int8)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int8(int32(0))
+					utf81 := unsafe.Pointer(unsafe.StringData(payload))
+					pinner.Pin(utf81)
+					*(*uint32)(unsafe.Add(unsafe.Pointer(base), (4 * 4))) = uint32(uint32(len(payload)))
+					*(*uint32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = uint32(uintptr(uintptr(utf81)))
+
+				case tfwasm_provider_0_2_0_types.AttributeType_Nested:
+					payload := (element).Type.Nested()
+					*(*int8)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int8(int32(1))
+					*(*int32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = int32(payload)
+
+				default:
+					panic("unreachable")
+				}
+				utf82 := unsafe.Pointer(unsafe.StringData((element).Description))
+				pinner.Pin(utf82)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (6 * 4))) = uint32(uint32(len((element).Description)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (5 * 4))) = uint32(uintptr(uintptr(utf82)))
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), (7 * 4))) = int8(int32((element).DescriptionKind))
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), (1 + 7*4))) = int8(int32((element).Flags))
+				utf83 := unsafe.Pointer(unsafe.StringData((element).DeprecationMessage))
+				pinner.Pin(utf83)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (9 * 4))) = uint32(uint32(len((element).DeprecationMessage)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 * 4))) = uint32(uintptr(uintptr(utf83)))
+
+			}
+
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), 4)) = uint32(length)
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), 0)) = uint32(uintptr(uintptr(result4)))
+			slice6 := (element).BlockTypes
+			length8 := uint32(len(slice6))
+			result7 := witRuntime.Allocate(pinner, uintptr(length8*(24+2*4)), 8)
+			for index, element := range slice6 {
+				base := unsafe.Add(result7, index*(24+2*4))
+				utf85 := unsafe.Pointer(unsafe.StringData((element).TypeName))
+				pinner.Pin(utf85)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 4)) = uint32(uint32(len((element).TypeName)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 0)) = uint32(uintptr(uintptr(utf85)))
+				*(*int32)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int32((element).Block)
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), (4 + 2*4))) = int8(int32((element).Nesting))
+				*(*int64)(unsafe.Add(unsafe.Pointer(base), (8 + 2*4))) = (element).MinItems
+				*(*int64)(unsafe.Add(unsafe.Pointer(base), (16 + 2*4))) = (element).MaxItems
+
+			}
+
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = uint32(length8)
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = uint32(uintptr(uintptr(result7)))
+			utf89 := unsafe.Pointer(unsafe.StringData((element).Description))
+			pinner.Pin(utf89)
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), (5 * 4))) = uint32(uint32(len((element).Description)))
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), (4 * 4))) = uint32(uintptr(uintptr(utf89)))
+			*(*int8)(unsafe.Add(unsafe.Pointer(base), (6 * 4))) = int8(int32((element).DescriptionKind))
+			var result10 int32
+			if (element).Deprecated {
+				result10 = 1
+			} else {
+				result10 = 0
+			}
+			*(*int8)(unsafe.Add(unsafe.Pointer(base), (1 + 6*4))) = int8(result10)
+			utf811 := unsafe.Pointer(unsafe.StringData((element).DeprecationMessage))
+			pinner.Pin(utf811)
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 * 4))) = uint32(uint32(len((element).DeprecationMessage)))
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), (7 * 4))) = uint32(uintptr(uintptr(utf811)))
+			var result12 int32
+			if (element).Computed {
+				result12 = 1
+			} else {
+				result12 = 0
+			}
+			*(*int8)(unsafe.Add(unsafe.Pointer(base), (9 * 4))) = int8(result12)
+
+		}
+
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 3*4))) = uint32(length15)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 2*4))) = uint32(uintptr(uintptr(result14)))
+		slice23 := ((element).Schema).Objects
+		length25 := uint32(len(slice23))
+		result24 := witRuntime.Allocate(pinner, uintptr(length25*(3*4)), 4)
+		for index, element := range slice23 {
+			base := unsafe.Add(result24, index*(3*4))
+			slice20 := (element).Attributes
+			length22 := uint32(len(slice20))
+			result21 := witRuntime.Allocate(pinner, uintptr(length22*(10*4)), 4)
+			for index, element := range slice20 {
+				base := unsafe.Add(result21, index*(10*4))
+				utf816 := unsafe.Pointer(unsafe.StringData((element).Name))
+				pinner.Pin(utf816)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 4)) = uint32(uint32(len((element).Name)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 0)) = uint32(uintptr(uintptr(utf816)))
+
+				switch (element).Type.Tag() {
+				case tfwasm_provider_0_2_0_types.AttributeType_TypeJson:
+					payload := (element).Type.TypeJson()
+					*(*int8)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int8(int32(0))
+					utf817 := unsafe.Pointer(unsafe.StringData(payload))
+					pinner.Pin(utf817)
+					*(*uint32)(unsafe.Add(unsafe.Pointer(base), (4 * 4))) = uint32(uint32(len(payload)))
+					*(*uint32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = uint32(uintptr(uintptr(utf817)))
+
+				case tfwasm_provider_0_2_0_types.AttributeType_Nested:
+					payload := (element).Type.Nested()
+					*(*int8)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int8(int32(1))
+					*(*int32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = int32(payload)
+
+				default:
+					panic("unreachable")
+				}
+				utf818 := unsafe.Pointer(unsafe.StringData((element).Description))
+				pinner.Pin(utf818)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (6 * 4))) = uint32(uint32(len((element).Description)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (5 * 4))) = uint32(uintptr(uintptr(utf818)))
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), (7 * 4))) = int8(int32((element).DescriptionKind))
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), (1 + 7*4))) = int8(int32((element).Flags))
+				utf819 := unsafe.Pointer(unsafe.StringData((element).DeprecationMessage))
+				pinner.Pin(utf819)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (9 * 4))) = uint32(uint32(len((element).DeprecationMessage)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 * 4))) = uint32(uintptr(uintptr(utf819)))
+
+			}
+
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), 4)) = uint32(length22)
+			*(*uint32)(unsafe.Add(unsafe.Pointer(base), 0)) = uint32(uintptr(uintptr(result21)))
+			*(*int8)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int8(int32((element).Nesting))
+
+		}
+
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 5*4))) = uint32(length25)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 4*4))) = uint32(uintptr(uintptr(result24)))
+
+	}
+
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 4)) = uint32(length28)
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 0)) = uint32(uintptr(uintptr(result27)))
+	return exportReturnArea
+
+}
+
+//go:wasmexport cabi_post_tfwasm:provider/state-store@0.3.0#state-store-schemas
+func wasm_export_post_return_tfwasm_provider_0_3_0_state_store_state_store_schemas(result uintptr) {
+	syncExportPinner.Unpin()
+}
+
+//go:wasmexport tfwasm:provider/state-store@0.3.0#validate-state-store-config
+func wasm_export_tfwasm_provider_0_3_0_state_store_validate_state_store_config(arg0 uintptr, arg1 uint32, arg2 uintptr, arg3 uint32) uintptr {
+
+	pinner := &syncExportPinner
+	value := unsafe.String((*uint8)(unsafe.Pointer(arg0)), arg1)
+	value0 := unsafe.Slice((*uint8)(unsafe.Pointer(arg2)), arg3)
+	witRuntime.Unpin()
+	result := export_tfwasm_provider_0_3_0_state_store.ValidateStateStoreConfig(value, value0)
+	slice5 := result
+	length7 := uint32(len(slice5))
+	result6 := witRuntime.Allocate(pinner, uintptr(length7*(7*4)), 4)
+	for index, element := range slice5 {
+		base := unsafe.Add(result6, index*(7*4))
+		*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32((element).Severity))
+		utf8 := unsafe.Pointer(unsafe.StringData((element).Summary))
+		pinner.Pin(utf8)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = uint32(uint32(len((element).Summary)))
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), 4)) = uint32(uintptr(uintptr(utf8)))
+		utf81 := unsafe.Pointer(unsafe.StringData((element).Detail))
+		pinner.Pin(utf81)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (4 * 4))) = uint32(uint32(len((element).Detail)))
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = uint32(uintptr(uintptr(utf81)))
+		slice := (element).Attribute
+		length := uint32(len(slice))
+		result4 := witRuntime.Allocate(pinner, uintptr(length*(8+2*4)), 8)
+		for index, element := range slice {
+			base := unsafe.Add(result4, index*(8+2*4))
+
+			switch element.Tag() {
+			case tfwasm_provider_0_2_0_types.PathStep_AttributeName:
+				payload := element.AttributeName()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(0))
+				utf82 := unsafe.Pointer(unsafe.StringData(payload))
+				pinner.Pin(utf82)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf82)))
+
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyString:
+				payload := element.ElementKeyString()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(1))
+				utf83 := unsafe.Pointer(unsafe.StringData(payload))
+				pinner.Pin(utf83)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf83)))
+
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyInt:
+				payload := element.ElementKeyInt()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(2))
+				*(*int64)(unsafe.Add(unsafe.Pointer(base), 8)) = payload
+
+			default:
+				panic("unreachable")
+			}
+
+		}
+
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (6 * 4))) = uint32(length)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (5 * 4))) = uint32(uintptr(uintptr(result4)))
+
+	}
+
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 4)) = uint32(length7)
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 0)) = uint32(uintptr(uintptr(result6)))
+	return exportReturnArea
+
+}
+
+//go:wasmexport cabi_post_tfwasm:provider/state-store@0.3.0#validate-state-store-config
+func wasm_export_post_return_tfwasm_provider_0_3_0_state_store_validate_state_store_config(result uintptr) {
+	syncExportPinner.Unpin()
+}
+
+//go:wasmexport tfwasm:provider/state-store@0.3.0#configure-state-store
+func wasm_export_tfwasm_provider_0_3_0_state_store_configure_state_store(arg0 uintptr, arg1 uint32, arg2 int32, arg3 uintptr, arg4 uint32, arg5 int32, arg6 int32, arg7 int32, arg8 int32, arg9 uintptr, arg10 uint32, arg11 uintptr, arg12 uint32) uintptr {
+
+	pinner := &syncExportPinner
+	value := unsafe.String((*uint8)(unsafe.Pointer(arg0)), arg1)
+	var option witTypes.Option[[]uint8]
+	switch arg2 {
+	case 0:
+
+		option = witTypes.None[[]uint8]()
+	case 1:
+		value0 := unsafe.Slice((*uint8)(unsafe.Pointer(arg3)), arg4)
+
+		option = witTypes.Some[[]uint8](value0)
+	default:
+		panic("unreachable")
+	}
+	value1 := unsafe.String((*uint8)(unsafe.Pointer(arg9)), arg10)
+	value2 := unsafe.Slice((*uint8)(unsafe.Pointer(arg11)), arg12)
+	witRuntime.Unpin()
+	result := export_tfwasm_provider_0_3_0_state_store.ConfigureStateStore(tfwasm_provider_0_2_0_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_0_2_0_types.ClientCapabilities{DeferralAllowed: (arg5 != 0), WriteOnlyAttributesAllowed: (arg6 != 0), StorePlannedPrivate: (arg7 != 0), ComputedBlocksAllowed: (arg8 != 0)}}, tfwasm_provider_0_3_0_state_store.Store{TypeName: value1, Config: value2})
+	slice7 := result
+	length9 := uint32(len(slice7))
+	result8 := witRuntime.Allocate(pinner, uintptr(length9*(7*4)), 4)
+	for index, element := range slice7 {
+		base := unsafe.Add(result8, index*(7*4))
+		*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32((element).Severity))
+		utf8 := unsafe.Pointer(unsafe.StringData((element).Summary))
+		pinner.Pin(utf8)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = uint32(uint32(len((element).Summary)))
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), 4)) = uint32(uintptr(uintptr(utf8)))
+		utf83 := unsafe.Pointer(unsafe.StringData((element).Detail))
+		pinner.Pin(utf83)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (4 * 4))) = uint32(uint32(len((element).Detail)))
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = uint32(uintptr(uintptr(utf83)))
+		slice := (element).Attribute
+		length := uint32(len(slice))
+		result6 := witRuntime.Allocate(pinner, uintptr(length*(8+2*4)), 8)
+		for index, element := range slice {
+			base := unsafe.Add(result6, index*(8+2*4))
+
+			switch element.Tag() {
+			case tfwasm_provider_0_2_0_types.PathStep_AttributeName:
+				payload := element.AttributeName()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(0))
+				utf84 := unsafe.Pointer(unsafe.StringData(payload))
+				pinner.Pin(utf84)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf84)))
+
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyString:
+				payload := element.ElementKeyString()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(1))
+				utf85 := unsafe.Pointer(unsafe.StringData(payload))
+				pinner.Pin(utf85)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf85)))
+
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyInt:
+				payload := element.ElementKeyInt()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(2))
+				*(*int64)(unsafe.Add(unsafe.Pointer(base), 8)) = payload
+
+			default:
+				panic("unreachable")
+			}
+
+		}
+
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (6 * 4))) = uint32(length)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (5 * 4))) = uint32(uintptr(uintptr(result6)))
+
+	}
+
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 4)) = uint32(length9)
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 0)) = uint32(uintptr(uintptr(result8)))
+	return exportReturnArea
+
+}
+
+//go:wasmexport cabi_post_tfwasm:provider/state-store@0.3.0#configure-state-store
+func wasm_export_post_return_tfwasm_provider_0_3_0_state_store_configure_state_store(result uintptr) {
+	syncExportPinner.Unpin()
+}
+
+//go:wasmexport tfwasm:provider/state-store@0.3.0#read-state
+func wasm_export_tfwasm_provider_0_3_0_state_store_read_state(arg0 uintptr, arg1 uint32, arg2 int32, arg3 uintptr, arg4 uint32, arg5 int32, arg6 int32, arg7 int32, arg8 int32, arg9 uintptr, arg10 uint32, arg11 uintptr, arg12 uint32, arg13 uintptr, arg14 uint32) uintptr {
+
+	pinner := &syncExportPinner
+	value := unsafe.String((*uint8)(unsafe.Pointer(arg0)), arg1)
+	var option witTypes.Option[[]uint8]
+	switch arg2 {
+	case 0:
+
+		option = witTypes.None[[]uint8]()
+	case 1:
+		value0 := unsafe.Slice((*uint8)(unsafe.Pointer(arg3)), arg4)
+
+		option = witTypes.Some[[]uint8](value0)
+	default:
+		panic("unreachable")
+	}
+	value1 := unsafe.String((*uint8)(unsafe.Pointer(arg9)), arg10)
+	value2 := unsafe.Slice((*uint8)(unsafe.Pointer(arg11)), arg12)
+	value3 := unsafe.String((*uint8)(unsafe.Pointer(arg13)), arg14)
+	witRuntime.Unpin()
+	result := export_tfwasm_provider_0_3_0_state_store.ReadState(tfwasm_provider_0_2_0_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_0_2_0_types.ClientCapabilities{DeferralAllowed: (arg5 != 0), WriteOnlyAttributesAllowed: (arg6 != 0), StorePlannedPrivate: (arg7 != 0), ComputedBlocksAllowed: (arg8 != 0)}}, tfwasm_provider_0_3_0_state_store.Store{TypeName: value1, Config: value2}, value3)
+
+	switch (result).State.Tag() {
+	case witTypes.OptionNone:
+		*(*int8)(unsafe.Add(unsafe.Pointer(exportReturnArea), 0)) = int8(int32(0))
+
+	case witTypes.OptionSome:
+		payload := (result).State.Some()
+		*(*int8)(unsafe.Add(unsafe.Pointer(exportReturnArea), 0)) = int8(int32(1))
+		data := unsafe.Pointer(unsafe.SliceData(payload))
+		pinner.Pin(data)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), (2 * 4))) = uint32(uint32(len(payload)))
+		*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 4)) = uint32(uintptr(uintptr(data)))
+
+	default:
+		panic("unreachable")
+	}
+	slice8 := (result).Diagnostics
+	length10 := uint32(len(slice8))
+	result9 := witRuntime.Allocate(pinner, uintptr(length10*(7*4)), 4)
+	for index, element := range slice8 {
+		base := unsafe.Add(result9, index*(7*4))
+		*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32((element).Severity))
+		utf8 := unsafe.Pointer(unsafe.StringData((element).Summary))
+		pinner.Pin(utf8)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = uint32(uint32(len((element).Summary)))
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), 4)) = uint32(uintptr(uintptr(utf8)))
+		utf84 := unsafe.Pointer(unsafe.StringData((element).Detail))
+		pinner.Pin(utf84)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (4 * 4))) = uint32(uint32(len((element).Detail)))
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = uint32(uintptr(uintptr(utf84)))
+		slice := (element).Attribute
+		length := uint32(len(slice))
+		result7 := witRuntime.Allocate(pinner, uintptr(length*(8+2*4)), 8)
+		for index, element := range slice {
+			base := unsafe.Add(result7, index*(8+2*4))
+
+			switch element.Tag() {
+			case tfwasm_provider_0_2_0_types.PathStep_AttributeName:
+				payload := element.AttributeName()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(0))
+				utf85 := unsafe.Pointer(unsafe.StringData(payload))
+				pinner.Pin(utf85)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf85)))
+
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyString:
+				payload := element.ElementKeyString()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(1))
+				utf86 := unsafe.Pointer(unsafe.StringData(payload))
+				pinner.Pin(utf86)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf86)))
+
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyInt:
+				payload := element.ElementKeyInt()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(2))
+				*(*int64)(unsafe.Add(unsafe.Pointer(base), 8)) = payload
+
+			default:
+				panic("unreachable")
+			}
+
+		}
+
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (6 * 4))) = uint32(length)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (5 * 4))) = uint32(uintptr(uintptr(result7)))
+
+	}
+
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), (4 * 4))) = uint32(length10)
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), (3 * 4))) = uint32(uintptr(uintptr(result9)))
+	return exportReturnArea
+
+}
+
+//go:wasmexport cabi_post_tfwasm:provider/state-store@0.3.0#read-state
+func wasm_export_post_return_tfwasm_provider_0_3_0_state_store_read_state(result uintptr) {
+	syncExportPinner.Unpin()
+}
+
+//go:wasmexport tfwasm:provider/state-store@0.3.0#write-state
+func wasm_export_tfwasm_provider_0_3_0_state_store_write_state(arg0 uintptr) uintptr {
+
+	pinner := &syncExportPinner
+	value := unsafe.String((*uint8)(unsafe.Pointer(uintptr(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), 0))))), *(*uint32)(unsafe.Add(unsafe.Pointer(arg0), 4)))
+	var option witTypes.Option[[]uint8]
+	switch uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (2 * 4)))) {
+	case 0:
+
+		option = witTypes.None[[]uint8]()
+	case 1:
+		value0 := unsafe.Slice((*uint8)(unsafe.Pointer(uintptr(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (3 * 4)))))), *(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (4 * 4))))
+
+		option = witTypes.Some[[]uint8](value0)
+	default:
+		panic("unreachable")
+	}
+	value1 := unsafe.String((*uint8)(unsafe.Pointer(uintptr(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (6 * 4)))))), *(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (7 * 4))))
+	value2 := unsafe.Slice((*uint8)(unsafe.Pointer(uintptr(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (8 * 4)))))), *(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (9 * 4))))
+	value3 := unsafe.String((*uint8)(unsafe.Pointer(uintptr(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (10 * 4)))))), *(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (11 * 4))))
+	value4 := unsafe.Slice((*uint8)(unsafe.Pointer(uintptr(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (12 * 4)))))), *(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (13 * 4))))
+	witRuntime.Unpin()
+	result := export_tfwasm_provider_0_3_0_state_store.WriteState(tfwasm_provider_0_2_0_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_0_2_0_types.ClientCapabilities{DeferralAllowed: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (5 * 4)))) != 0), WriteOnlyAttributesAllowed: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (1 + 5*4)))) != 0), StorePlannedPrivate: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (2 + 5*4)))) != 0), ComputedBlocksAllowed: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (3 + 5*4)))) != 0)}}, tfwasm_provider_0_3_0_state_store.Store{TypeName: value1, Config: value2}, value3, value4)
+	slice9 := result
+	length11 := uint32(len(slice9))
+	result10 := witRuntime.Allocate(pinner, uintptr(length11*(7*4)), 4)
+	for index, element := range slice9 {
+		base := unsafe.Add(result10, index*(7*4))
+		*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32((element).Severity))
+		utf8 := unsafe.Pointer(unsafe.StringData((element).Summary))
+		pinner.Pin(utf8)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = uint32(uint32(len((element).Summary)))
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), 4)) = uint32(uintptr(uintptr(utf8)))
+		utf85 := unsafe.Pointer(unsafe.StringData((element).Detail))
+		pinner.Pin(utf85)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (4 * 4))) = uint32(uint32(len((element).Detail)))
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = uint32(uintptr(uintptr(utf85)))
+		slice := (element).Attribute
+		length := uint32(len(slice))
+		result8 := witRuntime.Allocate(pinner, uintptr(length*(8+2*4)), 8)
+		for index, element := range slice {
+			base := unsafe.Add(result8, index*(8+2*4))
+
+			switch element.Tag() {
+			case tfwasm_provider_0_2_0_types.PathStep_AttributeName:
+				payload := element.AttributeName()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(0))
+				utf86 := unsafe.Pointer(unsafe.StringData(payload))
+				pinner.Pin(utf86)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf86)))
+
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyString:
+				payload := element.ElementKeyString()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(1))
+				utf87 := unsafe.Pointer(unsafe.StringData(payload))
+				pinner.Pin(utf87)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf87)))
+
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyInt:
+				payload := element.ElementKeyInt()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(2))
+				*(*int64)(unsafe.Add(unsafe.Pointer(base), 8)) = payload
+
+			default:
+				panic("unreachable")
+			}
+
+		}
+
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (6 * 4))) = uint32(length)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (5 * 4))) = uint32(uintptr(uintptr(result8)))
+
+	}
+
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 4)) = uint32(length11)
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 0)) = uint32(uintptr(uintptr(result10)))
+	return exportReturnArea
+
+}
+
+//go:wasmexport cabi_post_tfwasm:provider/state-store@0.3.0#write-state
+func wasm_export_post_return_tfwasm_provider_0_3_0_state_store_write_state(result uintptr) {
+	syncExportPinner.Unpin()
+}
+
+//go:wasmexport tfwasm:provider/state-store@0.3.0#lock-state
+func wasm_export_tfwasm_provider_0_3_0_state_store_lock_state(arg0 uintptr) uintptr {
+
+	pinner := &syncExportPinner
+	value := unsafe.String((*uint8)(unsafe.Pointer(uintptr(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), 0))))), *(*uint32)(unsafe.Add(unsafe.Pointer(arg0), 4)))
+	var option witTypes.Option[[]uint8]
+	switch uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (2 * 4)))) {
+	case 0:
+
+		option = witTypes.None[[]uint8]()
+	case 1:
+		value0 := unsafe.Slice((*uint8)(unsafe.Pointer(uintptr(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (3 * 4)))))), *(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (4 * 4))))
+
+		option = witTypes.Some[[]uint8](value0)
+	default:
+		panic("unreachable")
+	}
+	value1 := unsafe.String((*uint8)(unsafe.Pointer(uintptr(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (6 * 4)))))), *(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (7 * 4))))
+	value2 := unsafe.Slice((*uint8)(unsafe.Pointer(uintptr(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (8 * 4)))))), *(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (9 * 4))))
+	value3 := unsafe.String((*uint8)(unsafe.Pointer(uintptr(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (10 * 4)))))), *(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (11 * 4))))
+	value4 := unsafe.String((*uint8)(unsafe.Pointer(uintptr(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (12 * 4)))))), *(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (13 * 4))))
+	witRuntime.Unpin()
+	result := export_tfwasm_provider_0_3_0_state_store.LockState(tfwasm_provider_0_2_0_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_0_2_0_types.ClientCapabilities{DeferralAllowed: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (5 * 4)))) != 0), WriteOnlyAttributesAllowed: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (1 + 5*4)))) != 0), StorePlannedPrivate: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (2 + 5*4)))) != 0), ComputedBlocksAllowed: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (3 + 5*4)))) != 0)}}, tfwasm_provider_0_3_0_state_store.Store{TypeName: value1, Config: value2}, value3, value4)
+	utf8 := unsafe.Pointer(unsafe.StringData((result).LockId))
+	pinner.Pin(utf8)
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 4)) = uint32(uint32(len((result).LockId)))
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 0)) = uint32(uintptr(uintptr(utf8)))
+	slice10 := (result).Diagnostics
+	length12 := uint32(len(slice10))
+	result11 := witRuntime.Allocate(pinner, uintptr(length12*(7*4)), 4)
+	for index, element := range slice10 {
+		base := unsafe.Add(result11, index*(7*4))
+		*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32((element).Severity))
+		utf85 := unsafe.Pointer(unsafe.StringData((element).Summary))
+		pinner.Pin(utf85)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = uint32(uint32(len((element).Summary)))
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), 4)) = uint32(uintptr(uintptr(utf85)))
+		utf86 := unsafe.Pointer(unsafe.StringData((element).Detail))
+		pinner.Pin(utf86)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (4 * 4))) = uint32(uint32(len((element).Detail)))
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = uint32(uintptr(uintptr(utf86)))
+		slice := (element).Attribute
+		length := uint32(len(slice))
+		result9 := witRuntime.Allocate(pinner, uintptr(length*(8+2*4)), 8)
+		for index, element := range slice {
+			base := unsafe.Add(result9, index*(8+2*4))
+
+			switch element.Tag() {
+			case tfwasm_provider_0_2_0_types.PathStep_AttributeName:
+				payload := element.AttributeName()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(0))
+				utf87 := unsafe.Pointer(unsafe.StringData(payload))
+				pinner.Pin(utf87)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf87)))
+
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyString:
+				payload := element.ElementKeyString()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(1))
+				utf88 := unsafe.Pointer(unsafe.StringData(payload))
+				pinner.Pin(utf88)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf88)))
+
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyInt:
+				payload := element.ElementKeyInt()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(2))
+				*(*int64)(unsafe.Add(unsafe.Pointer(base), 8)) = payload
+
+			default:
+				panic("unreachable")
+			}
+
+		}
+
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (6 * 4))) = uint32(length)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (5 * 4))) = uint32(uintptr(uintptr(result9)))
+
+	}
+
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), (3 * 4))) = uint32(length12)
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), (2 * 4))) = uint32(uintptr(uintptr(result11)))
+	return exportReturnArea
+
+}
+
+//go:wasmexport cabi_post_tfwasm:provider/state-store@0.3.0#lock-state
+func wasm_export_post_return_tfwasm_provider_0_3_0_state_store_lock_state(result uintptr) {
+	syncExportPinner.Unpin()
+}
+
+//go:wasmexport tfwasm:provider/state-store@0.3.0#unlock-state
+func wasm_export_tfwasm_provider_0_3_0_state_store_unlock_state(arg0 uintptr) uintptr {
+
+	pinner := &syncExportPinner
+	value := unsafe.String((*uint8)(unsafe.Pointer(uintptr(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), 0))))), *(*uint32)(unsafe.Add(unsafe.Pointer(arg0), 4)))
+	var option witTypes.Option[[]uint8]
+	switch uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (2 * 4)))) {
+	case 0:
+
+		option = witTypes.None[[]uint8]()
+	case 1:
+		value0 := unsafe.Slice((*uint8)(unsafe.Pointer(uintptr(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (3 * 4)))))), *(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (4 * 4))))
+
+		option = witTypes.Some[[]uint8](value0)
+	default:
+		panic("unreachable")
+	}
+	value1 := unsafe.String((*uint8)(unsafe.Pointer(uintptr(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (6 * 4)))))), *(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (7 * 4))))
+	value2 := unsafe.Slice((*uint8)(unsafe.Pointer(uintptr(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (8 * 4)))))), *(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (9 * 4))))
+	value3 := unsafe.String((*uint8)(unsafe.Pointer(uintptr(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (10 * 4)))))), *(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (11 * 4))))
+	value4 := unsafe.String((*uint8)(unsafe.Pointer(uintptr(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (12 * 4)))))), *(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (13 * 4))))
+	witRuntime.Unpin()
+	result := export_tfwasm_provider_0_3_0_state_store.UnlockState(tfwasm_provider_0_2_0_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_0_2_0_types.ClientCapabilities{DeferralAllowed: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (5 * 4)))) != 0), WriteOnlyAttributesAllowed: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (1 + 5*4)))) != 0), StorePlannedPrivate: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (2 + 5*4)))) != 0), ComputedBlocksAllowed: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (3 + 5*4)))) != 0)}}, tfwasm_provider_0_3_0_state_store.Store{TypeName: value1, Config: value2}, value3, value4)
+	slice9 := result
+	length11 := uint32(len(slice9))
+	result10 := witRuntime.Allocate(pinner, uintptr(length11*(7*4)), 4)
+	for index, element := range slice9 {
+		base := unsafe.Add(result10, index*(7*4))
+		*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32((element).Severity))
+		utf8 := unsafe.Pointer(unsafe.StringData((element).Summary))
+		pinner.Pin(utf8)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = uint32(uint32(len((element).Summary)))
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), 4)) = uint32(uintptr(uintptr(utf8)))
+		utf85 := unsafe.Pointer(unsafe.StringData((element).Detail))
+		pinner.Pin(utf85)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (4 * 4))) = uint32(uint32(len((element).Detail)))
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = uint32(uintptr(uintptr(utf85)))
+		slice := (element).Attribute
+		length := uint32(len(slice))
+		result8 := witRuntime.Allocate(pinner, uintptr(length*(8+2*4)), 8)
+		for index, element := range slice {
+			base := unsafe.Add(result8, index*(8+2*4))
+
+			switch element.Tag() {
+			case tfwasm_provider_0_2_0_types.PathStep_AttributeName:
+				payload := element.AttributeName()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(0))
+				utf86 := unsafe.Pointer(unsafe.StringData(payload))
+				pinner.Pin(utf86)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf86)))
+
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyString:
+				payload := element.ElementKeyString()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(1))
+				utf87 := unsafe.Pointer(unsafe.StringData(payload))
+				pinner.Pin(utf87)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf87)))
+
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyInt:
+				payload := element.ElementKeyInt()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(2))
+				*(*int64)(unsafe.Add(unsafe.Pointer(base), 8)) = payload
+
+			default:
+				panic("unreachable")
+			}
+
+		}
+
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (6 * 4))) = uint32(length)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (5 * 4))) = uint32(uintptr(uintptr(result8)))
+
+	}
+
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 4)) = uint32(length11)
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 0)) = uint32(uintptr(uintptr(result10)))
+	return exportReturnArea
+
+}
+
+//go:wasmexport cabi_post_tfwasm:provider/state-store@0.3.0#unlock-state
+func wasm_export_post_return_tfwasm_provider_0_3_0_state_store_unlock_state(result uintptr) {
+	syncExportPinner.Unpin()
+}
+
+//go:wasmexport tfwasm:provider/state-store@0.3.0#get-states
+func wasm_export_tfwasm_provider_0_3_0_state_store_get_states(arg0 uintptr, arg1 uint32, arg2 int32, arg3 uintptr, arg4 uint32, arg5 int32, arg6 int32, arg7 int32, arg8 int32, arg9 uintptr, arg10 uint32, arg11 uintptr, arg12 uint32) uintptr {
+
+	pinner := &syncExportPinner
+	value := unsafe.String((*uint8)(unsafe.Pointer(arg0)), arg1)
+	var option witTypes.Option[[]uint8]
+	switch arg2 {
+	case 0:
+
+		option = witTypes.None[[]uint8]()
+	case 1:
+		value0 := unsafe.Slice((*uint8)(unsafe.Pointer(arg3)), arg4)
+
+		option = witTypes.Some[[]uint8](value0)
+	default:
+		panic("unreachable")
+	}
+	value1 := unsafe.String((*uint8)(unsafe.Pointer(arg9)), arg10)
+	value2 := unsafe.Slice((*uint8)(unsafe.Pointer(arg11)), arg12)
+	witRuntime.Unpin()
+	result := export_tfwasm_provider_0_3_0_state_store.GetStates(tfwasm_provider_0_2_0_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_0_2_0_types.ClientCapabilities{DeferralAllowed: (arg5 != 0), WriteOnlyAttributesAllowed: (arg6 != 0), StorePlannedPrivate: (arg7 != 0), ComputedBlocksAllowed: (arg8 != 0)}}, tfwasm_provider_0_3_0_state_store.Store{TypeName: value1, Config: value2})
+	slice := (result).StateIds
+	length := uint32(len(slice))
+	result3 := witRuntime.Allocate(pinner, uintptr(length*(2*4)), 4)
+	for index, element := range slice {
+		base := unsafe.Add(result3, index*(2*4))
+		utf8 := unsafe.Pointer(unsafe.StringData(element))
+		pinner.Pin(utf8)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), 4)) = uint32(uint32(len(element)))
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), 0)) = uint32(uintptr(uintptr(utf8)))
+
+	}
+
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 4)) = uint32(length)
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 0)) = uint32(uintptr(uintptr(result3)))
+	slice11 := (result).Diagnostics
+	length13 := uint32(len(slice11))
+	result12 := witRuntime.Allocate(pinner, uintptr(length13*(7*4)), 4)
+	for index, element := range slice11 {
+		base := unsafe.Add(result12, index*(7*4))
+		*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32((element).Severity))
+		utf84 := unsafe.Pointer(unsafe.StringData((element).Summary))
+		pinner.Pin(utf84)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = uint32(uint32(len((element).Summary)))
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), 4)) = uint32(uintptr(uintptr(utf84)))
+		utf85 := unsafe.Pointer(unsafe.StringData((element).Detail))
+		pinner.Pin(utf85)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (4 * 4))) = uint32(uint32(len((element).Detail)))
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = uint32(uintptr(uintptr(utf85)))
+		slice8 := (element).Attribute
+		length10 := uint32(len(slice8))
+		result9 := witRuntime.Allocate(pinner, uintptr(length10*(8+2*4)), 8)
+		for index, element := range slice8 {
+			base := unsafe.Add(result9, index*(8+2*4))
+
+			switch element.Tag() {
+			case tfwasm_provider_0_2_0_types.PathStep_AttributeName:
+				payload := element.AttributeName()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(0))
+				utf86 := unsafe.Pointer(unsafe.StringData(payload))
+				pinner.Pin(utf86)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf86)))
+
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyString:
+				payload := element.ElementKeyString()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(1))
+				utf87 := unsafe.Pointer(unsafe.StringData(payload))
+				pinner.Pin(utf87)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf87)))
+
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyInt:
+				payload := element.ElementKeyInt()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(2))
+				*(*int64)(unsafe.Add(unsafe.Pointer(base), 8)) = payload
+
+			default:
+				panic("unreachable")
+			}
+
+		}
+
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (6 * 4))) = uint32(length10)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (5 * 4))) = uint32(uintptr(uintptr(result9)))
+
+	}
+
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), (3 * 4))) = uint32(length13)
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), (2 * 4))) = uint32(uintptr(uintptr(result12)))
+	return exportReturnArea
+
+}
+
+//go:wasmexport cabi_post_tfwasm:provider/state-store@0.3.0#get-states
+func wasm_export_post_return_tfwasm_provider_0_3_0_state_store_get_states(result uintptr) {
+	syncExportPinner.Unpin()
+}
+
+//go:wasmexport tfwasm:provider/state-store@0.3.0#delete-state
+func wasm_export_tfwasm_provider_0_3_0_state_store_delete_state(arg0 uintptr, arg1 uint32, arg2 int32, arg3 uintptr, arg4 uint32, arg5 int32, arg6 int32, arg7 int32, arg8 int32, arg9 uintptr, arg10 uint32, arg11 uintptr, arg12 uint32, arg13 uintptr, arg14 uint32) uintptr {
+
+	pinner := &syncExportPinner
+	value := unsafe.String((*uint8)(unsafe.Pointer(arg0)), arg1)
+	var option witTypes.Option[[]uint8]
+	switch arg2 {
+	case 0:
+
+		option = witTypes.None[[]uint8]()
+	case 1:
+		value0 := unsafe.Slice((*uint8)(unsafe.Pointer(arg3)), arg4)
+
+		option = witTypes.Some[[]uint8](value0)
+	default:
+		panic("unreachable")
+	}
+	value1 := unsafe.String((*uint8)(unsafe.Pointer(arg9)), arg10)
+	value2 := unsafe.Slice((*uint8)(unsafe.Pointer(arg11)), arg12)
+	value3 := unsafe.String((*uint8)(unsafe.Pointer(arg13)), arg14)
+	witRuntime.Unpin()
+	result := export_tfwasm_provider_0_3_0_state_store.DeleteState(tfwasm_provider_0_2_0_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_0_2_0_types.ClientCapabilities{DeferralAllowed: (arg5 != 0), WriteOnlyAttributesAllowed: (arg6 != 0), StorePlannedPrivate: (arg7 != 0), ComputedBlocksAllowed: (arg8 != 0)}}, tfwasm_provider_0_3_0_state_store.Store{TypeName: value1, Config: value2}, value3)
+	slice8 := result
+	length10 := uint32(len(slice8))
+	result9 := witRuntime.Allocate(pinner, uintptr(length10*(7*4)), 4)
+	for index, element := range slice8 {
+		base := unsafe.Add(result9, index*(7*4))
+		*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32((element).Severity))
+		utf8 := unsafe.Pointer(unsafe.StringData((element).Summary))
+		pinner.Pin(utf8)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = uint32(uint32(len((element).Summary)))
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), 4)) = uint32(uintptr(uintptr(utf8)))
+		utf84 := unsafe.Pointer(unsafe.StringData((element).Detail))
+		pinner.Pin(utf84)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (4 * 4))) = uint32(uint32(len((element).Detail)))
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = uint32(uintptr(uintptr(utf84)))
+		slice := (element).Attribute
+		length := uint32(len(slice))
+		result7 := witRuntime.Allocate(pinner, uintptr(length*(8+2*4)), 8)
+		for index, element := range slice {
+			base := unsafe.Add(result7, index*(8+2*4))
+
+			switch element.Tag() {
+			case tfwasm_provider_0_2_0_types.PathStep_AttributeName:
+				payload := element.AttributeName()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(0))
+				utf85 := unsafe.Pointer(unsafe.StringData(payload))
+				pinner.Pin(utf85)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf85)))
+
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyString:
+				payload := element.ElementKeyString()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(1))
+				utf86 := unsafe.Pointer(unsafe.StringData(payload))
+				pinner.Pin(utf86)
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
+				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf86)))
+
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyInt:
+				payload := element.ElementKeyInt()
+				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(2))
+				*(*int64)(unsafe.Add(unsafe.Pointer(base), 8)) = payload
+
+			default:
+				panic("unreachable")
+			}
+
+		}
+
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (6 * 4))) = uint32(length)
+		*(*uint32)(unsafe.Add(unsafe.Pointer(base), (5 * 4))) = uint32(uintptr(uintptr(result7)))
+
+	}
+
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 4)) = uint32(length10)
+	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 0)) = uint32(uintptr(uintptr(result9)))
+	return exportReturnArea
+
+}
+
+//go:wasmexport cabi_post_tfwasm:provider/state-store@0.3.0#delete-state
+func wasm_export_post_return_tfwasm_provider_0_3_0_state_store_delete_state(result uintptr) {
+	syncExportPinner.Unpin()
+}
+
+//go:wasmexport tfwasm:provider/provider@0.2.0#get-schema
+func wasm_export_tfwasm_provider_0_2_0_provider_get_schema() uintptr {
+
+	pinner := &syncExportPinner
+	result := export_tfwasm_provider_0_2_0_provider.GetSchema()
 	*(*int64)(unsafe.Add(unsafe.Pointer(exportReturnArea), 0)) = ((result).Provider).Version
 	slice12 := ((result).Provider).Blocks
 	length14 := uint32(len(slice12))
@@ -55,7 +1915,7 @@ func wasm_export_tfwasm_provider_provider_get_schema() uintptr {
 			*(*uint32)(unsafe.Add(unsafe.Pointer(base), 0)) = uint32(uintptr(uintptr(utf8)))
 
 			switch (element).Type.Tag() {
-			case tfwasm_provider_types.AttributeType_TypeJson:
+			case tfwasm_provider_0_2_0_types.AttributeType_TypeJson:
 				payload := (element).Type.TypeJson()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int8(int32(0))
 				utf80 := unsafe.Pointer(unsafe.StringData(payload))
@@ -63,7 +1923,7 @@ func wasm_export_tfwasm_provider_provider_get_schema() uintptr {
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (4 * 4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = uint32(uintptr(uintptr(utf80)))
 
-			case tfwasm_provider_types.AttributeType_Nested:
+			case tfwasm_provider_0_2_0_types.AttributeType_Nested:
 				payload := (element).Type.Nested()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int8(int32(1))
 				*(*int32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = int32(payload)
@@ -148,7 +2008,7 @@ func wasm_export_tfwasm_provider_provider_get_schema() uintptr {
 			*(*uint32)(unsafe.Add(unsafe.Pointer(base), 0)) = uint32(uintptr(uintptr(utf815)))
 
 			switch (element).Type.Tag() {
-			case tfwasm_provider_types.AttributeType_TypeJson:
+			case tfwasm_provider_0_2_0_types.AttributeType_TypeJson:
 				payload := (element).Type.TypeJson()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int8(int32(0))
 				utf816 := unsafe.Pointer(unsafe.StringData(payload))
@@ -156,7 +2016,7 @@ func wasm_export_tfwasm_provider_provider_get_schema() uintptr {
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (4 * 4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = uint32(uintptr(uintptr(utf816)))
 
-			case tfwasm_provider_types.AttributeType_Nested:
+			case tfwasm_provider_0_2_0_types.AttributeType_Nested:
 				payload := (element).Type.Nested()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int8(int32(1))
 				*(*int32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = int32(payload)
@@ -210,7 +2070,7 @@ func wasm_export_tfwasm_provider_provider_get_schema() uintptr {
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 0)) = uint32(uintptr(uintptr(utf825)))
 
 				switch (element).Type.Tag() {
-				case tfwasm_provider_types.AttributeType_TypeJson:
+				case tfwasm_provider_0_2_0_types.AttributeType_TypeJson:
 					payload := (element).Type.TypeJson()
 					*(*int8)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int8(int32(0))
 					utf826 := unsafe.Pointer(unsafe.StringData(payload))
@@ -218,7 +2078,7 @@ func wasm_export_tfwasm_provider_provider_get_schema() uintptr {
 					*(*uint32)(unsafe.Add(unsafe.Pointer(base), (4 * 4))) = uint32(uint32(len(payload)))
 					*(*uint32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = uint32(uintptr(uintptr(utf826)))
 
-				case tfwasm_provider_types.AttributeType_Nested:
+				case tfwasm_provider_0_2_0_types.AttributeType_Nested:
 					payload := (element).Type.Nested()
 					*(*int8)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int8(int32(1))
 					*(*int32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = int32(payload)
@@ -303,7 +2163,7 @@ func wasm_export_tfwasm_provider_provider_get_schema() uintptr {
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 0)) = uint32(uintptr(uintptr(utf843)))
 
 				switch (element).Type.Tag() {
-				case tfwasm_provider_types.AttributeType_TypeJson:
+				case tfwasm_provider_0_2_0_types.AttributeType_TypeJson:
 					payload := (element).Type.TypeJson()
 					*(*int8)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int8(int32(0))
 					utf844 := unsafe.Pointer(unsafe.StringData(payload))
@@ -311,7 +2171,7 @@ func wasm_export_tfwasm_provider_provider_get_schema() uintptr {
 					*(*uint32)(unsafe.Add(unsafe.Pointer(base), (4 * 4))) = uint32(uint32(len(payload)))
 					*(*uint32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = uint32(uintptr(uintptr(utf844)))
 
-				case tfwasm_provider_types.AttributeType_Nested:
+				case tfwasm_provider_0_2_0_types.AttributeType_Nested:
 					payload := (element).Type.Nested()
 					*(*int8)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int8(int32(1))
 					*(*int32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = int32(payload)
@@ -370,7 +2230,7 @@ func wasm_export_tfwasm_provider_provider_get_schema() uintptr {
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 0)) = uint32(uintptr(uintptr(utf854)))
 
 				switch (element).Type.Tag() {
-				case tfwasm_provider_types.AttributeType_TypeJson:
+				case tfwasm_provider_0_2_0_types.AttributeType_TypeJson:
 					payload := (element).Type.TypeJson()
 					*(*int8)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int8(int32(0))
 					utf855 := unsafe.Pointer(unsafe.StringData(payload))
@@ -378,7 +2238,7 @@ func wasm_export_tfwasm_provider_provider_get_schema() uintptr {
 					*(*uint32)(unsafe.Add(unsafe.Pointer(base), (4 * 4))) = uint32(uint32(len(payload)))
 					*(*uint32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = uint32(uintptr(uintptr(utf855)))
 
-				case tfwasm_provider_types.AttributeType_Nested:
+				case tfwasm_provider_0_2_0_types.AttributeType_Nested:
 					payload := (element).Type.Nested()
 					*(*int8)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int8(int32(1))
 					*(*int32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = int32(payload)
@@ -463,7 +2323,7 @@ func wasm_export_tfwasm_provider_provider_get_schema() uintptr {
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 0)) = uint32(uintptr(uintptr(utf872)))
 
 				switch (element).Type.Tag() {
-				case tfwasm_provider_types.AttributeType_TypeJson:
+				case tfwasm_provider_0_2_0_types.AttributeType_TypeJson:
 					payload := (element).Type.TypeJson()
 					*(*int8)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int8(int32(0))
 					utf873 := unsafe.Pointer(unsafe.StringData(payload))
@@ -471,7 +2331,7 @@ func wasm_export_tfwasm_provider_provider_get_schema() uintptr {
 					*(*uint32)(unsafe.Add(unsafe.Pointer(base), (4 * 4))) = uint32(uint32(len(payload)))
 					*(*uint32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = uint32(uintptr(uintptr(utf873)))
 
-				case tfwasm_provider_types.AttributeType_Nested:
+				case tfwasm_provider_0_2_0_types.AttributeType_Nested:
 					payload := (element).Type.Nested()
 					*(*int8)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int8(int32(1))
 					*(*int32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = int32(payload)
@@ -531,7 +2391,7 @@ func wasm_export_tfwasm_provider_provider_get_schema() uintptr {
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 0)) = uint32(uintptr(uintptr(utf886)))
 
 				switch (element).Type.Tag() {
-				case tfwasm_provider_types.AttributeType_TypeJson:
+				case tfwasm_provider_0_2_0_types.AttributeType_TypeJson:
 					payload := (element).Type.TypeJson()
 					*(*int8)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int8(int32(0))
 					utf887 := unsafe.Pointer(unsafe.StringData(payload))
@@ -539,7 +2399,7 @@ func wasm_export_tfwasm_provider_provider_get_schema() uintptr {
 					*(*uint32)(unsafe.Add(unsafe.Pointer(base), (4 * 4))) = uint32(uint32(len(payload)))
 					*(*uint32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = uint32(uintptr(uintptr(utf887)))
 
-				case tfwasm_provider_types.AttributeType_Nested:
+				case tfwasm_provider_0_2_0_types.AttributeType_Nested:
 					payload := (element).Type.Nested()
 					*(*int8)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int8(int32(1))
 					*(*int32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = int32(payload)
@@ -624,7 +2484,7 @@ func wasm_export_tfwasm_provider_provider_get_schema() uintptr {
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 0)) = uint32(uintptr(uintptr(utf8104)))
 
 				switch (element).Type.Tag() {
-				case tfwasm_provider_types.AttributeType_TypeJson:
+				case tfwasm_provider_0_2_0_types.AttributeType_TypeJson:
 					payload := (element).Type.TypeJson()
 					*(*int8)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int8(int32(0))
 					utf8105 := unsafe.Pointer(unsafe.StringData(payload))
@@ -632,7 +2492,7 @@ func wasm_export_tfwasm_provider_provider_get_schema() uintptr {
 					*(*uint32)(unsafe.Add(unsafe.Pointer(base), (4 * 4))) = uint32(uint32(len(payload)))
 					*(*uint32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = uint32(uintptr(uintptr(utf8105)))
 
-				case tfwasm_provider_types.AttributeType_Nested:
+				case tfwasm_provider_0_2_0_types.AttributeType_Nested:
 					payload := (element).Type.Nested()
 					*(*int8)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int8(int32(1))
 					*(*int32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = int32(payload)
@@ -799,7 +2659,7 @@ func wasm_export_tfwasm_provider_provider_get_schema() uintptr {
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 0)) = uint32(uintptr(uintptr(utf8139)))
 
 				switch (element).Type.Tag() {
-				case tfwasm_provider_types.AttributeType_TypeJson:
+				case tfwasm_provider_0_2_0_types.AttributeType_TypeJson:
 					payload := (element).Type.TypeJson()
 					*(*int8)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int8(int32(0))
 					utf8140 := unsafe.Pointer(unsafe.StringData(payload))
@@ -807,7 +2667,7 @@ func wasm_export_tfwasm_provider_provider_get_schema() uintptr {
 					*(*uint32)(unsafe.Add(unsafe.Pointer(base), (4 * 4))) = uint32(uint32(len(payload)))
 					*(*uint32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = uint32(uintptr(uintptr(utf8140)))
 
-				case tfwasm_provider_types.AttributeType_Nested:
+				case tfwasm_provider_0_2_0_types.AttributeType_Nested:
 					payload := (element).Type.Nested()
 					*(*int8)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int8(int32(1))
 					*(*int32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = int32(payload)
@@ -892,7 +2752,7 @@ func wasm_export_tfwasm_provider_provider_get_schema() uintptr {
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 0)) = uint32(uintptr(uintptr(utf8157)))
 
 				switch (element).Type.Tag() {
-				case tfwasm_provider_types.AttributeType_TypeJson:
+				case tfwasm_provider_0_2_0_types.AttributeType_TypeJson:
 					payload := (element).Type.TypeJson()
 					*(*int8)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int8(int32(0))
 					utf8158 := unsafe.Pointer(unsafe.StringData(payload))
@@ -900,7 +2760,7 @@ func wasm_export_tfwasm_provider_provider_get_schema() uintptr {
 					*(*uint32)(unsafe.Add(unsafe.Pointer(base), (4 * 4))) = uint32(uint32(len(payload)))
 					*(*uint32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = uint32(uintptr(uintptr(utf8158)))
 
-				case tfwasm_provider_types.AttributeType_Nested:
+				case tfwasm_provider_0_2_0_types.AttributeType_Nested:
 					payload := (element).Type.Nested()
 					*(*int8)(unsafe.Add(unsafe.Pointer(base), (2 * 4))) = int8(int32(1))
 					*(*int32)(unsafe.Add(unsafe.Pointer(base), (3 * 4))) = int32(payload)
@@ -1013,7 +2873,7 @@ func wasm_export_tfwasm_provider_provider_get_schema() uintptr {
 			base := unsafe.Add(result188, index*(8+2*4))
 
 			switch element.Tag() {
-			case tfwasm_provider_types.PathStep_AttributeName:
+			case tfwasm_provider_0_2_0_types.PathStep_AttributeName:
 				payload := element.AttributeName()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(0))
 				utf8185 := unsafe.Pointer(unsafe.StringData(payload))
@@ -1021,7 +2881,7 @@ func wasm_export_tfwasm_provider_provider_get_schema() uintptr {
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf8185)))
 
-			case tfwasm_provider_types.PathStep_ElementKeyString:
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyString:
 				payload := element.ElementKeyString()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(1))
 				utf8186 := unsafe.Pointer(unsafe.StringData(payload))
@@ -1029,7 +2889,7 @@ func wasm_export_tfwasm_provider_provider_get_schema() uintptr {
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf8186)))
 
-			case tfwasm_provider_types.PathStep_ElementKeyInt:
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyInt:
 				payload := element.ElementKeyInt()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(2))
 				*(*int64)(unsafe.Add(unsafe.Pointer(base), 8)) = payload
@@ -1052,17 +2912,17 @@ func wasm_export_tfwasm_provider_provider_get_schema() uintptr {
 }
 
 //go:wasmexport cabi_post_tfwasm:provider/provider@0.2.0#get-schema
-func wasm_export_post_return_tfwasm_provider_provider_get_schema(result uintptr) {
+func wasm_export_post_return_tfwasm_provider_0_2_0_provider_get_schema(result uintptr) {
 	syncExportPinner.Unpin()
 }
 
 //go:wasmexport tfwasm:provider/provider@0.2.0#validate-provider-config
-func wasm_export_tfwasm_provider_provider_validate_provider_config(arg0 uintptr, arg1 uint32) uintptr {
+func wasm_export_tfwasm_provider_0_2_0_provider_validate_provider_config(arg0 uintptr, arg1 uint32) uintptr {
 
 	pinner := &syncExportPinner
 	value := unsafe.Slice((*uint8)(unsafe.Pointer(arg0)), arg1)
 	witRuntime.Unpin()
-	result := export_tfwasm_provider_provider.ValidateProviderConfig(value)
+	result := export_tfwasm_provider_0_2_0_provider.ValidateProviderConfig(value)
 	slice4 := result
 	length6 := uint32(len(slice4))
 	result5 := witRuntime.Allocate(pinner, uintptr(length6*(7*4)), 4)
@@ -1084,7 +2944,7 @@ func wasm_export_tfwasm_provider_provider_validate_provider_config(arg0 uintptr,
 			base := unsafe.Add(result3, index*(8+2*4))
 
 			switch element.Tag() {
-			case tfwasm_provider_types.PathStep_AttributeName:
+			case tfwasm_provider_0_2_0_types.PathStep_AttributeName:
 				payload := element.AttributeName()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(0))
 				utf81 := unsafe.Pointer(unsafe.StringData(payload))
@@ -1092,7 +2952,7 @@ func wasm_export_tfwasm_provider_provider_validate_provider_config(arg0 uintptr,
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf81)))
 
-			case tfwasm_provider_types.PathStep_ElementKeyString:
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyString:
 				payload := element.ElementKeyString()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(1))
 				utf82 := unsafe.Pointer(unsafe.StringData(payload))
@@ -1100,7 +2960,7 @@ func wasm_export_tfwasm_provider_provider_validate_provider_config(arg0 uintptr,
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf82)))
 
-			case tfwasm_provider_types.PathStep_ElementKeyInt:
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyInt:
 				payload := element.ElementKeyInt()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(2))
 				*(*int64)(unsafe.Add(unsafe.Pointer(base), 8)) = payload
@@ -1123,12 +2983,12 @@ func wasm_export_tfwasm_provider_provider_validate_provider_config(arg0 uintptr,
 }
 
 //go:wasmexport cabi_post_tfwasm:provider/provider@0.2.0#validate-provider-config
-func wasm_export_post_return_tfwasm_provider_provider_validate_provider_config(result uintptr) {
+func wasm_export_post_return_tfwasm_provider_0_2_0_provider_validate_provider_config(result uintptr) {
 	syncExportPinner.Unpin()
 }
 
 //go:wasmexport tfwasm:provider/provider@0.2.0#configure-provider
-func wasm_export_tfwasm_provider_provider_configure_provider(arg0 uintptr, arg1 uint32, arg2 int32, arg3 uintptr, arg4 uint32, arg5 int32, arg6 int32, arg7 int32, arg8 int32) uintptr {
+func wasm_export_tfwasm_provider_0_2_0_provider_configure_provider(arg0 uintptr, arg1 uint32, arg2 int32, arg3 uintptr, arg4 uint32, arg5 int32, arg6 int32, arg7 int32, arg8 int32) uintptr {
 
 	pinner := &syncExportPinner
 	value := unsafe.String((*uint8)(unsafe.Pointer(arg0)), arg1)
@@ -1145,7 +3005,7 @@ func wasm_export_tfwasm_provider_provider_configure_provider(arg0 uintptr, arg1 
 		panic("unreachable")
 	}
 	witRuntime.Unpin()
-	result := export_tfwasm_provider_provider.ConfigureProvider(tfwasm_provider_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_types.ClientCapabilities{DeferralAllowed: (arg5 != 0), WriteOnlyAttributesAllowed: (arg6 != 0), StorePlannedPrivate: (arg7 != 0), ComputedBlocksAllowed: (arg8 != 0)}})
+	result := export_tfwasm_provider_0_2_0_provider.ConfigureProvider(tfwasm_provider_0_2_0_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_0_2_0_types.ClientCapabilities{DeferralAllowed: (arg5 != 0), WriteOnlyAttributesAllowed: (arg6 != 0), StorePlannedPrivate: (arg7 != 0), ComputedBlocksAllowed: (arg8 != 0)}})
 	slice5 := result
 	length7 := uint32(len(slice5))
 	result6 := witRuntime.Allocate(pinner, uintptr(length7*(7*4)), 4)
@@ -1167,7 +3027,7 @@ func wasm_export_tfwasm_provider_provider_configure_provider(arg0 uintptr, arg1 
 			base := unsafe.Add(result4, index*(8+2*4))
 
 			switch element.Tag() {
-			case tfwasm_provider_types.PathStep_AttributeName:
+			case tfwasm_provider_0_2_0_types.PathStep_AttributeName:
 				payload := element.AttributeName()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(0))
 				utf82 := unsafe.Pointer(unsafe.StringData(payload))
@@ -1175,7 +3035,7 @@ func wasm_export_tfwasm_provider_provider_configure_provider(arg0 uintptr, arg1 
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf82)))
 
-			case tfwasm_provider_types.PathStep_ElementKeyString:
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyString:
 				payload := element.ElementKeyString()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(1))
 				utf83 := unsafe.Pointer(unsafe.StringData(payload))
@@ -1183,7 +3043,7 @@ func wasm_export_tfwasm_provider_provider_configure_provider(arg0 uintptr, arg1 
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf83)))
 
-			case tfwasm_provider_types.PathStep_ElementKeyInt:
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyInt:
 				payload := element.ElementKeyInt()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(2))
 				*(*int64)(unsafe.Add(unsafe.Pointer(base), 8)) = payload
@@ -1206,12 +3066,12 @@ func wasm_export_tfwasm_provider_provider_configure_provider(arg0 uintptr, arg1 
 }
 
 //go:wasmexport cabi_post_tfwasm:provider/provider@0.2.0#configure-provider
-func wasm_export_post_return_tfwasm_provider_provider_configure_provider(result uintptr) {
+func wasm_export_post_return_tfwasm_provider_0_2_0_provider_configure_provider(result uintptr) {
 	syncExportPinner.Unpin()
 }
 
 //go:wasmexport tfwasm:provider/resource@0.2.0#validate-resource-config
-func wasm_export_tfwasm_provider_resource_validate_resource_config(arg0 uintptr, arg1 uint32, arg2 int32, arg3 uintptr, arg4 uint32, arg5 int32, arg6 int32, arg7 int32, arg8 int32, arg9 uintptr, arg10 uint32, arg11 uintptr, arg12 uint32) uintptr {
+func wasm_export_tfwasm_provider_0_2_0_resource_validate_resource_config(arg0 uintptr, arg1 uint32, arg2 int32, arg3 uintptr, arg4 uint32, arg5 int32, arg6 int32, arg7 int32, arg8 int32, arg9 uintptr, arg10 uint32, arg11 uintptr, arg12 uint32) uintptr {
 
 	pinner := &syncExportPinner
 	value := unsafe.String((*uint8)(unsafe.Pointer(arg0)), arg1)
@@ -1230,7 +3090,7 @@ func wasm_export_tfwasm_provider_resource_validate_resource_config(arg0 uintptr,
 	value1 := unsafe.String((*uint8)(unsafe.Pointer(arg9)), arg10)
 	value2 := unsafe.Slice((*uint8)(unsafe.Pointer(arg11)), arg12)
 	witRuntime.Unpin()
-	result := export_tfwasm_provider_resource.ValidateResourceConfig(tfwasm_provider_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_types.ClientCapabilities{DeferralAllowed: (arg5 != 0), WriteOnlyAttributesAllowed: (arg6 != 0), StorePlannedPrivate: (arg7 != 0), ComputedBlocksAllowed: (arg8 != 0)}}, tfwasm_provider_types.ValidateRequest{TypeName: value1, Config: value2})
+	result := export_tfwasm_provider_0_2_0_resource.ValidateResourceConfig(tfwasm_provider_0_2_0_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_0_2_0_types.ClientCapabilities{DeferralAllowed: (arg5 != 0), WriteOnlyAttributesAllowed: (arg6 != 0), StorePlannedPrivate: (arg7 != 0), ComputedBlocksAllowed: (arg8 != 0)}}, tfwasm_provider_0_2_0_types.ValidateRequest{TypeName: value1, Config: value2})
 	slice7 := result
 	length9 := uint32(len(slice7))
 	result8 := witRuntime.Allocate(pinner, uintptr(length9*(7*4)), 4)
@@ -1252,7 +3112,7 @@ func wasm_export_tfwasm_provider_resource_validate_resource_config(arg0 uintptr,
 			base := unsafe.Add(result6, index*(8+2*4))
 
 			switch element.Tag() {
-			case tfwasm_provider_types.PathStep_AttributeName:
+			case tfwasm_provider_0_2_0_types.PathStep_AttributeName:
 				payload := element.AttributeName()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(0))
 				utf84 := unsafe.Pointer(unsafe.StringData(payload))
@@ -1260,7 +3120,7 @@ func wasm_export_tfwasm_provider_resource_validate_resource_config(arg0 uintptr,
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf84)))
 
-			case tfwasm_provider_types.PathStep_ElementKeyString:
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyString:
 				payload := element.ElementKeyString()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(1))
 				utf85 := unsafe.Pointer(unsafe.StringData(payload))
@@ -1268,7 +3128,7 @@ func wasm_export_tfwasm_provider_resource_validate_resource_config(arg0 uintptr,
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf85)))
 
-			case tfwasm_provider_types.PathStep_ElementKeyInt:
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyInt:
 				payload := element.ElementKeyInt()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(2))
 				*(*int64)(unsafe.Add(unsafe.Pointer(base), 8)) = payload
@@ -1291,12 +3151,12 @@ func wasm_export_tfwasm_provider_resource_validate_resource_config(arg0 uintptr,
 }
 
 //go:wasmexport cabi_post_tfwasm:provider/resource@0.2.0#validate-resource-config
-func wasm_export_post_return_tfwasm_provider_resource_validate_resource_config(result uintptr) {
+func wasm_export_post_return_tfwasm_provider_0_2_0_resource_validate_resource_config(result uintptr) {
 	syncExportPinner.Unpin()
 }
 
 //go:wasmexport tfwasm:provider/resource@0.2.0#upgrade-resource-state
-func wasm_export_tfwasm_provider_resource_upgrade_resource_state(arg0 uintptr, arg1 uint32, arg2 int32, arg3 uintptr, arg4 uint32, arg5 int32, arg6 int32, arg7 int32, arg8 int32, arg9 uintptr, arg10 uint32, arg11 int64, arg12 uintptr, arg13 uint32) uintptr {
+func wasm_export_tfwasm_provider_0_2_0_resource_upgrade_resource_state(arg0 uintptr, arg1 uint32, arg2 int32, arg3 uintptr, arg4 uint32, arg5 int32, arg6 int32, arg7 int32, arg8 int32, arg9 uintptr, arg10 uint32, arg11 int64, arg12 uintptr, arg13 uint32) uintptr {
 
 	pinner := &syncExportPinner
 	value := unsafe.String((*uint8)(unsafe.Pointer(arg0)), arg1)
@@ -1315,7 +3175,7 @@ func wasm_export_tfwasm_provider_resource_upgrade_resource_state(arg0 uintptr, a
 	value1 := unsafe.String((*uint8)(unsafe.Pointer(arg9)), arg10)
 	value2 := unsafe.Slice((*uint8)(unsafe.Pointer(arg12)), arg13)
 	witRuntime.Unpin()
-	result := export_tfwasm_provider_resource.UpgradeResourceState(tfwasm_provider_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_types.ClientCapabilities{DeferralAllowed: (arg5 != 0), WriteOnlyAttributesAllowed: (arg6 != 0), StorePlannedPrivate: (arg7 != 0), ComputedBlocksAllowed: (arg8 != 0)}}, tfwasm_provider_resource.UpgradeRequest{TypeName: value1, Version: arg11, RawStateJson: value2})
+	result := export_tfwasm_provider_0_2_0_resource.UpgradeResourceState(tfwasm_provider_0_2_0_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_0_2_0_types.ClientCapabilities{DeferralAllowed: (arg5 != 0), WriteOnlyAttributesAllowed: (arg6 != 0), StorePlannedPrivate: (arg7 != 0), ComputedBlocksAllowed: (arg8 != 0)}}, tfwasm_provider_0_2_0_resource.UpgradeRequest{TypeName: value1, Version: arg11, RawStateJson: value2})
 	data := unsafe.Pointer(unsafe.SliceData((result).UpgradedState))
 	pinner.Pin(data)
 	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 4)) = uint32(uint32(len((result).UpgradedState)))
@@ -1341,7 +3201,7 @@ func wasm_export_tfwasm_provider_resource_upgrade_resource_state(arg0 uintptr, a
 			base := unsafe.Add(result6, index*(8+2*4))
 
 			switch element.Tag() {
-			case tfwasm_provider_types.PathStep_AttributeName:
+			case tfwasm_provider_0_2_0_types.PathStep_AttributeName:
 				payload := element.AttributeName()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(0))
 				utf84 := unsafe.Pointer(unsafe.StringData(payload))
@@ -1349,7 +3209,7 @@ func wasm_export_tfwasm_provider_resource_upgrade_resource_state(arg0 uintptr, a
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf84)))
 
-			case tfwasm_provider_types.PathStep_ElementKeyString:
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyString:
 				payload := element.ElementKeyString()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(1))
 				utf85 := unsafe.Pointer(unsafe.StringData(payload))
@@ -1357,7 +3217,7 @@ func wasm_export_tfwasm_provider_resource_upgrade_resource_state(arg0 uintptr, a
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf85)))
 
-			case tfwasm_provider_types.PathStep_ElementKeyInt:
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyInt:
 				payload := element.ElementKeyInt()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(2))
 				*(*int64)(unsafe.Add(unsafe.Pointer(base), 8)) = payload
@@ -1380,12 +3240,12 @@ func wasm_export_tfwasm_provider_resource_upgrade_resource_state(arg0 uintptr, a
 }
 
 //go:wasmexport cabi_post_tfwasm:provider/resource@0.2.0#upgrade-resource-state
-func wasm_export_post_return_tfwasm_provider_resource_upgrade_resource_state(result uintptr) {
+func wasm_export_post_return_tfwasm_provider_0_2_0_resource_upgrade_resource_state(result uintptr) {
 	syncExportPinner.Unpin()
 }
 
 //go:wasmexport tfwasm:provider/resource@0.2.0#read-resource
-func wasm_export_tfwasm_provider_resource_read_resource(arg0 uintptr) uintptr {
+func wasm_export_tfwasm_provider_0_2_0_resource_read_resource(arg0 uintptr) uintptr {
 
 	pinner := &syncExportPinner
 	value := unsafe.String((*uint8)(unsafe.Pointer(uintptr(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), 0))))), *(*uint32)(unsafe.Add(unsafe.Pointer(arg0), 4)))
@@ -1418,7 +3278,7 @@ func wasm_export_tfwasm_provider_resource_read_resource(arg0 uintptr) uintptr {
 		panic("unreachable")
 	}
 	witRuntime.Unpin()
-	result := export_tfwasm_provider_resource.ReadResource(tfwasm_provider_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_types.ClientCapabilities{DeferralAllowed: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (5 * 4)))) != 0), WriteOnlyAttributesAllowed: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (1 + 5*4)))) != 0), StorePlannedPrivate: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (2 + 5*4)))) != 0), ComputedBlocksAllowed: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (3 + 5*4)))) != 0)}}, tfwasm_provider_resource.ReadRequest{TypeName: value1, CurrentState: value2, Private: value3, ProviderMeta: value4, CurrentIdentity: option6})
+	result := export_tfwasm_provider_0_2_0_resource.ReadResource(tfwasm_provider_0_2_0_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_0_2_0_types.ClientCapabilities{DeferralAllowed: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (5 * 4)))) != 0), WriteOnlyAttributesAllowed: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (1 + 5*4)))) != 0), StorePlannedPrivate: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (2 + 5*4)))) != 0), ComputedBlocksAllowed: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (3 + 5*4)))) != 0)}}, tfwasm_provider_0_2_0_resource.ReadRequest{TypeName: value1, CurrentState: value2, Private: value3, ProviderMeta: value4, CurrentIdentity: option6})
 	data := unsafe.Pointer(unsafe.SliceData((result).NewState))
 	pinner.Pin(data)
 	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 4)) = uint32(uint32(len((result).NewState)))
@@ -1448,7 +3308,7 @@ func wasm_export_tfwasm_provider_resource_read_resource(arg0 uintptr) uintptr {
 			base := unsafe.Add(result11, index*(8+2*4))
 
 			switch element.Tag() {
-			case tfwasm_provider_types.PathStep_AttributeName:
+			case tfwasm_provider_0_2_0_types.PathStep_AttributeName:
 				payload := element.AttributeName()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(0))
 				utf89 := unsafe.Pointer(unsafe.StringData(payload))
@@ -1456,7 +3316,7 @@ func wasm_export_tfwasm_provider_resource_read_resource(arg0 uintptr) uintptr {
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf89)))
 
-			case tfwasm_provider_types.PathStep_ElementKeyString:
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyString:
 				payload := element.ElementKeyString()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(1))
 				utf810 := unsafe.Pointer(unsafe.StringData(payload))
@@ -1464,7 +3324,7 @@ func wasm_export_tfwasm_provider_resource_read_resource(arg0 uintptr) uintptr {
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf810)))
 
-			case tfwasm_provider_types.PathStep_ElementKeyInt:
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyInt:
 				payload := element.ElementKeyInt()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(2))
 				*(*int64)(unsafe.Add(unsafe.Pointer(base), 8)) = payload
@@ -1516,12 +3376,12 @@ func wasm_export_tfwasm_provider_resource_read_resource(arg0 uintptr) uintptr {
 }
 
 //go:wasmexport cabi_post_tfwasm:provider/resource@0.2.0#read-resource
-func wasm_export_post_return_tfwasm_provider_resource_read_resource(result uintptr) {
+func wasm_export_post_return_tfwasm_provider_0_2_0_resource_read_resource(result uintptr) {
 	syncExportPinner.Unpin()
 }
 
 //go:wasmexport tfwasm:provider/resource@0.2.0#plan-resource-change
-func wasm_export_tfwasm_provider_resource_plan_resource_change(arg0 uintptr) uintptr {
+func wasm_export_tfwasm_provider_0_2_0_resource_plan_resource_change(arg0 uintptr) uintptr {
 
 	pinner := &syncExportPinner
 	value := unsafe.String((*uint8)(unsafe.Pointer(uintptr(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), 0))))), *(*uint32)(unsafe.Add(unsafe.Pointer(arg0), 4)))
@@ -1557,7 +3417,7 @@ func wasm_export_tfwasm_provider_resource_plan_resource_change(arg0 uintptr) uin
 	}
 	value9 := unsafe.Slice((*uint8)(unsafe.Pointer(uintptr(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (21 * 4)))))), *(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (22 * 4))))
 	witRuntime.Unpin()
-	result := export_tfwasm_provider_resource.PlanResourceChange(tfwasm_provider_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_types.ClientCapabilities{DeferralAllowed: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (5 * 4)))) != 0), WriteOnlyAttributesAllowed: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (1 + 5*4)))) != 0), StorePlannedPrivate: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (2 + 5*4)))) != 0), ComputedBlocksAllowed: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (3 + 5*4)))) != 0)}}, tfwasm_provider_resource.PlanRequest{TypeName: value1, PriorState: value2, ProposedNewState: value3, Config: value4, PriorPrivate: value5, ProviderMeta: value6, PriorIdentity: option8, PlannedPrivate: value9})
+	result := export_tfwasm_provider_0_2_0_resource.PlanResourceChange(tfwasm_provider_0_2_0_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_0_2_0_types.ClientCapabilities{DeferralAllowed: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (5 * 4)))) != 0), WriteOnlyAttributesAllowed: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (1 + 5*4)))) != 0), StorePlannedPrivate: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (2 + 5*4)))) != 0), ComputedBlocksAllowed: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (3 + 5*4)))) != 0)}}, tfwasm_provider_0_2_0_resource.PlanRequest{TypeName: value1, PriorState: value2, ProposedNewState: value3, Config: value4, PriorPrivate: value5, ProviderMeta: value6, PriorIdentity: option8, PlannedPrivate: value9})
 	data := unsafe.Pointer(unsafe.SliceData((result).PlannedState))
 	pinner.Pin(data)
 	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 4)) = uint32(uint32(len((result).PlannedState)))
@@ -1574,7 +3434,7 @@ func wasm_export_tfwasm_provider_resource_plan_resource_change(arg0 uintptr) uin
 			base := unsafe.Add(result11, index*(8+2*4))
 
 			switch element.Tag() {
-			case tfwasm_provider_types.PathStep_AttributeName:
+			case tfwasm_provider_0_2_0_types.PathStep_AttributeName:
 				payload := element.AttributeName()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(0))
 				utf8 := unsafe.Pointer(unsafe.StringData(payload))
@@ -1582,7 +3442,7 @@ func wasm_export_tfwasm_provider_resource_plan_resource_change(arg0 uintptr) uin
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf8)))
 
-			case tfwasm_provider_types.PathStep_ElementKeyString:
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyString:
 				payload := element.ElementKeyString()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(1))
 				utf810 := unsafe.Pointer(unsafe.StringData(payload))
@@ -1590,7 +3450,7 @@ func wasm_export_tfwasm_provider_resource_plan_resource_change(arg0 uintptr) uin
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf810)))
 
-			case tfwasm_provider_types.PathStep_ElementKeyInt:
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyInt:
 				payload := element.ElementKeyInt()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(2))
 				*(*int64)(unsafe.Add(unsafe.Pointer(base), 8)) = payload
@@ -1633,7 +3493,7 @@ func wasm_export_tfwasm_provider_resource_plan_resource_change(arg0 uintptr) uin
 			base := unsafe.Add(result21, index*(8+2*4))
 
 			switch element.Tag() {
-			case tfwasm_provider_types.PathStep_AttributeName:
+			case tfwasm_provider_0_2_0_types.PathStep_AttributeName:
 				payload := element.AttributeName()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(0))
 				utf818 := unsafe.Pointer(unsafe.StringData(payload))
@@ -1641,7 +3501,7 @@ func wasm_export_tfwasm_provider_resource_plan_resource_change(arg0 uintptr) uin
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf818)))
 
-			case tfwasm_provider_types.PathStep_ElementKeyString:
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyString:
 				payload := element.ElementKeyString()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(1))
 				utf819 := unsafe.Pointer(unsafe.StringData(payload))
@@ -1649,7 +3509,7 @@ func wasm_export_tfwasm_provider_resource_plan_resource_change(arg0 uintptr) uin
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf819)))
 
-			case tfwasm_provider_types.PathStep_ElementKeyInt:
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyInt:
 				payload := element.ElementKeyInt()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(2))
 				*(*int64)(unsafe.Add(unsafe.Pointer(base), 8)) = payload
@@ -1701,12 +3561,12 @@ func wasm_export_tfwasm_provider_resource_plan_resource_change(arg0 uintptr) uin
 }
 
 //go:wasmexport cabi_post_tfwasm:provider/resource@0.2.0#plan-resource-change
-func wasm_export_post_return_tfwasm_provider_resource_plan_resource_change(result uintptr) {
+func wasm_export_post_return_tfwasm_provider_0_2_0_resource_plan_resource_change(result uintptr) {
 	syncExportPinner.Unpin()
 }
 
 //go:wasmexport tfwasm:provider/resource@0.2.0#apply-resource-change
-func wasm_export_tfwasm_provider_resource_apply_resource_change(arg0 uintptr) uintptr {
+func wasm_export_tfwasm_provider_0_2_0_resource_apply_resource_change(arg0 uintptr) uintptr {
 
 	pinner := &syncExportPinner
 	value := unsafe.String((*uint8)(unsafe.Pointer(uintptr(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), 0))))), *(*uint32)(unsafe.Add(unsafe.Pointer(arg0), 4)))
@@ -1741,7 +3601,7 @@ func wasm_export_tfwasm_provider_resource_apply_resource_change(arg0 uintptr) ui
 		panic("unreachable")
 	}
 	witRuntime.Unpin()
-	result := export_tfwasm_provider_resource.ApplyResourceChange(tfwasm_provider_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_types.ClientCapabilities{DeferralAllowed: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (5 * 4)))) != 0), WriteOnlyAttributesAllowed: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (1 + 5*4)))) != 0), StorePlannedPrivate: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (2 + 5*4)))) != 0), ComputedBlocksAllowed: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (3 + 5*4)))) != 0)}}, tfwasm_provider_resource.ApplyRequest{TypeName: value1, PriorState: value2, PlannedState: value3, Config: value4, PlannedPrivate: value5, ProviderMeta: value6, PlannedIdentity: option8})
+	result := export_tfwasm_provider_0_2_0_resource.ApplyResourceChange(tfwasm_provider_0_2_0_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_0_2_0_types.ClientCapabilities{DeferralAllowed: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (5 * 4)))) != 0), WriteOnlyAttributesAllowed: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (1 + 5*4)))) != 0), StorePlannedPrivate: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (2 + 5*4)))) != 0), ComputedBlocksAllowed: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (3 + 5*4)))) != 0)}}, tfwasm_provider_0_2_0_resource.ApplyRequest{TypeName: value1, PriorState: value2, PlannedState: value3, Config: value4, PlannedPrivate: value5, ProviderMeta: value6, PlannedIdentity: option8})
 	data := unsafe.Pointer(unsafe.SliceData((result).NewState))
 	pinner.Pin(data)
 	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 4)) = uint32(uint32(len((result).NewState)))
@@ -1771,7 +3631,7 @@ func wasm_export_tfwasm_provider_resource_apply_resource_change(arg0 uintptr) ui
 			base := unsafe.Add(result13, index*(8+2*4))
 
 			switch element.Tag() {
-			case tfwasm_provider_types.PathStep_AttributeName:
+			case tfwasm_provider_0_2_0_types.PathStep_AttributeName:
 				payload := element.AttributeName()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(0))
 				utf811 := unsafe.Pointer(unsafe.StringData(payload))
@@ -1779,7 +3639,7 @@ func wasm_export_tfwasm_provider_resource_apply_resource_change(arg0 uintptr) ui
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf811)))
 
-			case tfwasm_provider_types.PathStep_ElementKeyString:
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyString:
 				payload := element.ElementKeyString()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(1))
 				utf812 := unsafe.Pointer(unsafe.StringData(payload))
@@ -1787,7 +3647,7 @@ func wasm_export_tfwasm_provider_resource_apply_resource_change(arg0 uintptr) ui
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf812)))
 
-			case tfwasm_provider_types.PathStep_ElementKeyInt:
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyInt:
 				payload := element.ElementKeyInt()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(2))
 				*(*int64)(unsafe.Add(unsafe.Pointer(base), 8)) = payload
@@ -1826,12 +3686,12 @@ func wasm_export_tfwasm_provider_resource_apply_resource_change(arg0 uintptr) ui
 }
 
 //go:wasmexport cabi_post_tfwasm:provider/resource@0.2.0#apply-resource-change
-func wasm_export_post_return_tfwasm_provider_resource_apply_resource_change(result uintptr) {
+func wasm_export_post_return_tfwasm_provider_0_2_0_resource_apply_resource_change(result uintptr) {
 	syncExportPinner.Unpin()
 }
 
 //go:wasmexport tfwasm:provider/resource@0.2.0#import-resource-state
-func wasm_export_tfwasm_provider_resource_import_resource_state(arg0 uintptr, arg1 uint32, arg2 int32, arg3 uintptr, arg4 uint32, arg5 int32, arg6 int32, arg7 int32, arg8 int32, arg9 uintptr, arg10 uint32, arg11 uintptr, arg12 uint32, arg13 int32, arg14 uintptr, arg15 uint32) uintptr {
+func wasm_export_tfwasm_provider_0_2_0_resource_import_resource_state(arg0 uintptr, arg1 uint32, arg2 int32, arg3 uintptr, arg4 uint32, arg5 int32, arg6 int32, arg7 int32, arg8 int32, arg9 uintptr, arg10 uint32, arg11 uintptr, arg12 uint32, arg13 int32, arg14 uintptr, arg15 uint32) uintptr {
 
 	pinner := &syncExportPinner
 	value := unsafe.String((*uint8)(unsafe.Pointer(arg0)), arg1)
@@ -1862,7 +3722,7 @@ func wasm_export_tfwasm_provider_resource_import_resource_state(arg0 uintptr, ar
 		panic("unreachable")
 	}
 	witRuntime.Unpin()
-	result := export_tfwasm_provider_resource.ImportResourceState(tfwasm_provider_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_types.ClientCapabilities{DeferralAllowed: (arg5 != 0), WriteOnlyAttributesAllowed: (arg6 != 0), StorePlannedPrivate: (arg7 != 0), ComputedBlocksAllowed: (arg8 != 0)}}, tfwasm_provider_resource.ImportRequest{TypeName: value1, Id: value2, Identity: option4})
+	result := export_tfwasm_provider_0_2_0_resource.ImportResourceState(tfwasm_provider_0_2_0_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_0_2_0_types.ClientCapabilities{DeferralAllowed: (arg5 != 0), WriteOnlyAttributesAllowed: (arg6 != 0), StorePlannedPrivate: (arg7 != 0), ComputedBlocksAllowed: (arg8 != 0)}}, tfwasm_provider_0_2_0_resource.ImportRequest{TypeName: value1, Id: value2, Identity: option4})
 	slice := (result).Imported
 	length := uint32(len(slice))
 	result7 := witRuntime.Allocate(pinner, uintptr(length*(9*4)), 4)
@@ -1922,7 +3782,7 @@ func wasm_export_tfwasm_provider_resource_import_resource_state(arg0 uintptr, ar
 			base := unsafe.Add(result13, index*(8+2*4))
 
 			switch element.Tag() {
-			case tfwasm_provider_types.PathStep_AttributeName:
+			case tfwasm_provider_0_2_0_types.PathStep_AttributeName:
 				payload := element.AttributeName()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(0))
 				utf810 := unsafe.Pointer(unsafe.StringData(payload))
@@ -1930,7 +3790,7 @@ func wasm_export_tfwasm_provider_resource_import_resource_state(arg0 uintptr, ar
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf810)))
 
-			case tfwasm_provider_types.PathStep_ElementKeyString:
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyString:
 				payload := element.ElementKeyString()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(1))
 				utf811 := unsafe.Pointer(unsafe.StringData(payload))
@@ -1938,7 +3798,7 @@ func wasm_export_tfwasm_provider_resource_import_resource_state(arg0 uintptr, ar
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf811)))
 
-			case tfwasm_provider_types.PathStep_ElementKeyInt:
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyInt:
 				payload := element.ElementKeyInt()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(2))
 				*(*int64)(unsafe.Add(unsafe.Pointer(base), 8)) = payload
@@ -1974,12 +3834,12 @@ func wasm_export_tfwasm_provider_resource_import_resource_state(arg0 uintptr, ar
 }
 
 //go:wasmexport cabi_post_tfwasm:provider/resource@0.2.0#import-resource-state
-func wasm_export_post_return_tfwasm_provider_resource_import_resource_state(result uintptr) {
+func wasm_export_post_return_tfwasm_provider_0_2_0_resource_import_resource_state(result uintptr) {
 	syncExportPinner.Unpin()
 }
 
 //go:wasmexport tfwasm:provider/resource@0.2.0#move-resource-state
-func wasm_export_tfwasm_provider_resource_move_resource_state(arg0 uintptr) uintptr {
+func wasm_export_tfwasm_provider_0_2_0_resource_move_resource_state(arg0 uintptr) uintptr {
 
 	pinner := &syncExportPinner
 	value := unsafe.String((*uint8)(unsafe.Pointer(uintptr(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), 0))))), *(*uint32)(unsafe.Add(unsafe.Pointer(arg0), 4)))
@@ -2013,7 +3873,7 @@ func wasm_export_tfwasm_provider_resource_move_resource_state(arg0 uintptr) uint
 		panic("unreachable")
 	}
 	witRuntime.Unpin()
-	result := export_tfwasm_provider_resource.MoveResourceState(tfwasm_provider_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_types.ClientCapabilities{DeferralAllowed: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (5 * 4)))) != 0), WriteOnlyAttributesAllowed: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (1 + 5*4)))) != 0), StorePlannedPrivate: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (2 + 5*4)))) != 0), ComputedBlocksAllowed: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (3 + 5*4)))) != 0)}}, tfwasm_provider_resource.MoveRequest{SourceProviderAddress: value1, SourceTypeName: value2, SourceSchemaVersion: *(*int64)(unsafe.Add(unsafe.Pointer(arg0), (10 * 4))), SourceStateJson: value3, TargetTypeName: value4, SourcePrivate: value5, SourceIdentityJson: option7, SourceIdentityVersion: *(*int64)(unsafe.Add(unsafe.Pointer(arg0), (16 + 18*4)))})
+	result := export_tfwasm_provider_0_2_0_resource.MoveResourceState(tfwasm_provider_0_2_0_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_0_2_0_types.ClientCapabilities{DeferralAllowed: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (5 * 4)))) != 0), WriteOnlyAttributesAllowed: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (1 + 5*4)))) != 0), StorePlannedPrivate: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (2 + 5*4)))) != 0), ComputedBlocksAllowed: (uint8(*(*uint32)(unsafe.Add(unsafe.Pointer(arg0), (3 + 5*4)))) != 0)}}, tfwasm_provider_0_2_0_resource.MoveRequest{SourceProviderAddress: value1, SourceTypeName: value2, SourceSchemaVersion: *(*int64)(unsafe.Add(unsafe.Pointer(arg0), (10 * 4))), SourceStateJson: value3, TargetTypeName: value4, SourcePrivate: value5, SourceIdentityJson: option7, SourceIdentityVersion: *(*int64)(unsafe.Add(unsafe.Pointer(arg0), (16 + 18*4)))})
 	data := unsafe.Pointer(unsafe.SliceData((result).TargetState))
 	pinner.Pin(data)
 	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 4)) = uint32(uint32(len((result).TargetState)))
@@ -2043,7 +3903,7 @@ func wasm_export_tfwasm_provider_resource_move_resource_state(arg0 uintptr) uint
 			base := unsafe.Add(result12, index*(8+2*4))
 
 			switch element.Tag() {
-			case tfwasm_provider_types.PathStep_AttributeName:
+			case tfwasm_provider_0_2_0_types.PathStep_AttributeName:
 				payload := element.AttributeName()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(0))
 				utf810 := unsafe.Pointer(unsafe.StringData(payload))
@@ -2051,7 +3911,7 @@ func wasm_export_tfwasm_provider_resource_move_resource_state(arg0 uintptr) uint
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf810)))
 
-			case tfwasm_provider_types.PathStep_ElementKeyString:
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyString:
 				payload := element.ElementKeyString()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(1))
 				utf811 := unsafe.Pointer(unsafe.StringData(payload))
@@ -2059,7 +3919,7 @@ func wasm_export_tfwasm_provider_resource_move_resource_state(arg0 uintptr) uint
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf811)))
 
-			case tfwasm_provider_types.PathStep_ElementKeyInt:
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyInt:
 				payload := element.ElementKeyInt()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(2))
 				*(*int64)(unsafe.Add(unsafe.Pointer(base), 8)) = payload
@@ -2098,12 +3958,12 @@ func wasm_export_tfwasm_provider_resource_move_resource_state(arg0 uintptr) uint
 }
 
 //go:wasmexport cabi_post_tfwasm:provider/resource@0.2.0#move-resource-state
-func wasm_export_post_return_tfwasm_provider_resource_move_resource_state(result uintptr) {
+func wasm_export_post_return_tfwasm_provider_0_2_0_resource_move_resource_state(result uintptr) {
 	syncExportPinner.Unpin()
 }
 
 //go:wasmexport tfwasm:provider/resource@0.2.0#upgrade-resource-identity
-func wasm_export_tfwasm_provider_resource_upgrade_resource_identity(arg0 uintptr, arg1 uint32, arg2 int32, arg3 uintptr, arg4 uint32, arg5 int32, arg6 int32, arg7 int32, arg8 int32, arg9 uintptr, arg10 uint32, arg11 int64, arg12 uintptr, arg13 uint32) uintptr {
+func wasm_export_tfwasm_provider_0_2_0_resource_upgrade_resource_identity(arg0 uintptr, arg1 uint32, arg2 int32, arg3 uintptr, arg4 uint32, arg5 int32, arg6 int32, arg7 int32, arg8 int32, arg9 uintptr, arg10 uint32, arg11 int64, arg12 uintptr, arg13 uint32) uintptr {
 
 	pinner := &syncExportPinner
 	value := unsafe.String((*uint8)(unsafe.Pointer(arg0)), arg1)
@@ -2122,7 +3982,7 @@ func wasm_export_tfwasm_provider_resource_upgrade_resource_identity(arg0 uintptr
 	value1 := unsafe.String((*uint8)(unsafe.Pointer(arg9)), arg10)
 	value2 := unsafe.Slice((*uint8)(unsafe.Pointer(arg12)), arg13)
 	witRuntime.Unpin()
-	result := export_tfwasm_provider_resource.UpgradeResourceIdentity(tfwasm_provider_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_types.ClientCapabilities{DeferralAllowed: (arg5 != 0), WriteOnlyAttributesAllowed: (arg6 != 0), StorePlannedPrivate: (arg7 != 0), ComputedBlocksAllowed: (arg8 != 0)}}, tfwasm_provider_resource.UpgradeIdentityRequest{TypeName: value1, Version: arg11, RawIdentityJson: value2})
+	result := export_tfwasm_provider_0_2_0_resource.UpgradeResourceIdentity(tfwasm_provider_0_2_0_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_0_2_0_types.ClientCapabilities{DeferralAllowed: (arg5 != 0), WriteOnlyAttributesAllowed: (arg6 != 0), StorePlannedPrivate: (arg7 != 0), ComputedBlocksAllowed: (arg8 != 0)}}, tfwasm_provider_0_2_0_resource.UpgradeIdentityRequest{TypeName: value1, Version: arg11, RawIdentityJson: value2})
 
 	switch (result).UpgradedIdentity.Tag() {
 	case witTypes.OptionNone:
@@ -2160,7 +4020,7 @@ func wasm_export_tfwasm_provider_resource_upgrade_resource_identity(arg0 uintptr
 			base := unsafe.Add(result6, index*(8+2*4))
 
 			switch element.Tag() {
-			case tfwasm_provider_types.PathStep_AttributeName:
+			case tfwasm_provider_0_2_0_types.PathStep_AttributeName:
 				payload := element.AttributeName()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(0))
 				utf84 := unsafe.Pointer(unsafe.StringData(payload))
@@ -2168,7 +4028,7 @@ func wasm_export_tfwasm_provider_resource_upgrade_resource_identity(arg0 uintptr
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf84)))
 
-			case tfwasm_provider_types.PathStep_ElementKeyString:
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyString:
 				payload := element.ElementKeyString()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(1))
 				utf85 := unsafe.Pointer(unsafe.StringData(payload))
@@ -2176,7 +4036,7 @@ func wasm_export_tfwasm_provider_resource_upgrade_resource_identity(arg0 uintptr
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf85)))
 
-			case tfwasm_provider_types.PathStep_ElementKeyInt:
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyInt:
 				payload := element.ElementKeyInt()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(2))
 				*(*int64)(unsafe.Add(unsafe.Pointer(base), 8)) = payload
@@ -2199,12 +4059,12 @@ func wasm_export_tfwasm_provider_resource_upgrade_resource_identity(arg0 uintptr
 }
 
 //go:wasmexport cabi_post_tfwasm:provider/resource@0.2.0#upgrade-resource-identity
-func wasm_export_post_return_tfwasm_provider_resource_upgrade_resource_identity(result uintptr) {
+func wasm_export_post_return_tfwasm_provider_0_2_0_resource_upgrade_resource_identity(result uintptr) {
 	syncExportPinner.Unpin()
 }
 
 //go:wasmexport tfwasm:provider/data-source@0.2.0#validate-data-resource-config
-func wasm_export_tfwasm_provider_data_source_validate_data_resource_config(arg0 uintptr, arg1 uint32, arg2 int32, arg3 uintptr, arg4 uint32, arg5 int32, arg6 int32, arg7 int32, arg8 int32, arg9 uintptr, arg10 uint32, arg11 uintptr, arg12 uint32) uintptr {
+func wasm_export_tfwasm_provider_0_2_0_data_source_validate_data_resource_config(arg0 uintptr, arg1 uint32, arg2 int32, arg3 uintptr, arg4 uint32, arg5 int32, arg6 int32, arg7 int32, arg8 int32, arg9 uintptr, arg10 uint32, arg11 uintptr, arg12 uint32) uintptr {
 
 	pinner := &syncExportPinner
 	value := unsafe.String((*uint8)(unsafe.Pointer(arg0)), arg1)
@@ -2223,7 +4083,7 @@ func wasm_export_tfwasm_provider_data_source_validate_data_resource_config(arg0 
 	value1 := unsafe.String((*uint8)(unsafe.Pointer(arg9)), arg10)
 	value2 := unsafe.Slice((*uint8)(unsafe.Pointer(arg11)), arg12)
 	witRuntime.Unpin()
-	result := export_tfwasm_provider_data_source.ValidateDataResourceConfig(tfwasm_provider_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_types.ClientCapabilities{DeferralAllowed: (arg5 != 0), WriteOnlyAttributesAllowed: (arg6 != 0), StorePlannedPrivate: (arg7 != 0), ComputedBlocksAllowed: (arg8 != 0)}}, tfwasm_provider_types.ValidateRequest{TypeName: value1, Config: value2})
+	result := export_tfwasm_provider_0_2_0_data_source.ValidateDataResourceConfig(tfwasm_provider_0_2_0_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_0_2_0_types.ClientCapabilities{DeferralAllowed: (arg5 != 0), WriteOnlyAttributesAllowed: (arg6 != 0), StorePlannedPrivate: (arg7 != 0), ComputedBlocksAllowed: (arg8 != 0)}}, tfwasm_provider_0_2_0_types.ValidateRequest{TypeName: value1, Config: value2})
 	slice7 := result
 	length9 := uint32(len(slice7))
 	result8 := witRuntime.Allocate(pinner, uintptr(length9*(7*4)), 4)
@@ -2245,7 +4105,7 @@ func wasm_export_tfwasm_provider_data_source_validate_data_resource_config(arg0 
 			base := unsafe.Add(result6, index*(8+2*4))
 
 			switch element.Tag() {
-			case tfwasm_provider_types.PathStep_AttributeName:
+			case tfwasm_provider_0_2_0_types.PathStep_AttributeName:
 				payload := element.AttributeName()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(0))
 				utf84 := unsafe.Pointer(unsafe.StringData(payload))
@@ -2253,7 +4113,7 @@ func wasm_export_tfwasm_provider_data_source_validate_data_resource_config(arg0 
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf84)))
 
-			case tfwasm_provider_types.PathStep_ElementKeyString:
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyString:
 				payload := element.ElementKeyString()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(1))
 				utf85 := unsafe.Pointer(unsafe.StringData(payload))
@@ -2261,7 +4121,7 @@ func wasm_export_tfwasm_provider_data_source_validate_data_resource_config(arg0 
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf85)))
 
-			case tfwasm_provider_types.PathStep_ElementKeyInt:
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyInt:
 				payload := element.ElementKeyInt()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(2))
 				*(*int64)(unsafe.Add(unsafe.Pointer(base), 8)) = payload
@@ -2284,12 +4144,12 @@ func wasm_export_tfwasm_provider_data_source_validate_data_resource_config(arg0 
 }
 
 //go:wasmexport cabi_post_tfwasm:provider/data-source@0.2.0#validate-data-resource-config
-func wasm_export_post_return_tfwasm_provider_data_source_validate_data_resource_config(result uintptr) {
+func wasm_export_post_return_tfwasm_provider_0_2_0_data_source_validate_data_resource_config(result uintptr) {
 	syncExportPinner.Unpin()
 }
 
 //go:wasmexport tfwasm:provider/data-source@0.2.0#read-data-source
-func wasm_export_tfwasm_provider_data_source_read_data_source(arg0 uintptr, arg1 uint32, arg2 int32, arg3 uintptr, arg4 uint32, arg5 int32, arg6 int32, arg7 int32, arg8 int32, arg9 uintptr, arg10 uint32, arg11 uintptr, arg12 uint32, arg13 uintptr, arg14 uint32) uintptr {
+func wasm_export_tfwasm_provider_0_2_0_data_source_read_data_source(arg0 uintptr, arg1 uint32, arg2 int32, arg3 uintptr, arg4 uint32, arg5 int32, arg6 int32, arg7 int32, arg8 int32, arg9 uintptr, arg10 uint32, arg11 uintptr, arg12 uint32, arg13 uintptr, arg14 uint32) uintptr {
 
 	pinner := &syncExportPinner
 	value := unsafe.String((*uint8)(unsafe.Pointer(arg0)), arg1)
@@ -2309,7 +4169,7 @@ func wasm_export_tfwasm_provider_data_source_read_data_source(arg0 uintptr, arg1
 	value2 := unsafe.Slice((*uint8)(unsafe.Pointer(arg11)), arg12)
 	value3 := unsafe.Slice((*uint8)(unsafe.Pointer(arg13)), arg14)
 	witRuntime.Unpin()
-	result := export_tfwasm_provider_data_source.ReadDataSource(tfwasm_provider_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_types.ClientCapabilities{DeferralAllowed: (arg5 != 0), WriteOnlyAttributesAllowed: (arg6 != 0), StorePlannedPrivate: (arg7 != 0), ComputedBlocksAllowed: (arg8 != 0)}}, tfwasm_provider_data_source.ReadDataRequest{TypeName: value1, Config: value2, ProviderMeta: value3})
+	result := export_tfwasm_provider_0_2_0_data_source.ReadDataSource(tfwasm_provider_0_2_0_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_0_2_0_types.ClientCapabilities{DeferralAllowed: (arg5 != 0), WriteOnlyAttributesAllowed: (arg6 != 0), StorePlannedPrivate: (arg7 != 0), ComputedBlocksAllowed: (arg8 != 0)}}, tfwasm_provider_0_2_0_data_source.ReadDataRequest{TypeName: value1, Config: value2, ProviderMeta: value3})
 	data := unsafe.Pointer(unsafe.SliceData((result).State))
 	pinner.Pin(data)
 	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 4)) = uint32(uint32(len((result).State)))
@@ -2335,7 +4195,7 @@ func wasm_export_tfwasm_provider_data_source_read_data_source(arg0 uintptr, arg1
 			base := unsafe.Add(result7, index*(8+2*4))
 
 			switch element.Tag() {
-			case tfwasm_provider_types.PathStep_AttributeName:
+			case tfwasm_provider_0_2_0_types.PathStep_AttributeName:
 				payload := element.AttributeName()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(0))
 				utf85 := unsafe.Pointer(unsafe.StringData(payload))
@@ -2343,7 +4203,7 @@ func wasm_export_tfwasm_provider_data_source_read_data_source(arg0 uintptr, arg1
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf85)))
 
-			case tfwasm_provider_types.PathStep_ElementKeyString:
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyString:
 				payload := element.ElementKeyString()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(1))
 				utf86 := unsafe.Pointer(unsafe.StringData(payload))
@@ -2351,7 +4211,7 @@ func wasm_export_tfwasm_provider_data_source_read_data_source(arg0 uintptr, arg1
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf86)))
 
-			case tfwasm_provider_types.PathStep_ElementKeyInt:
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyInt:
 				payload := element.ElementKeyInt()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(2))
 				*(*int64)(unsafe.Add(unsafe.Pointer(base), 8)) = payload
@@ -2387,12 +4247,12 @@ func wasm_export_tfwasm_provider_data_source_read_data_source(arg0 uintptr, arg1
 }
 
 //go:wasmexport cabi_post_tfwasm:provider/data-source@0.2.0#read-data-source
-func wasm_export_post_return_tfwasm_provider_data_source_read_data_source(result uintptr) {
+func wasm_export_post_return_tfwasm_provider_0_2_0_data_source_read_data_source(result uintptr) {
 	syncExportPinner.Unpin()
 }
 
 //go:wasmexport tfwasm:provider/function@0.2.0#call-function
-func wasm_export_tfwasm_provider_function_call_function(arg0 uintptr, arg1 uint32, arg2 int32, arg3 uintptr, arg4 uint32, arg5 int32, arg6 int32, arg7 int32, arg8 int32, arg9 uintptr, arg10 uint32, arg11 uintptr, arg12 uint32) uintptr {
+func wasm_export_tfwasm_provider_0_2_0_function_call_function(arg0 uintptr, arg1 uint32, arg2 int32, arg3 uintptr, arg4 uint32, arg5 int32, arg6 int32, arg7 int32, arg8 int32, arg9 uintptr, arg10 uint32, arg11 uintptr, arg12 uint32) uintptr {
 
 	pinner := &syncExportPinner
 	value := unsafe.String((*uint8)(unsafe.Pointer(arg0)), arg1)
@@ -2418,7 +4278,7 @@ func wasm_export_tfwasm_provider_function_call_function(arg0 uintptr, arg1 uint3
 	}
 
 	witRuntime.Unpin()
-	result3 := export_tfwasm_provider_function.CallFunction(tfwasm_provider_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_types.ClientCapabilities{DeferralAllowed: (arg5 != 0), WriteOnlyAttributesAllowed: (arg6 != 0), StorePlannedPrivate: (arg7 != 0), ComputedBlocksAllowed: (arg8 != 0)}}, value1, result)
+	result3 := export_tfwasm_provider_0_2_0_function.CallFunction(tfwasm_provider_0_2_0_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_0_2_0_types.ClientCapabilities{DeferralAllowed: (arg5 != 0), WriteOnlyAttributesAllowed: (arg6 != 0), StorePlannedPrivate: (arg7 != 0), ComputedBlocksAllowed: (arg8 != 0)}}, value1, result)
 
 	switch result3.Tag() {
 	case witTypes.ResultOk:
@@ -2458,12 +4318,12 @@ func wasm_export_tfwasm_provider_function_call_function(arg0 uintptr, arg1 uint3
 }
 
 //go:wasmexport cabi_post_tfwasm:provider/function@0.2.0#call-function
-func wasm_export_post_return_tfwasm_provider_function_call_function(result uintptr) {
+func wasm_export_post_return_tfwasm_provider_0_2_0_function_call_function(result uintptr) {
 	syncExportPinner.Unpin()
 }
 
 //go:wasmexport tfwasm:provider/ephemeral@0.2.0#validate-ephemeral-resource-config
-func wasm_export_tfwasm_provider_ephemeral_validate_ephemeral_resource_config(arg0 uintptr, arg1 uint32, arg2 int32, arg3 uintptr, arg4 uint32, arg5 int32, arg6 int32, arg7 int32, arg8 int32, arg9 uintptr, arg10 uint32, arg11 uintptr, arg12 uint32) uintptr {
+func wasm_export_tfwasm_provider_0_2_0_ephemeral_validate_ephemeral_resource_config(arg0 uintptr, arg1 uint32, arg2 int32, arg3 uintptr, arg4 uint32, arg5 int32, arg6 int32, arg7 int32, arg8 int32, arg9 uintptr, arg10 uint32, arg11 uintptr, arg12 uint32) uintptr {
 
 	pinner := &syncExportPinner
 	value := unsafe.String((*uint8)(unsafe.Pointer(arg0)), arg1)
@@ -2482,7 +4342,7 @@ func wasm_export_tfwasm_provider_ephemeral_validate_ephemeral_resource_config(ar
 	value1 := unsafe.String((*uint8)(unsafe.Pointer(arg9)), arg10)
 	value2 := unsafe.Slice((*uint8)(unsafe.Pointer(arg11)), arg12)
 	witRuntime.Unpin()
-	result := export_tfwasm_provider_ephemeral.ValidateEphemeralResourceConfig(tfwasm_provider_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_types.ClientCapabilities{DeferralAllowed: (arg5 != 0), WriteOnlyAttributesAllowed: (arg6 != 0), StorePlannedPrivate: (arg7 != 0), ComputedBlocksAllowed: (arg8 != 0)}}, tfwasm_provider_types.ValidateRequest{TypeName: value1, Config: value2})
+	result := export_tfwasm_provider_0_2_0_ephemeral.ValidateEphemeralResourceConfig(tfwasm_provider_0_2_0_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_0_2_0_types.ClientCapabilities{DeferralAllowed: (arg5 != 0), WriteOnlyAttributesAllowed: (arg6 != 0), StorePlannedPrivate: (arg7 != 0), ComputedBlocksAllowed: (arg8 != 0)}}, tfwasm_provider_0_2_0_types.ValidateRequest{TypeName: value1, Config: value2})
 	slice7 := result
 	length9 := uint32(len(slice7))
 	result8 := witRuntime.Allocate(pinner, uintptr(length9*(7*4)), 4)
@@ -2504,7 +4364,7 @@ func wasm_export_tfwasm_provider_ephemeral_validate_ephemeral_resource_config(ar
 			base := unsafe.Add(result6, index*(8+2*4))
 
 			switch element.Tag() {
-			case tfwasm_provider_types.PathStep_AttributeName:
+			case tfwasm_provider_0_2_0_types.PathStep_AttributeName:
 				payload := element.AttributeName()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(0))
 				utf84 := unsafe.Pointer(unsafe.StringData(payload))
@@ -2512,7 +4372,7 @@ func wasm_export_tfwasm_provider_ephemeral_validate_ephemeral_resource_config(ar
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf84)))
 
-			case tfwasm_provider_types.PathStep_ElementKeyString:
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyString:
 				payload := element.ElementKeyString()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(1))
 				utf85 := unsafe.Pointer(unsafe.StringData(payload))
@@ -2520,7 +4380,7 @@ func wasm_export_tfwasm_provider_ephemeral_validate_ephemeral_resource_config(ar
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf85)))
 
-			case tfwasm_provider_types.PathStep_ElementKeyInt:
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyInt:
 				payload := element.ElementKeyInt()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(2))
 				*(*int64)(unsafe.Add(unsafe.Pointer(base), 8)) = payload
@@ -2543,12 +4403,12 @@ func wasm_export_tfwasm_provider_ephemeral_validate_ephemeral_resource_config(ar
 }
 
 //go:wasmexport cabi_post_tfwasm:provider/ephemeral@0.2.0#validate-ephemeral-resource-config
-func wasm_export_post_return_tfwasm_provider_ephemeral_validate_ephemeral_resource_config(result uintptr) {
+func wasm_export_post_return_tfwasm_provider_0_2_0_ephemeral_validate_ephemeral_resource_config(result uintptr) {
 	syncExportPinner.Unpin()
 }
 
 //go:wasmexport tfwasm:provider/ephemeral@0.2.0#open-ephemeral-resource
-func wasm_export_tfwasm_provider_ephemeral_open_ephemeral_resource(arg0 uintptr, arg1 uint32, arg2 int32, arg3 uintptr, arg4 uint32, arg5 int32, arg6 int32, arg7 int32, arg8 int32, arg9 uintptr, arg10 uint32, arg11 uintptr, arg12 uint32) uintptr {
+func wasm_export_tfwasm_provider_0_2_0_ephemeral_open_ephemeral_resource(arg0 uintptr, arg1 uint32, arg2 int32, arg3 uintptr, arg4 uint32, arg5 int32, arg6 int32, arg7 int32, arg8 int32, arg9 uintptr, arg10 uint32, arg11 uintptr, arg12 uint32) uintptr {
 
 	pinner := &syncExportPinner
 	value := unsafe.String((*uint8)(unsafe.Pointer(arg0)), arg1)
@@ -2567,7 +4427,7 @@ func wasm_export_tfwasm_provider_ephemeral_open_ephemeral_resource(arg0 uintptr,
 	value1 := unsafe.String((*uint8)(unsafe.Pointer(arg9)), arg10)
 	value2 := unsafe.Slice((*uint8)(unsafe.Pointer(arg11)), arg12)
 	witRuntime.Unpin()
-	result := export_tfwasm_provider_ephemeral.OpenEphemeralResource(tfwasm_provider_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_types.ClientCapabilities{DeferralAllowed: (arg5 != 0), WriteOnlyAttributesAllowed: (arg6 != 0), StorePlannedPrivate: (arg7 != 0), ComputedBlocksAllowed: (arg8 != 0)}}, tfwasm_provider_ephemeral.OpenRequest{TypeName: value1, Config: value2})
+	result := export_tfwasm_provider_0_2_0_ephemeral.OpenEphemeralResource(tfwasm_provider_0_2_0_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_0_2_0_types.ClientCapabilities{DeferralAllowed: (arg5 != 0), WriteOnlyAttributesAllowed: (arg6 != 0), StorePlannedPrivate: (arg7 != 0), ComputedBlocksAllowed: (arg8 != 0)}}, tfwasm_provider_0_2_0_ephemeral.OpenRequest{TypeName: value1, Config: value2})
 	data := unsafe.Pointer(unsafe.SliceData((result).Result))
 	pinner.Pin(data)
 	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 4)) = uint32(uint32(len((result).Result)))
@@ -2610,7 +4470,7 @@ func wasm_export_tfwasm_provider_ephemeral_open_ephemeral_resource(arg0 uintptr,
 			base := unsafe.Add(result7, index*(8+2*4))
 
 			switch element.Tag() {
-			case tfwasm_provider_types.PathStep_AttributeName:
+			case tfwasm_provider_0_2_0_types.PathStep_AttributeName:
 				payload := element.AttributeName()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(0))
 				utf85 := unsafe.Pointer(unsafe.StringData(payload))
@@ -2618,7 +4478,7 @@ func wasm_export_tfwasm_provider_ephemeral_open_ephemeral_resource(arg0 uintptr,
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf85)))
 
-			case tfwasm_provider_types.PathStep_ElementKeyString:
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyString:
 				payload := element.ElementKeyString()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(1))
 				utf86 := unsafe.Pointer(unsafe.StringData(payload))
@@ -2626,7 +4486,7 @@ func wasm_export_tfwasm_provider_ephemeral_open_ephemeral_resource(arg0 uintptr,
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf86)))
 
-			case tfwasm_provider_types.PathStep_ElementKeyInt:
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyInt:
 				payload := element.ElementKeyInt()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(2))
 				*(*int64)(unsafe.Add(unsafe.Pointer(base), 8)) = payload
@@ -2662,12 +4522,12 @@ func wasm_export_tfwasm_provider_ephemeral_open_ephemeral_resource(arg0 uintptr,
 }
 
 //go:wasmexport cabi_post_tfwasm:provider/ephemeral@0.2.0#open-ephemeral-resource
-func wasm_export_post_return_tfwasm_provider_ephemeral_open_ephemeral_resource(result uintptr) {
+func wasm_export_post_return_tfwasm_provider_0_2_0_ephemeral_open_ephemeral_resource(result uintptr) {
 	syncExportPinner.Unpin()
 }
 
 //go:wasmexport tfwasm:provider/ephemeral@0.2.0#renew-ephemeral-resource
-func wasm_export_tfwasm_provider_ephemeral_renew_ephemeral_resource(arg0 uintptr, arg1 uint32, arg2 int32, arg3 uintptr, arg4 uint32, arg5 int32, arg6 int32, arg7 int32, arg8 int32, arg9 uintptr, arg10 uint32, arg11 uintptr, arg12 uint32) uintptr {
+func wasm_export_tfwasm_provider_0_2_0_ephemeral_renew_ephemeral_resource(arg0 uintptr, arg1 uint32, arg2 int32, arg3 uintptr, arg4 uint32, arg5 int32, arg6 int32, arg7 int32, arg8 int32, arg9 uintptr, arg10 uint32, arg11 uintptr, arg12 uint32) uintptr {
 
 	pinner := &syncExportPinner
 	value := unsafe.String((*uint8)(unsafe.Pointer(arg0)), arg1)
@@ -2686,7 +4546,7 @@ func wasm_export_tfwasm_provider_ephemeral_renew_ephemeral_resource(arg0 uintptr
 	value1 := unsafe.String((*uint8)(unsafe.Pointer(arg9)), arg10)
 	value2 := unsafe.Slice((*uint8)(unsafe.Pointer(arg11)), arg12)
 	witRuntime.Unpin()
-	result := export_tfwasm_provider_ephemeral.RenewEphemeralResource(tfwasm_provider_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_types.ClientCapabilities{DeferralAllowed: (arg5 != 0), WriteOnlyAttributesAllowed: (arg6 != 0), StorePlannedPrivate: (arg7 != 0), ComputedBlocksAllowed: (arg8 != 0)}}, tfwasm_provider_ephemeral.PrivateRequest{TypeName: value1, Private: value2})
+	result := export_tfwasm_provider_0_2_0_ephemeral.RenewEphemeralResource(tfwasm_provider_0_2_0_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_0_2_0_types.ClientCapabilities{DeferralAllowed: (arg5 != 0), WriteOnlyAttributesAllowed: (arg6 != 0), StorePlannedPrivate: (arg7 != 0), ComputedBlocksAllowed: (arg8 != 0)}}, tfwasm_provider_0_2_0_ephemeral.PrivateRequest{TypeName: value1, Private: value2})
 	data := unsafe.Pointer(unsafe.SliceData((result).Private))
 	pinner.Pin(data)
 	*(*uint32)(unsafe.Add(unsafe.Pointer(exportReturnArea), 4)) = uint32(uint32(len((result).Private)))
@@ -2725,7 +4585,7 @@ func wasm_export_tfwasm_provider_ephemeral_renew_ephemeral_resource(arg0 uintptr
 			base := unsafe.Add(result6, index*(8+2*4))
 
 			switch element.Tag() {
-			case tfwasm_provider_types.PathStep_AttributeName:
+			case tfwasm_provider_0_2_0_types.PathStep_AttributeName:
 				payload := element.AttributeName()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(0))
 				utf84 := unsafe.Pointer(unsafe.StringData(payload))
@@ -2733,7 +4593,7 @@ func wasm_export_tfwasm_provider_ephemeral_renew_ephemeral_resource(arg0 uintptr
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf84)))
 
-			case tfwasm_provider_types.PathStep_ElementKeyString:
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyString:
 				payload := element.ElementKeyString()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(1))
 				utf85 := unsafe.Pointer(unsafe.StringData(payload))
@@ -2741,7 +4601,7 @@ func wasm_export_tfwasm_provider_ephemeral_renew_ephemeral_resource(arg0 uintptr
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf85)))
 
-			case tfwasm_provider_types.PathStep_ElementKeyInt:
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyInt:
 				payload := element.ElementKeyInt()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(2))
 				*(*int64)(unsafe.Add(unsafe.Pointer(base), 8)) = payload
@@ -2764,12 +4624,12 @@ func wasm_export_tfwasm_provider_ephemeral_renew_ephemeral_resource(arg0 uintptr
 }
 
 //go:wasmexport cabi_post_tfwasm:provider/ephemeral@0.2.0#renew-ephemeral-resource
-func wasm_export_post_return_tfwasm_provider_ephemeral_renew_ephemeral_resource(result uintptr) {
+func wasm_export_post_return_tfwasm_provider_0_2_0_ephemeral_renew_ephemeral_resource(result uintptr) {
 	syncExportPinner.Unpin()
 }
 
 //go:wasmexport tfwasm:provider/ephemeral@0.2.0#close-ephemeral-resource
-func wasm_export_tfwasm_provider_ephemeral_close_ephemeral_resource(arg0 uintptr, arg1 uint32, arg2 int32, arg3 uintptr, arg4 uint32, arg5 int32, arg6 int32, arg7 int32, arg8 int32, arg9 uintptr, arg10 uint32, arg11 uintptr, arg12 uint32) uintptr {
+func wasm_export_tfwasm_provider_0_2_0_ephemeral_close_ephemeral_resource(arg0 uintptr, arg1 uint32, arg2 int32, arg3 uintptr, arg4 uint32, arg5 int32, arg6 int32, arg7 int32, arg8 int32, arg9 uintptr, arg10 uint32, arg11 uintptr, arg12 uint32) uintptr {
 
 	pinner := &syncExportPinner
 	value := unsafe.String((*uint8)(unsafe.Pointer(arg0)), arg1)
@@ -2788,7 +4648,7 @@ func wasm_export_tfwasm_provider_ephemeral_close_ephemeral_resource(arg0 uintptr
 	value1 := unsafe.String((*uint8)(unsafe.Pointer(arg9)), arg10)
 	value2 := unsafe.Slice((*uint8)(unsafe.Pointer(arg11)), arg12)
 	witRuntime.Unpin()
-	result := export_tfwasm_provider_ephemeral.CloseEphemeralResource(tfwasm_provider_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_types.ClientCapabilities{DeferralAllowed: (arg5 != 0), WriteOnlyAttributesAllowed: (arg6 != 0), StorePlannedPrivate: (arg7 != 0), ComputedBlocksAllowed: (arg8 != 0)}}, tfwasm_provider_ephemeral.PrivateRequest{TypeName: value1, Private: value2})
+	result := export_tfwasm_provider_0_2_0_ephemeral.CloseEphemeralResource(tfwasm_provider_0_2_0_types.ProviderContext{TerraformVersion: value, Config: option, ClientCapabilities: tfwasm_provider_0_2_0_types.ClientCapabilities{DeferralAllowed: (arg5 != 0), WriteOnlyAttributesAllowed: (arg6 != 0), StorePlannedPrivate: (arg7 != 0), ComputedBlocksAllowed: (arg8 != 0)}}, tfwasm_provider_0_2_0_ephemeral.PrivateRequest{TypeName: value1, Private: value2})
 	slice7 := result
 	length9 := uint32(len(slice7))
 	result8 := witRuntime.Allocate(pinner, uintptr(length9*(7*4)), 4)
@@ -2810,7 +4670,7 @@ func wasm_export_tfwasm_provider_ephemeral_close_ephemeral_resource(arg0 uintptr
 			base := unsafe.Add(result6, index*(8+2*4))
 
 			switch element.Tag() {
-			case tfwasm_provider_types.PathStep_AttributeName:
+			case tfwasm_provider_0_2_0_types.PathStep_AttributeName:
 				payload := element.AttributeName()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(0))
 				utf84 := unsafe.Pointer(unsafe.StringData(payload))
@@ -2818,7 +4678,7 @@ func wasm_export_tfwasm_provider_ephemeral_close_ephemeral_resource(arg0 uintptr
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf84)))
 
-			case tfwasm_provider_types.PathStep_ElementKeyString:
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyString:
 				payload := element.ElementKeyString()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(1))
 				utf85 := unsafe.Pointer(unsafe.StringData(payload))
@@ -2826,7 +4686,7 @@ func wasm_export_tfwasm_provider_ephemeral_close_ephemeral_resource(arg0 uintptr
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), (8 + 1*4))) = uint32(uint32(len(payload)))
 				*(*uint32)(unsafe.Add(unsafe.Pointer(base), 8)) = uint32(uintptr(uintptr(utf85)))
 
-			case tfwasm_provider_types.PathStep_ElementKeyInt:
+			case tfwasm_provider_0_2_0_types.PathStep_ElementKeyInt:
 				payload := element.ElementKeyInt()
 				*(*int8)(unsafe.Add(unsafe.Pointer(base), 0)) = int8(int32(2))
 				*(*int64)(unsafe.Add(unsafe.Pointer(base), 8)) = payload
@@ -2849,6 +4709,6 @@ func wasm_export_tfwasm_provider_ephemeral_close_ephemeral_resource(arg0 uintptr
 }
 
 //go:wasmexport cabi_post_tfwasm:provider/ephemeral@0.2.0#close-ephemeral-resource
-func wasm_export_post_return_tfwasm_provider_ephemeral_close_ephemeral_resource(result uintptr) {
+func wasm_export_post_return_tfwasm_provider_0_2_0_ephemeral_close_ephemeral_resource(result uintptr) {
 	syncExportPinner.Unpin()
 }

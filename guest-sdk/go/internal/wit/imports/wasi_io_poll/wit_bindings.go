@@ -2,6 +2,7 @@
 //
 // This code was generated from the following packages:
 //     tfwasm:provider@0.2.0
+//     tfwasm:provider@0.3.0
 //     wasi:io@0.2.12
 //     wasi:clocks@0.2.12
 //     wasi:random@0.2.12
