@@ -33,6 +33,33 @@ fn init_with_state_store(ws: &Workspace) {
     ]);
 }
 
+/// With `lock` (a store's lock file) holding `body`, a plan stops, its error showing each of
+/// `holder`; without it, a new workspace is made and listed beside `default`.
+fn a_held_lock_stops_a_run_and_workspaces_list(
+    ws: &Workspace,
+    client: &tfwasm_tests::Client,
+    lock: &std::path::Path,
+    body: &str,
+    holder: &[&str],
+) {
+    std::fs::write(lock, body).unwrap();
+    let locked = ws.run(&["plan", "-no-color"]);
+    assert_ne!(locked.code, 0, "{}: {}", client.name, locked.all());
+    let text = tfwasm_tests::flatten(&locked.all());
+    for shown in holder {
+        assert!(text.contains(shown), "{}: {shown}: {text}", client.name);
+    }
+    std::fs::remove_file(lock).unwrap();
+
+    ws.ok(&["workspace", "new", "-no-color", "dev"]);
+    let listed = ws.ok(&["workspace", "list", "-no-color"]).all();
+    assert!(
+        listed.contains("default") && listed.contains("dev"),
+        "{}: {listed}",
+        client.name
+    );
+}
+
 fn config(states: &str) -> String {
     format!(
         r#"
@@ -79,27 +106,12 @@ fn terraform_keeps_its_state_in_a_sandboxed_store_with_locks() {
         let plan = ws.run(&["plan", "-detailed-exitcode", "-no-color"]);
         assert_eq!(plan.code, 0, "{}: {}", client.name, plan.all());
 
-        std::fs::write(
-            states.join("default.tflock"),
+        a_held_lock_stops_a_run_and_workspaces_list(
+            &ws,
+            client,
+            &states.join("default.tflock"),
             "id=held-by-someone\noperation=OperationTypeApply\ncreated=1\n",
-        )
-        .unwrap();
-        let locked = ws.run(&["plan", "-no-color"]);
-        assert_ne!(locked.code, 0, "{}: {}", client.name, locked.all());
-        let text = tfwasm_tests::flatten(&locked.all());
-        assert!(
-            text.contains("State locked") && text.contains("held-by-someone"),
-            "{}: {text}",
-            client.name
-        );
-        std::fs::remove_file(states.join("default.tflock")).unwrap();
-
-        ws.ok(&["workspace", "new", "-no-color", "dev"]);
-        let listed = ws.ok(&["workspace", "list", "-no-color"]).all();
-        assert!(
-            listed.contains("default") && listed.contains("dev"),
-            "{}: {listed}",
-            client.name
+            &["State locked", "held-by-someone"],
         );
         let _ = std::fs::remove_dir_all(&states);
     }
@@ -254,27 +266,12 @@ resource "terraform_data" "x" {{
         let plan = ws.run(&["plan", "-detailed-exitcode", "-no-color"]);
         assert_eq!(plan.code, 0, "{}: {}", client.name, plan.all());
 
-        std::fs::write(
-            states.join("default.tflock"),
+        a_held_lock_stops_a_run_and_workspaces_list(
+            &ws,
+            client,
+            &states.join("default.tflock"),
             r#"{"id":"held-by-someone","operation":"OperationTypeApply","who":"ada@elsewhere","created":"2026-11-27T12:00:00Z"}"#,
-        )
-        .unwrap();
-        let locked = ws.run(&["plan", "-no-color"]);
-        assert_ne!(locked.code, 0, "{}: {}", client.name, locked.all());
-        let text = tfwasm_tests::flatten(&locked.all());
-        assert!(
-            text.contains("held-by-someone") && text.contains("ada@elsewhere"),
-            "{}: {text}",
-            client.name
-        );
-        std::fs::remove_file(states.join("default.tflock")).unwrap();
-
-        ws.ok(&["workspace", "new", "-no-color", "dev"]);
-        let listed = ws.ok(&["workspace", "list", "-no-color"]).all();
-        assert!(
-            listed.contains("default") && listed.contains("dev"),
-            "{}: {listed}",
-            client.name
+            &["held-by-someone", "ada@elsewhere"],
         );
         assert!(
             !states.join("default.tflock").exists(),
