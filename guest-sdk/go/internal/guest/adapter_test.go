@@ -20,12 +20,17 @@ import (
 // does not override are nil and panic if called.
 type fakeServer struct {
 	tfprotov6.ProviderServer
-	listed     int
-	listings   int
-	chunk      int64
-	states     map[string][]byte
-	configured int
-	generates  bool
+	listed   int
+	listings int
+	// The first listed object is named thing <first>; failAt, when not 0, is the result
+	// that is an error instead.
+	first, failAt int
+	generated     int
+	listedIn      context.Context
+	chunk         int64
+	states        map[string][]byte
+	configured    int
+	generates     bool
 }
 
 func (f *fakeServer) GetProviderSchema(context.Context, *tfprotov6.GetProviderSchemaRequest) (*tfprotov6.GetProviderSchemaResponse, error) {
@@ -50,9 +55,16 @@ func (f *fakeServer) GetProviderSchema(context.Context, *tfprotov6.GetProviderSc
 	}, nil
 }
 
-// GenerateResourceConfig answers a null configuration: not what the adapter would make.
+// serverConfig is what the fake server generates: an empty map, never the adapter's answer.
+var serverConfig = []byte{0x80}
+
 func (f *fakeServer) GenerateResourceConfig(context.Context, *tfprotov6.GenerateResourceConfigRequest) (*tfprotov6.GenerateResourceConfigResponse, error) {
-	return &tfprotov6.GenerateResourceConfigResponse{Config: &tfprotov6.DynamicValue{MsgPack: []byte{0xc0}}}, nil
+	f.generated++
+	return &tfprotov6.GenerateResourceConfigResponse{Config: &tfprotov6.DynamicValue{MsgPack: serverConfig}}, nil
+}
+
+func (f *fakeServer) ConfigureProvider(context.Context, *tfprotov6.ConfigureProviderRequest) (*tfprotov6.ConfigureProviderResponse, error) {
+	return &tfprotov6.ConfigureProviderResponse{}, nil
 }
 
 func (f *fakeServer) GetResourceIdentitySchemas(context.Context, *tfprotov6.GetResourceIdentitySchemasRequest) (*tfprotov6.GetResourceIdentitySchemasResponse, error) {
@@ -63,12 +75,19 @@ func (f *fakeServer) ValidateListResourceConfig(context.Context, *tfprotov6.Vali
 	return &tfprotov6.ValidateListResourceConfigResponse{}, nil
 }
 
-func (f *fakeServer) ListResource(_ context.Context, req *tfprotov6.ListResourceRequest) (*tfprotov6.ListResourceServerStream, error) {
+func (f *fakeServer) ListResource(ctx context.Context, req *tfprotov6.ListResourceRequest) (*tfprotov6.ListResourceServerStream, error) {
 	f.listings++
+	f.listedIn = ctx
 	return &tfprotov6.ListResourceServerStream{Results: func(push func(tfprotov6.ListResourceResult) bool) {
-		for i := range f.listed {
-			id, _ := tfprotov6.NewDynamicValue(tftypes.String, tftypes.NewValue(tftypes.String, fmt.Sprint(i)))
-			if !push(tfprotov6.ListResourceResult{DisplayName: fmt.Sprint("thing ", i), Identity: &tfprotov6.ResourceIdentityData{IdentityData: &id}}) {
+		for i := f.first; i < f.first+f.listed; i++ {
+			result := tfprotov6.ListResourceResult{DisplayName: fmt.Sprint("thing ", i)}
+			if f.failAt != 0 && i == f.failAt {
+				result.Diagnostics = []*tfprotov6.Diagnostic{{Severity: tfprotov6.DiagnosticSeverityError, Summary: "cannot list thing"}}
+			} else {
+				id, _ := tfprotov6.NewDynamicValue(tftypes.String, tftypes.NewValue(tftypes.String, fmt.Sprint(i)))
+				result.Identity = &tfprotov6.ResourceIdentityData{IdentityData: &id}
+			}
+			if !push(result) {
 				return
 			}
 		}
@@ -154,6 +173,11 @@ func TestAListingLongerThanAPageIsResumedFromItsCursorInOrder(t *testing.T) {
 		}
 		for _, o := range page.Objects {
 			names = append(names, o.DisplayName)
+		}
+		select {
+		case <-f.listedIn.Done():
+		default:
+			t.Fatal("the listing's context is not done when its page is: a producer it started runs on")
 		}
 		if page.Next.IsNone() {
 			if pages != 3 {
@@ -247,9 +271,73 @@ func TestConfigurationIsGeneratedFromStateWhenTheServerDoesNot(t *testing.T) {
 }
 
 func TestAServerThatGeneratesConfigurationIsAsked(t *testing.T) {
-	serving(t, &fakeServer{generates: true})
+	f := &fakeServer{generates: true}
+	serving(t, f)
 	generated := GenerateResourceConfig(types.ProviderContext{}, cg.GenerateRequest{TypeName: "fake_thing", State: []byte{0x80}})
-	if len(generated.Diagnostics) != 0 || !bytes.Equal(generated.Config, []byte{0xc0}) {
-		t.Fatalf("%v %x", generated.Diagnostics, generated.Config)
+	if len(generated.Diagnostics) != 0 || !bytes.Equal(generated.Config, serverConfig) || f.generated != 1 {
+		t.Fatalf("%v %x, asked %d times", generated.Diagnostics, generated.Config, f.generated)
+	}
+}
+
+// page lists one page of fake_thing from cursor.
+func page(cursor witrt.Option[[]uint8]) lr.ListPage {
+	return ListResource(types.ProviderContext{}, lr.ListRequest{TypeName: "fake_thing", Limit: 1 << 20, Cursor: cursor})
+}
+
+func TestAListingThatChangedBetweenPagesIsAnErrorNotASkip(t *testing.T) {
+	f := &fakeServer{listed: listPageObjects + 10}
+	serving(t, f)
+	first := page(witrt.None[[]uint8]())
+	if first.Next.IsNone() || len(first.Objects) != listPageObjects {
+		t.Fatalf("%d objects, next %v", len(first.Objects), first.Next.IsSome())
+	}
+	f.first = 1 // thing 0 is gone: every later object moved up one
+	second := page(first.Next)
+	if len(second.Objects) != 0 || len(second.Diagnostics) != 1 || second.Diagnostics[0].Summary != "Listing changed while it was read" {
+		t.Fatalf("%d objects, %v", len(second.Objects), second.Diagnostics)
+	}
+	f.first, f.listed = 0, 10 // shorter than what was already returned
+	third := page(first.Next)
+	if len(third.Diagnostics) != 1 || third.Diagnostics[0].Summary != "Listing changed while it was read" {
+		t.Fatalf("%v", third.Diagnostics)
+	}
+}
+
+func TestAListingEndsAtItsFirstErrorInOrder(t *testing.T) {
+	serving(t, &fakeServer{listed: 10, failAt: 4})
+	p := page(witrt.None[[]uint8]())
+	if len(p.Objects) != 5 || p.Next.IsSome() {
+		t.Fatalf("%d objects, next %v", len(p.Objects), p.Next.IsSome())
+	}
+	failed := p.Objects[4]
+	if !bytes.Equal(failed.Identity, []byte{0xc0}) || failed.ResourceObject.IsSome() ||
+		len(failed.Diagnostics) != 1 || failed.Diagnostics[0].Summary != "cannot list thing" {
+		t.Fatalf("the error is not a diagnostics-only event in place: %+v", failed)
+	}
+	if p.Objects[3].DisplayName != "thing 3" {
+		t.Fatalf("%q", p.Objects[3].DisplayName)
+	}
+}
+
+func TestAStoreIsConfiguredAgainAfterTheProviderIs(t *testing.T) {
+	f := &fakeServer{chunk: 7, states: map[string][]byte{}}
+	serving(t, f)
+	store := ss.Store{TypeName: "fake_store", Config: []byte{0x80}}
+	withConfig := func(config []byte) types.ProviderContext {
+		return types.ProviderContext{Config: witrt.Some(config)}
+	}
+	GetStates(withConfig([]byte{0x80}), store)
+	GetStates(withConfig([]byte{0x80}), store)
+	if f.configured != 1 {
+		t.Fatalf("configured %d times", f.configured)
+	}
+	// The same server object (a factory may return one), configured anew: the store's
+	// provider data may have changed.
+	GetStates(withConfig([]byte{0x81, 0xa1, 'x', 0xc0}), store)
+	if f.configured != 2 {
+		t.Fatalf("configured %d times after the provider was", f.configured)
+	}
+	if ConfigureStateStore(withConfig([]byte{0x81, 0xa1, 'x', 0xc0}), store); f.configured != 3 {
+		t.Fatal("ConfigureStateStore did not reach the server")
 	}
 }

@@ -14,19 +14,20 @@ import (
 // have generated without it: the state less what only the provider sets.
 func GenerateResourceConfig(pc types.ProviderContext, req cg.GenerateRequest) cg.GenerateResponse {
 	return guarded(func() cg.GenerateResponse {
-		ctx := background()
-		s, d := configuredFor(ctx, pc)
-		if s == nil {
-			return cg.GenerateResponse{Config: []byte{0xc0}, Diagnostics: diagnostics(d)}
-		}
-		all, schemaDiags := providerSchemas()
-		d = append(d, schemaDiags...)
+		all, d := providerSchemas()
 		if all == nil {
 			return cg.GenerateResponse{Config: []byte{0xc0}, Diagnostics: diagnostics(d)}
 		}
 		if all.ServerCapabilities == nil || !all.ServerCapabilities.GenerateResourceConfig {
+			// Terraform's own generation needs no configured provider.
 			config, bad := configFromState(all.ResourceSchemas[req.TypeName], req.State)
 			return cg.GenerateResponse{Config: config, Diagnostics: diagnostics(withDiag(d, bad))}
+		}
+		ctx := background()
+		s, configureDiags := configuredFor(ctx, pc)
+		d = append(d, configureDiags...)
+		if s == nil {
+			return cg.GenerateResponse{Config: []byte{0xc0}, Diagnostics: diagnostics(d)}
 		}
 		resp, err := s.GenerateResourceConfig(ctx, &tfprotov6.GenerateResourceConfigRequest{
 			TypeName: req.TypeName,

@@ -60,7 +60,7 @@ func configuredFor(ctx context.Context, pc types.ProviderContext) (tfprotov6.Pro
 	if pc.Config.IsNone() {
 		if configured != nil {
 			// Configured for another run: start again from an unconfigured server.
-			server, configured = nil, nil
+			server, configured, storeServer = nil, nil, nil
 			s = provider()
 		}
 		return s, nil
@@ -69,6 +69,8 @@ func configuredFor(ctx context.Context, pc types.ProviderContext) (tfprotov6.Pro
 	if configured != nil && bytes.Equal(configured, config) {
 		return s, nil
 	}
+	// A store configured before captured the provider's old data.
+	storeServer = nil
 	resp, err := s.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{
 		TerraformVersion: pc.TerraformVersion,
 		Config:           dynamic(config),
@@ -78,7 +80,7 @@ func configuredFor(ctx context.Context, pc types.ProviderContext) (tfprotov6.Pro
 	})
 	diags := answered(resp, err, func(r *tfprotov6.ConfigureProviderResponse) []*tfprotov6.Diagnostic { return r.Diagnostics })
 	if hasError(diags) {
-		server, configured = nil, nil
+		server, configured, storeServer = nil, nil, nil
 		return nil, diags
 	}
 	configured = bytes.Clone(config)
@@ -120,9 +122,17 @@ func hasError(diags []*tfprotov6.Diagnostic) bool {
 func guarded[T any](call func() T, failed func(types.Diagnostic) T) (out T) {
 	witrt.CallStarted()
 	defer witrt.CallEnded()
+	var cancel context.CancelFunc
+	callContext, cancel = context.WithCancel(withLoggers())
+	defer func() {
+		// What the call started and left running (a listing's producer stopped at a page's
+		// end) sees its context done, as a native server's does when its stream ends.
+		cancel()
+		callContext = nil
+	}()
 	defer func() {
 		if p := recover(); p != nil {
-			server, configured = nil, nil
+			server, configured, storeServer = nil, nil, nil
 			out = failed(types.Diagnostic{
 				Severity: types.Severity_Error,
 				Summary:  "Provider panicked",
@@ -133,7 +143,15 @@ func guarded[T any](call func() T, failed func(types.Diagnostic) T) (out T) {
 	return call()
 }
 
-// background is the context each call runs in: one holding the root loggers.
+// callContext is the context of the call being served (calls into an instance come one at
+// a time), cancelled when the call returns.
+var callContext context.Context
+
+// background is the context each call runs in: one holding the root loggers, done when the
+// call returns.
 func background() context.Context {
+	if callContext != nil {
+		return callContext
+	}
 	return withLoggers()
 }

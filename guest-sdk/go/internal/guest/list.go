@@ -3,6 +3,7 @@ package guest
 import (
 	"encoding/binary"
 	"fmt"
+	"hash/fnv"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -61,9 +62,10 @@ func ValidateListResourceConfig(typeName string, config []uint8) []types.Diagnos
 
 // ListResource answers list-resource.list-resource: one page. The guest keeps nothing
 // between calls, so each page lists again from the start and skips what earlier pages
-// returned: the cursor is how many objects that was. A listing must therefore come back in
-// the same order each time (as an API's paged listing does); the skipped objects are never
-// held.
+// returned: the cursor is how many results that was, with a digest of the last one, so a
+// listing that came back otherwise this time (an object added or removed before the page)
+// is an error rather than objects silently skipped or repeated. The skipped results are
+// never held. As Terraform does, the listing ends at the first result with an error.
 func ListResource(pc types.ProviderContext, req lr.ListRequest) lr.ListPage {
 	return guarded(func() lr.ListPage {
 		ctx := background()
@@ -75,7 +77,7 @@ func ListResource(pc types.ProviderContext, req lr.ListRequest) lr.ListPage {
 		if l == nil {
 			return lr.ListPage{Diagnostics: diagnostics(append(d, unsupported("list resource", req.TypeName)...))}
 		}
-		skip, ok := cursorIn(req.Cursor)
+		resume, ok := cursorIn(req.Cursor)
 		if !ok {
 			return lr.ListPage{Diagnostics: failure("Invalid listing cursor",
 				"The host resumed a listing with a cursor this provider did not write.")}
@@ -92,25 +94,45 @@ func ListResource(pc types.ProviderContext, req lr.ListRequest) lr.ListPage {
 			page.Diagnostics = diagnostics(d)
 			return page
 		}
-		var seen uint64
+		var seen, last uint64
 		size := 0
+		resumed := resume.count == 0
 		for result := range stream.Results {
 			seen++
-			if seen <= skip {
+			if seen < resume.count {
+				continue
+			}
+			if seen == resume.count {
+				if digest(result) != resume.last {
+					d = append(d, &tfprotov6.Diagnostic{
+						Severity: tfprotov6.DiagnosticSeverityError,
+						Summary:  "Listing changed while it was read",
+						Detail: fmt.Sprintf("Result %d of this listing is not the one the previous page ended with: "+
+							"the objects changed between pages (each page lists again from the start). Run the query again.", seen),
+					})
+					break
+				}
+				resumed = true
 				continue
 			}
 			if len(page.Objects) == listPageObjects || size > listPageBytes {
-				page.Next = witrt.Some(cursorOut(seen - 1))
+				page.Next = witrt.Some(cursor{count: seen - 1, last: last}.bytes())
 				break
-			}
-			if (result.Identity == nil || result.Identity.IdentityData == nil) && len(result.Diagnostics) > 0 {
-				// Problems with the listing rather than with an object.
-				d = append(d, result.Diagnostics...)
-				continue
 			}
 			listed, n := listedOut(result, req.IncludeResourceObject, req.TypeName)
 			page.Objects = append(page.Objects, listed)
+			last = digest(result)
 			size += n
+			if hasError(result.Diagnostics) {
+				break
+			}
+		}
+		if !resumed && len(d) == 0 {
+			d = append(d, &tfprotov6.Diagnostic{
+				Severity: tfprotov6.DiagnosticSeverityError,
+				Summary:  "Listing changed while it was read",
+				Detail:   fmt.Sprintf("This listing ended after %d results, before the %d the previous pages returned. Run the query again.", seen, resume.count),
+			})
 		}
 		page.Diagnostics = diagnostics(d)
 		return page
@@ -119,17 +141,20 @@ func ListResource(pc types.ProviderContext, req lr.ListRequest) lr.ListPage {
 	})
 }
 
-// listedOut converts one result, and says how many bytes of values it holds.
+// listedOut converts one result, and says how many bytes of values it holds. A result
+// without an identity is diagnostics only (the framework drops the identity of a result
+// with an error), which the host passes on as such.
 func listedOut(r tfprotov6.ListResourceResult, withObject bool, typeName string) (lr.Listed, int) {
 	out := lr.Listed{DisplayName: r.DisplayName, Identity: []byte{0xc0}}
 	d := r.Diagnostics
-	if r.Identity != nil && r.Identity.IdentityData != nil {
+	hasIdentity := r.Identity != nil && r.Identity.IdentityData != nil
+	if hasIdentity {
 		var bad *tfprotov6.Diagnostic
 		out.Identity, bad = msgpack(r.Identity.IdentityData, identityType(typeName))
 		d = withDiag(d, bad)
 	}
 	size := len(out.Identity)
-	if withObject && r.Resource != nil {
+	if withObject && hasIdentity && r.Resource != nil {
 		object, bad := msgpack(r.Resource, resourceType(typeName))
 		d = withDiag(d, bad)
 		out.ResourceObject = witrt.Some(object)
@@ -153,17 +178,34 @@ func identityType(typeName string) func() tftypes.Type {
 	}
 }
 
-func cursorIn(c witrt.Option[[]uint8]) (uint64, bool) {
-	if c.IsNone() {
-		return 0, true
-	}
-	b := c.Some()
-	if len(b) != 8 {
-		return 0, false
-	}
-	return binary.BigEndian.Uint64(b), true
+// cursor is where a page starts: after count results, the last of which had digest last.
+type cursor struct {
+	count, last uint64
 }
 
-func cursorOut(n uint64) []uint8 {
-	return binary.BigEndian.AppendUint64(nil, n)
+func (c cursor) bytes() []uint8 {
+	return binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(nil, c.count), c.last)
+}
+
+func cursorIn(c witrt.Option[[]uint8]) (cursor, bool) {
+	if c.IsNone() {
+		return cursor{}, true
+	}
+	b := c.Some()
+	if len(b) != 16 {
+		return cursor{}, false
+	}
+	return cursor{count: binary.BigEndian.Uint64(b), last: binary.BigEndian.Uint64(b[8:])}, true
+}
+
+// digest tells one result from another: its identity and display name.
+func digest(r tfprotov6.ListResourceResult) uint64 {
+	h := fnv.New64a()
+	if r.Identity != nil && r.Identity.IdentityData != nil {
+		h.Write(r.Identity.IdentityData.MsgPack)
+		h.Write(r.Identity.IdentityData.JSON)
+	}
+	h.Write([]byte{0})
+	h.Write([]byte(r.DisplayName))
+	return h.Sum64()
 }

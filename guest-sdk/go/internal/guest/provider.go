@@ -25,7 +25,7 @@ func ConfigureProvider(pc types.ProviderContext) []types.Diagnostic {
 		if pc.Config.IsSome() && configured != nil && !bytes.Equal(configured, pc.Config.Some()) {
 			// A different configuration: configure a fresh server, as Terraform would a new
 			// provider process.
-			server, configured = nil, nil
+			server, configured, storeServer = nil, nil, nil
 		}
 		_, diags := configuredFor(background(), pc)
 		return diagnostics(diags)

@@ -59,8 +59,9 @@ func ValidateStateStoreConfig(typeName string, config []uint8) []types.Diagnosti
 
 // storeFor returns the server configured as store: the provider configured as the host
 // says, then ConfigureStateStore whenever the store differs from the one it was last
-// configured as (an instance may serve a store it never saw configured).
-func storeFor(ctx context.Context, pc types.ProviderContext, store ss.Store) (tfprotov6.StateStoreServer, []*tfprotov6.Diagnostic) {
+// configured as, or the provider was configured since (an instance may serve a store it
+// never saw configured), or always.
+func storeFor(ctx context.Context, pc types.ProviderContext, store ss.Store, always bool) (tfprotov6.StateStoreServer, []*tfprotov6.Diagnostic) {
 	s, d := configuredFor(ctx, pc)
 	if s == nil {
 		return nil, d
@@ -69,7 +70,7 @@ func storeFor(ctx context.Context, pc types.ProviderContext, store ss.Store) (tf
 	if st == nil {
 		return nil, append(d, unsupported("state store", store.TypeName)...)
 	}
-	if storeServer == s && storeType == store.TypeName && bytes.Equal(storeConfig, store.Config) {
+	if !always && storeServer == s && storeType == store.TypeName && bytes.Equal(storeConfig, store.Config) {
 		return st, d
 	}
 	storeServer = nil
@@ -90,10 +91,11 @@ func storeFor(ctx context.Context, pc types.ProviderContext, store ss.Store) (tf
 	return st, d
 }
 
-// ConfigureStateStore answers state-store.configure-state-store.
+// ConfigureStateStore answers state-store.configure-state-store: always asks the server,
+// whose checks (is the store reachable?) are what Terraform runs it for.
 func ConfigureStateStore(pc types.ProviderContext, store ss.Store) []types.Diagnostic {
 	return guarded(func() []types.Diagnostic {
-		_, d := storeFor(background(), pc, store)
+		_, d := storeFor(background(), pc, store, true)
 		return diagnostics(d)
 	}, failed)
 }
@@ -103,7 +105,7 @@ func ConfigureStateStore(pc types.ProviderContext, store ss.Store) []types.Diagn
 func ReadState(pc types.ProviderContext, store ss.Store, stateID string) ss.ReadResponse {
 	return guarded(func() ss.ReadResponse {
 		ctx := background()
-		st, d := storeFor(ctx, pc, store)
+		st, d := storeFor(ctx, pc, store, false)
 		if st == nil {
 			return ss.ReadResponse{Diagnostics: diagnostics(d)}
 		}
@@ -120,7 +122,7 @@ func ReadState(pc types.ProviderContext, store ss.Store, stateID string) ss.Read
 				continue
 			}
 			if chunk.Range.Start != int64(len(state)) || chunk.Range.End != chunk.Range.Start+int64(len(chunk.Bytes))-1 ||
-				(total >= 0 && chunk.TotalLength != total) {
+				chunk.TotalLength < int64(len(state))+int64(len(chunk.Bytes)) || (total >= 0 && chunk.TotalLength != total) {
 				d = append(d, badChunk(fmt.Sprintf("a chunk of %d bytes at %d-%d after %d bytes", len(chunk.Bytes), chunk.Range.Start, chunk.Range.End, len(state))))
 				return ss.ReadResponse{Diagnostics: diagnostics(d)}
 			}
@@ -153,7 +155,7 @@ func badChunk(what string) *tfprotov6.Diagnostic {
 func WriteState(pc types.ProviderContext, store ss.Store, stateID string, state []uint8) []types.Diagnostic {
 	return guarded(func() []types.Diagnostic {
 		ctx := background()
-		st, d := storeFor(ctx, pc, store)
+		st, d := storeFor(ctx, pc, store, false)
 		if st == nil {
 			return diagnostics(d)
 		}
@@ -184,7 +186,7 @@ func WriteState(pc types.ProviderContext, store ss.Store, stateID string, state 
 func LockState(pc types.ProviderContext, store ss.Store, stateID string, operation string) ss.LockResponse {
 	return guarded(func() ss.LockResponse {
 		ctx := background()
-		st, d := storeFor(ctx, pc, store)
+		st, d := storeFor(ctx, pc, store, false)
 		if st == nil {
 			return ss.LockResponse{Diagnostics: diagnostics(d)}
 		}
@@ -204,7 +206,7 @@ func LockState(pc types.ProviderContext, store ss.Store, stateID string, operati
 func UnlockState(pc types.ProviderContext, store ss.Store, stateID string, lockID string) []types.Diagnostic {
 	return guarded(func() []types.Diagnostic {
 		ctx := background()
-		st, d := storeFor(ctx, pc, store)
+		st, d := storeFor(ctx, pc, store, false)
 		if st == nil {
 			return diagnostics(d)
 		}
@@ -217,7 +219,7 @@ func UnlockState(pc types.ProviderContext, store ss.Store, stateID string, lockI
 func GetStates(pc types.ProviderContext, store ss.Store) ss.StatesResponse {
 	return guarded(func() ss.StatesResponse {
 		ctx := background()
-		st, d := storeFor(ctx, pc, store)
+		st, d := storeFor(ctx, pc, store, false)
 		if st == nil {
 			return ss.StatesResponse{Diagnostics: diagnostics(d)}
 		}
@@ -237,7 +239,7 @@ func GetStates(pc types.ProviderContext, store ss.Store) ss.StatesResponse {
 func DeleteState(pc types.ProviderContext, store ss.Store, stateID string) []types.Diagnostic {
 	return guarded(func() []types.Diagnostic {
 		ctx := background()
-		st, d := storeFor(ctx, pc, store)
+		st, d := storeFor(ctx, pc, store, false)
 		if st == nil {
 			return diagnostics(d)
 		}
