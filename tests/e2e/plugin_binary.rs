@@ -249,13 +249,28 @@ fn a_package_serves_its_precompiled_code_without_a_compiler() {
         "the runner ({runner_size} bytes) leaves the compiler out of tfwasm ({tfwasm_size} bytes)"
     );
 
-    // A machine that never compiled anything: the package still starts, and compiles nothing.
+    // A machine that never compiled anything: the package still starts, and compiles nothing:
+    // the cache holds only the code unpacked from the package (its code is compressed).
     let empty_cache = dir.path().join("empty-cache");
     let line = start_package(&package, &empty_cache).expect("the package starts");
     assert!(line.starts_with("1|6|unix|"), "{line}");
+    assert_eq!(
+        (cache_code(&empty_cache).iter())
+            .filter(|name| name.ends_with("-unpacked.cwasm"))
+            .count(),
+        1,
+        "the package's code unpacked once"
+    );
+    assert!(compiled_code(&empty_cache).is_empty(), "nothing compiled");
+    let code = std::fs::metadata(package.join("component.cwasm"))
+        .unwrap()
+        .len() as usize;
+    let unpacked = std::fs::metadata(empty_cache.join(&cache_code(&empty_cache)[0]))
+        .unwrap()
+        .len() as usize;
     assert!(
-        !empty_cache.exists() || std::fs::read_dir(&empty_cache).unwrap().next().is_none(),
-        "nothing compiled into the cache"
+        code * 2 < unpacked,
+        "the package carries its code compressed: {code} bytes for {unpacked}"
     );
     let out = Command::new(tfwasm_tests::tfwasm_bin())
         .arg("inspect")
@@ -297,9 +312,30 @@ fn a_package_serves_its_precompiled_code_without_a_compiler() {
     let line = start_package(&package, &empty_cache).expect("compiles instead");
     assert!(line.starts_with("1|6|unix|"), "{line}");
     assert!(
-        std::fs::read_dir(&empty_cache).unwrap().next().is_some(),
+        !compiled_code(&empty_cache).is_empty(),
         "compiled into the cache"
     );
+}
+
+/// The code files in a compile cache (`*.cwasm`; the index aside).
+fn cache_code(cache: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(cache)
+        .map(|d| {
+            d.filter_map(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with(".cwasm"))
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+/// The code in a compile cache that was compiled, not unpacked from a package.
+fn compiled_code(cache: &std::path::Path) -> Vec<String> {
+    (cache_code(cache).into_iter())
+        .filter(|n| !n.ends_with("-unpacked.cwasm"))
+        .collect()
 }
 
 #[test]

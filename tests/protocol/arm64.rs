@@ -95,7 +95,8 @@ async fn an_arm64_package_made_on_amd64_serves_a_plan_and_apply_under_qemu() {
         elf_machine(&dir.join("linux_amd64/terraform-provider-random_v0.1.0")),
         62
     );
-    let arm64_code = std::fs::read(dir.join("linux_arm64/component.cwasm")).expect("arm64 code");
+    let packed = std::fs::read(dir.join("linux_arm64/component.cwasm")).expect("arm64 code");
+    let arm64_code = zstd::decode_all(&packed[..]).expect("the package's code is compressed");
     assert_eq!(&arm64_code[..4], b"\x7fELF");
     assert_eq!(u16::from_le_bytes([arm64_code[18], arm64_code[19]]), 183);
 

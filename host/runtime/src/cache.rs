@@ -19,18 +19,16 @@
 //! cache that cannot be written (read-only, full) costs time, never the start: one warning,
 //! and the component is compiled in memory.
 //!
-//! Everything but [`default_dir`] needs the `compiler` feature: a build without it only runs
-//! the precompiled code of provider packages (`code.rs`).
+//! Compiling needs the `compiler` feature: a build without it only runs the precompiled code
+//! of provider packages (`code.rs`), and keeps here only the code it unpacks from a package
+//! whose code is compressed, under the same checks.
 
 #[cfg(feature = "compiler")]
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Path, PathBuf};
 
-#[cfg(feature = "compiler")]
 use sha2::{Digest, Sha256};
-#[cfg(feature = "compiler")]
 use wasmtime::Engine;
-#[cfg(feature = "compiler")]
 use wasmtime::component::Component;
 
 /// How a component's code was obtained.
@@ -105,6 +103,13 @@ fn entry_name(engine: &Engine, wasm: &[u8]) -> String {
     let mut hasher = DefaultHasher::new();
     engine.precompile_compatibility_hash().hash(&mut hasher);
     format!("{digest}-{:016x}.cwasm", hasher.finish())
+}
+
+/// The name of the cache entry holding the code a package's packed artifact unpacks to: the
+/// packed bytes decide the code, whatever the engine (wasmtime checks the code against the
+/// engine when it loads it).
+pub(crate) fn unpacked_entry_name(packed: &[u8]) -> String {
+    format!("{}-unpacked.cwasm", hex::encode(Sha256::digest(packed)))
 }
 
 #[cfg(feature = "compiler")]
@@ -199,8 +204,16 @@ pub enum FileError {
 #[cfg(feature = "compiler")]
 /// The index key of a component file: its identity on disk and the engine.
 fn identity_key(path: &Path, meta: &std::fs::Metadata, engine: &Engine) -> String {
+    let mut hasher = file_identity(path, meta);
+    engine.precompile_compatibility_hash().hash(&mut hasher);
+    format!("{:016x}", hasher.finish())
+}
+
+/// A hasher holding a file's identity on disk: its path, size, times, inode and device.
+fn file_identity(path: &Path, meta: &std::fs::Metadata) -> std::hash::DefaultHasher {
+    use std::hash::Hash as _;
     use std::os::unix::fs::MetadataExt;
-    let mut hasher = DefaultHasher::new();
+    let mut hasher = std::hash::DefaultHasher::new();
     std::fs::canonicalize(path)
         .unwrap_or_else(|_| path.to_owned())
         .hash(&mut hasher);
@@ -216,8 +229,47 @@ fn identity_key(path: &Path, meta: &std::fs::Metadata, engine: &Engine) -> Strin
         meta.dev(),
     )
         .hash(&mut hasher);
-    engine.precompile_compatibility_hash().hash(&mut hasher);
-    format!("{:016x}", hasher.finish())
+    hasher
+}
+
+/// The entry this exact packed artifact (same path, size, times, inode) was unpacked to
+/// before, by the index: a start that finds it neither reads nor hashes the artifact.
+pub(crate) fn indexed_unpacked(
+    private: &Private,
+    artifact: &Path,
+    meta: &std::fs::Metadata,
+) -> Option<String> {
+    use std::hash::Hasher as _;
+    let index = format!(
+        "index/{:016x}-unpacked",
+        file_identity(artifact, meta).finish()
+    );
+    let (name, _) = private.read(&index).ok()?;
+    let name = String::from_utf8(name).ok()?;
+    is_unpacked_entry_name(&name).then_some(name)
+}
+
+/// Records in the index that this packed artifact unpacks to the entry `name`.
+pub(crate) fn index_unpacked(
+    private: &Private,
+    artifact: &Path,
+    meta: &std::fs::Metadata,
+    name: &str,
+) {
+    use std::hash::Hasher as _;
+    let index = format!(
+        "index/{:016x}-unpacked",
+        file_identity(artifact, meta).finish()
+    );
+    if let Err(error) = store(&private.path.join(index), &[name.as_bytes()]) {
+        tracing::debug!(%error, "cannot write the compile cache index");
+    }
+}
+
+/// An entry file name as [`unpacked_entry_name`] makes them (`<sha256>-unpacked.cwasm`).
+fn is_unpacked_entry_name(name: &str) -> bool {
+    name.strip_suffix("-unpacked.cwasm")
+        .is_some_and(|digest| digest.len() == 64 && digest.chars().all(|c| c.is_ascii_hexdigit()))
 }
 
 #[cfg(feature = "compiler")]
@@ -299,21 +351,35 @@ pub fn make_private_dir(dir: &Path) -> Result<(), String> {
         })
 }
 
-#[cfg(feature = "compiler")]
 /// The cache directory, opened once and checked through that handle: every entry is then
 /// read relative to it, so swapping the path (a symlink another user controls) after the
 /// check changes nothing that is loaded.
-struct Private {
+pub(crate) struct Private {
     dir: std::fs::File,
-    path: PathBuf,
+    pub(crate) path: PathBuf,
 }
 
-#[cfg(feature = "compiler")]
 impl Private {
     /// Reads `relative` (no symlink at its last step) below the checked directory: its bytes
     /// and the open file they came from.
     fn read(&self, relative: &str) -> std::io::Result<(Vec<u8>, std::fs::File)> {
         use std::io::Read as _;
+        let mut file = self.open(relative)?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)?;
+        Ok((bytes, file))
+    }
+
+    /// Maps `relative` (no symlink at its last step) below the checked directory, read-only:
+    /// its bytes without copying them (the page cache's pages, shared with every process
+    /// that maps the entry), and the open file.
+    fn map(&self, relative: &str) -> std::io::Result<(Mapped, std::fs::File)> {
+        let file = self.open(relative)?;
+        Ok((Mapped::of(&file)?, file))
+    }
+
+    /// Opens `relative` (no symlink at its last step) below the checked directory.
+    fn open(&self, relative: &str) -> std::io::Result<std::fs::File> {
         use std::os::fd::{AsRawFd as _, FromRawFd as _};
         let name = std::ffi::CString::new(relative).map_err(std::io::Error::other)?;
         // SAFETY: the directory descriptor is open for the life of `self`, `name` is a
@@ -329,17 +395,69 @@ impl Private {
             return Err(std::io::Error::last_os_error());
         }
         // SAFETY: `fd` was just opened and is owned by nothing else.
-        let mut file = unsafe { std::fs::File::from_raw_fd(fd) };
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes)?;
-        Ok((bytes, file))
+        Ok(unsafe { std::fs::File::from_raw_fd(fd) })
     }
 }
 
-#[cfg(feature = "compiler")]
+/// A file mapped read-only, unmapped when dropped.
+struct Mapped {
+    ptr: *mut libc::c_void,
+    len: usize,
+}
+
+impl Mapped {
+    fn of(file: &std::fs::File) -> std::io::Result<Mapped> {
+        use std::os::fd::AsRawFd as _;
+        let len = usize::try_from(file.metadata()?.len()).map_err(std::io::Error::other)?;
+        if len == 0 {
+            return Ok(Mapped {
+                ptr: std::ptr::null_mut(),
+                len,
+            });
+        }
+        // SAFETY: a new private read-only mapping of an open file, of its length; nothing
+        // else refers to the memory, which `Drop` unmaps.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ,
+                libc::MAP_PRIVATE,
+                file.as_raw_fd(),
+                0,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(Mapped { ptr, len })
+    }
+}
+
+impl std::ops::Deref for Mapped {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        if self.len == 0 {
+            return &[];
+        }
+        // SAFETY: `ptr` maps `len` readable bytes until `Drop`. Entries are only ever
+        // replaced by rename, never truncated in place, so the pages stay backed.
+        unsafe { std::slice::from_raw_parts(self.ptr.cast::<u8>(), self.len) }
+    }
+}
+
+impl Drop for Mapped {
+    fn drop(&mut self) {
+        if self.len != 0 {
+            // SAFETY: `ptr` and `len` are the mapping `of` made, unmapped only here.
+            unsafe { libc::munmap(self.ptr, self.len) };
+        }
+    }
+}
+
 /// The cache directory if it may hold code we run (see [`make_private_dir`]), opened and
 /// checked once. Says why not once per process.
-fn private_dir(dir: &Path) -> Option<Private> {
+pub(crate) fn private_dir(dir: &Path) -> Option<Private> {
     use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _};
     static WARNED: std::sync::Once = std::sync::Once::new();
     let checked = make_private_dir(dir).and_then(|()| {
@@ -368,7 +486,7 @@ fn private_dir(dir: &Path) -> Option<Private> {
             WARNED.call_once(|| {
                 tracing::warn!(
                     dir = %dir.display(),
-                    "the compile cache {why}: not using it, compiling in memory (set TFWASM_CACHE_DIR to use another)"
+                    "the compile cache {why}: not using it, making code in memory (set TFWASM_CACHE_DIR to use another)"
                 );
             });
             None
@@ -376,13 +494,10 @@ fn private_dir(dir: &Path) -> Option<Private> {
     }
 }
 
-#[cfg(feature = "compiler")]
 /// The trailer after an entry's code: code length (u64 LE), CRC-32 of the code (u32 LE), magic.
 const TRAILER_LEN: usize = 16;
-#[cfg(feature = "compiler")]
 const TRAILER_MAGIC: &[u8; 4] = b"TFWC";
 
-#[cfg(feature = "compiler")]
 /// The length of the code in an entry whose trailer checks out, or why it does not.
 fn verified_len(bytes: &[u8]) -> Result<usize, &'static str> {
     let code_len = bytes
@@ -404,19 +519,20 @@ fn verified_len(bytes: &[u8]) -> Result<usize, &'static str> {
     Ok(code_len)
 }
 
-#[cfg(feature = "compiler")]
 /// Loads the entry at `path` if it exists and its trailer checks out; `None` (with a warning
 /// for a bad entry) means compile.
 ///
-/// The check reads the file (about 0.3 ms for a 2 MB entry); the code is then mapped rather
+/// The check reads the file through a mapping (the checksum of a CPython component's 36 MB
+/// costs a few ms; copying it into a buffer first cost 20); the code is then mapped rather
 /// than copied, so the provider processes of one Terraform run share its pages (copying
 /// took 1.6 ms and a private copy per process).
-fn load_entry(engine: &Engine, private: &Private, name: &str) -> Option<Component> {
+pub(crate) fn load_entry(engine: &Engine, private: &Private, name: &str) -> Option<Component> {
     use std::os::fd::AsRawFd as _;
-    let (bytes, file) = private.read(name).ok()?;
+    let (bytes, file) = private.map(name).ok()?;
     let why = match verified_len(&bytes) {
         // SAFETY (both): the entry was opened in the directory checked to be this user's
-        // alone, was written by `store_entry` from `Engine::precompile_component`, and its
+        // alone, was written by `store_entry` from `Engine::precompile_component` (or
+        // unpacked from a package's artifact, `code::load_packed`), and its
         // checksum matched just now; its name pins the exact engine build, which wasmtime
         // checks again. wasmtime ignores the trailer after the code's ELF image. The file is
         // mapped through the descriptor already open (`/proc/self/fd`), never by its path
@@ -436,14 +552,13 @@ fn load_entry(engine: &Engine, private: &Private, name: &str) -> Option<Componen
         Err(why) => why.to_owned(),
     };
     let path = private.path.join(name);
-    tracing::warn!(path = %path.display(), "compile cache entry is {why}; compiling again");
+    tracing::warn!(path = %path.display(), "compile cache entry is {why}; making it again");
     None
 }
 
-#[cfg(feature = "compiler")]
 /// Stores compiled code with its trailer; a failure is one warning (`what` is what will
 /// compile again: the next start or package).
-fn store_entry(path: &Path, code: &[u8], what: &str) {
+pub(crate) fn store_entry(path: &Path, code: &[u8], what: &str) {
     let mut trailer = [0u8; TRAILER_LEN];
     trailer[..8].copy_from_slice(&(code.len() as u64).to_le_bytes());
     trailer[8..12].copy_from_slice(&crc32fast::hash(code).to_le_bytes());
@@ -452,7 +567,7 @@ fn store_entry(path: &Path, code: &[u8], what: &str) {
         tracing::warn!(
             path = %path.display(),
             %error,
-            "cannot write the compile cache (read-only or full?); serving from memory, the next {what} will compile again"
+            "cannot write the compile cache (read-only or full?); serving from memory, the next {what} will make the code again"
         );
     }
 }

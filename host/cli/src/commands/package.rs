@@ -11,7 +11,8 @@ use tfwasm_runtime::{DiscardLog, LoadOptions, Platform, WasmProvider, cache};
 ///
 /// Writes `OUT/HOST/NAMESPACE/TYPE/VERSION/OS_ARCH/terraform-provider-TYPE_vVERSION` (the
 /// runner: tfwasm without its compiler) with the component's code beside it, precompiled
-/// for the platform's baseline CPU, as `component.cwasm`, and the settings as `tfwasm.toml`.
+/// for the platform's baseline CPU and zstd-compressed (unless `--uncompressed`), as
+/// `component.cwasm`, and the settings as `tfwasm.toml`.
 /// The `.wasm` itself stays out unless the executable is a full tfwasm (`--runner`), which
 /// can compile it when that code cannot be used: the runner cannot, and Terraform hashes
 /// every byte of a package at every command. Point Terraform at it with
@@ -88,6 +89,11 @@ pub struct Args {
     /// provider holds under load [default: 64].
     #[arg(long, value_name = "N")]
     concurrent_calls: Option<usize>,
+    /// Ship the precompiled code uncompressed: 3–4× larger (Terraform hashes every byte of
+    /// a package at every command), mapped at each start instead of unpacked once into the
+    /// compile cache.
+    #[arg(long)]
+    uncompressed: bool,
     /// What the provider may reach, written to the package's tfwasm.toml.
     #[command(flatten)]
     grants: super::grant_flags::GrantFlags,
@@ -156,6 +162,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         host_code.clone()
     } else {
         compile(platform)?
+    };
+    // What the package ships, checked below as the runner will load it (a packed artifact's
+    // first load also leaves its code in this machine's compile cache).
+    let shipped = |code: Vec<u8>| -> anyhow::Result<Vec<u8>> {
+        match args.uncompressed {
+            true => Ok(code),
+            false => tfwasm_runtime::code::pack(&code).context("compressing the precompiled code"),
+        }
+    };
+    let unpacked_len = code.len();
+    let host_code = shipped(host_code)?;
+    let code = match platform == host_platform {
+        true => host_code.clone(),
+        false => shipped(code)?,
     };
     let staged = Staged::write(&host_code, &cache_dir)?;
     // The schema call that checks the package needs none of the grants; run it with none, so
@@ -246,7 +266,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         "  provider executable: {} ({}), precompiled code {}",
         runner.describe(),
         megabytes(std::fs::metadata(&binary).map(|m| m.len()).unwrap_or(0)),
-        megabytes(code.len() as u64),
+        match args.uncompressed {
+            true => megabytes(code.len() as u64),
+            false => format!(
+                "{} ({} unpacked, once, into the compile cache)",
+                megabytes(code.len() as u64),
+                megabytes(unpacked_len as u64)
+            ),
+        },
     );
     if let Some(dist) = &args.archive {
         let release = crate::archive::Release {
