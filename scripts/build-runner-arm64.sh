@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Cross-compiles the runner (the executable every provider package carries) for linux_arm64
 # on an amd64 machine, with rustup's aarch64-unknown-linux-gnu target and Debian's
-# gcc-aarch64-linux-gnu (the linker, and the C compiler aws-lc and ring need). Installs
+# gcc-aarch64-linux-gnu (the linker, and the C compiler ring and zstd need). Installs
 # what is missing, saying so, and prints the runner's path on stdout.
 #   tfwasm package provider.wasm --platform linux_arm64 --runner "$(bash scripts/build-runner-arm64.sh)" ...
 set -euo pipefail

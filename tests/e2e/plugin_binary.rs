@@ -284,6 +284,14 @@ fn a_package_serves_its_precompiled_code_without_a_compiler() {
         "{stdout}"
     );
 
+    // Compressed code cut short is refused, saying so.
+    let packed = std::fs::read(package.join("component.cwasm")).unwrap();
+    std::fs::write(package.join("component.cwasm"), &packed[..packed.len() / 2]).unwrap();
+    let (code, stderr) =
+        start_package(&package, &dir.path().join("cut-cache")).expect_err("refuses to start");
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("compressed code is damaged"), "{stderr}");
+
     // Code this runner cannot use (damaged here; a CPU older than the baseline is told what
     // it lacks: tests/protocol/cpu_features.rs).
     std::fs::write(package.join("component.cwasm"), b"not machine code").unwrap();
@@ -295,6 +303,22 @@ fn a_package_serves_its_precompiled_code_without_a_compiler() {
             && stderr.contains("Package the provider again with this tfwasm release")
             && stderr.contains("--fallback-compiler"),
         "{stderr}"
+    );
+
+    // `--uncompressed` ships the code as it is, mapped at each start: nothing is unpacked.
+    let plain = package_random(
+        &dir.path().join("mirror-plain"),
+        &tfwasm_tests::cache_dir(),
+        &["--uncompressed".as_ref()],
+    );
+    let code = std::fs::read(plain.join("component.cwasm")).unwrap();
+    assert_eq!(&code[..4], b"\x7fELF", "the code as it is");
+    let plain_cache = dir.path().join("plain-cache");
+    let line = start_package(&plain, &plain_cache).expect("the package starts");
+    assert!(line.starts_with("1|6|unix|"), "{line}");
+    assert!(
+        cache_code(&plain_cache).is_empty(),
+        "nothing unpacked or compiled"
     );
 
     // The full tfwasm as the package's executable falls back to compiling.

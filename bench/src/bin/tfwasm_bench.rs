@@ -860,7 +860,8 @@ async fn rpc_latency(
 struct ColdStart {
     /// (provider, plaintext starts, AutoMTLS starts)
     starts: Vec<(&'static str, Vec<Duration>, Vec<Duration>)>,
-    /// The tfwasm package on a machine whose compile cache is empty (it carries its code).
+    /// The tfwasm package on a machine whose compile cache is empty (it carries its code,
+    /// compressed: this start unpacks it into the cache).
     package_cold: Vec<Duration>,
     /// `tfwasm serve --component` with an empty compile cache (it compiles), AutoMTLS.
     wasm_cold: Vec<Duration>,
@@ -1443,7 +1444,7 @@ impl Report {
         if let Some(c) = &self.cold {
             let _ = writeln!(
                 w,
-                "\n## 3. Start-up: exec to handshake line\n\nThe packaged executables, median of {} starts each, interleaved; AutoMTLS with a P-521 CA client certificate in `PLUGIN_CLIENT_CERT` as Terraform sends (Terraform always does). tfwasm's packages carry their code precompiled, so the compile cache matters only for `tfwasm serve --component` (last row).\n",
+                "\n## 3. Start-up: exec to handshake line\n\nThe packaged executables, median of {} starts each, interleaved; AutoMTLS with a P-521 CA client certificate in `PLUGIN_CLIENT_CERT` as Terraform sends (Terraform always does). tfwasm's packages carry their code precompiled and compressed: the first start on a machine unpacks it into the compile cache (the empty-cache row), every later start maps it from there; only `tfwasm serve --component` compiles (last row).\n",
                 c.starts.first().map_or(0, |s| s.1.len()),
             );
             let _ = writeln!(
@@ -1485,7 +1486,7 @@ impl Report {
             }
             let _ = writeln!(
                 w,
-                "| tfwasm package, empty compile cache, AutoMTLS | | {} | |",
+                "| tfwasm package, empty compile cache (the first start on a machine: its compressed code unpacked into the cache), AutoMTLS | | {} | |",
                 ms(median(&c.package_cold))
             );
             let _ = writeln!(

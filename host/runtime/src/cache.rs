@@ -322,10 +322,31 @@ pub fn load_file(
     Ok(loaded)
 }
 
+/// Root does not create directories inside another user's (`sudo -E terraform` keeps the
+/// user's `HOME`): a root-owned `~/.cache` would break the user's own tools, and the user's
+/// next start would refuse the cache. Says why.
+fn refuse_roots_dirs_in_a_users_tree(dir: &Path) -> Result<(), String> {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    if unsafe { libc::geteuid() } != 0 || dir.exists() {
+        return Ok(());
+    }
+    let owner =
+        (dir.ancestors().skip(1)).find_map(|a| std::fs::metadata(a).ok().map(|m| (a, m.uid())));
+    match owner {
+        Some((ancestor, uid)) if uid != 0 => Err(format!(
+            "would be created by root inside {}, which belongs to uid {uid} (run as that user, or set TFWASM_CACHE_DIR)",
+            ancestor.display()
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Creates `dir` `0700` if missing and checks that it is ours and writable by nobody else:
 /// what a directory needs before we trust what is in it. Says why not.
 pub fn make_private_dir(dir: &Path) -> Result<(), String> {
     use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    refuse_roots_dirs_in_a_users_tree(dir)?;
     std::fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)
@@ -375,7 +396,11 @@ impl Private {
     /// that maps the entry), and the open file.
     fn map(&self, relative: &str) -> std::io::Result<(Mapped, std::fs::File)> {
         let file = self.open(relative)?;
-        Ok((Mapped::of(&file)?, file))
+        // SAFETY: entries are written by `replace` (a new file renamed into place) and never
+        // changed in place by tfwasm; the same file is mapped by wasmtime for the code it
+        // holds, which already depends on this.
+        let mapped = unsafe { Mapped::of(&file)? };
+        Ok((mapped, file))
     }
 
     /// Opens `relative` (no symlink at its last step) below the checked directory.
@@ -406,7 +431,10 @@ struct Mapped {
 }
 
 impl Mapped {
-    fn of(file: &std::fs::File) -> std::io::Result<Mapped> {
+    /// # Safety
+    /// Nothing may change or truncate the file while the mapping lives (the bytes would
+    /// change under a shared slice, or reading them raise SIGBUS).
+    unsafe fn of(file: &std::fs::File) -> std::io::Result<Mapped> {
         use std::os::fd::AsRawFd as _;
         let len = usize::try_from(file.metadata()?.len()).map_err(std::io::Error::other)?;
         if len == 0 {
@@ -440,8 +468,8 @@ impl std::ops::Deref for Mapped {
         if self.len == 0 {
             return &[];
         }
-        // SAFETY: `ptr` maps `len` readable bytes until `Drop`. Entries are only ever
-        // replaced by rename, never truncated in place, so the pages stay backed.
+        // SAFETY: `ptr` maps `len` readable bytes until `Drop`, of a file nothing changes
+        // meanwhile (`of`'s contract).
         unsafe { std::slice::from_raw_parts(self.ptr.cast::<u8>(), self.len) }
     }
 }
@@ -532,11 +560,12 @@ pub(crate) fn load_entry(engine: &Engine, private: &Private, name: &str) -> Opti
     let why = match verified_len(&bytes) {
         // SAFETY (both): the entry was opened in the directory checked to be this user's
         // alone, was written by `store_entry` from `Engine::precompile_component` (or
-        // unpacked from a package's artifact, `code::load_packed`), and its
-        // checksum matched just now; its name pins the exact engine build, which wasmtime
-        // checks again. wasmtime ignores the trailer after the code's ELF image. The file is
-        // mapped through the descriptor already open (`/proc/self/fd`), never by its path
-        // again; without `/proc`, the bytes checked are copied in.
+        // unpacked from a package's artifact, `code::load_packed`), and its checksum
+        // matched just now; a compiled entry's name pins the exact engine build, and
+        // wasmtime checks every entry against the engine. wasmtime ignores the trailer
+        // after the code's ELF image. The file is mapped through the descriptor already
+        // open (`/proc/self/fd`), never by its path again; without `/proc`, the bytes
+        // checked are copied in.
         Ok(len) => match unsafe {
             Component::deserialize_file(engine, format!("/proc/self/fd/{}", file.as_raw_fd()))
         } {

@@ -85,19 +85,33 @@ const PACK_LEVEL: i32 = 9;
 /// # Errors
 /// zstd fails (out of memory).
 pub fn pack(code: &[u8]) -> std::io::Result<Vec<u8>> {
-    zstd::bulk::compress(code, PACK_LEVEL)
+    // With zstd's checksum of the content, so unpacking checks what it made.
+    let mut compressor = zstd::bulk::Compressor::new(PACK_LEVEL)?;
+    compressor.include_checksum(true)?;
+    compressor.compress(code)
 }
 
-/// Whether `artifact` is packed code (its first bytes say so).
-fn is_packed(artifact: &Path) -> std::io::Result<bool> {
+/// The artifact opened once, when it is packed code (its first bytes say so): the file and
+/// its metadata, from that descriptor, so what is indexed is what is read.
+fn open_packed(artifact: &Path) -> std::io::Result<Option<(std::fs::File, std::fs::Metadata)>> {
     use std::io::Read as _;
-    let mut magic = [0u8; 4];
     let mut file = std::fs::File::open(artifact)?;
-    Ok(file.read(&mut magic)? == 4 && magic == PACKED_MAGIC)
+    let mut magic = [0u8; 4];
+    match file.read_exact(&mut magic) {
+        Ok(()) if magic == PACKED_MAGIC => {}
+        Ok(()) => return Ok(None),
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
+        Err(e) => return Err(e),
+    }
+    let meta = file.metadata()?;
+    Ok(Some((file, meta)))
 }
 
-/// The code in a packed artifact, refusing one that claims or holds more than [`MAX_UNPACKED`].
-fn unpack(packed: &[u8]) -> Result<Vec<u8>, String> {
+/// The code in packed bytes, refusing any that claim or hold more than [`MAX_UNPACKED`].
+///
+/// # Errors
+/// The bytes are not one zstd frame saying its size, or are damaged, or too large.
+pub fn unpack(packed: &[u8]) -> Result<Vec<u8>, String> {
     let size = zstd::zstd_safe::get_frame_content_size(packed)
         .map_err(|_| "its compressed code is damaged (no zstd frame)".to_owned())?
         .ok_or("its compressed code does not say its size")?;
@@ -108,7 +122,7 @@ fn unpack(packed: &[u8]) -> Result<Vec<u8>, String> {
             format!("its compressed code unpacks to {size} bytes, over {MAX_UNPACKED}")
         })?;
     zstd::bulk::decompress(packed, size)
-        .map_err(|e| format!("its compressed code is damaged ({e})"))
+        .map_err(|e| format!("its compressed code is damaged or too large to unpack here ({e})"))
         .and_then(|code| match code.len() == size {
             true => Ok(code),
             false => Err("its compressed code is damaged (shorter than it says)".to_owned()),
@@ -117,35 +131,57 @@ fn unpack(packed: &[u8]) -> Result<Vec<u8>, String> {
 
 /// A packed artifact's code: the compile cache's entry for these packed bytes (found through
 /// the index when this exact file was unpacked before, else by their digest), else unpacked
-/// now (and stored there for the next start).
-fn load_packed(engine: &Engine, artifact: &Path, cache_dir: &Path) -> Result<Component, String> {
+/// now, and stored there for the next start only once it has loaded here (code this CPU
+/// cannot run is never kept, so it is not remade at every start).
+fn load_packed(
+    engine: &Engine,
+    artifact: &Path,
+    file: std::fs::File,
+    meta: &std::fs::Metadata,
+    cache_dir: &Path,
+) -> Result<Component, String> {
+    use std::io::{Read as _, Seek as _};
+
     use crate::cache::{index_unpacked, indexed_unpacked, load_entry, private_dir};
     let unreadable = |e: std::io::Error| format!("cannot be read ({e})");
-    let meta = std::fs::metadata(artifact).map_err(unreadable)?;
     let private = private_dir(cache_dir);
-    if let Some(private) = &private
-        && let Some(name) = indexed_unpacked(private, artifact, &meta)
-        && let Some(component) = load_entry(engine, private, &name)
+    let indexed = (private.as_ref()).and_then(|p| indexed_unpacked(p, artifact, meta));
+    if let (Some(private), Some(name)) = (&private, &indexed)
+        && let Some(component) = load_entry(engine, private, name)
     {
         return Ok(component);
     }
-    let packed = std::fs::read(artifact).map_err(unreadable)?;
+    // A packed artifact is a fraction of its code: one claiming more is refused unread.
+    if meta.len() > MAX_UNPACKED as u64 {
+        return Err(format!(
+            "its compressed code is {} bytes, over {MAX_UNPACKED}",
+            meta.len()
+        ));
+    }
+    let mut file = file;
+    let mut packed = Vec::new();
+    (file.rewind())
+        .and_then(|()| file.read_to_end(&mut packed))
+        .map_err(unreadable)?;
     let name = crate::cache::unpacked_entry_name(&packed);
     if let Some(private) = &private
+        && indexed.as_deref() != Some(name.as_str())
         && let Some(component) = load_entry(engine, private, &name)
     {
-        index_unpacked(private, artifact, &meta, &name);
+        index_unpacked(private, artifact, meta, &name);
         return Ok(component);
     }
     let code = unpack(&packed)?;
-    if let Some(private) = &private {
-        crate::cache::store_entry(&private.path.join(&name), &code, "start");
-        index_unpacked(private, artifact, &meta, &name);
-    }
     // SAFETY: the code was unpacked from the package's own artifact, trusted as the running
     // code itself (see `load_precompiled`); wasmtime checks its version, settings and CPU
     // features before use.
-    unsafe { Component::deserialize(engine, &code) }.map_err(|e| format!("{e:#}"))
+    let component =
+        unsafe { Component::deserialize(engine, &code) }.map_err(|e| format!("{e:#}"))?;
+    if let Some(private) = &private {
+        crate::cache::store_entry(&private.path.join(&name), &code, "start");
+        index_unpacked(private, artifact, meta, &name);
+    }
+    Ok(component)
 }
 
 /// Maps the package's artifact without reading it all (the pages are shared by every provider
@@ -158,8 +194,10 @@ fn load_precompiled(
     if !artifact.is_file() {
         return Err("the file is missing".into());
     }
-    if is_packed(artifact).map_err(|e| format!("cannot be read ({e})"))? {
-        return load_packed(engine, artifact, cache_dir);
+    if let Some((file, meta)) =
+        open_packed(artifact).map_err(|e| format!("cannot be read ({e})"))?
+    {
+        return load_packed(engine, artifact, file, &meta, cache_dir);
     }
     // SAFETY: the artifact was written by `tfwasm package` from `Engine::precompile_component`,
     // next to the executable it was made for; it is installed and verified (Terraform's
@@ -308,8 +346,15 @@ mod tests {
             1,
             "the next start finds the entry without hashing"
         );
+        let inode = |p: &Path| std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(p).unwrap());
+        let before = inode(&entries[0]);
         let (_, origin) = load(&engine, &artifact, Some(&artifact), &cache).unwrap();
         assert_eq!(origin, Origin::Packaged);
+        assert_eq!(
+            inode(&entries[0]),
+            before,
+            "the next start loads the entry, not unpacks again"
+        );
 
         // A damaged entry is made again from the package, not loaded.
         std::fs::write(&entries[0], b"\x7fELF not code").unwrap();

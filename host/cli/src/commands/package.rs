@@ -163,19 +163,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     } else {
         compile(platform)?
     };
-    // What the package ships, checked below as the runner will load it (a packed artifact's
-    // first load also leaves its code in this machine's compile cache).
-    let shipped = |code: Vec<u8>| -> anyhow::Result<Vec<u8>> {
-        match args.uncompressed {
-            true => Ok(code),
-            false => tfwasm_runtime::code::pack(&code).context("compressing the precompiled code"),
-        }
-    };
+    // The code the package ships: compressed unless asked not to, and checked to unpack to
+    // exactly the code (the load below checks the code itself, uncompressed, so it leaves
+    // nothing in the compile cache).
     let unpacked_len = code.len();
-    let host_code = shipped(host_code)?;
-    let code = match platform == host_platform {
-        true => host_code.clone(),
-        false => shipped(code)?,
+    let code = match args.uncompressed {
+        true => code,
+        false => {
+            let packed =
+                tfwasm_runtime::code::pack(&code).context("compressing the precompiled code")?;
+            match tfwasm_runtime::code::unpack(&packed) {
+                Ok(unpacked) if unpacked == code => packed,
+                Ok(_) => bail!("the compressed precompiled code does not unpack to the code"),
+                Err(why) => bail!("the compressed precompiled code does not unpack: {why}"),
+            }
+        }
     };
     let staged = Staged::write(&host_code, &cache_dir)?;
     // The schema call that checks the package needs none of the grants; run it with none, so
