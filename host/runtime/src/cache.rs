@@ -239,12 +239,7 @@ pub(crate) fn indexed_unpacked(
     artifact: &Path,
     meta: &std::fs::Metadata,
 ) -> Option<String> {
-    use std::hash::Hasher as _;
-    let index = format!(
-        "index/{:016x}-unpacked",
-        file_identity(artifact, meta).finish()
-    );
-    let (name, _) = private.read(&index).ok()?;
+    let (name, _) = private.read(&unpacked_index(artifact, meta)).ok()?;
     let name = String::from_utf8(name).ok()?;
     is_unpacked_entry_name(&name).then_some(name)
 }
@@ -256,14 +251,17 @@ pub(crate) fn index_unpacked(
     meta: &std::fs::Metadata,
     name: &str,
 ) {
-    use std::hash::Hasher as _;
-    let index = format!(
-        "index/{:016x}-unpacked",
-        file_identity(artifact, meta).finish()
-    );
-    if let Err(error) = store(&private.path.join(index), &[name.as_bytes()]) {
+    let index = private.path.join(unpacked_index(artifact, meta));
+    if let Err(error) = store(&index, &[name.as_bytes()]) {
         tracing::debug!(%error, "cannot write the compile cache index");
     }
+}
+
+/// The index file (relative to the cache) naming what a packed artifact unpacks to.
+fn unpacked_index(artifact: &Path, meta: &std::fs::Metadata) -> String {
+    use std::hash::Hasher as _;
+    let identity = file_identity(artifact, meta).finish();
+    format!("index/{identity:016x}-unpacked")
 }
 
 /// An entry file name as [`unpacked_entry_name`] makes them (`<sha256>-unpacked.cwasm`).

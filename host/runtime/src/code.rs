@@ -91,6 +91,11 @@ pub fn pack(code: &[u8]) -> std::io::Result<Vec<u8>> {
     compressor.compress(code)
 }
 
+/// Why the artifact could not be read.
+fn unreadable(e: std::io::Error) -> String {
+    format!("cannot be read ({e})")
+}
+
 /// The artifact opened once, when it is packed code (its first bytes say so): the file and
 /// its metadata, from that descriptor, so what is indexed is what is read.
 fn open_packed(artifact: &Path) -> std::io::Result<Option<(std::fs::File, std::fs::Metadata)>> {
@@ -143,7 +148,6 @@ fn load_packed(
     use std::io::{Read as _, Seek as _};
 
     use crate::cache::{index_unpacked, indexed_unpacked, load_entry, private_dir};
-    let unreadable = |e: std::io::Error| format!("cannot be read ({e})");
     let private = private_dir(cache_dir);
     let indexed = (private.as_ref()).and_then(|p| indexed_unpacked(p, artifact, meta));
     if let (Some(private), Some(name)) = (&private, &indexed)
@@ -194,9 +198,7 @@ fn load_precompiled(
     if !artifact.is_file() {
         return Err("the file is missing".into());
     }
-    if let Some((file, meta)) =
-        open_packed(artifact).map_err(|e| format!("cannot be read ({e})"))?
-    {
+    if let Some((file, meta)) = open_packed(artifact).map_err(unreadable)? {
         return load_packed(engine, artifact, file, &meta, cache_dir);
     }
     // SAFETY: the artifact was written by `tfwasm package` from `Engine::precompile_component`,
