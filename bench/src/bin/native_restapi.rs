@@ -2,11 +2,12 @@
 //! going through the SDK's native client (ureq) — the "same code without Wasm" baseline for
 //! the API benchmark (`terraform-provider-restapi_vX.Y.Z`).
 
-use tfwasm_bench::native::{NativeProvider, serve_main};
+use tfwasm_bench::native::{NativeProvider, block_in_place, serve_main};
 
 fn main() -> std::process::ExitCode {
     serve_main(
         "restapi",
-        NativeProvider::new(tfwasm_sample_restapi::RestApiProvider).with_blocking_io(),
+        NativeProvider::new(tfwasm_sample_restapi::RestApiProvider)
+            .with_blocking_io(block_in_place),
     )
 }

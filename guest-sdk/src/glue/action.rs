@@ -124,3 +124,43 @@ macro_rules! __tfwasm_export_action {
         }
     };
 }
+
+/// This family served natively (feature `native`, the baseline of `make bench`): the model's
+/// request through the glue above and the answer back, as the WIT export does in a component.
+#[cfg(feature = "native")]
+mod native {
+    use tfwasm_model::Diagnostics;
+    use tfwasm_model::rpc::*;
+
+    use super::super::native::*;
+    use crate::glue::{self};
+
+    impl ActionServer for NativeProvider {
+        async fn validate_action_config(&self, req: ValidateActionConfigRequest) -> Diagnostics {
+            diagnostics(glue::validate_action_config(
+                self.p(),
+                req.type_name,
+                req.config.msgpack,
+            ))
+        }
+
+        async fn plan_action(&self, req: PlanActionRequest) -> PlanActionResponse {
+            let resp = glue::plan_action(self.p(), self.ctx(), req.action_type, req.config.msgpack);
+            PlanActionResponse {
+                diagnostics: diagnostics(resp.diagnostics),
+                deferred: deferred(resp.deferred),
+            }
+        }
+
+        async fn invoke_action(&self, req: InvokeActionRequest) -> Diagnostics {
+            let progress = req.progress;
+            diagnostics(glue::invoke_action(
+                self.p(),
+                self.ctx(),
+                req.action_type,
+                req.config.msgpack,
+                &|message| progress.report(message.to_owned()),
+            ))
+        }
+    }
+}

@@ -58,3 +58,38 @@ macro_rules! __tfwasm_export_config_generation {
         }
     };
 }
+
+/// This family served natively (feature `native`, the baseline of `make bench`): the model's
+/// request through the glue above and the answer back, as the WIT export does in a component.
+#[cfg(feature = "native")]
+mod native {
+    use tfwasm_model::rpc::*;
+
+    use super::super::native::*;
+    use crate::glue::{self};
+
+    impl ConfigGenerationServer for NativeProvider {
+        fn generates_config(&self) -> bool {
+            true
+        }
+
+        async fn generate_resource_config(
+            &self,
+            req: GenerateResourceConfigRequest,
+        ) -> GenerateResourceConfigResponse {
+            use crate::bindings::exports::tfwasm::provider0_3_0::config_generation::GenerateRequest;
+            let resp = glue::generate_resource_config(
+                self.p(),
+                self.ctx(),
+                GenerateRequest {
+                    type_name: req.type_name,
+                    state: req.state.msgpack,
+                },
+            );
+            GenerateResourceConfigResponse {
+                config: dv(resp.config),
+                diagnostics: diagnostics(resp.diagnostics),
+            }
+        }
+    }
+}

@@ -46,3 +46,46 @@ pub fn read_data_source(
         },
     }
 }
+
+/// This family served natively (feature `native`, the baseline of `make bench`): the model's
+/// request through the glue above and the answer back, as the WIT export does in a component.
+#[cfg(feature = "native")]
+mod native {
+    use tfwasm_model::Diagnostics;
+    use tfwasm_model::rpc::*;
+
+    use super::super::native::*;
+    use crate::glue::{self, wit};
+
+    impl DataSourceServer for NativeProvider {
+        async fn validate_data_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
+            diagnostics(glue::validate_data_resource_config(
+                self.p(),
+                self.ctx(),
+                wit::ValidateRequest {
+                    type_name: req.type_name,
+                    config: req.config.msgpack,
+                },
+            ))
+        }
+
+        async fn read_data_source(&self, req: ReadDataSourceRequest) -> ReadDataSourceResponse {
+            let resp = self.io(|| {
+                glue::read_data_source(
+                    self.p(),
+                    self.ctx_for(req.client_capabilities),
+                    wit::ReadDataRequest {
+                        type_name: req.type_name,
+                        config: req.config.msgpack,
+                        provider_meta: req.provider_meta.msgpack,
+                    },
+                )
+            });
+            ReadDataSourceResponse {
+                deferred: deferred(resp.deferred),
+                state: dv(resp.state),
+                diagnostics: diagnostics(resp.diagnostics),
+            }
+        }
+    }
+}

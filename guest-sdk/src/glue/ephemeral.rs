@@ -108,3 +108,88 @@ pub fn close_ephemeral_resource(
         Ok(Vec::new())
     })
 }
+
+/// This family served natively (feature `native`, the baseline of `make bench`): the model's
+/// request through the glue above and the answer back, as the WIT export does in a component.
+#[cfg(feature = "native")]
+mod native {
+    use tfwasm_model::Diagnostics;
+    use tfwasm_model::rpc::*;
+
+    use super::super::native::*;
+    use crate::glue::{self, wit};
+
+    fn renew_at(unix_ms: Option<u64>) -> Option<std::time::SystemTime> {
+        unix_ms.map(|ms| std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms))
+    }
+
+    impl EphemeralServer for NativeProvider {
+        async fn validate_ephemeral_resource_config(
+            &self,
+            req: ValidateConfigRequest,
+        ) -> Diagnostics {
+            diagnostics(glue::validate_ephemeral_resource_config(
+                self.p(),
+                self.ctx(),
+                wit::ValidateRequest {
+                    type_name: req.type_name,
+                    config: req.config.msgpack,
+                },
+            ))
+        }
+
+        async fn open_ephemeral_resource(
+            &self,
+            req: OpenEphemeralResourceRequest,
+        ) -> OpenEphemeralResourceResponse {
+            let resp = glue::open_ephemeral_resource(
+                self.p(),
+                self.ctx_for(req.client_capabilities),
+                wit::OpenRequest {
+                    type_name: req.type_name,
+                    config: req.config.msgpack,
+                },
+            );
+            OpenEphemeralResourceResponse {
+                deferred: deferred(resp.deferred),
+                result: dv(resp.result),
+                private: resp.private,
+                renew_at: renew_at(resp.renew_at_unix_ms),
+                diagnostics: diagnostics(resp.diagnostics),
+            }
+        }
+
+        async fn renew_ephemeral_resource(
+            &self,
+            req: RenewEphemeralResourceRequest,
+        ) -> RenewEphemeralResourceResponse {
+            let resp = glue::renew_ephemeral_resource(
+                self.p(),
+                self.ctx(),
+                wit::PrivateRequest {
+                    type_name: req.type_name,
+                    private: req.private,
+                },
+            );
+            RenewEphemeralResourceResponse {
+                private: resp.private,
+                renew_at: renew_at(resp.renew_at_unix_ms),
+                diagnostics: diagnostics(resp.diagnostics),
+            }
+        }
+
+        async fn close_ephemeral_resource(
+            &self,
+            req: CloseEphemeralResourceRequest,
+        ) -> Diagnostics {
+            diagnostics(glue::close_ephemeral_resource(
+                self.p(),
+                self.ctx(),
+                wit::PrivateRequest {
+                    type_name: req.type_name,
+                    private: req.private,
+                },
+            ))
+        }
+    }
+}

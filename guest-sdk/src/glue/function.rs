@@ -58,3 +58,39 @@ pub fn call_function(
     })?;
     encode(&result, &signature.return_type, "function result").map_err(|d| error(d.detail, None))
 }
+
+/// This family served natively (feature `native`, the baseline of `make bench`): the model's
+/// request through the glue above and the answer back, as the WIT export does in a component.
+#[cfg(feature = "native")]
+mod native {
+    use tfwasm_model::rpc::*;
+
+    use super::super::native::*;
+    use crate::glue::{self};
+
+    impl FunctionServer for NativeProvider {
+        async fn get_functions(&self) -> GetFunctionsResponse {
+            GetFunctionsResponse {
+                functions: self
+                    .inner
+                    .provider()
+                    .functions()
+                    .iter()
+                    .map(|f| (f.name().to_owned(), f.signature().to_wire()))
+                    .collect(),
+                diagnostics: Vec::new(),
+            }
+        }
+
+        async fn call_function(&self, req: CallFunctionRequest) -> CallFunctionResponse {
+            let arguments = req.arguments.into_iter().map(|a| a.msgpack).collect();
+            match glue::call_function(self.p(), self.ctx(), req.name, arguments) {
+                Ok(result) => CallFunctionResponse {
+                    result: dv(result),
+                    error: None,
+                },
+                Err(e) => CallFunctionResponse::error(e.text, e.argument.map(i64::from)),
+            }
+        }
+    }
+}

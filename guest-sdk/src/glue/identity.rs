@@ -59,3 +59,47 @@ pub fn upgrade_resource_identity(
         },
     }
 }
+
+/// This family served natively (feature `native`, the baseline of `make bench`): the model's
+/// request through the glue above and the answer back, as the WIT export does in a component.
+#[cfg(feature = "native")]
+mod native {
+    use tfwasm_model::rpc::*;
+
+    use super::super::native::*;
+    use crate::glue::{self, wit};
+
+    impl IdentityServer for NativeProvider {
+        async fn get_resource_identity_schemas(&self) -> GetResourceIdentitySchemasResponse {
+            GetResourceIdentitySchemasResponse {
+                identity_schemas: self
+                    .p()
+                    .provider()
+                    .resources()
+                    .iter()
+                    .filter_map(|r| Some((r.type_name().to_owned(), r.identity()?.to_wire())))
+                    .collect(),
+                diagnostics: Vec::new(),
+            }
+        }
+
+        async fn upgrade_resource_identity(
+            &self,
+            req: UpgradeResourceIdentityRequest,
+        ) -> UpgradeResourceIdentityResponse {
+            let resp = glue::upgrade_resource_identity(
+                self.p(),
+                self.ctx(),
+                wit::UpgradeIdentityRequest {
+                    type_name: req.type_name,
+                    version: req.version,
+                    raw_identity_json: req.raw_identity.json,
+                },
+            );
+            UpgradeResourceIdentityResponse {
+                upgraded_identity: resp.upgraded_identity.map(dv),
+                diagnostics: diagnostics(resp.diagnostics),
+            }
+        }
+    }
+}

@@ -126,3 +126,54 @@ macro_rules! __tfwasm_export_list_resource {
         }
     };
 }
+
+/// This family served natively (feature `native`, the baseline of `make bench`): the model's
+/// request through the glue above and the answer back, as the WIT export does in a component.
+#[cfg(feature = "native")]
+mod native {
+    use tfwasm_model::Diagnostics;
+    use tfwasm_model::rpc::*;
+
+    use super::super::native::*;
+    use crate::glue::{self};
+
+    impl ListServer for NativeProvider {
+        async fn validate_list_resource_config(
+            &self,
+            req: ValidateListResourceConfigRequest,
+        ) -> Diagnostics {
+            diagnostics(glue::validate_list_resource_config(
+                self.p(),
+                req.type_name,
+                req.config.msgpack,
+            ))
+        }
+
+        async fn list_resource(&self, req: ListResourceRequest) -> ListResourcePage {
+            use crate::bindings::exports::tfwasm::provider0_3_0::list_resource::ListRequest;
+            let page = glue::list_resource(
+                self.p(),
+                self.ctx(),
+                ListRequest {
+                    type_name: req.type_name,
+                    config: req.config.msgpack,
+                    include_resource_object: req.include_resource_object,
+                    limit: req.limit,
+                    cursor: req.cursor,
+                },
+            );
+            ListResourcePage {
+                events: (page.objects.into_iter())
+                    .map(|o| ListResourceEvent {
+                        identity: dv(o.identity),
+                        display_name: o.display_name,
+                        resource_object: o.resource_object.map(dv),
+                        diagnostics: diagnostics(o.diagnostics),
+                    })
+                    .collect(),
+                next: page.next,
+                diagnostics: diagnostics(page.diagnostics),
+            }
+        }
+    }
+}

@@ -22,6 +22,8 @@ mod function;
 mod identity;
 mod list;
 mod moves;
+#[cfg(feature = "native")]
+mod native;
 mod provider;
 mod resource;
 mod schema;
@@ -35,6 +37,8 @@ pub use function::*;
 pub use identity::*;
 pub use list::*;
 pub use moves::*;
+#[cfg(feature = "native")]
+pub use native::{BlockingRunner, NativeProvider};
 pub use provider::*;
 pub use resource::*;
 pub use schema::*;

@@ -94,3 +94,45 @@ pub fn move_resource_state(
         },
     }
 }
+
+/// This family served natively (feature `native`, the baseline of `make bench`): the model's
+/// request through the glue above and the answer back, as the WIT export does in a component.
+#[cfg(feature = "native")]
+mod native {
+    use tfwasm_model::rpc::*;
+
+    use super::super::native::*;
+    use crate::glue::{self, wit};
+
+    impl MoveServer for NativeProvider {
+        fn moves_state(&self) -> bool {
+            true
+        }
+
+        async fn move_resource_state(
+            &self,
+            req: MoveResourceStateRequest,
+        ) -> MoveResourceStateResponse {
+            let resp = glue::move_resource_state(
+                self.p(),
+                self.ctx(),
+                wit::MoveRequest {
+                    source_provider_address: req.source_provider_address,
+                    source_type_name: req.source_type_name,
+                    source_schema_version: req.source_schema_version,
+                    source_state_json: req.source_state.json,
+                    target_type_name: req.target_type_name,
+                    source_private: req.source_private,
+                    source_identity_json: req.source_identity.map(|raw| raw.json),
+                    source_identity_version: req.source_identity_schema_version,
+                },
+            );
+            MoveResourceStateResponse {
+                target_state: dv(resp.target_state),
+                target_private: resp.target_private,
+                diagnostics: diagnostics(resp.diagnostics),
+                target_identity: resp.target_identity.map(dv),
+            }
+        }
+    }
+}

@@ -349,3 +349,155 @@ pub fn import_resource_state(
         },
     }
 }
+
+/// This family served natively (feature `native`, the baseline of `make bench`): the model's
+/// request through the glue above and the answer back, as the WIT export does in a component.
+#[cfg(feature = "native")]
+mod native {
+    use tfwasm_model::Diagnostics;
+    use tfwasm_model::rpc::*;
+
+    use super::super::native::*;
+    use crate::glue::{self, wit};
+
+    impl ResourceServer for NativeProvider {
+        async fn validate_resource_config(&self, req: ValidateConfigRequest) -> Diagnostics {
+            diagnostics(glue::validate_resource_config(
+                self.p(),
+                self.ctx(),
+                wit::ValidateRequest {
+                    type_name: req.type_name,
+                    config: req.config.msgpack,
+                },
+            ))
+        }
+
+        async fn upgrade_resource_state(
+            &self,
+            req: UpgradeResourceStateRequest,
+        ) -> UpgradeResourceStateResponse {
+            let resp = glue::upgrade_resource_state(
+                self.p(),
+                self.ctx(),
+                wit::UpgradeRequest {
+                    type_name: req.type_name,
+                    version: req.version,
+                    raw_state_json: req.raw_state.json,
+                },
+            );
+            UpgradeResourceStateResponse {
+                upgraded_state: dv(resp.upgraded_state),
+                diagnostics: diagnostics(resp.diagnostics),
+            }
+        }
+
+        async fn read_resource(&self, req: ReadResourceRequest) -> ReadResourceResponse {
+            let resp = self.io(|| {
+                glue::read_resource(
+                    self.p(),
+                    self.ctx_for(req.client_capabilities),
+                    wit::ReadRequest {
+                        type_name: req.type_name,
+                        current_state: req.current_state.msgpack,
+                        private: req.private,
+                        provider_meta: req.provider_meta.msgpack,
+                        current_identity: identity(req.current_identity),
+                    },
+                )
+            });
+            ReadResourceResponse {
+                deferred: deferred(resp.deferred),
+                new_state: dv(resp.new_state),
+                diagnostics: diagnostics(resp.diagnostics),
+                private: resp.private,
+                new_identity: resp.new_identity.map(dv),
+            }
+        }
+
+        async fn plan_resource_change(
+            &self,
+            req: PlanResourceChangeRequest,
+        ) -> PlanResourceChangeResponse {
+            let resp = glue::plan_resource_change(
+                self.p(),
+                self.ctx_for(req.client_capabilities),
+                wit::PlanRequest {
+                    type_name: req.type_name,
+                    prior_state: req.prior_state.msgpack,
+                    proposed_new_state: req.proposed_new_state.msgpack,
+                    config: req.config.msgpack,
+                    prior_private: req.prior_private,
+                    provider_meta: req.provider_meta.msgpack,
+                    prior_identity: identity(req.prior_identity),
+                    planned_private: req.planned_private,
+                },
+            );
+            PlanResourceChangeResponse {
+                deferred: deferred(resp.deferred),
+                planned_state: dv(resp.planned_state),
+                requires_replace: resp.requires_replace.into_iter().map(path).collect(),
+                planned_private: resp.planned_private,
+                diagnostics: diagnostics(resp.diagnostics),
+                planned_identity: resp.planned_identity.map(dv),
+            }
+        }
+
+        async fn apply_resource_change(
+            &self,
+            req: ApplyResourceChangeRequest,
+        ) -> ApplyResourceChangeResponse {
+            let resp = self.io(|| {
+                glue::apply_resource_change(
+                    self.p(),
+                    self.ctx(),
+                    wit::ApplyRequest {
+                        type_name: req.type_name,
+                        prior_state: req.prior_state.msgpack,
+                        planned_state: req.planned_state.msgpack,
+                        config: req.config.msgpack,
+                        planned_private: req.planned_private,
+                        provider_meta: req.provider_meta.msgpack,
+                        planned_identity: identity(req.planned_identity),
+                    },
+                )
+            });
+            ApplyResourceChangeResponse {
+                new_state: dv(resp.new_state),
+                private: resp.private,
+                diagnostics: diagnostics(resp.diagnostics),
+                new_identity: resp.new_identity.map(dv),
+            }
+        }
+
+        async fn import_resource_state(
+            &self,
+            req: ImportResourceStateRequest,
+        ) -> ImportResourceStateResponse {
+            let resp = self.io(|| {
+                glue::import_resource_state(
+                    self.p(),
+                    self.ctx_for(req.client_capabilities),
+                    wit::ImportRequest {
+                        type_name: req.type_name,
+                        id: req.id,
+                        identity: identity(req.identity),
+                    },
+                )
+            });
+            ImportResourceStateResponse {
+                deferred: deferred(resp.deferred),
+                imported_resources: resp
+                    .imported
+                    .into_iter()
+                    .map(|i| ImportedResource {
+                        type_name: i.type_name,
+                        state: dv(i.state),
+                        private: i.private,
+                        identity: i.identity.map(dv),
+                    })
+                    .collect(),
+                diagnostics: diagnostics(resp.diagnostics),
+            }
+        }
+    }
+}

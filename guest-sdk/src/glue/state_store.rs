@@ -229,3 +229,125 @@ macro_rules! __tfwasm_export_state_store {
         }
     };
 }
+
+/// This family served natively (feature `native`, the baseline of `make bench`): the model's
+/// request through the glue above and the answer back, as the WIT export does in a component.
+#[cfg(feature = "native")]
+mod native {
+    use tfwasm_model::Diagnostics;
+    use tfwasm_model::rpc::*;
+
+    use super::super::native::*;
+    use crate::bindings::exports::tfwasm::provider0_3_0::state_store::Store;
+    use crate::glue::{self};
+
+    /// The state stores natively: the configuration kept here, as the runtime keeps it.
+    impl StateStoreServer for NativeProvider {
+        async fn validate_state_store_config(
+            &self,
+            req: ValidateStateStoreConfigRequest,
+        ) -> Diagnostics {
+            diagnostics(glue::validate_state_store_config(
+                self.p(),
+                req.type_name,
+                req.config.msgpack,
+            ))
+        }
+
+        async fn configure_state_store(
+            &self,
+            req: ConfigureStateStoreRequest,
+        ) -> ConfigureStateStoreResponse {
+            let store = Store {
+                type_name: req.type_name.clone(),
+                config: req.config.msgpack,
+            };
+            let diags = diagnostics(glue::configure_state_store(
+                self.p(),
+                self.ctx(),
+                store.clone(),
+            ));
+            if !tfwasm_model::has_error(&diags) {
+                (self.stores.lock().unwrap()).insert(req.type_name, store.config);
+            }
+            ConfigureStateStoreResponse {
+                diagnostics: diags,
+                chunk_size: req.chunk_size.clamp(1, 8 << 20),
+            }
+        }
+
+        async fn read_state(&self, req: StateRequest) -> ReadStateResponse {
+            let resp = glue::read_state(
+                self.p(),
+                self.ctx(),
+                self.store(&req.type_name),
+                req.state_id,
+            );
+            ReadStateResponse {
+                bytes: resp.state.unwrap_or_default(),
+                diagnostics: diagnostics(resp.diagnostics),
+            }
+        }
+
+        async fn write_state(&self, req: WriteStateRequest) -> Diagnostics {
+            let store = self.store(&req.type_name);
+            diagnostics(glue::write_state(
+                self.p(),
+                self.ctx(),
+                store,
+                req.state_id,
+                req.bytes,
+            ))
+        }
+
+        async fn lock_state(&self, req: LockStateRequest) -> LockStateResponse {
+            let store = self.store(&req.type_name);
+            let resp = glue::lock_state(self.p(), self.ctx(), store, req.state_id, req.operation);
+            LockStateResponse {
+                lock_id: resp.lock_id,
+                diagnostics: diagnostics(resp.diagnostics),
+            }
+        }
+
+        async fn unlock_state(&self, req: UnlockStateRequest) -> Diagnostics {
+            let store = self.store(&req.type_name);
+            diagnostics(glue::unlock_state(
+                self.p(),
+                self.ctx(),
+                store,
+                req.state_id,
+                req.lock_id,
+            ))
+        }
+
+        async fn get_states(&self, req: GetStatesRequest) -> GetStatesResponse {
+            let resp = glue::get_states(self.p(), self.ctx(), self.store(&req.type_name));
+            GetStatesResponse {
+                state_ids: resp.state_ids,
+                diagnostics: diagnostics(resp.diagnostics),
+            }
+        }
+
+        async fn delete_state(&self, req: StateRequest) -> Diagnostics {
+            let store = self.store(&req.type_name);
+            diagnostics(glue::delete_state(
+                self.p(),
+                self.ctx(),
+                store,
+                req.state_id,
+            ))
+        }
+    }
+
+    impl NativeProvider {
+        /// The store `type_name` with the configuration ConfigureStateStore accepted (empty
+        /// before that: the SDK then reports it cannot decode it).
+        fn store(&self, type_name: &str) -> Store {
+            let config = (self.stores.lock().unwrap()).get(type_name).cloned();
+            Store {
+                type_name: type_name.to_owned(),
+                config: config.unwrap_or_default(),
+            }
+        }
+    }
+}

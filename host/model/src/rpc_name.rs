@@ -12,11 +12,12 @@ use crate::rpc::{CallVisitor, Family, Field};
 /// new RPC cannot be missing from `ALL` (and so from `FromStr`, the limits settings and
 /// every exhaustive `match`), and its fields cannot be missing from redaction.
 macro_rules! define_rpcs {
-    ($(
+    ([] $(
         $name:ident {
             family: $family:ident,
             guest: $guest:literal,
-            call: |$p:ident, $req:ident : $Req:ty| -> $Resp:ty $body:block,
+            wire: $wire:ident,
+            method: [$($method:tt)*],
             subject: |$sreq:ident| $subject:expr,
             request: { $($qf:ident: $qk:ident),* $(,)? },
             response: { $($sf:ident: $sk:ident),* $(,)? },
@@ -83,7 +84,7 @@ macro_rules! define_rpcs {
     };
 }
 
-crate::rpc::table::rpc_table!(define_rpcs);
+crate::rpc_table!(define_rpcs);
 
 impl Rpc {
     /// What the field `name` of this RPC's request or response holds; `None` for a field the

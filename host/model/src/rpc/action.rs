@@ -14,6 +14,42 @@ use std::sync::Arc;
 use super::{ClientCapabilities, DeferredReason, DynamicValue};
 use crate::Diagnostics;
 
+/// This family's entries in the RPC table (see `table.rs`, which gathers every family's):
+/// each RPC's name, whether the provider's code answers it (`guest`), whether the wire
+/// derives its gRPC route (`wire`), the family trait's method (`method`: its arguments,
+/// answer and, when they are not the request itself, how they make the request), what the
+/// call is about (`subject`), and what each field of its messages holds.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __rpcs_action {
+    ($($then:tt)*) => { $crate::__rpc_family! { [$($then)*] Action {
+        ValidateActionConfig {
+            guest: true,
+            wire: derived,
+            method: [validate_action_config(req: ValidateActionConfigRequest) -> Diagnostics],
+            subject: |req| &req.type_name,
+            request: { type_name: Plain, config: Object },
+            response: { diagnostics: Diagnostics },
+        }
+        PlanAction {
+            guest: true,
+            wire: derived,
+            method: [plan_action(req: PlanActionRequest) -> PlanActionResponse],
+            subject: |req| &req.action_type,
+            request: { action_type: Plain, config: Object, client_capabilities: Plain },
+            response: { diagnostics: Diagnostics, deferred: Plain },
+        }
+        InvokeAction {
+            guest: true,
+            wire: by_hand,
+            method: [invoke_action(req: InvokeActionRequest) -> Diagnostics],
+            subject: |req| &req.action_type,
+            request: { action_type: Plain, config: Object, client_capabilities: Plain },
+            response: { diagnostics: Diagnostics },
+        }
+    } } };
+}
+
 /// ValidateActionConfig: an `action` block's `config`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ValidateActionConfigRequest {

@@ -5,11 +5,12 @@ use super::*;
 use crate::{Diagnostics, ProviderSchema, Rpc};
 
 macro_rules! define_calls {
-    ($(
+    ([] $(
         $name:ident {
             family: $family:ident,
             guest: $guest:literal,
-            call: |$p:ident, $req:ident : $Req:ty| -> $Resp:ty $body:block,
+            wire: $wire:ident,
+            method: [$($method:tt)*],
             subject: |$sreq:ident| $subject:expr,
             request: { $($qf:ident: $qk:ident),* $(,)? },
             response: { $($sf:ident: $sk:ident),* $(,)? },
@@ -22,22 +23,22 @@ macro_rules! define_calls {
 
             impl Call for $name {
                 const RPC: Rpc = Rpc::$name;
-                type Request = $Req;
-                type Response = $Resp;
+                type Request = $crate::__rpc_method!(request: $($method)*);
+                type Response = $crate::__rpc_method!(response: $($method)*);
 
-                fn subject($sreq: &$Req) -> &str {
+                fn subject($sreq: &Self::Request) -> &str {
                     $subject
                 }
 
                 fn call<P: Provider>(
-                    $p: &P,
-                    $req: $Req,
-                ) -> impl std::future::Future<Output = $Resp> + Send {
-                    $body
+                    provider: &P,
+                    request: Self::Request,
+                ) -> impl std::future::Future<Output = Self::Response> + Send {
+                    $crate::__rpc_method!(call provider request: $($method)*)
                 }
             }
         )+
     };
 }
 
-super::table::rpc_table!(define_calls);
+crate::rpc_table!(define_calls);

@@ -8,6 +8,26 @@ use std::future::Future;
 use super::DynamicValue;
 use crate::Diagnostics;
 
+/// This family's entries in the RPC table (see `table.rs`, which gathers every family's):
+/// each RPC's name, whether the provider's code answers it (`guest`), whether the wire
+/// derives its gRPC route (`wire`), the family trait's method (`method`: its arguments,
+/// answer and, when they are not the request itself, how they make the request), what the
+/// call is about (`subject`), and what each field of its messages holds.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __rpcs_config_generation {
+    ($($then:tt)*) => { $crate::__rpc_family! { [$($then)*] ConfigGeneration {
+        GenerateResourceConfig {
+            guest: true,
+            wire: derived,
+            method: [generate_resource_config(req: GenerateResourceConfigRequest) -> GenerateResourceConfigResponse],
+            subject: |req| &req.type_name,
+            request: { type_name: Plain, state: Object },
+            response: { config: Object, diagnostics: Diagnostics },
+        }
+    } } };
+}
+
 /// GenerateResourceConfig: an imported object's state, to become its configuration.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct GenerateResourceConfigRequest {

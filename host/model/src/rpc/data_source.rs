@@ -5,6 +5,34 @@ use std::future::Future;
 use super::{ClientCapabilities, DeferredReason, DynamicValue, ValidateConfigRequest};
 use crate::Diagnostics;
 
+/// This family's entries in the RPC table (see `table.rs`, which gathers every family's):
+/// each RPC's name, whether the provider's code answers it (`guest`), whether the wire
+/// derives its gRPC route (`wire`), the family trait's method (`method`: its arguments,
+/// answer and, when they are not the request itself, how they make the request), what the
+/// call is about (`subject`), and what each field of its messages holds.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __rpcs_data_source {
+    ($($then:tt)*) => { $crate::__rpc_family! { [$($then)*] DataSource {
+        ValidateDataResourceConfig {
+            guest: true,
+            wire: derived,
+            method: [validate_data_resource_config(req: ValidateConfigRequest) -> Diagnostics],
+            subject: |req| &req.type_name,
+            request: { type_name: Plain, config: Object, client_capabilities: Plain },
+            response: { diagnostics: Diagnostics },
+        }
+        ReadDataSource {
+            guest: true,
+            wire: derived,
+            method: [read_data_source(req: ReadDataSourceRequest) -> ReadDataSourceResponse],
+            subject: |req| &req.type_name,
+            request: { type_name: Plain, config: Object, provider_meta: ProviderMeta, client_capabilities: Plain },
+            response: { state: Object, diagnostics: Diagnostics, deferred: Plain },
+        }
+    } } };
+}
+
 /// ReadDataSource.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ReadDataSourceRequest {

@@ -8,6 +8,53 @@ use std::time::SystemTime;
 use super::{ClientCapabilities, DeferredReason, DynamicValue, ValidateConfigRequest};
 use crate::Diagnostics;
 
+/// This family's entries in the RPC table (see `table.rs`, which gathers every family's):
+/// each RPC's name, whether the provider's code answers it (`guest`), whether the wire
+/// derives its gRPC route (`wire`), the family trait's method (`method`: its arguments,
+/// answer and, when they are not the request itself, how they make the request), what the
+/// call is about (`subject`), and what each field of its messages holds.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __rpcs_ephemeral {
+    ($($then:tt)*) => { $crate::__rpc_family! { [$($then)*] Ephemeral {
+        ValidateEphemeralResourceConfig {
+            guest: true,
+            wire: derived,
+            method: [validate_ephemeral_resource_config(req: ValidateConfigRequest) -> Diagnostics],
+            subject: |req| &req.type_name,
+            request: { type_name: Plain, config: Object, client_capabilities: Plain },
+            response: { diagnostics: Diagnostics },
+        }
+        OpenEphemeralResource {
+            guest: true,
+            wire: derived,
+            method: [open_ephemeral_resource(req: OpenEphemeralResourceRequest) -> OpenEphemeralResourceResponse],
+            subject: |req| &req.type_name,
+            request: { type_name: Plain, config: Object, client_capabilities: Plain },
+            response: {
+                result: EphemeralResult, private: Private, renew_at: Plain, diagnostics: Diagnostics,
+                deferred: Plain,
+            },
+        }
+        RenewEphemeralResource {
+            guest: true,
+            wire: derived,
+            method: [renew_ephemeral_resource(req: RenewEphemeralResourceRequest) -> RenewEphemeralResourceResponse],
+            subject: |req| &req.type_name,
+            request: { type_name: Plain, private: Private },
+            response: { private: Private, renew_at: Plain, diagnostics: Diagnostics },
+        }
+        CloseEphemeralResource {
+            guest: true,
+            wire: derived,
+            method: [close_ephemeral_resource(req: CloseEphemeralResourceRequest) -> Diagnostics],
+            subject: |req| &req.type_name,
+            request: { type_name: Plain, private: Private },
+            response: { diagnostics: Diagnostics },
+        }
+    } } };
+}
+
 /// OpenEphemeralResource.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OpenEphemeralResourceRequest {

@@ -8,6 +8,34 @@ use std::future::Future;
 use super::DynamicValue;
 use crate::{Diagnostics, StringKind, Type};
 
+/// This family's entries in the RPC table (see `table.rs`, which gathers every family's):
+/// each RPC's name, whether the provider's code answers it (`guest`), whether the wire
+/// derives its gRPC route (`wire`), the family trait's method (`method`: its arguments,
+/// answer and, when they are not the request itself, how they make the request), what the
+/// call is about (`subject`), and what each field of its messages holds.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __rpcs_function {
+    ($($then:tt)*) => { $crate::__rpc_family! { [$($then)*] Function {
+        GetFunctions {
+            guest: false,
+            wire: derived,
+            method: [get_functions() -> GetFunctionsResponse; NoRequest {}],
+            subject: |_req| "",
+            request: {},
+            response: { functions: Plain, diagnostics: Diagnostics },
+        }
+        CallFunction {
+            guest: true,
+            wire: derived,
+            method: [call_function(req: CallFunctionRequest) -> CallFunctionResponse],
+            subject: |req| &req.name,
+            request: { name: Plain, arguments: Arguments },
+            response: { result: FunctionResult, error: FunctionError },
+        }
+    } } };
+}
+
 /// One provider-defined function's signature and documentation.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Function {

@@ -10,6 +10,34 @@ use std::future::Future;
 use super::{DynamicValue, RawState};
 use crate::{Diagnostics, Type, Value};
 
+/// This family's entries in the RPC table (see `table.rs`, which gathers every family's):
+/// each RPC's name, whether the provider's code answers it (`guest`), whether the wire
+/// derives its gRPC route (`wire`), the family trait's method (`method`: its arguments,
+/// answer and, when they are not the request itself, how they make the request), what the
+/// call is about (`subject`), and what each field of its messages holds.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __rpcs_identity {
+    ($($then:tt)*) => { $crate::__rpc_family! { [$($then)*] Identity {
+        GetResourceIdentitySchemas {
+            guest: false,
+            wire: derived,
+            method: [get_resource_identity_schemas() -> GetResourceIdentitySchemasResponse; NoRequest {}],
+            subject: |_req| "",
+            request: {},
+            response: { identity_schemas: Plain, diagnostics: Diagnostics },
+        }
+        UpgradeResourceIdentity {
+            guest: true,
+            wire: derived,
+            method: [upgrade_resource_identity(req: UpgradeResourceIdentityRequest) -> UpgradeResourceIdentityResponse],
+            subject: |req| &req.type_name,
+            request: { type_name: Plain, version: Plain, raw_identity: RawIdentity },
+            response: { upgraded_identity: Identity, diagnostics: Diagnostics },
+        }
+    } } };
+}
+
 /// One attribute of an identity. Identities are flat: no nesting, no blocks.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct IdentityAttribute {

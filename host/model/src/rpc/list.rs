@@ -13,6 +13,34 @@ use std::future::Future;
 use super::DynamicValue;
 use crate::Diagnostics;
 
+/// This family's entries in the RPC table (see `table.rs`, which gathers every family's):
+/// each RPC's name, whether the provider's code answers it (`guest`), whether the wire
+/// derives its gRPC route (`wire`), the family trait's method (`method`: its arguments,
+/// answer and, when they are not the request itself, how they make the request), what the
+/// call is about (`subject`), and what each field of its messages holds.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __rpcs_list {
+    ($($then:tt)*) => { $crate::__rpc_family! { [$($then)*] List {
+        ValidateListResourceConfig {
+            guest: true,
+            wire: derived,
+            method: [validate_list_resource_config(req: ValidateListResourceConfigRequest) -> Diagnostics],
+            subject: |req| &req.type_name,
+            request: { type_name: Plain, config: Object },
+            response: { diagnostics: Diagnostics },
+        }
+        ListResource {
+            guest: true,
+            wire: by_hand,
+            method: [list_resource(req: ListResourceRequest) -> ListResourcePage],
+            subject: |req| &req.type_name,
+            request: { type_name: Plain, config: Object, include_resource_object: Plain, limit: Plain, cursor: Private },
+            response: { events: ListEvents, next: Private, diagnostics: Diagnostics },
+        }
+    } } };
+}
+
 /// ValidateListResourceConfig: a `list` block's `config`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ValidateListResourceConfigRequest {

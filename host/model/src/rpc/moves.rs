@@ -7,6 +7,33 @@ use std::future::Future;
 use super::{DynamicValue, RawState};
 use crate::Diagnostics;
 
+/// This family's entries in the RPC table (see `table.rs`, which gathers every family's):
+/// each RPC's name, whether the provider's code answers it (`guest`), whether the wire
+/// derives its gRPC route (`wire`), the family trait's method (`method`: its arguments,
+/// answer and, when they are not the request itself, how they make the request), what the
+/// call is about (`subject`), and what each field of its messages holds.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __rpcs_moves {
+    ($($then:tt)*) => { $crate::__rpc_family! { [$($then)*] Move {
+        MoveResourceState {
+            guest: true,
+            wire: derived,
+            method: [move_resource_state(req: MoveResourceStateRequest) -> MoveResourceStateResponse],
+            subject: |req| &req.target_type_name,
+            request: {
+                source_provider_address: Plain, source_type_name: Plain, source_schema_version: Plain,
+                source_state: Foreign, target_type_name: Plain, source_private: Private,
+                source_identity: Foreign, source_identity_schema_version: Plain,
+            },
+            response: {
+                target_state: Object, target_private: Private, diagnostics: Diagnostics,
+                target_identity: Identity,
+            },
+        }
+    } } };
+}
+
 /// MoveResourceState: the source's stored state, to become a state of the target type.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MoveResourceStateRequest {

@@ -8,6 +8,45 @@ use super::{ClientCapabilities, DynamicValue};
 use crate::schema_index::SchemaIndex;
 use crate::{Diagnostics, ProviderSchema};
 
+/// This family's entries in the RPC table (see `table.rs`, which gathers every family's):
+/// each RPC's name, whether the provider's code answers it (`guest`), whether the wire
+/// derives its gRPC route (`wire`), the family trait's method (`method`: its arguments,
+/// answer and, when they are not the request itself, how they make the request), what the
+/// call is about (`subject`), and what each field of its messages holds.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __rpcs_provider {
+    ($($then:tt)*) => { $crate::__rpc_family! { [$($then)*] Provider {
+        GetProviderSchema {
+            guest: true,
+            wire: derived,
+            method: [get_provider_schema() -> ProviderSchema; NoRequest {}],
+            subject: |_req| "",
+            request: {},
+            response: {
+                provider: Plain, provider_meta: Plain, resources: Plain, data_sources: Plain,
+                ephemeral_resources: Plain, diagnostics: Diagnostics,
+            },
+        }
+        ValidateProviderConfig {
+            guest: true,
+            wire: derived,
+            method: [validate_provider_config(config: DynamicValue) -> Diagnostics; ValidateProviderConfigRequest { config }],
+            subject: |_req| "",
+            request: { config: Object },
+            response: { diagnostics: Diagnostics },
+        }
+        ConfigureProvider {
+            guest: true,
+            wire: derived,
+            method: [configure_provider(req: ConfigureProviderRequest) -> Diagnostics],
+            subject: |_req| "",
+            request: { terraform_version: Plain, config: Object, client_capabilities: Plain },
+            response: { diagnostics: Diagnostics },
+        }
+    } } };
+}
+
 /// ConfigureProvider: the provider block's configuration (may contain unknowns during plan).
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ConfigureProviderRequest {

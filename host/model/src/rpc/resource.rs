@@ -5,6 +5,82 @@ use std::future::Future;
 use super::{ClientCapabilities, DeferredReason, DynamicValue, RawState, ValidateConfigRequest};
 use crate::{AttributePath, Diagnostics};
 
+/// This family's entries in the RPC table (see `table.rs`, which gathers every family's):
+/// each RPC's name, whether the provider's code answers it (`guest`), whether the wire
+/// derives its gRPC route (`wire`), the family trait's method (`method`: its arguments,
+/// answer and, when they are not the request itself, how they make the request), what the
+/// call is about (`subject`), and what each field of its messages holds.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __rpcs_resource {
+    ($($then:tt)*) => { $crate::__rpc_family! { [$($then)*] Resource {
+        ValidateResourceConfig {
+            guest: true,
+            wire: derived,
+            method: [validate_resource_config(req: ValidateConfigRequest) -> Diagnostics],
+            subject: |req| &req.type_name,
+            request: { type_name: Plain, config: Object, client_capabilities: Plain },
+            response: { diagnostics: Diagnostics },
+        }
+        UpgradeResourceState {
+            guest: true,
+            wire: derived,
+            method: [upgrade_resource_state(req: UpgradeResourceStateRequest) -> UpgradeResourceStateResponse],
+            subject: |req| &req.type_name,
+            request: { type_name: Plain, version: Plain, raw_state: RawState },
+            response: { upgraded_state: Object, diagnostics: Diagnostics },
+        }
+        ReadResource {
+            guest: true,
+            wire: derived,
+            method: [read_resource(req: ReadResourceRequest) -> ReadResourceResponse],
+            subject: |req| &req.type_name,
+            request: {
+                type_name: Plain, current_state: Object, private: Private,
+                provider_meta: ProviderMeta, client_capabilities: Plain, current_identity: Identity,
+            },
+            response: {
+                new_state: Object, diagnostics: Diagnostics, private: Private, deferred: Plain,
+                new_identity: Identity,
+            },
+        }
+        PlanResourceChange {
+            guest: true,
+            wire: derived,
+            method: [plan_resource_change(req: PlanResourceChangeRequest) -> PlanResourceChangeResponse],
+            subject: |req| &req.type_name,
+            request: {
+                type_name: Plain, prior_state: Object, proposed_new_state: Object, config: Object,
+                prior_private: Private, provider_meta: ProviderMeta, client_capabilities: Plain,
+                prior_identity: Identity, planned_private: Private,
+            },
+            response: {
+                planned_state: Object, requires_replace: Paths, planned_private: Private,
+                diagnostics: Diagnostics, deferred: Plain, planned_identity: Identity,
+            },
+        }
+        ApplyResourceChange {
+            guest: true,
+            wire: derived,
+            method: [apply_resource_change(req: ApplyResourceChangeRequest) -> ApplyResourceChangeResponse],
+            subject: |req| &req.type_name,
+            request: {
+                type_name: Plain, prior_state: Object, planned_state: Object, config: Object,
+                planned_private: Private, provider_meta: ProviderMeta, planned_identity: Identity,
+            },
+            response: { new_state: Object, private: Private, diagnostics: Diagnostics, new_identity: Identity },
+        }
+        ImportResourceState {
+            guest: true,
+            wire: derived,
+            method: [import_resource_state(req: ImportResourceStateRequest) -> ImportResourceStateResponse],
+            subject: |req| &req.type_name,
+            request: { type_name: Plain, id: ImportId, client_capabilities: Plain, identity: Identity },
+            response: { imported_resources: Imported, diagnostics: Diagnostics, deferred: Plain },
+        }
+    } } };
+}
+
 /// UpgradeResourceState: called for every resource read from state, even at the same version.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct UpgradeResourceStateRequest {

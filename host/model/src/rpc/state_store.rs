@@ -12,6 +12,82 @@ use std::future::Future;
 use super::DynamicValue;
 use crate::Diagnostics;
 
+/// This family's entries in the RPC table (see `table.rs`, which gathers every family's):
+/// each RPC's name, whether the provider's code answers it (`guest`), whether the wire
+/// derives its gRPC route (`wire`), the family trait's method (`method`: its arguments,
+/// answer and, when they are not the request itself, how they make the request), what the
+/// call is about (`subject`), and what each field of its messages holds.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __rpcs_state_store {
+    ($($then:tt)*) => { $crate::__rpc_family! { [$($then)*] StateStore {
+        ValidateStateStoreConfig {
+            guest: true,
+            wire: by_hand,
+            method: [validate_state_store_config(req: ValidateStateStoreConfigRequest) -> Diagnostics],
+            subject: |req| &req.type_name,
+            request: { type_name: Plain, config: Object },
+            response: { diagnostics: Diagnostics },
+        }
+        ConfigureStateStore {
+            guest: true,
+            wire: by_hand,
+            method: [configure_state_store(req: ConfigureStateStoreRequest) -> ConfigureStateStoreResponse],
+            subject: |req| &req.type_name,
+            request: { type_name: Plain, config: Object, chunk_size: Plain },
+            response: { diagnostics: Diagnostics, chunk_size: Plain },
+        }
+        ReadStateBytes {
+            guest: true,
+            wire: by_hand,
+            method: [read_state(req: StateRequest) -> ReadStateResponse],
+            subject: |req| &req.type_name,
+            request: { type_name: Plain, state_id: Plain },
+            response: { bytes: Private, diagnostics: Diagnostics },
+        }
+        WriteStateBytes {
+            guest: true,
+            wire: by_hand,
+            method: [write_state(req: WriteStateRequest) -> Diagnostics],
+            subject: |req| &req.type_name,
+            request: { type_name: Plain, state_id: Plain, bytes: Private },
+            response: { diagnostics: Diagnostics },
+        }
+        LockState {
+            guest: true,
+            wire: derived,
+            method: [lock_state(req: LockStateRequest) -> LockStateResponse],
+            subject: |req| &req.type_name,
+            request: { type_name: Plain, state_id: Plain, operation: Plain },
+            response: { lock_id: Plain, diagnostics: Diagnostics },
+        }
+        UnlockState {
+            guest: true,
+            wire: derived,
+            method: [unlock_state(req: UnlockStateRequest) -> Diagnostics],
+            subject: |req| &req.type_name,
+            request: { type_name: Plain, state_id: Plain, lock_id: Plain },
+            response: { diagnostics: Diagnostics },
+        }
+        GetStates {
+            guest: true,
+            wire: derived,
+            method: [get_states(req: GetStatesRequest) -> GetStatesResponse],
+            subject: |req| &req.type_name,
+            request: { type_name: Plain },
+            response: { state_ids: Plain, diagnostics: Diagnostics },
+        }
+        DeleteState {
+            guest: true,
+            wire: derived,
+            method: [delete_state(req: StateRequest) -> Diagnostics],
+            subject: |req| &req.type_name,
+            request: { type_name: Plain, state_id: Plain },
+            response: { diagnostics: Diagnostics },
+        }
+    } } };
+}
+
 /// The largest state moved, either way: what one guest call may answer with (the runtime's
 /// value bound), so a state written can always be read back.
 pub const MAX_STATE_BYTES: usize = 16 << 20;

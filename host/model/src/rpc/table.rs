@@ -1,326 +1,95 @@
-//! The one declaration of every RPC the family traits serve: its name, family, whether the
-//! provider's code answers it, its request and response types, how a wrapper calls it, what
-//! it is about (its subject) and what each field of its messages holds.
+//! The one declaration of every RPC the family traits serve, gathered from the families:
+//! each family's module (`provider.rs`, `resource.rs`, …) holds its entries beside its
+//! messages and trait, so an RPC added to a family is declared in that one file. An entry
+//! names the RPC, whether the provider's code answers it, whether the wire derives its gRPC
+//! route, the family trait's method, what the call is about (its subject) and what each field
+//! of its messages holds.
 //!
-//! Everything else is derived from this table: [`Rpc`](crate::Rpc) and its names, the
+//! Everything else is derived from the table: [`Rpc`](crate::Rpc) and its names, the
 //! [`Call`](super::Call) markers through which a wrapper (recording, replay) handles every
-//! RPC with one generic function, and the [`Field`](super::Field) of each message field
-//! that recordings redact by. An RPC missing here is missing everywhere at once; a field
-//! missing here is redacted whole (and fails the table's completeness test).
+//! RPC with one generic function, [`Handled`](super::Handled)'s family impls, the fields
+//! recordings redact by ([`Field`](super::Field)), and the wire's gRPC routes. An RPC missing
+//! here is missing everywhere at once; a field missing here is redacted whole (and fails the
+//! table's completeness test).
 //!
 //! StopProvider and GetMetadata are not here: they carry no values and reach no family
 //! trait as a request/response pair.
 
-/// Hands the table to `$callback`, a `macro_rules!` macro that generates code from it.
+/// Hands the whole table to `$callback`, a `macro_rules!` macro that generates code from it,
+/// as `$callback! { [args] Name { family: F, guest: …, wire: …, method: [...], subject: …,
+/// request: {...}, response: {...} } … }`; `args` are handed through unchanged.
+///
+/// A new family adds its module's `__rpcs_<module>` to the list below.
+#[macro_export]
 macro_rules! rpc_table {
-    ($callback:ident) => {
-        $callback! {
-            GetProviderSchema {
-                family: Provider,
-                guest: true,
-                call: |p, req: NoRequest| -> ProviderSchema { { let NoRequest {} = req; p.get_provider_schema() } },
-                subject: |_req| "",
-                request: {},
-                response: {
-                    provider: Plain, provider_meta: Plain, resources: Plain, data_sources: Plain,
-                    ephemeral_resources: Plain, diagnostics: Diagnostics,
-                },
-            }
-            ValidateProviderConfig {
-                family: Provider,
-                guest: true,
-                call: |p, req: ValidateProviderConfigRequest| -> Diagnostics { p.validate_provider_config(req.config) },
-                subject: |_req| "",
-                request: { config: Object },
-                response: { diagnostics: Diagnostics },
-            }
-            ConfigureProvider {
-                family: Provider,
-                guest: true,
-                call: |p, req: ConfigureProviderRequest| -> Diagnostics { p.configure_provider(req) },
-                subject: |_req| "",
-                request: { terraform_version: Plain, config: Object, client_capabilities: Plain },
-                response: { diagnostics: Diagnostics },
-            }
-            ValidateResourceConfig {
-                family: Resource,
-                guest: true,
-                call: |p, req: ValidateConfigRequest| -> Diagnostics { p.validate_resource_config(req) },
-                subject: |req| &req.type_name,
-                request: { type_name: Plain, config: Object, client_capabilities: Plain },
-                response: { diagnostics: Diagnostics },
-            }
-            ValidateDataResourceConfig {
-                family: DataSource,
-                guest: true,
-                call: |p, req: ValidateConfigRequest| -> Diagnostics { p.validate_data_resource_config(req) },
-                subject: |req| &req.type_name,
-                request: { type_name: Plain, config: Object, client_capabilities: Plain },
-                response: { diagnostics: Diagnostics },
-            }
-            UpgradeResourceState {
-                family: Resource,
-                guest: true,
-                call: |p, req: UpgradeResourceStateRequest| -> UpgradeResourceStateResponse { p.upgrade_resource_state(req) },
-                subject: |req| &req.type_name,
-                request: { type_name: Plain, version: Plain, raw_state: RawState },
-                response: { upgraded_state: Object, diagnostics: Diagnostics },
-            }
-            ReadResource {
-                family: Resource,
-                guest: true,
-                call: |p, req: ReadResourceRequest| -> ReadResourceResponse { p.read_resource(req) },
-                subject: |req| &req.type_name,
-                request: {
-                    type_name: Plain, current_state: Object, private: Private,
-                    provider_meta: ProviderMeta, client_capabilities: Plain, current_identity: Identity,
-                },
-                response: {
-                    new_state: Object, diagnostics: Diagnostics, private: Private, deferred: Plain,
-                    new_identity: Identity,
-                },
-            }
-            PlanResourceChange {
-                family: Resource,
-                guest: true,
-                call: |p, req: PlanResourceChangeRequest| -> PlanResourceChangeResponse { p.plan_resource_change(req) },
-                subject: |req| &req.type_name,
-                request: {
-                    type_name: Plain, prior_state: Object, proposed_new_state: Object, config: Object,
-                    prior_private: Private, provider_meta: ProviderMeta, client_capabilities: Plain,
-                    prior_identity: Identity, planned_private: Private,
-                },
-                response: {
-                    planned_state: Object, requires_replace: Paths, planned_private: Private,
-                    diagnostics: Diagnostics, deferred: Plain, planned_identity: Identity,
-                },
-            }
-            ApplyResourceChange {
-                family: Resource,
-                guest: true,
-                call: |p, req: ApplyResourceChangeRequest| -> ApplyResourceChangeResponse { p.apply_resource_change(req) },
-                subject: |req| &req.type_name,
-                request: {
-                    type_name: Plain, prior_state: Object, planned_state: Object, config: Object,
-                    planned_private: Private, provider_meta: ProviderMeta, planned_identity: Identity,
-                },
-                response: { new_state: Object, private: Private, diagnostics: Diagnostics, new_identity: Identity },
-            }
-            ImportResourceState {
-                family: Resource,
-                guest: true,
-                call: |p, req: ImportResourceStateRequest| -> ImportResourceStateResponse { p.import_resource_state(req) },
-                subject: |req| &req.type_name,
-                request: { type_name: Plain, id: ImportId, client_capabilities: Plain, identity: Identity },
-                response: { imported_resources: Imported, diagnostics: Diagnostics, deferred: Plain },
-            }
-            ReadDataSource {
-                family: DataSource,
-                guest: true,
-                call: |p, req: ReadDataSourceRequest| -> ReadDataSourceResponse { p.read_data_source(req) },
-                subject: |req| &req.type_name,
-                request: { type_name: Plain, config: Object, provider_meta: ProviderMeta, client_capabilities: Plain },
-                response: { state: Object, diagnostics: Diagnostics, deferred: Plain },
-            }
-            GetFunctions {
-                family: Function,
-                guest: false,
-                call: |p, req: NoRequest| -> GetFunctionsResponse { { let NoRequest {} = req; p.get_functions() } },
-                subject: |_req| "",
-                request: {},
-                response: { functions: Plain, diagnostics: Diagnostics },
-            }
-            CallFunction {
-                family: Function,
-                guest: true,
-                call: |p, req: CallFunctionRequest| -> CallFunctionResponse { p.call_function(req) },
-                subject: |req| &req.name,
-                request: { name: Plain, arguments: Arguments },
-                response: { result: FunctionResult, error: FunctionError },
-            }
-            MoveResourceState {
-                family: Move,
-                guest: true,
-                call: |p, req: MoveResourceStateRequest| -> MoveResourceStateResponse { p.move_resource_state(req) },
-                subject: |req| &req.target_type_name,
-                request: {
-                    source_provider_address: Plain, source_type_name: Plain, source_schema_version: Plain,
-                    source_state: Foreign, target_type_name: Plain, source_private: Private,
-                    source_identity: Foreign, source_identity_schema_version: Plain,
-                },
-                response: {
-                    target_state: Object, target_private: Private, diagnostics: Diagnostics,
-                    target_identity: Identity,
-                },
-            }
-            GenerateResourceConfig {
-                family: ConfigGeneration,
-                guest: true,
-                call: |p, req: GenerateResourceConfigRequest| -> GenerateResourceConfigResponse { p.generate_resource_config(req) },
-                subject: |req| &req.type_name,
-                request: { type_name: Plain, state: Object },
-                response: { config: Object, diagnostics: Diagnostics },
-            }
-            GetResourceIdentitySchemas {
-                family: Identity,
-                guest: false,
-                call: |p, req: NoRequest| -> GetResourceIdentitySchemasResponse { { let NoRequest {} = req; p.get_resource_identity_schemas() } },
-                subject: |_req| "",
-                request: {},
-                response: { identity_schemas: Plain, diagnostics: Diagnostics },
-            }
-            UpgradeResourceIdentity {
-                family: Identity,
-                guest: true,
-                call: |p, req: UpgradeResourceIdentityRequest| -> UpgradeResourceIdentityResponse { p.upgrade_resource_identity(req) },
-                subject: |req| &req.type_name,
-                request: { type_name: Plain, version: Plain, raw_identity: RawIdentity },
-                response: { upgraded_identity: Identity, diagnostics: Diagnostics },
-            }
-            ValidateEphemeralResourceConfig {
-                family: Ephemeral,
-                guest: true,
-                call: |p, req: ValidateConfigRequest| -> Diagnostics { p.validate_ephemeral_resource_config(req) },
-                subject: |req| &req.type_name,
-                request: { type_name: Plain, config: Object, client_capabilities: Plain },
-                response: { diagnostics: Diagnostics },
-            }
-            OpenEphemeralResource {
-                family: Ephemeral,
-                guest: true,
-                call: |p, req: OpenEphemeralResourceRequest| -> OpenEphemeralResourceResponse { p.open_ephemeral_resource(req) },
-                subject: |req| &req.type_name,
-                request: { type_name: Plain, config: Object, client_capabilities: Plain },
-                response: {
-                    result: EphemeralResult, private: Private, renew_at: Plain, diagnostics: Diagnostics,
-                    deferred: Plain,
-                },
-            }
-            RenewEphemeralResource {
-                family: Ephemeral,
-                guest: true,
-                call: |p, req: RenewEphemeralResourceRequest| -> RenewEphemeralResourceResponse { p.renew_ephemeral_resource(req) },
-                subject: |req| &req.type_name,
-                request: { type_name: Plain, private: Private },
-                response: { private: Private, renew_at: Plain, diagnostics: Diagnostics },
-            }
-            CloseEphemeralResource {
-                family: Ephemeral,
-                guest: true,
-                call: |p, req: CloseEphemeralResourceRequest| -> Diagnostics { p.close_ephemeral_resource(req) },
-                subject: |req| &req.type_name,
-                request: { type_name: Plain, private: Private },
-                response: { diagnostics: Diagnostics },
-            }
-            ValidateListResourceConfig {
-                family: List,
-                guest: true,
-                call: |p, req: ValidateListResourceConfigRequest| -> Diagnostics { p.validate_list_resource_config(req) },
-                subject: |req| &req.type_name,
-                request: { type_name: Plain, config: Object },
-                response: { diagnostics: Diagnostics },
-            }
-            ListResource {
-                family: List,
-                guest: true,
-                call: |p, req: ListResourceRequest| -> ListResourcePage { p.list_resource(req) },
-                subject: |req| &req.type_name,
-                request: { type_name: Plain, config: Object, include_resource_object: Plain, limit: Plain, cursor: Private },
-                response: { events: ListEvents, next: Private, diagnostics: Diagnostics },
-            }
-            ValidateActionConfig {
-                family: Action,
-                guest: true,
-                call: |p, req: ValidateActionConfigRequest| -> Diagnostics { p.validate_action_config(req) },
-                subject: |req| &req.type_name,
-                request: { type_name: Plain, config: Object },
-                response: { diagnostics: Diagnostics },
-            }
-            PlanAction {
-                family: Action,
-                guest: true,
-                call: |p, req: PlanActionRequest| -> PlanActionResponse { p.plan_action(req) },
-                subject: |req| &req.action_type,
-                request: { action_type: Plain, config: Object, client_capabilities: Plain },
-                response: { diagnostics: Diagnostics, deferred: Plain },
-            }
-            InvokeAction {
-                family: Action,
-                guest: true,
-                call: |p, req: InvokeActionRequest| -> Diagnostics { p.invoke_action(req) },
-                subject: |req| &req.action_type,
-                request: { action_type: Plain, config: Object, client_capabilities: Plain },
-                response: { diagnostics: Diagnostics },
-            }
-            ValidateStateStoreConfig {
-                family: StateStore,
-                guest: true,
-                call: |p, req: ValidateStateStoreConfigRequest| -> Diagnostics { p.validate_state_store_config(req) },
-                subject: |req| &req.type_name,
-                request: { type_name: Plain, config: Object },
-                response: { diagnostics: Diagnostics },
-            }
-            ConfigureStateStore {
-                family: StateStore,
-                guest: true,
-                call: |p, req: ConfigureStateStoreRequest| -> ConfigureStateStoreResponse { p.configure_state_store(req) },
-                subject: |req| &req.type_name,
-                request: { type_name: Plain, config: Object, chunk_size: Plain },
-                response: { diagnostics: Diagnostics, chunk_size: Plain },
-            }
-            ReadStateBytes {
-                family: StateStore,
-                guest: true,
-                call: |p, req: StateRequest| -> ReadStateResponse { p.read_state(req) },
-                subject: |req| &req.type_name,
-                request: { type_name: Plain, state_id: Plain },
-                response: { bytes: Private, diagnostics: Diagnostics },
-            }
-            WriteStateBytes {
-                family: StateStore,
-                guest: true,
-                call: |p, req: WriteStateRequest| -> Diagnostics { p.write_state(req) },
-                subject: |req| &req.type_name,
-                request: { type_name: Plain, state_id: Plain, bytes: Private },
-                response: { diagnostics: Diagnostics },
-            }
-            LockState {
-                family: StateStore,
-                guest: true,
-                call: |p, req: LockStateRequest| -> LockStateResponse { p.lock_state(req) },
-                subject: |req| &req.type_name,
-                request: { type_name: Plain, state_id: Plain, operation: Plain },
-                response: { lock_id: Plain, diagnostics: Diagnostics },
-            }
-            UnlockState {
-                family: StateStore,
-                guest: true,
-                call: |p, req: UnlockStateRequest| -> Diagnostics { p.unlock_state(req) },
-                subject: |req| &req.type_name,
-                request: { type_name: Plain, state_id: Plain, lock_id: Plain },
-                response: { diagnostics: Diagnostics },
-            }
-            GetStates {
-                family: StateStore,
-                guest: true,
-                call: |p, req: GetStatesRequest| -> GetStatesResponse { p.get_states(req) },
-                subject: |req| &req.type_name,
-                request: { type_name: Plain },
-                response: { state_ids: Plain, diagnostics: Diagnostics },
-            }
-            DeleteState {
-                family: StateStore,
-                guest: true,
-                call: |p, req: StateRequest| -> Diagnostics { p.delete_state(req) },
-                subject: |req| &req.type_name,
-                request: { type_name: Plain, state_id: Plain },
-                response: { diagnostics: Diagnostics },
-            }
-        }
+    ($callback:ident $([$($args:tt)*])?) => {
+        $crate::__rpc_gather! { $callback [$($($args)*)?] [
+            __rpcs_provider __rpcs_resource __rpcs_data_source __rpcs_function __rpcs_moves
+            __rpcs_config_generation __rpcs_identity __rpcs_ephemeral __rpcs_list __rpcs_action
+            __rpcs_state_store
+        ] }
     };
 }
 
-pub(crate) use rpc_table;
+/// Adds the next family's entries to those gathered, or hands them all to the callback.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __rpc_gather {
+    ($cb:ident [$($args:tt)*] [$next:ident $($rest:ident)*] $($gathered:tt)*) => {
+        $crate::$next! { gather $cb [$($args)*] [$($rest)*] $($gathered)* }
+    };
+    ($cb:ident [$($args:tt)*] [] $($gathered:tt)*) => {
+        $cb! { [$($args)*] $($gathered)* }
+    };
+}
+
+/// One family's entries, each given its `family`, either gathered into the table or handed
+/// to a callback alone (`each`: as [`Handled`](crate::rpc::Handled)'s impl of that family's trait).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __rpc_family {
+    (
+        [gather $cb:ident [$($args:tt)*] [$($rest:ident)*] $($gathered:tt)*]
+        $family:ident { $($name:ident { $($entry:tt)* })* }
+    ) => {
+        $crate::__rpc_gather! {
+            $cb [$($args)*] [$($rest)*] $($gathered)* $($name { family: $family, $($entry)* })*
+        }
+    };
+    ([each $cb:ident $($args:tt)*] $family:ident { $($name:ident { $($entry:tt)* })* }) => {
+        $cb! { [$($args)*] $($name { family: $family, $($entry)* })* }
+    };
+}
+
+/// What an entry's `method` gives: `name(req: Request) -> Response` for a method that takes
+/// the request, or `name(args…) -> Response; Request { args… }` for one whose arguments are
+/// the request's fields (or none: `NoRequest {}`).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __rpc_method {
+    // The request type.
+    (request: $m:ident($req:ident: $Req:ty) -> $Resp:ty) => { $Req };
+    (request: $m:ident($($a:ident: $t:ty),*) -> $Resp:ty; $Req:ident { $($f:ident),* }) => { $Req };
+    // The response type.
+    (response: $m:ident($($a:ident: $t:ty),*) -> $Resp:ty $(; $($made:tt)*)?) => { $Resp };
+    // A call of the family trait's method on `$p` with the request `$r`.
+    (call $p:ident $r:ident: $m:ident($req:ident: $Req:ty) -> $Resp:ty) => { $p.$m($r) };
+    (call $p:ident $r:ident: $m:ident($($a:ident: $t:ty),*) -> $Resp:ty; $Req:ident { $($f:ident),* }) => {{
+        let $Req { $($f),* } = $r;
+        $p.$m($($a),*)
+    }};
+    // The family trait's method for `Handled<H>`: the request to the handler as this RPC.
+    (handled $name:ident: $m:ident($req:ident: $Req:ty) -> $Resp:ty) => {
+        fn $m(&self, $req: $Req) -> impl ::std::future::Future<Output = $Resp> + Send {
+            self.0.handle::<$crate::rpc::calls::$name>($req)
+        }
+    };
+    (handled $name:ident: $m:ident($($a:ident: $t:ty),*) -> $Resp:ty; $Req:ident { $($f:ident),* }) => {
+        fn $m(&self, $($a: $t),*) -> impl ::std::future::Future<Output = $Resp> + Send {
+            self.0.handle::<$crate::rpc::calls::$name>($Req { $($f),* })
+        }
+    };
+}
 
 #[cfg(test)]
 mod tests {

@@ -9,7 +9,10 @@ use tfwasm_model::{Diagnostics, Provider};
 use crate::convert;
 use crate::proto::tfplugin6 as pb;
 
-pub(super) async fn get_functions<P: Provider>(p: &P) -> pb::get_functions::Response {
+pub(super) async fn get_functions<P: Provider>(
+    p: &P,
+    _req: pb::get_functions::Request,
+) -> pb::get_functions::Response {
     let (functions, diagnostics) = functions(p).await;
     pb::get_functions::Response {
         functions,

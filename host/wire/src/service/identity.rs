@@ -8,6 +8,7 @@ use crate::proto::tfplugin6 as pb;
 
 pub(super) async fn get_resource_identity_schemas<P: Provider>(
     p: &P,
+    _req: pb::get_resource_identity_schemas::Request,
 ) -> pb::get_resource_identity_schemas::Response {
     let resp = p.get_resource_identity_schemas().await;
     pb::get_resource_identity_schemas::Response {

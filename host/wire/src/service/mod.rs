@@ -58,8 +58,57 @@ impl<P: Provider> ProviderService<P> {
 
 type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'static>>;
 
-#[tonic::async_trait]
-impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
+/// The family modules by their family's name in the RPC table, for the derived routes.
+mod families {
+    pub(super) use super::{
+        action as Action, config_generation as ConfigGeneration, data_source as DataSource,
+        ephemeral as Ephemeral, function as Function, identity as Identity, list as List,
+        moves as Move, provider as Provider, resource as Resource, state_store as StateStore,
+    };
+}
+
+/// The tonic service from the RPC table: an RPC whose entry says `wire: derived` is routed to
+/// the function of the same name in its family's module, which converts the request, calls
+/// the provider and converts the answer; the others (streams, and those that keep state in
+/// the service) are the methods handed in. A table RPC that tonic's trait has no method for,
+/// or one it has that is neither derived nor handed in, is a compile error.
+macro_rules! grpc_service {
+    (@routes [$($by_hand:tt)*] [$($routes:tt)*]
+        $name:ident { family: $family:ident, guest: $guest:literal, wire: derived,
+            method: [$method:ident $($signature:tt)*], $($entry:tt)* }
+        $($rest:tt)*
+    ) => {
+        grpc_service! { @routes [$($by_hand)*] [$($routes)* ($family $method)] $($rest)* }
+    };
+    (@routes [$($by_hand:tt)*] [$($routes:tt)*]
+        $name:ident { family: $family:ident, guest: $guest:literal, wire: by_hand, $($entry:tt)* }
+        $($rest:tt)*
+    ) => {
+        grpc_service! { @routes [$($by_hand)*] [$($routes)*] $($rest)* }
+    };
+    (@routes [$($by_hand:tt)*] [$(($family:ident $method:ident))*]) => {
+        #[tonic::async_trait]
+        impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
+            $($by_hand)*
+
+            $(
+                async fn $method(
+                    &self,
+                    req: Request<pb::$method::Request>,
+                ) -> Result<Response<pb::$method::Response>, Status> {
+                    Ok(Response::new(
+                        families::$family::$method(&*self.provider, req.into_inner()).await,
+                    ))
+                }
+            )*
+        }
+    };
+    ([$($by_hand:tt)*] $($entries:tt)*) => {
+        grpc_service! { @routes [$($by_hand)*] [] $($entries)* }
+    };
+}
+
+tfwasm_model::rpc_table!(grpc_service [
     async fn get_metadata(
         &self,
         _req: Request<pb::get_metadata::Request>,
@@ -67,175 +116,11 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         Ok(Response::new(provider::get_metadata(&*self.provider).await))
     }
 
-    async fn get_provider_schema(
+    async fn stop_provider(
         &self,
-        _req: Request<pb::get_provider_schema::Request>,
-    ) -> Result<Response<pb::get_provider_schema::Response>, Status> {
-        Ok(Response::new(
-            provider::get_provider_schema(&*self.provider).await,
-        ))
-    }
-
-    async fn validate_provider_config(
-        &self,
-        req: Request<pb::validate_provider_config::Request>,
-    ) -> Result<Response<pb::validate_provider_config::Response>, Status> {
-        Ok(Response::new(
-            provider::validate_provider_config(&*self.provider, req.into_inner()).await,
-        ))
-    }
-
-    async fn validate_resource_config(
-        &self,
-        req: Request<pb::validate_resource_config::Request>,
-    ) -> Result<Response<pb::validate_resource_config::Response>, Status> {
-        Ok(Response::new(
-            resource::validate_resource_config(&*self.provider, req.into_inner()).await,
-        ))
-    }
-
-    async fn validate_data_resource_config(
-        &self,
-        req: Request<pb::validate_data_resource_config::Request>,
-    ) -> Result<Response<pb::validate_data_resource_config::Response>, Status> {
-        Ok(Response::new(
-            data_source::validate_data_resource_config(&*self.provider, req.into_inner()).await,
-        ))
-    }
-
-    async fn upgrade_resource_state(
-        &self,
-        req: Request<pb::upgrade_resource_state::Request>,
-    ) -> Result<Response<pb::upgrade_resource_state::Response>, Status> {
-        Ok(Response::new(
-            resource::upgrade_resource_state(&*self.provider, req.into_inner()).await,
-        ))
-    }
-
-    async fn get_resource_identity_schemas(
-        &self,
-        _req: Request<pb::get_resource_identity_schemas::Request>,
-    ) -> Result<Response<pb::get_resource_identity_schemas::Response>, Status> {
-        Ok(Response::new(
-            identity::get_resource_identity_schemas(&*self.provider).await,
-        ))
-    }
-
-    async fn upgrade_resource_identity(
-        &self,
-        req: Request<pb::upgrade_resource_identity::Request>,
-    ) -> Result<Response<pb::upgrade_resource_identity::Response>, Status> {
-        Ok(Response::new(
-            identity::upgrade_resource_identity(&*self.provider, req.into_inner()).await,
-        ))
-    }
-
-    async fn configure_provider(
-        &self,
-        req: Request<pb::configure_provider::Request>,
-    ) -> Result<Response<pb::configure_provider::Response>, Status> {
-        Ok(Response::new(
-            provider::configure_provider(&*self.provider, req.into_inner()).await,
-        ))
-    }
-
-    async fn read_resource(
-        &self,
-        req: Request<pb::read_resource::Request>,
-    ) -> Result<Response<pb::read_resource::Response>, Status> {
-        Ok(Response::new(
-            resource::read_resource(&*self.provider, req.into_inner()).await,
-        ))
-    }
-
-    async fn plan_resource_change(
-        &self,
-        req: Request<pb::plan_resource_change::Request>,
-    ) -> Result<Response<pb::plan_resource_change::Response>, Status> {
-        Ok(Response::new(
-            resource::plan_resource_change(&*self.provider, req.into_inner()).await,
-        ))
-    }
-
-    async fn apply_resource_change(
-        &self,
-        req: Request<pb::apply_resource_change::Request>,
-    ) -> Result<Response<pb::apply_resource_change::Response>, Status> {
-        Ok(Response::new(
-            resource::apply_resource_change(&*self.provider, req.into_inner()).await,
-        ))
-    }
-
-    async fn import_resource_state(
-        &self,
-        req: Request<pb::import_resource_state::Request>,
-    ) -> Result<Response<pb::import_resource_state::Response>, Status> {
-        Ok(Response::new(
-            resource::import_resource_state(&*self.provider, req.into_inner()).await,
-        ))
-    }
-
-    async fn move_resource_state(
-        &self,
-        req: Request<pb::move_resource_state::Request>,
-    ) -> Result<Response<pb::move_resource_state::Response>, Status> {
-        Ok(Response::new(
-            moves::move_resource_state(&*self.provider, req.into_inner()).await,
-        ))
-    }
-
-    async fn read_data_source(
-        &self,
-        req: Request<pb::read_data_source::Request>,
-    ) -> Result<Response<pb::read_data_source::Response>, Status> {
-        Ok(Response::new(
-            data_source::read_data_source(&*self.provider, req.into_inner()).await,
-        ))
-    }
-
-    async fn generate_resource_config(
-        &self,
-        req: Request<pb::generate_resource_config::Request>,
-    ) -> Result<Response<pb::generate_resource_config::Response>, Status> {
-        Ok(Response::new(
-            config_generation::generate_resource_config(&*self.provider, req.into_inner()).await,
-        ))
-    }
-
-    async fn validate_ephemeral_resource_config(
-        &self,
-        req: Request<pb::validate_ephemeral_resource_config::Request>,
-    ) -> Result<Response<pb::validate_ephemeral_resource_config::Response>, Status> {
-        Ok(Response::new(
-            ephemeral::validate_ephemeral_resource_config(&*self.provider, req.into_inner()).await,
-        ))
-    }
-
-    async fn open_ephemeral_resource(
-        &self,
-        req: Request<pb::open_ephemeral_resource::Request>,
-    ) -> Result<Response<pb::open_ephemeral_resource::Response>, Status> {
-        Ok(Response::new(
-            ephemeral::open_ephemeral_resource(&*self.provider, req.into_inner()).await,
-        ))
-    }
-
-    async fn renew_ephemeral_resource(
-        &self,
-        req: Request<pb::renew_ephemeral_resource::Request>,
-    ) -> Result<Response<pb::renew_ephemeral_resource::Response>, Status> {
-        Ok(Response::new(
-            ephemeral::renew_ephemeral_resource(&*self.provider, req.into_inner()).await,
-        ))
-    }
-
-    async fn close_ephemeral_resource(
-        &self,
-        req: Request<pb::close_ephemeral_resource::Request>,
-    ) -> Result<Response<pb::close_ephemeral_resource::Response>, Status> {
-        Ok(Response::new(
-            ephemeral::close_ephemeral_resource(&*self.provider, req.into_inner()).await,
-        ))
+        _req: Request<pb::stop_provider::Request>,
+    ) -> Result<Response<pb::stop_provider::Response>, Status> {
+        Ok(Response::new(provider::stop_provider(&*self.provider).await))
     }
 
     type ListResourceStream = BoxStream<pb::list_resource::Event>;
@@ -250,33 +135,19 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         )))
     }
 
-    async fn validate_list_resource_config(
+    type InvokeActionStream = BoxStream<pb::invoke_action::Event>;
+
+    async fn invoke_action(
         &self,
-        req: Request<pb::validate_list_resource_config::Request>,
-    ) -> Result<Response<pb::validate_list_resource_config::Response>, Status> {
-        Ok(Response::new(
-            list::validate_list_resource_config(&*self.provider, req.into_inner()).await,
-        ))
+        req: Request<pb::invoke_action::Request>,
+    ) -> Result<Response<Self::InvokeActionStream>, Status> {
+        Ok(Response::new(action::invoke_action(
+            self.provider.clone(),
+            req.into_inner(),
+        )))
     }
 
-    async fn get_functions(
-        &self,
-        _req: Request<pb::get_functions::Request>,
-    ) -> Result<Response<pb::get_functions::Response>, Status> {
-        Ok(Response::new(
-            function::get_functions(&*self.provider).await,
-        ))
-    }
-
-    async fn call_function(
-        &self,
-        req: Request<pb::call_function::Request>,
-    ) -> Result<Response<pb::call_function::Response>, Status> {
-        Ok(Response::new(
-            function::call_function(&*self.provider, req.into_inner()).await,
-        ))
-    }
-
+    // The protocol names its messages `ValidateStateStore`, not after the method.
     async fn validate_state_store_config(
         &self,
         req: Request<pb::validate_state_store::Request>,
@@ -321,79 +192,4 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
             state_store::write_state_bytes(&*self.provider, req.into_inner()).await,
         ))
     }
-
-    async fn lock_state(
-        &self,
-        req: Request<pb::lock_state::Request>,
-    ) -> Result<Response<pb::lock_state::Response>, Status> {
-        Ok(Response::new(
-            state_store::lock_state(&*self.provider, req.into_inner()).await,
-        ))
-    }
-
-    async fn unlock_state(
-        &self,
-        req: Request<pb::unlock_state::Request>,
-    ) -> Result<Response<pb::unlock_state::Response>, Status> {
-        Ok(Response::new(
-            state_store::unlock_state(&*self.provider, req.into_inner()).await,
-        ))
-    }
-
-    async fn get_states(
-        &self,
-        req: Request<pb::get_states::Request>,
-    ) -> Result<Response<pb::get_states::Response>, Status> {
-        Ok(Response::new(
-            state_store::get_states(&*self.provider, req.into_inner()).await,
-        ))
-    }
-
-    async fn delete_state(
-        &self,
-        req: Request<pb::delete_state::Request>,
-    ) -> Result<Response<pb::delete_state::Response>, Status> {
-        Ok(Response::new(
-            state_store::delete_state(&*self.provider, req.into_inner()).await,
-        ))
-    }
-
-    async fn plan_action(
-        &self,
-        req: Request<pb::plan_action::Request>,
-    ) -> Result<Response<pb::plan_action::Response>, Status> {
-        Ok(Response::new(
-            action::plan_action(&*self.provider, req.into_inner()).await,
-        ))
-    }
-
-    type InvokeActionStream = BoxStream<pb::invoke_action::Event>;
-
-    async fn invoke_action(
-        &self,
-        req: Request<pb::invoke_action::Request>,
-    ) -> Result<Response<Self::InvokeActionStream>, Status> {
-        Ok(Response::new(action::invoke_action(
-            self.provider.clone(),
-            req.into_inner(),
-        )))
-    }
-
-    async fn validate_action_config(
-        &self,
-        req: Request<pb::validate_action_config::Request>,
-    ) -> Result<Response<pb::validate_action_config::Response>, Status> {
-        Ok(Response::new(
-            action::validate_action_config(&*self.provider, req.into_inner()).await,
-        ))
-    }
-
-    async fn stop_provider(
-        &self,
-        _req: Request<pb::stop_provider::Request>,
-    ) -> Result<Response<pb::stop_provider::Response>, Status> {
-        Ok(Response::new(
-            provider::stop_provider(&*self.provider).await,
-        ))
-    }
-}
+]);

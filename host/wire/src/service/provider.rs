@@ -55,7 +55,10 @@ pub(super) async fn get_metadata<P: Provider>(p: &P) -> pb::get_metadata::Respon
     }
 }
 
-pub(super) async fn get_provider_schema<P: Provider>(p: &P) -> pb::get_provider_schema::Response {
+pub(super) async fn get_provider_schema<P: Provider>(
+    p: &P,
+    _req: pb::get_provider_schema::Request,
+) -> pb::get_provider_schema::Response {
     let schema = p.get_provider_schema().await;
     let (functions, function_diagnostics) = functions(p).await;
     let mut diagnostics = schema.diagnostics;

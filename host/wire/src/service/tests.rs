@@ -440,11 +440,13 @@ fn every_rpc_is_routed_converted_and_answered() {
         .0
         .into_inner()
         .unwrap();
-    // Each RPC reached the provider as itself, in the order sent (GetProviderSchema with
+    // Each RPC reached the provider as itself, each once (GetProviderSchema with
     // GetFunctions behind it).
-    let reached: Vec<Rpc> = notes.iter().map(|(rpc, _, _)| *rpc).collect();
+    let mut reached: Vec<Rpc> = notes.iter().map(|(rpc, _, _)| *rpc).collect();
+    reached.sort();
     let mut sent = Rpc::ALL.to_vec();
-    sent.insert(1, Rpc::GetFunctions);
+    sent.push(Rpc::GetFunctions);
+    sent.sort();
     assert_eq!(reached, sent);
     for (rpc, subject, request) in &notes {
         let want = match rpc {
