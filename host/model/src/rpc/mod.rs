@@ -30,50 +30,23 @@ mod resource;
 mod state_store;
 pub(crate) mod table;
 
-pub use action::{
-    ActionServer, InvokeActionRequest, NoActions, PlanActionRequest, PlanActionResponse, Progress,
-    ValidateActionConfigRequest,
-};
 pub use call::{
     Call, CallVisitor, Family, Field, IMPORTED_FIELDS, NoRequest, ValidateProviderConfigRequest,
 };
-pub use config_generation::{
-    ConfigGenerationServer, GenerateResourceConfigRequest, GenerateResourceConfigResponse,
-    NoConfigGeneration,
-};
-pub use data_source::{DataSourceServer, ReadDataSourceRequest, ReadDataSourceResponse};
-pub use ephemeral::{
-    CloseEphemeralResourceRequest, EphemeralServer, NoEphemeralResources,
-    OpenEphemeralResourceRequest, OpenEphemeralResourceResponse, RenewEphemeralResourceRequest,
-    RenewEphemeralResourceResponse,
-};
-pub use function::{
-    CallFunctionRequest, CallFunctionResponse, Function, FunctionError, FunctionServer,
-    GetFunctionsResponse, NoFunctions, Parameter, no_such_function,
-};
 pub use handler::{Handled, Handler};
-pub use identity::{
-    GetResourceIdentitySchemasResponse, IdentityAttribute, IdentitySchema, IdentityServer,
-    NoIdentity, UpgradeResourceIdentityRequest, UpgradeResourceIdentityResponse, is_empty_identity,
-};
-pub use list::{
-    ListResourceEvent, ListResourcePage, ListResourceRequest, ListServer, NoListResources,
-    ValidateListResourceConfigRequest,
-};
-pub use moves::{MoveResourceStateRequest, MoveResourceStateResponse, MoveServer, NoMoves};
-pub use provider::{ConfigureProviderRequest, ProviderServer};
-pub use resource::{
-    ApplyResourceChangeRequest, ApplyResourceChangeResponse, ImportResourceStateRequest,
-    ImportResourceStateResponse, ImportedResource, PlanResourceChangeRequest,
-    PlanResourceChangeResponse, ReadResourceRequest, ReadResourceResponse, ResourceServer,
-    UpgradeResourceStateRequest, UpgradeResourceStateResponse,
-};
-pub use state_store::{
-    ConfigureStateStoreRequest, ConfigureStateStoreResponse, GetStatesRequest, GetStatesResponse,
-    LockStateRequest, LockStateResponse, MAX_STATE_BYTES, NoStateStores, ReadStateResponse,
-    StateRequest, StateStoreServer, UnlockStateRequest, ValidateStateStoreConfigRequest,
-    WriteStateRequest,
-};
+// Each family module is the one place its RPCs are declared (messages, trait, table
+// entries): everything public in it is this module's.
+pub use action::*;
+pub use config_generation::*;
+pub use data_source::*;
+pub use ephemeral::*;
+pub use function::*;
+pub use identity::*;
+pub use list::*;
+pub use moves::*;
+pub use provider::*;
+pub use resource::*;
+pub use state_store::*;
 
 /// The family traits, for code that calls RPCs on a [`Provider`] without implementing one:
 /// `use tfwasm_model::rpc::prelude::*;`.
