@@ -4,7 +4,7 @@
 //! Wrappers that treat every RPC alike (recording, a test fake that notes what it was asked,
 //! a baseline that answers nothing) implement [`Handler`] once instead of every family trait
 //! method by hand, so an RPC added to the table reaches them all through the family impls
-//! below, the one place outside the table that names each RPC's method.
+//! below, which are derived from the table.
 
 use std::future::Future;
 

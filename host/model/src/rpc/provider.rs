@@ -8,11 +8,7 @@ use super::{ClientCapabilities, DynamicValue};
 use crate::schema_index::SchemaIndex;
 use crate::{Diagnostics, ProviderSchema};
 
-/// This family's entries in the RPC table (see `table.rs`, which gathers every family's):
-/// each RPC's name, whether the provider's code answers it (`guest`), whether the wire
-/// derives its gRPC route (`wire`), the family trait's method (`method`: its arguments,
-/// answer and, when they are not the request itself, how they make the request), what the
-/// call is about (`subject`), and what each field of its messages holds.
+/// This family's entries in the RPC table, which `table.rs` gathers and describes.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __rpcs_provider {
