@@ -11,7 +11,8 @@ use tfwasm_model::{AttributePath, Diagnostic, Diagnostics, PathStep, Severity};
 use super::{Catalog, wit};
 
 /// Runs a call that blocks on I/O, as the caller's runtime allows (tokio's
-/// `block_in_place`): see [`NativeProvider::with_blocking_io`].
+/// `block_in_place`): see [`NativeProvider::with_blocking_io`]. It must call the call it is
+/// given (once; a second call does nothing).
 pub type BlockingRunner = fn(&mut dyn FnMut());
 
 /// An SDK provider as a `tfwasm_model::Provider`.
@@ -53,8 +54,12 @@ impl NativeProvider {
             return call();
         };
         let (mut call, mut out) = (Some(call), None);
-        runner(&mut || out = call.take().map(|call| call()));
-        out.expect("the runner ran the call")
+        runner(&mut || {
+            if let Some(call) = call.take() {
+                out = Some(call());
+            }
+        });
+        out.expect("a BlockingRunner calls the call it is given")
     }
 
     pub(super) fn p(&self) -> &Catalog {

@@ -7,17 +7,27 @@ use std::str::FromStr;
 
 use crate::rpc::{CallVisitor, Family, Field};
 
-/// Defines [`Rpc`] and what is known of each RPC from the RPC table
-/// (`rpc/table.rs`), so a
+/// Defines [`Rpc`] and what is known of each RPC from the RPC table (each family's
+/// entries, gathered by `rpc/table.rs`), so a
 /// new RPC cannot be missing from `ALL` (and so from `FromStr`, the limits settings and
 /// every exhaustive `match`), and its fields cannot be missing from redaction.
+/// The two ways the wire routes an RPC (see [`Rpc::wire_derived`]).
+macro_rules! wire_derived {
+    (derived) => {
+        true
+    };
+    (by_hand) => {
+        false
+    };
+}
+
 macro_rules! define_rpcs {
     ([] $(
         $name:ident {
             family: $family:ident,
             guest: $guest:literal,
             wire: $wire:ident,
-            method: [$($method:tt)*],
+            method: [$method:ident $($signature:tt)*],
             subject: |$sreq:ident| $subject:expr,
             request: { $($qf:ident: $qk:ident),* $(,)? },
             response: { $($sf:ident: $sk:ident),* $(,)? },
@@ -34,13 +44,30 @@ macro_rules! define_rpcs {
         }
 
         impl Rpc {
-            /// Every RPC, in the table's order.
+            /// Every RPC, in the table's order: by family (`rpc_table!`), then as each family
+            /// lists them.
             pub const ALL: &'static [Rpc] = &[$(Rpc::$name),+];
 
             /// The protocol's method name, e.g. `PlanResourceChange`.
             pub const fn name(self) -> &'static str {
                 match self {
                     $(Rpc::$name => stringify!($name),)+
+                }
+            }
+
+            /// The family trait's method that serves it, e.g. `plan_resource_change`.
+            pub const fn method_name(self) -> &'static str {
+                match self {
+                    $(Rpc::$name => stringify!($method),)+
+                }
+            }
+
+            /// Whether the wire derives its gRPC route from the table (`wire: derived`) or
+            /// writes it by hand (`wire: by_hand`: streams, and methods whose messages the
+            /// protocol names apart from them). Any other word is a compile error here.
+            pub const fn wire_derived(self) -> bool {
+                match self {
+                    $(Rpc::$name => wire_derived!($wire),)+
                 }
             }
 
@@ -128,6 +155,31 @@ impl FromStr for Rpc {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The family trait's method is the RPC's name in snake case, except where the trait
+    /// moves whole states and the protocol moves them in chunks: an entry naming another
+    /// RPC's method (which every generated layer would follow) fails here.
+    #[test]
+    fn each_rpc_is_served_by_the_method_of_its_name() {
+        let snake = |name: &str| {
+            let mut out = String::new();
+            for c in name.chars() {
+                if c.is_ascii_uppercase() && !out.is_empty() {
+                    out.push('_');
+                }
+                out.push(c.to_ascii_lowercase());
+            }
+            out
+        };
+        for &rpc in Rpc::ALL {
+            let want = match rpc {
+                Rpc::ReadStateBytes => "read_state".to_owned(),
+                Rpc::WriteStateBytes => "write_state".to_owned(),
+                _ => snake(rpc.name()),
+            };
+            assert_eq!(rpc.method_name(), want, "{rpc}");
+        }
+    }
 
     #[test]
     fn names_round_trip_and_unknown_names_list_the_known_ones() {

@@ -1,7 +1,6 @@
 //! One RPC as a type: [`Call`], implemented by a marker per RPC in [`calls`](super::calls),
-//! generated from the RPC table
-//! (`rpc/table.rs`), so a wrapper handles every RPC with one generic
-//! function instead of one hand-written copy each.
+//! generated from the RPC table (each family's entries, gathered by `rpc/table.rs`), so a
+//! wrapper handles every RPC with one generic function instead of one hand-written copy each.
 
 use std::future::Future;
 

@@ -1,5 +1,6 @@
-//! A [`Call`] marker per RPC, generated from the RPC table (`rpc/table.rs`): `calls::ReadResource`
-//! is the type a generic wrapper names to handle ReadResource.
+//! A [`Call`] marker per RPC, generated from the RPC table (each family's entries, gathered
+//! by `rpc/table.rs`): `calls::ReadResource` is the type a generic wrapper names to handle
+//! ReadResource.
 
 use super::*;
 use crate::{Diagnostics, ProviderSchema, Rpc};

@@ -133,7 +133,9 @@ mod tests {
     }
 
     /// Every family method reaches the handler as its own RPC: the table's `call` of each RPC
-    /// goes through the family trait's method that the table derived for `Handled`.
+    /// goes through the family trait's method that the table derived for `Handled` (that an
+    /// entry names its own RPC's method is `rpc_name`'s
+    /// `each_rpc_is_served_by_the_method_of_its_name`).
     #[test]
     fn every_rpc_reaches_the_handler_as_itself() {
         let p = Handled(Notes::default());
@@ -162,6 +164,10 @@ mod tests {
             name: "f".into(),
             arguments: Vec::new(),
         }));
+        run(p.generate_resource_config(GenerateResourceConfigRequest {
+            type_name: "t_gen".into(),
+            ..Default::default()
+        }));
         run(p.list_resource(ListResourceRequest {
             type_name: "t_list".into(),
             ..Default::default()
@@ -184,6 +190,7 @@ mod tests {
                 (Rpc::ReadResource, "t_read"),
                 (Rpc::MoveResourceState, "t_to"),
                 (Rpc::CallFunction, "f"),
+                (Rpc::GenerateResourceConfig, "t_gen"),
                 (Rpc::ListResource, "t_list"),
                 (Rpc::InvokeAction, "t_act"),
                 (Rpc::LockState, "t_store"),

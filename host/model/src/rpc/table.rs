@@ -17,7 +17,9 @@
 
 /// Hands the whole table to `$callback`, a `macro_rules!` macro that generates code from it,
 /// as `$callback! { [args] Name { family: F, guest: …, wire: …, method: [...], subject: …,
-/// request: {...}, response: {...} } … }`; `args` are handed through unchanged.
+/// request: {...}, response: {...} } … }`; `args` are handed through unchanged. The entries
+/// name the model's types unqualified: a callback that uses them has `tfwasm_model::rpc::*`
+/// in scope (the wire's uses only names).
 ///
 /// A new family adds its module's `__rpcs_<module>` to the list below.
 #[macro_export]
@@ -63,7 +65,8 @@ macro_rules! __rpc_family {
 
 /// What an entry's `method` gives: `name(req: Request) -> Response` for a method that takes
 /// the request, or `name(args…) -> Response; Request { args… }` for one whose arguments are
-/// the request's fields (or none: `NoRequest {}`).
+/// the request's fields (or none: `NoRequest {}`), listed in the method's order (arguments
+/// of one type in another order would be swapped unnoticed: no method takes two).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __rpc_method {

@@ -440,8 +440,9 @@ fn every_rpc_is_routed_converted_and_answered() {
         .0
         .into_inner()
         .unwrap();
-    // Each RPC reached the provider as itself, each once (GetProviderSchema with
-    // GetFunctions behind it).
+    // Each RPC reached the provider, each once (GetProviderSchema with GetFunctions behind
+    // it); that each reached it as itself is every answer's summary, checked above. Sorted:
+    // this test sends in protocol order, the table lists by family.
     let mut reached: Vec<Rpc> = notes.iter().map(|(rpc, _, _)| *rpc).collect();
     reached.sort();
     let mut sent = Rpc::ALL.to_vec();
