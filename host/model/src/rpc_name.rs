@@ -11,8 +11,9 @@ use crate::rpc::{CallVisitor, Family, Field};
 /// entries, gathered by `rpc/table.rs`), so a
 /// new RPC cannot be missing from `ALL` (and so from `FromStr`, the limits settings and
 /// every exhaustive `match`), and its fields cannot be missing from redaction.
-/// The two ways the wire routes an RPC (see [`Rpc::wire_derived`]).
-macro_rules! wire_derived {
+/// The two ways the wire routes an RPC: from the table (`derived`) or by hand (`by_hand`:
+/// streams, and methods whose messages the protocol names apart from them).
+macro_rules! wire_word {
     (derived) => {
         true
     };
@@ -43,6 +44,10 @@ macro_rules! define_rpcs {
             )+
         }
 
+        // Each entry's `wire:` is one of the two words the wire knows: another is a compile
+        // error here, in the model, rather than deep in the wire's route macro.
+        const _: [bool; Rpc::ALL.len()] = [$(wire_word!($wire)),+];
+
         impl Rpc {
             /// Every RPC, in the table's order: by family (`rpc_table!`), then as each family
             /// lists them.
@@ -55,19 +60,12 @@ macro_rules! define_rpcs {
                 }
             }
 
-            /// The family trait's method that serves it, e.g. `plan_resource_change`.
-            pub const fn method_name(self) -> &'static str {
+            /// The family trait's method that serves it, e.g. `plan_resource_change` (for
+            /// the test that each entry names its own RPC's).
+            #[cfg(test)]
+            const fn method_name(self) -> &'static str {
                 match self {
                     $(Rpc::$name => stringify!($method),)+
-                }
-            }
-
-            /// Whether the wire derives its gRPC route from the table (`wire: derived`) or
-            /// writes it by hand (`wire: by_hand`: streams, and methods whose messages the
-            /// protocol names apart from them). Any other word is a compile error here.
-            pub const fn wire_derived(self) -> bool {
-                match self {
-                    $(Rpc::$name => wire_derived!($wire),)+
                 }
             }
 
