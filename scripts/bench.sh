@@ -6,7 +6,8 @@
 #     the same code natively vs the gRPC floor), start-up with AutoMTLS, I/O-bound
 #     concurrency, sizes, and a provider that talks to an API (restapi against json-server,
 #     tfwasm vs native-restapi, with connections counted), and planning a set of 1,000 and
-#     10,000 nested blocks (the policy sample, tfwasm vs native-policy), and Python
+#     10,000 nested blocks (the policy sample, tfwasm vs native-policy; and bench/outside-blocks,
+#     plain blocks in a crate outside the workspace), and Python
 #     providers (tfwasm's Python SDK vs its Rust twin vs pyvider, natively).
 # Clients: Terraform v1.0.3 (fetched once) and OpenTofu 1.12 (built once), or only
 # $TFWASM_BENCH_TERRAFORM when set. The yardstick operators would pick instead:
@@ -35,6 +36,10 @@ if ! command -v protoc >/dev/null 2>&1; then
 fi
 cargo build --release --manifest-path bench/independent/Cargo.toml --target-dir "$target/independent"
 independent="$target/independent/release/independent-random"
+
+step "bench/outside-blocks (a provider crate outside the workspace, as an author writes one)"
+cargo build --release --target wasm32-wasip2 --manifest-path bench/outside-blocks/Cargo.toml --target-dir "$target/outside"
+outside_blocks="$target/outside/wasm32-wasip2/release/outside_blocks.wasm"
 
 # Fresh criterion output, so the report lists only this run's figures.
 rm -rf "$target/criterion"
@@ -65,6 +70,7 @@ for c in "${clients[@]}"; do tf_args+=(--terraform "$c"); done
   --native "$target/release/native-random" \
   --native-restapi "$target/release/native-restapi" \
   --native-policy "$target/release/native-policy" \
+  --outside-blocks "$outside_blocks" \
   --json-server "$json_server" \
   --query-terraform "$query_terraform" \
   --pyvider "$pyvider" \

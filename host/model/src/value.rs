@@ -93,8 +93,9 @@ impl Hash for Value {
     }
 }
 
-/// A value's hash, with or without its unknowns' refinements ([`unrefined_hash`]).
-fn hash_into<H: Hasher>(value: &Value, state: &mut H, mode: Mode) {
+/// A value's hash, with or without its unknowns' refinements ([`unrefined_hash`]); returns
+/// whether the value is wholly known, found on the same walk (set decoding asks both).
+fn hash_into<H: Hasher>(value: &Value, state: &mut H, mode: Mode) -> bool {
     match value {
         Value::Null => state.write_u8(0),
         Value::Unknown(refinement) => {
@@ -102,6 +103,7 @@ fn hash_into<H: Hasher>(value: &Value, state: &mut H, mode: Mode) {
             if mode != Mode::Unrefined {
                 refinement.hash(state);
             }
+            return false;
         }
         Value::Bool(b) => {
             state.write_u8(2);
@@ -121,34 +123,38 @@ fn hash_into<H: Hasher>(value: &Value, state: &mut H, mode: Mode) {
         Value::List(items) | Value::Tuple(items) => {
             state.write_u8(5);
             state.write_usize(items.len());
+            let mut known = true;
             for item in items {
-                hash_into(item, state, mode);
+                known &= hash_into(item, state, mode);
             }
+            return known;
         }
         Value::Set(items) => {
             state.write_u8(6);
             state.write_usize(items.len());
-            let element = |item| {
+            let mut known = true;
+            let mut sum = 0u64;
+            for item in items {
                 let mut h = hash_state().build_hasher();
-                hash_into(item, &mut h, mode);
-                h.finish()
-            };
-            state.write_u64(
-                items
-                    .iter()
-                    .fold(0u64, |acc, item| acc.wrapping_add(element(item))),
-            );
+                known &= hash_into(item, &mut h, mode);
+                sum = sum.wrapping_add(h.finish());
+            }
+            state.write_u64(sum);
+            return known;
         }
         Value::Map(entries) | Value::Object(entries) => {
             state.write_u8(7);
             state.write_usize(entries.len());
+            let mut known = true;
             for (key, item) in entries {
                 key.hash(state);
-                hash_into(item, state, mode);
+                known &= hash_into(item, state, mode);
             }
+            return known;
         }
-        Value::Dynamic(_, inner) => hash_into(inner, state, mode),
+        Value::Dynamic(_, inner) => return hash_into(inner, state, mode),
     }
+    true
 }
 
 /// A value's hash ignoring what its unknowns are refined with: it agrees with an equality
@@ -314,22 +320,49 @@ pub(crate) fn dedup_set(items: Vec<Value>) -> Vec<Value> {
         let mut out: Vec<Value> = Vec::with_capacity(items.len());
         let mut hashes: Vec<u64> = Vec::with_capacity(items.len());
         for item in items {
-            let h = element_hash(&item);
+            let mut hasher = hash_state().build_hasher();
+            let known = hash_into(&item, &mut hasher, Mode::Element);
+            let h = hasher.finish();
             let seen = || {
                 (out.iter().zip(&hashes)).any(|(o, &oh)| oh == h && Element(o) == Element(&item))
             };
-            if !item.is_wholly_known() || !seen() {
+            if !known || !seen() {
                 out.push(item);
                 hashes.push(h);
             }
         }
         return out;
     }
-    let mut seen = hash_set(items.len());
+    // Each element's hash and whether it is wholly known, from one walk; elements are then
+    // found by that hash, each kept element's first index per hash chained to the next.
+    let mut first: HashMap<u64, usize> = hash_map(items.len());
+    let mut next_alike: Vec<usize> = vec![usize::MAX; items.len()];
     let mut keep = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
-        if !item.is_wholly_known() || seen.insert(Element(item)) {
+        let mut h = hash_state().build_hasher();
+        if !hash_into(item, &mut h, Mode::Element) {
             keep.push(i);
+            continue;
+        }
+        match first.entry(h.finish()) {
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(i);
+                keep.push(i);
+            }
+            std::collections::hash_map::Entry::Occupied(slot) => {
+                let mut at = *slot.get();
+                loop {
+                    if Element(&items[at]) == Element(item) {
+                        break;
+                    }
+                    if next_alike[at] == usize::MAX {
+                        next_alike[at] = i;
+                        keep.push(i);
+                        break;
+                    }
+                    at = next_alike[at];
+                }
+            }
         }
     }
     if keep.len() == items.len() {

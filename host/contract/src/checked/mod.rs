@@ -5,6 +5,7 @@
 //! checked or deliberately forwarded.
 
 mod action;
+mod aside;
 mod config_generation;
 mod data_source;
 mod ephemeral;

@@ -8,6 +8,9 @@ use tfwasm_model::rpc::{
 };
 use tfwasm_model::{Diagnostic, Diagnostics, Provider, Value};
 
+use std::sync::Arc;
+
+use super::aside::{self, Aside};
 use super::stored;
 use super::{Checked, Mode, decode_result};
 use crate::{
@@ -122,15 +125,22 @@ impl<P: Provider> ResourceServer for Checked<P> {
         req: PlanResourceChangeRequest,
     ) -> PlanResourceChangeResponse {
         let type_name = req.type_name.clone();
-        let inputs = self.resource(&type_name).await.and_then(|(schema, ty)| {
-            let prior = req.prior_state.decode(ty).ok()?;
-            let config = req.config.decode(ty).ok()?;
-            Some((schema, ty, prior, config))
-        });
+        // Decoded for the checks while the provider plans (aside.rs).
+        let input_bytes = aside::bytes(&[&req.prior_state, &req.config]);
+        let inputs = {
+            let index = Arc::clone(self.index().await);
+            let name = type_name.clone();
+            let (prior, config) = (req.prior_state.clone(), req.config.clone());
+            Aside::start(input_bytes, move || {
+                let ty = index.resource_type(&name)?;
+                Some((prior.decode(ty).ok()?, config.decode(ty).ok()?))
+            })
+        };
         let allowed = req.client_capabilities.deferral_allowed;
         let computed_blocks = req.client_capabilities.computed_blocks_allowed;
         let prior_identity = req.prior_identity.clone();
         let mut resp = self.inner.plan_resource_change(req).await;
+        let inputs = inputs.join().flatten();
         self.refuse_deferral(
             allowed,
             &mut resp.deferred,
@@ -139,13 +149,20 @@ impl<P: Provider> ResourceServer for Checked<P> {
             &type_name,
         );
         if tfwasm_model::has_error(&resp.diagnostics) {
+            aside::free(input_bytes, inputs);
             return resp;
         }
         // Inputs Terraform sent that do not decode are not the provider's fault: no check.
-        if let Some((schema, ty, prior, config)) = inputs {
+        if let (Some((schema, ty)), Some((prior, config))) =
+            (self.resource(&type_name).await, inputs)
+        {
+            let planned_bytes = aside::bytes(&[&resp.planned_state]);
             let mut violations = match decode_result(&resp.planned_state, ty) {
                 Ok(planned) => {
-                    check_plan_for(&schema.block, &prior, &config, &planned, computed_blocks)
+                    let found =
+                        check_plan_for(&schema.block, &prior, &config, &planned, computed_blocks);
+                    aside::free(planned_bytes, planned);
+                    found
                 }
                 Err(v) => Violations::from(vec![v]),
             };
@@ -157,6 +174,7 @@ impl<P: Provider> ResourceServer for Checked<P> {
             // An update keeps the object, so it keeps its identity; a replacement or a
             // create names a new one.
             let update = !prior.is_null() && resp.requires_replace.is_empty();
+            aside::free(input_bytes, (prior, config));
             let exists = !resp.planned_state.is_null();
             violations.extend(
                 self.check_identity(
@@ -185,17 +203,29 @@ impl<P: Provider> ResourceServer for Checked<P> {
         let type_name = req.type_name.clone();
         let prior_state = req.prior_state.clone();
         let planned_identity = req.planned_identity.clone();
-        let inputs = self.resource(&type_name).await.and_then(|(schema, ty)| {
-            let planned = req.planned_state.decode(ty).ok()?;
-            Some((schema, ty, planned))
-        });
+        // Decoded for the checks while the provider applies (aside.rs).
+        let planned_bytes = aside::bytes(&[&req.planned_state]);
+        let inputs = {
+            let index = Arc::clone(self.index().await);
+            let name = type_name.clone();
+            let planned = req.planned_state.clone();
+            Aside::start(planned_bytes, move || {
+                planned.decode(index.resource_type(&name)?).ok()
+            })
+        };
         let mut resp = self.inner.apply_resource_change(req).await;
-        if let Some((schema, ty, planned)) = inputs {
+        let inputs = inputs.join().flatten();
+        if let (Some((schema, ty)), Some(planned)) = (self.resource(&type_name).await, inputs) {
+            let new_bytes = aside::bytes(&[&resp.new_state]);
             let violations = match decode_result(&resp.new_state, ty) {
                 // With errors the provider may return a partial state: only its shape matters.
-                Ok(_) if tfwasm_model::has_error(&resp.diagnostics) => Violations::new(),
+                Ok(new) if tfwasm_model::has_error(&resp.diagnostics) => {
+                    aside::free(planned_bytes + new_bytes, (planned, new));
+                    Violations::new()
+                }
                 Ok(new) => {
                     let mut found = check_apply(&schema.block, &planned, &new);
+                    aside::free(planned_bytes, planned);
                     found.extend(check_write_only_null(&schema.block, &new));
                     found.extend(
                         self.check_identity(
@@ -207,6 +237,7 @@ impl<P: Provider> ResourceServer for Checked<P> {
                         )
                         .await,
                     );
+                    aside::free(new_bytes, new);
                     found
                 }
                 Err(v) => {

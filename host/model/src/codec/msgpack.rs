@@ -194,23 +194,21 @@ impl<'a> Reader<'a> {
                     ));
                 }
                 // go-cty writes an object's attributes in name order, the schema's: each key
-                // is then the next attribute (one comparison) and the map is built at once
-                // from the sorted pairs. The first key out of that order moves the rest to
-                // a lookup each, with the same errors.
-                let mut in_order = attrs.iter();
-                let mut sorted: Vec<(String, Value)> = Vec::with_capacity(len);
-                let mut looked_up: Option<BTreeMap<String, Value>> = None;
+                // is then the next attribute (one comparison, no lookup), appended to the map.
+                // The first key out of that order moves the rest to a lookup each, with the
+                // same errors.
+                let mut in_order = Some(attrs.iter());
+                let mut entries = BTreeMap::new();
                 for _ in 0..len {
                     let key = self.string(path)?;
-                    if looked_up.is_none() {
-                        if let Some((name, attr_ty)) = in_order.next().filter(|(n, _)| **n == key) {
+                    if let Some(order) = &mut in_order {
+                        if let Some((name, attr_ty)) = order.next().filter(|(n, _)| **n == key) {
                             let item = self.value(attr_ty, &path.attr(name), depth + 1)?;
-                            sorted.push((key, item));
+                            entries.insert(key, item);
                             continue;
                         }
-                        looked_up = Some(std::mem::take(&mut sorted).into_iter().collect());
+                        in_order = None;
                     }
-                    let entries = looked_up.get_or_insert_default();
                     let Some(attr_ty) = attrs.get(&key) else {
                         return Err(CodecError::new(
                             path,
@@ -226,9 +224,7 @@ impl<'a> Reader<'a> {
                     let item = self.value(attr_ty, &path.attr(&key), depth + 1)?;
                     entries.insert(key, item);
                 }
-                Ok(Value::Object(
-                    looked_up.unwrap_or_else(|| sorted.into_iter().collect()),
-                ))
+                Ok(Value::Object(entries))
             }
         }
     }

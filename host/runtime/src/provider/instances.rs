@@ -37,9 +37,6 @@ pub(crate) const GUEST_LOG_LEVEL_VARS: [&str; 2] = ["TF_LOG_PROVIDER", "TF_LOG_S
 const MAX_IDLE_INSTANCES: usize = 16;
 /// Calls an instance serves before it is retired, bounding slow leaks in guest memory.
 const MAX_CALLS_PER_INSTANCE: u32 = 1000;
-/// An instance whose memories and tables together grew past this is retired after its call,
-/// so idle instances hold at most `MAX_IDLE_INSTANCES` times this.
-const MAX_REUSED_MEMORY: usize = 64 << 20;
 
 impl WasmProvider {
     /// A store for a new instance: what lasts as long as the instance (WASI context, grants,
@@ -112,18 +109,24 @@ impl WasmProvider {
         self.warm.lock().ok().and_then(|mut idle| idle.pop())
     }
 
-    /// Returns an instance to the idle list, unless it should retire.
+    /// Returns an instance to the idle list, unless it should retire: idle instances'
+    /// memories and tables together stay within one call's memory limit
+    /// ([`idle_memory_fits`]).
     pub(super) fn keep_warm(&self, store: Store<StoreState>, instance: Guest, calls: u32) {
         let state = store.data();
         if !self.limits.reuse_instances
             || calls >= MAX_CALLS_PER_INSTANCE
-            || state.limits.total > MAX_REUSED_MEMORY
             || state.log.instance_spent()
         {
             return;
         }
+        let memory = state.limits.total;
         if let Ok(mut idle) = self.warm.lock()
-            && idle.len() < MAX_IDLE_INSTANCES
+            && idle_memory_fits(
+                idle.iter().map(|w| w.store.data().limits.total),
+                memory,
+                self.limits.default.memory_bytes,
+            )
         {
             idle.push(Warm {
                 store,
@@ -131,5 +134,59 @@ impl WasmProvider {
                 calls,
             });
         }
+    }
+}
+
+/// Whether an instance holding `memory` bytes may join the idle ones: at most
+/// [`MAX_IDLE_INSTANCES`], holding at most `budget` together (the default per-call memory
+/// limit, which operators set). A large instance is kept while it fits, so a provider that
+/// plans a 10,000-element set keeps the instance it grew for that (a fresh one costs page
+/// faults on every page it touches again), and idle memory never exceeds one call's worth.
+fn idle_memory_fits(
+    idle: impl ExactSizeIterator<Item = usize>,
+    memory: usize,
+    budget: usize,
+) -> bool {
+    idle.len() < MAX_IDLE_INSTANCES
+        && idle.fold(memory, |total, held| total.saturating_add(held)) <= budget
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn idle_instances_hold_at_most_the_memory_budget() {
+        let mib = 1 << 20;
+        // A large instance alone fits; beside one that leaves no room, it does not.
+        assert!(idle_memory_fits([].into_iter(), 150 * mib, 256 * mib));
+        assert!(!idle_memory_fits(
+            [150 * mib].into_iter(),
+            150 * mib,
+            256 * mib
+        ));
+        assert!(idle_memory_fits(
+            [100 * mib].into_iter(),
+            150 * mib,
+            256 * mib
+        ));
+        // Larger than the budget on its own: retired.
+        assert!(!idle_memory_fits([].into_iter(), 300 * mib, 256 * mib));
+        // The count bound holds however small they are.
+        assert!(!idle_memory_fits(
+            [mib; MAX_IDLE_INSTANCES].into_iter(),
+            mib,
+            256 * mib
+        ));
+        assert!(idle_memory_fits(
+            [mib; MAX_IDLE_INSTANCES - 1].into_iter(),
+            mib,
+            256 * mib
+        ));
+        assert!(!idle_memory_fits(
+            [usize::MAX].into_iter(),
+            1,
+            usize::MAX - 1
+        ));
     }
 }
