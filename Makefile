@@ -69,7 +69,7 @@ lint: ## Format check and clippy for host and guest; gofmt and go vet for the Go
 	$(CARGO) clippy --target wasm32-wasip2 $(addprefix -p ,$(SAMPLES)) -- -D warnings
 	# The benchmark's outside crate (its own workspace), so an SDK change that breaks it shows here.
 	$(CARGO) fmt --manifest-path bench/outside-blocks/Cargo.toml -- --check
-	$(CARGO) clippy --manifest-path bench/outside-blocks/Cargo.toml --target wasm32-wasip2 --target-dir $${CARGO_TARGET_DIR:-target}/outside -- -D warnings
+	$(CARGO) clippy --locked --manifest-path bench/outside-blocks/Cargo.toml --target wasm32-wasip2 --target-dir $${CARGO_TARGET_DIR:-target}/outside -- -D warnings
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps -p tfwasm-sdk -p tfwasm-testing
 	@unformatted="$$(gofmt -l guest-sdk/go sample-providers/go-pets tests/fixtures/go-fixture)"; \
 	  [ -z "$$unformatted" ] || { echo "gofmt wants to change: $$unformatted" >&2; exit 1; }

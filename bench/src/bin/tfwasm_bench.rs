@@ -1644,6 +1644,9 @@ impl Report {
             }
         }
         if !self.outside_sets.is_empty() {
+            if self.sets.is_empty() {
+                let _ = writeln!(w, "\n## 7. Planning a set of nested blocks at scale");
+            }
             let _ = writeln!(
                 w,
                 "\nThe same workload on plain blocks written outside the workspace: `blocks_firewall` of bench/outside-blocks, a crate laid out as `tfwasm new` makes one (its own workspace, the SDK by path, models as `serde` structs), with a set of N `rule` blocks of five plain attributes (one with a default; no element matching, no custom equality), one rule changed; through `tfwasm serve --component`, median of {} runs after a warm-up.\n\n| rules | plan tfwasm | apply tfwasm |\n|---|---|---|",

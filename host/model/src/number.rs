@@ -786,6 +786,19 @@ mod tests {
                 assert_eq!(hash(a), hash(b), "{a} {b}");
             }
         }
+        // Digits that fit an `i64` only once their trailing zeros are dropped: the general
+        // path (text parsing strips them, so these come from integers and floats).
+        let pairs = [
+            (Number::from(10_000_000_000_000_000_000u64), "1e19"),
+            (Number::from(18_000_000_000_000_000_000u64), "1.8e19"),
+            (Number::from_f64(1e22).unwrap(), "1e22"),
+            (Number::from_f64(-4.5e20).unwrap(), "-45e19"),
+        ];
+        for (number, text) in pairs {
+            let parsed: Number = text.parse().unwrap();
+            assert_eq!(number, parsed, "{text}");
+            assert_eq!(hash(&number), hash(&parsed), "{text}");
+        }
         assert_eq!(hash(&Number::from(443)), hash(&"443".parse().unwrap()));
         assert_eq!(hash(&Number::from(0)), hash(&"-0".parse().unwrap()));
         assert_ne!(hash(&Number::from(443)), hash(&Number::from(4430)));

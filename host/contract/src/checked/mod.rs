@@ -143,11 +143,7 @@ impl<P: Provider> Checked<P> {
     }
 
     async fn resource(&self, type_name: &str) -> Option<(&Schema, &Type)> {
-        let index = self.index().await;
-        Some((
-            index.provider.resources.get(type_name)?,
-            index.resource_type(type_name)?,
-        ))
+        resource_in(self.index().await, type_name)
     }
 
     /// The block of the object `rpc` answers with for `type_name`, by the RPC's family, once
@@ -254,6 +250,14 @@ fn stored(block: &tfwasm_model::Block, state: &Value) -> Violations {
     let mut found = crate::check_wholly_known(state);
     found.extend(crate::check_write_only_null(block, state));
     found
+}
+
+/// The schema and value type of the resource `type_name` in `index`, if it has it.
+fn resource_in<'i>(index: &'i SchemaIndex, type_name: &str) -> Option<(&'i Schema, &'i Type)> {
+    Some((
+        index.provider.resources.get(type_name)?,
+        index.resource_type(type_name)?,
+    ))
 }
 
 /// Decodes a provider result; a value that does not fit the schema is itself a violation.

@@ -1,18 +1,18 @@
 //! The resource family: upgrade, read, plan, apply and import results are checked.
 
+use tfwasm_model::rpc::DynamicValue;
 use tfwasm_model::rpc::{
     ApplyResourceChangeRequest, ApplyResourceChangeResponse, ImportResourceStateRequest,
     ImportResourceStateResponse, PlanResourceChangeRequest, PlanResourceChangeResponse,
     ReadResourceRequest, ReadResourceResponse, ResourceServer, UpgradeResourceStateRequest,
     UpgradeResourceStateResponse, ValidateConfigRequest,
 };
-use tfwasm_model::{Diagnostic, Diagnostics, Provider, Value};
+use tfwasm_model::{Diagnostic, Diagnostics, Provider, SchemaIndex, Value};
 
 use std::sync::Arc;
 
 use super::aside::{self, Aside};
-use super::stored;
-use super::{Checked, Mode, decode_result};
+use super::{Checked, Mode, decode_result, resource_in, stored};
 use crate::{
     IdentityRole, Violations, check_apply, check_import, check_plan_for, check_requires_replace_in,
     check_write_only_null, has_write_only,
@@ -125,22 +125,27 @@ impl<P: Provider> ResourceServer for Checked<P> {
         req: PlanResourceChangeRequest,
     ) -> PlanResourceChangeResponse {
         let type_name = req.type_name.clone();
-        // Decoded for the checks while the provider plans (aside.rs).
+        // Asked once per call: a failed schema answer is not kept, so each ask reaches the guest.
+        let index = Arc::clone(self.index().await);
+        // Decoded for the checks while the provider plans, when large (aside.rs).
         let input_bytes = aside::bytes(&[&req.prior_state, &req.config]);
-        let inputs = {
-            let index = Arc::clone(self.index().await);
-            let name = type_name.clone();
-            let (prior, config) = (req.prior_state.clone(), req.config.clone());
-            Aside::start(input_bytes, move || {
-                let ty = index.resource_type(&name)?;
-                Some((prior.decode(ty).ok()?, config.decode(ty).ok()?))
-            })
+        let inputs = match aside::helper(input_bytes) {
+            Some(helper) => {
+                let (index, name) = (Arc::clone(&index), type_name.clone());
+                let (prior, config) = (req.prior_state.clone(), req.config.clone());
+                helper.start(move || plan_inputs(&index, &name, &prior, &config))
+            }
+            None => Aside::Done(plan_inputs(
+                &index,
+                &type_name,
+                &req.prior_state,
+                &req.config,
+            )),
         };
         let allowed = req.client_capabilities.deferral_allowed;
         let computed_blocks = req.client_capabilities.computed_blocks_allowed;
         let prior_identity = req.prior_identity.clone();
         let mut resp = self.inner.plan_resource_change(req).await;
-        let inputs = inputs.join().flatten();
         self.refuse_deferral(
             allowed,
             &mut resp.deferred,
@@ -149,12 +154,13 @@ impl<P: Provider> ResourceServer for Checked<P> {
             &type_name,
         );
         if tfwasm_model::has_error(&resp.diagnostics) {
-            aside::free(input_bytes, inputs);
+            // Not waited for: a helper still decoding finishes and frees what it decoded.
+            drop(inputs);
             return resp;
         }
         // Inputs Terraform sent that do not decode are not the provider's fault: no check.
         if let (Some((schema, ty)), Some((prior, config))) =
-            (self.resource(&type_name).await, inputs)
+            (resource_in(&index, &type_name), inputs.join().flatten())
         {
             let planned_bytes = aside::bytes(&[&resp.planned_state]);
             let mut violations = match decode_result(&resp.planned_state, ty) {
@@ -203,19 +209,24 @@ impl<P: Provider> ResourceServer for Checked<P> {
         let type_name = req.type_name.clone();
         let prior_state = req.prior_state.clone();
         let planned_identity = req.planned_identity.clone();
-        // Decoded for the checks while the provider applies (aside.rs).
+        let index = Arc::clone(self.index().await);
+        // Decoded for the checks while the provider applies, when large (aside.rs).
         let planned_bytes = aside::bytes(&[&req.planned_state]);
-        let inputs = {
-            let index = Arc::clone(self.index().await);
-            let name = type_name.clone();
-            let planned = req.planned_state.clone();
-            Aside::start(planned_bytes, move || {
-                planned.decode(index.resource_type(&name)?).ok()
-            })
+        let decode = |index: &SchemaIndex, name: &str, planned: &DynamicValue| {
+            planned.decode(index.resource_type(name)?).ok()
+        };
+        let inputs = match aside::helper(planned_bytes) {
+            Some(helper) => {
+                let (index, name) = (Arc::clone(&index), type_name.clone());
+                let planned = req.planned_state.clone();
+                helper.start(move || decode(&index, &name, &planned))
+            }
+            None => Aside::Done(decode(&index, &type_name, &req.planned_state)),
         };
         let mut resp = self.inner.apply_resource_change(req).await;
-        let inputs = inputs.join().flatten();
-        if let (Some((schema, ty)), Some(planned)) = (self.resource(&type_name).await, inputs) {
+        if let (Some((schema, ty)), Some(planned)) =
+            (resource_in(&index, &type_name), inputs.join().flatten())
+        {
             let new_bytes = aside::bytes(&[&resp.new_state]);
             let violations = match decode_result(&resp.new_state, ty) {
                 // With errors the provider may return a partial state: only its shape matters.
@@ -321,4 +332,16 @@ impl<P: Provider> ResourceServer for Checked<P> {
         ));
         resp
     }
+}
+
+/// A plan's prior state and configuration, decoded for its checks; none when the schema has
+/// no such type or Terraform's values do not decode (not the provider's fault: no check).
+fn plan_inputs(
+    index: &SchemaIndex,
+    type_name: &str,
+    prior: &DynamicValue,
+    config: &DynamicValue,
+) -> Option<(Value, Value)> {
+    let ty = index.resource_type(type_name)?;
+    Some((prior.decode(ty).ok()?, config.decode(ty).ok()?))
 }

@@ -50,7 +50,7 @@ impl WasmProvider {
         let _running = self.running.acquire().await.ok();
         let started = Instant::now();
         let limits = self.limits.for_rpc(rpc);
-        let (mut store, instance, calls) = match self.take_idle() {
+        let (mut store, instance, calls) = match self.take_idle(limits.memory_bytes) {
             Some(w) => (w.store, Some(w.instance), w.calls),
             None => {
                 let store = self.new_store().map_err(|message| Failed {

@@ -101,12 +101,17 @@ impl WasmProvider {
         Ok(store)
     }
 
-    /// An idle instance whose last call succeeded, when instances are reused and one waits.
-    pub(super) fn take_idle(&self) -> Option<Warm> {
+    /// An idle instance whose last call succeeded, when instances are reused and one waits
+    /// that fits the call's `memory` limit: an instance never shrinks, so one grown by an
+    /// earlier call under a larger limit (a large plan) would fail a call with a smaller one
+    /// (a per-RPC override) for memory it did not use.
+    pub(super) fn take_idle(&self, memory_limit: usize) -> Option<Warm> {
         if !self.limits.reuse_instances {
             return None;
         }
-        self.warm.lock().ok().and_then(|mut idle| idle.pop())
+        let mut idle = self.warm.lock().ok()?;
+        let totals: Vec<usize> = idle.iter().map(|w| w.store.data().limits.total).collect();
+        newest_within(&totals, memory_limit).map(|at| idle.remove(at))
     }
 
     /// Returns an instance to the idle list, unless it should retire: idle instances'
@@ -151,9 +156,24 @@ fn idle_memory_fits(
         && idle.fold(memory, |total, held| total.saturating_add(held)) <= budget
 }
 
+/// The newest (last) of the idle instances holding `totals` bytes that is within `limit`.
+fn newest_within(totals: &[usize], limit: usize) -> Option<usize> {
+    totals.iter().rposition(|&total| total <= limit)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_call_takes_only_an_instance_within_its_memory_limit() {
+        let mib = 1 << 20;
+        assert_eq!(newest_within(&[2 * mib, 3 * mib], 256 * mib), Some(1));
+        // The newest grew for a large plan; a call limited to 128 MiB takes the older one.
+        assert_eq!(newest_within(&[2 * mib, 200 * mib], 128 * mib), Some(0));
+        assert_eq!(newest_within(&[200 * mib], 128 * mib), None);
+        assert_eq!(newest_within(&[], 128 * mib), None);
+    }
 
     #[test]
     fn idle_instances_hold_at_most_the_memory_budget() {
