@@ -595,24 +595,26 @@ impl Hash for Number {
         };
         // Digits and exponent, trailing zeros dropped: equal decimals hash alike, and
         // `1e9990` hashes one digit (BigDecimal's own hash wrote out all 9,990 zeros).
-        let (digits, scale) = match small_normal(d) {
-            Some(small) => small,
-            None => {
-                let (digits, scale) = d.normalized().into_bigint_and_exponent();
-                match digits.to_i64() {
-                    Some(small) => (small, scale),
-                    None => {
-                        state.write_u8(1);
-                        digits.hash(state);
-                        scale.hash(state);
-                        return;
-                    }
-                }
+        // Digits within an `i64` hash as one, whichever path found them.
+        let normal = small_normal(d).map(Ok).unwrap_or_else(|| {
+            let (digits, scale) = d.normalized().into_bigint_and_exponent();
+            digits
+                .to_i64()
+                .map(|small| (small, scale))
+                .ok_or((digits, scale))
+        });
+        match normal {
+            Ok((digits, scale)) => {
+                state.write_u8(0);
+                state.write_i64(digits);
+                state.write_i64(scale);
             }
-        };
-        state.write_u8(0);
-        state.write_i64(digits);
-        state.write_i64(scale);
+            Err((digits, scale)) => {
+                state.write_u8(1);
+                digits.hash(state);
+                scale.hash(state);
+            }
+        }
     }
 }
 

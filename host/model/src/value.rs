@@ -204,7 +204,14 @@ fn hash_of(value: &Value) -> u64 {
 
 /// The hash of one set element as [`Element`] hashes it.
 fn element_hash(value: &Value) -> u64 {
-    hash_state().hash_one(Element(value))
+    element_hash_known(value).0
+}
+
+/// [`element_hash`], and whether the element is wholly known, from one walk.
+fn element_hash_known(value: &Value) -> (u64, bool) {
+    let mut hasher = hash_state().build_hasher();
+    let known = hash_into(value, &mut hasher, Mode::Element);
+    (hasher.finish(), known)
 }
 
 /// A set element's identity as go-cty sees it: equal, and hashed alike. go-cty compares set
@@ -320,9 +327,7 @@ pub(crate) fn dedup_set(items: Vec<Value>) -> Vec<Value> {
         let mut out: Vec<Value> = Vec::with_capacity(items.len());
         let mut hashes: Vec<u64> = Vec::with_capacity(items.len());
         for item in items {
-            let mut hasher = hash_state().build_hasher();
-            let known = hash_into(&item, &mut hasher, Mode::Element);
-            let h = hasher.finish();
+            let (h, known) = element_hash_known(&item);
             let seen = || {
                 (out.iter().zip(&hashes)).any(|(o, &oh)| oh == h && Element(o) == Element(&item))
             };
@@ -339,12 +344,12 @@ pub(crate) fn dedup_set(items: Vec<Value>) -> Vec<Value> {
     let mut next_alike: Vec<usize> = vec![usize::MAX; items.len()];
     let mut keep = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
-        let mut h = hash_state().build_hasher();
-        if !hash_into(item, &mut h, Mode::Element) {
+        let (h, known) = element_hash_known(item);
+        if !known {
             keep.push(i);
             continue;
         }
-        match first.entry(h.finish()) {
+        match first.entry(h) {
             std::collections::hash_map::Entry::Vacant(slot) => {
                 slot.insert(i);
                 keep.push(i);

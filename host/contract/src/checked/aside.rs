@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
+use tfwasm_model::SchemaIndex;
 use tfwasm_model::rpc::DynamicValue;
 
 /// Encoded size from which a value's decoding (or freeing) goes to a helper thread: about a
@@ -117,6 +118,22 @@ impl<T: Send + 'static> Aside<T> {
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
         }
     }
+}
+
+/// `decode` of a request's `values` for the resource `type_name`, on a helper thread when
+/// they are large and one is free (given copies of them), else here from `values` themselves.
+pub(super) fn decode<T: Send + 'static, const N: usize>(
+    index: &Arc<SchemaIndex>,
+    type_name: &str,
+    values: [&DynamicValue; N],
+    decode: fn(&SchemaIndex, &str, [&DynamicValue; N]) -> T,
+) -> Aside<T> {
+    let Some(helper) = helper(bytes(&values)) else {
+        return Aside::Done(decode(index, type_name, values));
+    };
+    let (index, name) = (Arc::clone(index), type_name.to_owned());
+    let owned: [DynamicValue; N] = values.map(DynamicValue::clone);
+    helper.start(move || decode(&index, &name, owned.each_ref()))
 }
 
 /// Frees `value` (decoded from `bytes` of encoded values) on a helper thread when it is

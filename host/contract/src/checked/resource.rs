@@ -11,7 +11,7 @@ use tfwasm_model::{Diagnostic, Diagnostics, Provider, SchemaIndex, Value};
 
 use std::sync::Arc;
 
-use super::aside::{self, Aside};
+use super::aside;
 use super::{Checked, Mode, decode_result, resource_in, stored};
 use crate::{
     IdentityRole, Violations, check_apply, check_import, check_plan_for, check_requires_replace_in,
@@ -129,19 +129,12 @@ impl<P: Provider> ResourceServer for Checked<P> {
         let index = Arc::clone(self.index().await);
         // Decoded for the checks while the provider plans, when large (aside.rs).
         let input_bytes = aside::bytes(&[&req.prior_state, &req.config]);
-        let inputs = match aside::helper(input_bytes) {
-            Some(helper) => {
-                let (index, name) = (Arc::clone(&index), type_name.clone());
-                let (prior, config) = (req.prior_state.clone(), req.config.clone());
-                helper.start(move || plan_inputs(&index, &name, &prior, &config))
-            }
-            None => Aside::Done(plan_inputs(
-                &index,
-                &type_name,
-                &req.prior_state,
-                &req.config,
-            )),
-        };
+        let inputs = aside::decode(
+            &index,
+            &type_name,
+            [&req.prior_state, &req.config],
+            plan_inputs,
+        );
         let allowed = req.client_capabilities.deferral_allowed;
         let computed_blocks = req.client_capabilities.computed_blocks_allowed;
         let prior_identity = req.prior_identity.clone();
@@ -212,17 +205,12 @@ impl<P: Provider> ResourceServer for Checked<P> {
         let index = Arc::clone(self.index().await);
         // Decoded for the checks while the provider applies, when large (aside.rs).
         let planned_bytes = aside::bytes(&[&req.planned_state]);
-        let decode = |index: &SchemaIndex, name: &str, planned: &DynamicValue| {
-            planned.decode(index.resource_type(name)?).ok()
-        };
-        let inputs = match aside::helper(planned_bytes) {
-            Some(helper) => {
-                let (index, name) = (Arc::clone(&index), type_name.clone());
-                let planned = req.planned_state.clone();
-                helper.start(move || decode(&index, &name, &planned))
-            }
-            None => Aside::Done(decode(&index, &type_name, &req.planned_state)),
-        };
+        let inputs = aside::decode(
+            &index,
+            &type_name,
+            [&req.planned_state],
+            |index, name, [v]| v.decode(index.resource_type(name)?).ok(),
+        );
         let mut resp = self.inner.apply_resource_change(req).await;
         if let (Some((schema, ty)), Some(planned)) =
             (resource_in(&index, &type_name), inputs.join().flatten())
@@ -339,8 +327,7 @@ impl<P: Provider> ResourceServer for Checked<P> {
 fn plan_inputs(
     index: &SchemaIndex,
     type_name: &str,
-    prior: &DynamicValue,
-    config: &DynamicValue,
+    [prior, config]: [&DynamicValue; 2],
 ) -> Option<(Value, Value)> {
     let ty = index.resource_type(type_name)?;
     Some((prior.decode(ty).ok()?, config.decode(ty).ok()?))

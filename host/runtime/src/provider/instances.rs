@@ -110,8 +110,11 @@ impl WasmProvider {
             return None;
         }
         let mut idle = self.warm.lock().ok()?;
-        let totals: Vec<usize> = idle.iter().map(|w| w.store.data().limits.total).collect();
-        newest_within(&totals, memory_limit).map(|at| idle.remove(at))
+        let at = newest_within(
+            idle.iter().map(|w| w.store.data().limits.total),
+            memory_limit,
+        )?;
+        Some(idle.remove(at))
     }
 
     /// Returns an instance to the idle list, unless it should retire: idle instances'
@@ -157,8 +160,11 @@ fn idle_memory_fits(
 }
 
 /// The newest (last) of the idle instances holding `totals` bytes that is within `limit`.
-fn newest_within(totals: &[usize], limit: usize) -> Option<usize> {
-    totals.iter().rposition(|&total| total <= limit)
+fn newest_within(
+    mut totals: impl DoubleEndedIterator<Item = usize> + ExactSizeIterator,
+    limit: usize,
+) -> Option<usize> {
+    totals.rposition(|total| total <= limit)
 }
 
 #[cfg(test)]
@@ -168,11 +174,17 @@ mod tests {
     #[test]
     fn a_call_takes_only_an_instance_within_its_memory_limit() {
         let mib = 1 << 20;
-        assert_eq!(newest_within(&[2 * mib, 3 * mib], 256 * mib), Some(1));
+        assert_eq!(
+            newest_within([2 * mib, 3 * mib].into_iter(), 256 * mib),
+            Some(1)
+        );
         // The newest grew for a large plan; a call limited to 128 MiB takes the older one.
-        assert_eq!(newest_within(&[2 * mib, 200 * mib], 128 * mib), Some(0));
-        assert_eq!(newest_within(&[200 * mib], 128 * mib), None);
-        assert_eq!(newest_within(&[], 128 * mib), None);
+        assert_eq!(
+            newest_within([2 * mib, 200 * mib].into_iter(), 128 * mib),
+            Some(0)
+        );
+        assert_eq!(newest_within([200 * mib].into_iter(), 128 * mib), None);
+        assert_eq!(newest_within([0usize; 0].into_iter(), 128 * mib), None);
     }
 
     #[test]
