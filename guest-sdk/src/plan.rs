@@ -371,9 +371,11 @@ impl Planner {
                 ReplaceRule::IfConfigured => !request.config.is_null(),
                 ReplaceRule::If(rule, _) => rule(&request),
             };
-            let at = path.attr(name);
-            if replace && !self.requires_replace.contains(at.path()) {
-                self.requires_replace.push(at.path().clone());
+            if replace {
+                let at = path.attr(name);
+                if !self.requires_replace.contains(at.path()) {
+                    self.requires_replace.push(at.path().clone());
+                }
             }
         }
     }

@@ -51,7 +51,7 @@ use std::fmt;
 use serde::de::{self, DeserializeOwned, IntoDeserializer, Visitor};
 use serde::ser::{self, Serialize};
 use serde::{Deserialize, Deserializer, Serializer};
-use tfwasm_model::{AttributePath, Diagnostic, Number, Type, Value};
+use tfwasm_model::{AttributePath, Diagnostic, Number, PathRef, ToPath, Type, Value};
 
 /// The name serde sees for [`Tf`], so this module's (de)serializers can tell it apart.
 const TF_MARKER: &str = "$tfwasm::Tf";
@@ -148,16 +148,16 @@ pub struct Error {
 }
 
 impl Error {
-    fn at(path: &AttributePath, message: impl Into<String>) -> Error {
+    fn at(path: &impl ToPath, message: impl Into<String>) -> Error {
         Error {
-            path: Some(path.clone()),
+            path: Some(path.to_path()),
             message: message.into(),
         }
     }
     /// Sets the path if the innermost layer did not.
-    fn or_at(mut self, path: &AttributePath) -> Error {
+    fn or_at(mut self, path: &impl ToPath) -> Error {
         if self.path.is_none() {
-            self.path = Some(path.clone());
+            self.path = Some(path.to_path());
         }
         self
     }
@@ -217,12 +217,8 @@ impl From<Error> for Diagnostic {
 /// # Errors
 /// A null or unknown value where the field type cannot hold one, or a value of another type.
 pub fn from_value<T: DeserializeOwned>(value: &Value) -> Result<T, Error> {
-    let root = AttributePath::root();
-    T::deserialize(ValueDe {
-        value,
-        path: root.clone(),
-    })
-    .map_err(|e| e.or_at(&root))
+    let root = PathRef::Root;
+    T::deserialize(ValueDe { value, path: root }).map_err(|e| e.or_at(&root))
 }
 
 /// Writes a model as a value of type `ty` (usually `schema.value_type()`).
@@ -231,17 +227,19 @@ pub fn from_value<T: DeserializeOwned>(value: &Value) -> Result<T, Error> {
 /// A field whose Rust type does not fit the attribute's type, a field for an attribute the
 /// type does not have, or an attribute without a field.
 pub fn to_value<T: Serialize + ?Sized>(model: &T, ty: &Type) -> Result<Value, Error> {
-    let root = AttributePath::root();
+    let root = PathRef::Root;
     model
-        .serialize(ValueSer { ty, path: &root })
+        .serialize(ValueSer { ty, path: root })
         .map_err(|e| e.or_at(&root))
 }
 
 // ---- deserializing -------------------------------------------------------------------------
 
+/// Paths are borrowed steps ([`PathRef`]), made into an [`AttributePath`] only for an error:
+/// a model of 10,000 blocks converts without a path built per field.
 struct ValueDe<'a> {
     value: &'a Value,
-    path: AttributePath,
+    path: PathRef<'a>,
 }
 
 impl<'a> ValueDe<'a> {
@@ -281,7 +279,7 @@ impl<'de, 'a> Deserializer<'de> for ValueDe<'a> {
     type Error = Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        let path = self.path.clone();
+        let path = self.path;
         match self.inner() {
             Value::Null => visitor.visit_unit(),
             Value::Unknown(_) => Err(Error::at(
@@ -389,7 +387,7 @@ impl<'de, 'a> Deserializer<'de> for ValueDe<'a> {
         _variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        let path = self.path.clone();
+        let path = self.path;
         match self.present()? {
             Value::String(s) => visitor
                 .visit_enum(s.as_str().into_deserializer())
@@ -408,7 +406,7 @@ impl<'de, 'a> Deserializer<'de> for ValueDe<'a> {
 fn visit_number<'de, V: Visitor<'de>>(
     n: &Number,
     visitor: V,
-    path: &AttributePath,
+    path: &PathRef<'_>,
 ) -> Result<V::Value, Error> {
     if let Some(i) = n.to_i64() {
         visitor.visit_i64(i)
@@ -426,7 +424,7 @@ fn visit_number<'de, V: Visitor<'de>>(
 
 struct SeqDe<'a, I: Iterator<Item = (usize, &'a Value)>> {
     items: I,
-    path: AttributePath,
+    path: PathRef<'a>,
 }
 
 impl<'de, 'a, I: Iterator<Item = (usize, &'a Value)>> de::SeqAccess<'de> for SeqDe<'a, I> {
@@ -439,19 +437,16 @@ impl<'de, 'a, I: Iterator<Item = (usize, &'a Value)>> de::SeqAccess<'de> for Seq
             return Ok(None);
         };
         let path = self.path.index(i as i64);
-        seed.deserialize(ValueDe {
-            value,
-            path: path.clone(),
-        })
-        .map(Some)
-        .map_err(|e| e.or_at(&path))
+        seed.deserialize(ValueDe { value, path })
+            .map(Some)
+            .map_err(|e| e.or_at(&path))
     }
 }
 
 struct MapDe<'a, I: Iterator<Item = (&'a String, &'a Value)>> {
     entries: I,
     pending: Option<(&'a String, &'a Value)>,
-    path: AttributePath,
+    path: PathRef<'a>,
     object: bool,
 }
 
@@ -473,15 +468,12 @@ impl<'de, 'a, I: Iterator<Item = (&'a String, &'a Value)>> de::MapAccess<'de> fo
             .take()
             .ok_or_else(|| <Error as de::Error>::custom("value requested before key"))?;
         let path = if self.object {
-            self.path.attr(k.clone())
+            self.path.attr(k)
         } else {
-            self.path.key(k.clone())
+            self.path.key(k)
         };
-        seed.deserialize(ValueDe {
-            value,
-            path: path.clone(),
-        })
-        .map_err(|e| e.or_at(&path))
+        seed.deserialize(ValueDe { value, path })
+            .map_err(|e| e.or_at(&path))
     }
 }
 
@@ -489,13 +481,13 @@ impl<'de, 'a, I: Iterator<Item = (&'a String, &'a Value)>> de::MapAccess<'de> fo
 
 struct ValueSer<'a> {
     ty: &'a Type,
-    path: &'a AttributePath,
+    path: PathRef<'a>,
 }
 
 impl ValueSer<'_> {
     fn mismatch(&self, rust: &str) -> Error {
         Error::at(
-            self.path,
+            &self.path,
             format!(
                 "a Rust {rust} cannot be stored in an attribute of type {}",
                 self.ty.to_json_string()
@@ -561,7 +553,7 @@ impl<'a> Serializer for ValueSer<'a> {
     fn serialize_f64(self, v: f64) -> Result<Value, Error> {
         let n = Number::from_f64(v).ok_or_else(|| {
             Error::at(
-                self.path,
+                &self.path,
                 format!("{v} is not a number Terraform can store"),
             )
         })?;
@@ -625,7 +617,7 @@ impl<'a> Serializer for ValueSer<'a> {
         };
         Ok(SeqSer {
             ty: self.ty,
-            path: self.path.clone(),
+            path: self.path,
             kind,
             items: Vec::with_capacity(len.unwrap_or(0)),
         })
@@ -649,7 +641,7 @@ impl<'a> Serializer for ValueSer<'a> {
         match self.ty {
             Type::Map(_) | Type::Object(_) => Ok(MapSer {
                 ty: self.ty,
-                path: self.path.clone(),
+                path: self.path,
                 entries: BTreeMap::new(),
                 key: None,
             }),
@@ -679,7 +671,7 @@ enum SeqKind {
 #[doc(hidden)]
 pub struct SeqSer<'a> {
     ty: &'a Type,
-    path: AttributePath,
+    path: PathRef<'a>,
     kind: SeqKind,
     items: Vec<Value>,
 }
@@ -701,10 +693,7 @@ impl ser::SerializeSeq for SeqSer<'_> {
             _ => unreachable!("serialize_seq checked the type"),
         };
         let v = value
-            .serialize(ValueSer {
-                ty: element,
-                path: &path,
-            })
+            .serialize(ValueSer { ty: element, path })
             .map_err(|e| e.or_at(&path))?;
         self.items.push(v);
         Ok(())
@@ -757,7 +746,7 @@ impl ser::SerializeTupleStruct for SeqSer<'_> {
 #[doc(hidden)]
 pub struct MapSer<'a> {
     ty: &'a Type,
-    path: AttributePath,
+    path: PathRef<'a>,
     entries: BTreeMap<String, Value>,
     key: Option<String>,
 }
@@ -765,9 +754,9 @@ pub struct MapSer<'a> {
 impl MapSer<'_> {
     fn put<T: Serialize + ?Sized>(&mut self, key: String, value: &T) -> Result<(), Error> {
         let (path, ty) = match self.ty {
-            Type::Map(e) => (self.path.key(key.clone()), e.as_ref()),
+            Type::Map(e) => (self.path.key(&key), e.as_ref()),
             Type::Object(attrs) => {
-                let path = self.path.attr(key.clone());
+                let path = self.path.attr(&key);
                 let ty = attrs.get(&key).ok_or_else(|| {
                     Error::at(
                         &path,
@@ -779,7 +768,7 @@ impl MapSer<'_> {
             _ => unreachable!("serialize_map checked the type"),
         };
         let v = value
-            .serialize(ValueSer { ty, path: &path })
+            .serialize(ValueSer { ty, path })
             .map_err(|e| e.or_at(&path))?;
         self.entries.insert(key, v);
         Ok(())
@@ -811,10 +800,9 @@ impl ser::SerializeMap for MapSer<'_> {
     type Ok = Value;
     type Error = Error;
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
-        let root = AttributePath::root();
         let key = key.serialize(ValueSer {
             ty: &Type::String,
-            path: &root,
+            path: PathRef::Root,
         });
         match key {
             Ok(Value::String(s)) => {

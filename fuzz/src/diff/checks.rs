@@ -242,7 +242,7 @@ impl Gen<'_> {
                 r.string_prefix = Some("a".into());
             }
         }
-        Value::Unknown(r)
+        Value::Unknown(Box::new(r))
     }
 
     fn config(&mut self, block: &Block) -> Value {

@@ -88,7 +88,6 @@ pub use tfwasm_model::rpc::is_empty_identity;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tfwasm_model::Refinement;
 
     fn id(pairs: &[(&str, Value)]) -> Value {
         Value::Object(
@@ -104,7 +103,7 @@ mod tests {
     }
 
     fn unknown() -> Value {
-        Value::Unknown(Refinement::default())
+        Value::unknown()
     }
 
     #[test]

@@ -575,7 +575,7 @@ fn refined(body: &[u8], ty: &Type, depth: usize) -> Result<Value, String> {
             }
         }
     }
-    Ok(Value::Unknown(r))
+    Ok(Value::Unknown(Box::new(r)))
 }
 
 fn write_value(
@@ -848,10 +848,13 @@ mod tests {
             string_prefix: Some("ab".into()),
             ..Refinement::default()
         };
-        let bytes = encode(&Value::Unknown(r.clone()), &Type::String).unwrap();
+        let bytes = encode(&Value::Unknown(r.clone().into()), &Type::String).unwrap();
         assert_eq!(bytes[0], 0xc7, "ext8 header");
         assert_eq!(bytes[2] as i8, EXT_REFINED_UNKNOWN);
-        assert_eq!(decode(&bytes, &Type::String).unwrap(), Value::Unknown(r));
+        assert_eq!(
+            decode(&bytes, &Type::String).unwrap(),
+            Value::Unknown(r.into())
+        );
     }
 
     #[test]
