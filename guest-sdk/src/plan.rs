@@ -496,7 +496,10 @@ fn elements(value: &Value) -> &[Value] {
 struct Matcher<'v> {
     names: Vec<String>,
     items: &'v [Value],
-    by_key: HashMap<u64, Vec<usize>>,
+    /// The first element with each key hash; `next` chains the later ones in order (one
+    /// index each, not a `Vec` per key: a set of 10,000 blocks is 10,000 keys).
+    first: HashMap<u64, usize>,
+    next: Vec<usize>,
     taken: Vec<bool>,
     semantic: bool,
 }
@@ -516,15 +519,22 @@ fn key_names(level: &Level<'_>, match_by: &[String]) -> Vec<String> {
 
 /// The hash of an element's key; none when it has no key or part of it is unknown.
 fn key_of(names: &[String], element: &Value) -> Option<u64> {
-    if names.is_empty() || names.iter().any(|n| !get(element, n).is_wholly_known()) {
+    if names.is_empty() {
         return None;
     }
     let mut hasher = value_hasher();
     for name in names {
-        get(element, name).hash(&mut hasher);
+        let value = get(element, name);
+        if !value.is_wholly_known() {
+            return None;
+        }
+        value.hash(&mut hasher);
     }
     Some(hasher.finish())
 }
+
+/// The end of a [`Matcher`]'s chain.
+const END: usize = usize::MAX;
 
 impl<'v> Matcher<'v> {
     fn new(
@@ -534,10 +544,14 @@ impl<'v> Matcher<'v> {
         semantic: bool,
     ) -> Matcher<'v> {
         let names = key_names(level, match_by);
-        let mut by_key: HashMap<u64, Vec<usize>> = hash_map(items.len());
-        for (i, item) in items.iter().enumerate() {
-            if let Some(key) = key_of(&names, item) {
-                by_key.entry(key).or_default().push(i);
+        let mut first: HashMap<u64, usize> = hash_map(items.len());
+        let mut next = vec![END; items.len()];
+        // Backwards, so each chain runs in element order.
+        for (i, item) in items.iter().enumerate().rev() {
+            if let Some(key) = key_of(&names, item)
+                && let Some(later) = first.insert(key, i)
+            {
+                next[i] = later;
             }
         }
         let semantic =
@@ -545,7 +559,8 @@ impl<'v> Matcher<'v> {
         Matcher {
             names,
             items,
-            by_key,
+            first,
+            next,
             taken: vec![false; items.len()],
             semantic,
         }
@@ -554,13 +569,16 @@ impl<'v> Matcher<'v> {
     /// The index of an untaken element whose key attributes equal `element`'s.
     fn position(&self, element: &Value) -> Option<usize> {
         let key = key_of(&self.names, element)?;
-        self.by_key.get(&key)?.iter().copied().find(|&i| {
-            !self.taken[i]
-                && self
-                    .names
-                    .iter()
-                    .all(|n| get(&self.items[i], n) == get(element, n))
-        })
+        let mut i = *self.first.get(&key)?;
+        while i != END {
+            if !self.taken[i]
+                && (self.names.iter()).all(|n| get(&self.items[i], n) == get(element, n))
+            {
+                return Some(i);
+            }
+            i = self.next[i];
+        }
+        None
     }
 
     /// The element with the same key as `element`.
@@ -849,6 +867,37 @@ mod tests {
         assert_eq!(changed[0].attr("rid"), &Value::unknown());
         assert_eq!(plan.planned.attr("id"), &Value::from("x"));
         assert_eq!(rules.len(), 1000);
+    }
+
+    #[test]
+    fn set_elements_sharing_a_key_each_match_a_prior_element_of_their_own() {
+        // Same name and port; only the computed `rid` tells them apart, and no attribute has
+        // a semantic equality to fall back on. Each proposed element must take its own prior
+        // element, or the second plans as new (unknowns).
+        use crate::Block;
+        let schema = ResourceSchema::new().block(Block::set(
+            "rule",
+            ResourceSchema::new()
+                .attr(Attr::string("name").required())
+                .attr(Attr::number("port").required())
+                .attr(Attr::string("rid").computed().use_state_for_unknown()),
+        ));
+        let rule = |port: i64, rid: &str| {
+            Value::object([
+                ("name", Value::from("r")),
+                ("port", Value::from(port)),
+                ("rid", Value::from(rid)),
+            ])
+        };
+        let rules = vec![rule(1, "id-a"), rule(1, "id-b"), rule(2, "id-c")];
+        let prior = Value::object([("rule", Value::Set(rules.clone()))]);
+        let configured = (rules.iter())
+            .map(|r| r.clone().with("rid", Value::Null))
+            .collect();
+        let config = Value::object([("rule", Value::Set(configured))]);
+        let plan = plan_defaults(&schema, prior.clone(), prior.clone(), config);
+        assert!(plan.planned.is_wholly_known(), "{:?}", plan.planned);
+        assert_eq!(plan.planned, prior);
     }
 
     #[test]
