@@ -88,7 +88,7 @@ pub fn value(u: &mut Unstructured<'_>, ty: &Type, depth: u32) -> Result<Value> {
         return Ok(Value::Null);
     }
     if u.ratio(1, 10)? {
-        return Ok(Value::Unknown(refinement(u, ty)?.into()));
+        return Ok(Value::refined(refinement(u, ty)?));
     }
     let width = |u: &mut Unstructured<'_>| u.int_in_range(0..=MAX_WIDTH);
     Ok(match ty {

@@ -36,7 +36,7 @@
 //! attribute's semantic equality. Matching hashes the keys, so planning is linear in the
 //! number of elements.
 
-use std::hash::{Hash, Hasher};
+use std::hash::Hasher;
 
 use tfwasm_model::hash::{HashMap, hash_map, value_hasher};
 
@@ -524,11 +524,9 @@ fn key_of(names: &[String], element: &Value) -> Option<u64> {
     }
     let mut hasher = value_hasher();
     for name in names {
-        let value = get(element, name);
-        if !value.is_wholly_known() {
+        if !get(element, name).hash_known(&mut hasher) {
             return None;
         }
-        value.hash(&mut hasher);
     }
     Some(hasher.finish())
 }
@@ -870,33 +868,39 @@ mod tests {
     }
 
     #[test]
-    fn set_elements_sharing_a_key_each_match_a_prior_element_of_their_own() {
-        // Same name and port; only the computed `rid` tells them apart, and no attribute has
-        // a semantic equality to fall back on. Each proposed element must take its own prior
-        // element, or the second plans as new (unknowns).
+    fn set_elements_sharing_a_key_take_prior_elements_in_order() {
+        // Matched by `name` alone: two elements share one, so each must take the first prior
+        // element with that name not taken yet, in order. Taking them out of order swaps
+        // their computed `rid`s; matching one twice or not at all leaves a `rid` unknown.
         use crate::Block;
-        let schema = ResourceSchema::new().block(Block::set(
-            "rule",
-            ResourceSchema::new()
-                .attr(Attr::string("name").required())
-                .attr(Attr::number("port").required())
-                .attr(Attr::string("rid").computed().use_state_for_unknown()),
-        ));
-        let rule = |port: i64, rid: &str| {
+        let schema = ResourceSchema::new().block(
+            Block::set(
+                "rule",
+                ResourceSchema::new()
+                    .attr(Attr::string("name").required())
+                    .attr(Attr::number("port").required())
+                    .attr(Attr::string("rid").computed().use_state_for_unknown()),
+            )
+            .match_elements_by(&["name"]),
+        );
+        let rule = |name: &str, port: i64, rid: &str| {
             Value::object([
-                ("name", Value::from("r")),
+                ("name", Value::from(name)),
                 ("port", Value::from(port)),
                 ("rid", Value::from(rid)),
             ])
         };
-        let rules = vec![rule(1, "id-a"), rule(1, "id-b"), rule(2, "id-c")];
+        let rules = vec![
+            rule("r", 1, "id-a"),
+            rule("r", 2, "id-b"),
+            rule("s", 3, "id-c"),
+        ];
         let prior = Value::object([("rule", Value::Set(rules.clone()))]);
         let configured = (rules.iter())
             .map(|r| r.clone().with("rid", Value::Null))
             .collect();
         let config = Value::object([("rule", Value::Set(configured))]);
         let plan = plan_defaults(&schema, prior.clone(), prior.clone(), config);
-        assert!(plan.planned.is_wholly_known(), "{:?}", plan.planned);
         assert_eq!(plan.planned, prior);
     }
 

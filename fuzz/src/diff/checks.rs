@@ -242,7 +242,7 @@ impl Gen<'_> {
                 r.string_prefix = Some("a".into());
             }
         }
-        Value::Unknown(Box::new(r))
+        Value::refined(r)
     }
 
     fn config(&mut self, block: &Block) -> Value {

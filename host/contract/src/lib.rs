@@ -185,10 +185,10 @@ mod tests {
     /// to core, so it must be to the checks.
     #[test]
     fn sets_of_differently_refined_unknowns_are_the_same() {
-        let refined = Value::Unknown(Box::new(Refinement {
+        let refined = Value::refined(Refinement {
             not_null: true,
             ..Refinement::default()
-        }));
+        });
         let config = Value::Set(vec![refined.clone()]);
         let planned = Value::Set(vec![Value::unknown()]);
         assert!(same(&config, &planned));

@@ -183,7 +183,7 @@ pub(crate) fn element_types<'a>(
 }
 
 /// What copying a type costs, in units of a decode's budget: one per node, and one per 16
-/// bytes of attribute name (a unit stands for a value of 160 bytes, so this over-counts).
+/// bytes of attribute name (a unit stands for a value of 48 bytes, so this over-counts).
 pub(crate) fn type_weight(ty: &Type) -> usize {
     1 + match ty {
         Type::List(e) | Type::Set(e) | Type::Map(e) => type_weight(e),

@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::hash::BuildHasher;
 use std::hash::{Hash, Hasher};
+use std::sync::{Arc, LazyLock};
 
 use crate::{Number, Type};
 
@@ -37,9 +38,10 @@ impl Refinement {
 pub enum Value {
     /// Null of whatever type the context expects.
     Null,
-    /// A value not yet known (during planning), possibly with refinements; boxed, so the
-    /// rare unknown does not make every value slot as large as a refinement.
-    Unknown(Box<Refinement>),
+    /// A value not yet known (during planning), possibly with refinements. Held behind an
+    /// `Arc` so a refinement does not make every value slot its size, and every plain
+    /// unknown shares one ([`Value::unknown`], [`Value::refined`]): no allocation each.
+    Unknown(Arc<Refinement>),
     /// A boolean.
     Bool(bool),
     /// A number.
@@ -91,6 +93,13 @@ impl Eq for Value {}
 impl Hash for Value {
     fn hash<H: Hasher>(&self, state: &mut H) {
         hash_into(self, state, Mode::Value);
+    }
+}
+
+impl Value {
+    /// [`Hash::hash`], returning whether the value is wholly known, found on the same walk.
+    pub fn hash_known<H: Hasher>(&self, state: &mut H) -> bool {
+        hash_into(self, state, Mode::Value)
     }
 }
 
@@ -405,7 +414,17 @@ impl Value {
 
     /// A plain unknown.
     pub fn unknown() -> Value {
-        Value::Unknown(Box::default())
+        static PLAIN: LazyLock<Arc<Refinement>> = LazyLock::new(Arc::default);
+        Value::Unknown(Arc::clone(&PLAIN))
+    }
+
+    /// An unknown with these refinements (the shared plain one when there are none).
+    pub fn refined(refinement: Refinement) -> Value {
+        if refinement == Refinement::default() {
+            Value::unknown()
+        } else {
+            Value::Unknown(Arc::new(refinement))
+        }
     }
 
     /// True for [`Value::Null`].
@@ -746,6 +765,48 @@ mod tests {
     /// held inline made each one 160 bytes, and plans of 10,000 blocks moved and allocated
     /// three times the memory they needed.
     #[test]
+    fn hash_known_tells_what_is_wholly_known_says() {
+        let values = [
+            Value::Null,
+            Value::unknown(),
+            Value::from("a"),
+            Value::List(vec![Value::from(1), Value::unknown()]),
+            Value::Set(vec![Value::from(1), Value::List(vec![Value::unknown()])]),
+            Value::object([("a", Value::from(true)), ("b", Value::Set(vec![]))]),
+            Value::object([(
+                "a",
+                Value::Map(BTreeMap::from([("k".into(), Value::unknown())])),
+            )]),
+            Value::Dynamic(Type::String, Box::new(Value::unknown())),
+            Value::Dynamic(Type::String, Box::new(Value::from("x"))),
+        ];
+        for v in values {
+            let mut h = value_hasher();
+            assert_eq!(v.hash_known(&mut h), v.is_wholly_known(), "{v:?}");
+        }
+    }
+
+    #[test]
+    fn plain_unknowns_share_one_refinement_and_refined_ones_keep_theirs() {
+        let (Value::Unknown(a), Value::Unknown(b)) = (Value::unknown(), Value::unknown()) else {
+            panic!()
+        };
+        assert!(Arc::ptr_eq(&a, &b));
+        let Value::Unknown(plain) = Value::refined(Refinement::default()) else {
+            panic!()
+        };
+        assert!(Arc::ptr_eq(&a, &plain));
+        let refined = Refinement {
+            not_null: true,
+            ..Refinement::default()
+        };
+        assert_eq!(
+            Value::refined(refined.clone()),
+            Value::Unknown(Arc::new(refined))
+        );
+    }
+
+    #[test]
     fn a_value_slot_stays_small() {
         assert!(
             std::mem::size_of::<Value>() <= 48,
@@ -885,10 +946,10 @@ mod tests {
     #[test]
     fn differently_refined_unknowns_hash_apart() {
         let refined = |prefix: &str| {
-            Value::Unknown(Box::new(Refinement {
+            Value::refined(Refinement {
                 string_prefix: Some(prefix.into()),
                 ..Refinement::default()
-            }))
+            })
         };
         assert_ne!(hash_of(&refined("a")), hash_of(&refined("b")));
         assert_eq!(hash_of(&refined("a")), hash_of(&refined("a")));

@@ -95,29 +95,29 @@ fn arb_value(ty: Type, unknowns: bool) -> BoxedStrategy<Value> {
     let refined = match ty {
         Type::String => ".{0,4}"
             .prop_map(|p| {
-                Value::Unknown(Box::new(Refinement {
+                Value::refined(Refinement {
                     not_null: true,
                     string_prefix: Some(p),
                     ..Refinement::default()
-                }))
+                })
             })
             .boxed(),
         Type::Number => (any::<i32>(), any::<bool>())
             .prop_map(|(n, inc)| {
-                Value::Unknown(Box::new(Refinement {
+                Value::refined(Refinement {
                     number_lower: Some((Number::from(n), inc)),
                     ..Refinement::default()
-                }))
+                })
             })
             .boxed(),
         Type::List(_) | Type::Set(_) | Type::Map(_) => (0u64..5)
             .prop_map(|n| {
-                Value::Unknown(Box::new(Refinement {
+                Value::refined(Refinement {
                     not_null: true,
                     length_lower: Some(n),
                     length_upper: Some(n + 3),
                     ..Refinement::default()
-                }))
+                })
             })
             .boxed(),
         _ => Just(Value::unknown()).boxed(),

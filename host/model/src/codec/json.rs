@@ -145,7 +145,7 @@ fn unknown_marker(json: &Json) -> Option<Result<Value, String>> {
     let obj = json.as_object().filter(|o| o.len() == 1)?;
     match obj.get(UNKNOWN_MARKER)? {
         Json::Bool(true) => Some(Ok(Value::unknown())),
-        Json::Object(r) => Some(refinement(r).map(|r| Value::Unknown(Box::new(r)))),
+        Json::Object(r) => Some(refinement(r).map(Value::refined)),
         _ => Some(Err(format!(
             "{UNKNOWN_MARKER} must be true or an object of refinements"
         ))),
@@ -646,7 +646,7 @@ mod tests {
             number_upper: Some((Number::from(9), true)),
             ..Default::default()
         };
-        let value = Value::Unknown(refined.into());
+        let value = Value::refined(refined);
         let json = encode_with_unknowns(&value, &Type::Number).unwrap();
         assert_eq!(
             json,
@@ -670,7 +670,7 @@ mod tests {
             ..Default::default()
         };
         let value = Value::object([
-            ("a", Value::Unknown(refined.into())),
+            ("a", Value::refined(refined)),
             ("n", Value::unknown()),
             ("l", Value::List(vec!["x".into(), Value::unknown()])),
         ]);
@@ -788,11 +788,11 @@ mod tests {
         };
         assert_eq!(
             o["a"],
-            Value::Unknown(Box::new(crate::Refinement {
+            Value::refined(crate::Refinement {
                 not_null: true,
                 string_prefix: Some("x".into()),
                 ..Default::default()
-            }))
+            })
         );
     }
 
