@@ -893,10 +893,8 @@ mod tests {
         assert_eq!(decode(&bytes, &Type::Dynamic).unwrap(), v);
     }
 
-    /// Attributes in name order (what go-cty writes) decode in one pass; any other order
-    /// decodes to the same object, and a repeated or unknown name is refused wherever it
-    /// comes, as before.
-    /// The same past one B-tree node, where attributes in order are built into the map at once.
+    /// As `attributes_in_any_order_decode_alike_and_repeats_are_refused`, past one B-tree
+    /// node, where attributes in order are built into the map at once.
     #[test]
     fn wide_objects_in_any_order_decode_alike_and_repeats_are_refused() {
         let names: Vec<String> = (0..14).map(|i| format!("a{i:02}")).collect();
@@ -938,6 +936,9 @@ mod tests {
         }
     }
 
+    /// Attributes in name order (what go-cty writes) decode in one pass; any other order
+    /// decodes to the same object, and a repeated or unknown name is refused wherever it
+    /// comes, as before.
     #[test]
     fn attributes_in_any_order_decode_alike_and_repeats_are_refused() {
         let ty = Type::Object(
