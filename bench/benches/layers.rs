@@ -1,6 +1,9 @@
 //! Where a PlanResourceChange / ApplyResourceChange spends its time, layer by layer, in
 //! process (no gRPC): the SDK natively, the contract checks on top, and the Wasm runtime
-//! with reused or fresh instances. Side by side in one run; needs `make build` first.
+//! with reused or fresh instances. Besides the create, a refresh of the created resource:
+//! its ReadResource and the PlanResourceChange that finds it unchanged, as
+//! `plan -refresh=true` sends for every resource. Side by side in one run; needs
+//! `make build` first.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -10,7 +13,9 @@ use tfwasm_bench::native::NativeProvider;
 use tfwasm_contract::{Checked, Mode};
 use tfwasm_model::Provider;
 use tfwasm_model::rpc::prelude::*;
-use tfwasm_model::rpc::{ApplyResourceChangeRequest, DynamicValue, PlanResourceChangeRequest};
+use tfwasm_model::rpc::{
+    ApplyResourceChangeRequest, DynamicValue, PlanResourceChangeRequest, ReadResourceRequest,
+};
 use tfwasm_runtime::{CallLimits, DiscardLog, Grants, LoadOptions, WasmProvider};
 
 fn component() -> PathBuf {
@@ -47,14 +52,15 @@ fn wasm_with(reuse: bool, fuel_metering: bool) -> WasmProvider {
 }
 
 fn requests(ty: &tfwasm_model::Type) -> (PlanResourceChangeRequest, ApplyResourceChangeRequest) {
-    let (config, planned) = tfwasm_bench::workload::random_string_create(ty);
-    let config = DynamicValue::encode(&config, ty).unwrap();
-    let planned = DynamicValue::encode(&planned, ty).unwrap();
+    let create = tfwasm_bench::workload::random_string_create(ty);
+    let config = DynamicValue::encode(&create.config, ty).unwrap();
+    let proposed = DynamicValue::encode(&create.proposed, ty).unwrap();
+    let planned = DynamicValue::encode(&create.planned, ty).unwrap();
     (
         PlanResourceChangeRequest {
             type_name: "random_string".into(),
             prior_state: DynamicValue::null(),
-            proposed_new_state: config.clone(),
+            proposed_new_state: proposed,
             config: config.clone(),
             ..Default::default()
         },
@@ -68,6 +74,37 @@ fn requests(ty: &tfwasm_model::Type) -> (PlanResourceChangeRequest, ApplyResourc
     )
 }
 
+/// The refresh of the resource `apply` creates: its read, and its plan with the configuration
+/// unchanged (prior and proposed state the same bytes).
+struct Refresh {
+    read: ReadResourceRequest,
+    plan: PlanResourceChangeRequest,
+}
+
+fn refresh(
+    rt: &tokio::runtime::Runtime,
+    p: &impl Provider,
+    apply: &ApplyResourceChangeRequest,
+) -> Refresh {
+    let created = rt.block_on(p.apply_resource_change(apply.clone()));
+    assert!(created.diagnostics.is_empty(), "{:?}", created.diagnostics);
+    let state = created.new_state;
+    Refresh {
+        read: ReadResourceRequest {
+            type_name: apply.type_name.clone(),
+            current_state: state.clone(),
+            ..Default::default()
+        },
+        plan: PlanResourceChangeRequest {
+            type_name: apply.type_name.clone(),
+            prior_state: state.clone(),
+            proposed_new_state: state,
+            config: apply.config.clone(),
+            ..Default::default()
+        },
+    }
+}
+
 fn bench_provider<P: Provider>(
     c: &mut Criterion,
     rt: &tokio::runtime::Runtime,
@@ -75,6 +112,7 @@ fn bench_provider<P: Provider>(
     p: &P,
     plan: &PlanResourceChangeRequest,
     apply: &ApplyResourceChangeRequest,
+    refresh: &Refresh,
 ) {
     rt.block_on(p.get_provider_schema());
     let mut group = c.benchmark_group("layers");
@@ -83,6 +121,12 @@ fn bench_provider<P: Provider>(
     });
     group.bench_function(format!("{name}/apply"), |b| {
         b.iter(|| rt.block_on(p.apply_resource_change(apply.clone())))
+    });
+    group.bench_function(format!("{name}/read"), |b| {
+        b.iter(|| rt.block_on(p.read_resource(refresh.read.clone())))
+    });
+    group.bench_function(format!("{name}/plan_unchanged"), |b| {
+        b.iter(|| rt.block_on(p.plan_resource_change(refresh.plan.clone())))
     });
     group.finish();
 }
@@ -93,14 +137,31 @@ fn bench(c: &mut Criterion) {
     let schema = rt.block_on(native.get_provider_schema());
     let ty = schema.resources["random_string"].block.implied_type();
     let (plan, apply) = requests(&ty);
-    bench_provider(c, &rt, "1_native_sdk", &native, &plan, &apply);
+    let refresh = refresh(&rt, &native, &apply);
+    bench_provider(c, &rt, "1_native_sdk", &native, &plan, &apply, &refresh);
     let checked = Checked::new(
         NativeProvider::new(tfwasm_sample_random::RandomProvider),
         "random",
         Mode::Enforce,
     );
-    bench_provider(c, &rt, "2_native_sdk_checked", &checked, &plan, &apply);
-    bench_provider(c, &rt, "3_wasm_reused", &wasm(true), &plan, &apply);
+    bench_provider(
+        c,
+        &rt,
+        "2_native_sdk_checked",
+        &checked,
+        &plan,
+        &apply,
+        &refresh,
+    );
+    bench_provider(
+        c,
+        &rt,
+        "3_wasm_reused",
+        &wasm(true),
+        &plan,
+        &apply,
+        &refresh,
+    );
     bench_provider(
         c,
         &rt,
@@ -108,10 +169,27 @@ fn bench(c: &mut Criterion) {
         &wasm_with(true, false),
         &plan,
         &apply,
+        &refresh,
     );
     let checked = Checked::new(wasm(true), "random", Mode::Enforce);
-    bench_provider(c, &rt, "4_wasm_reused_checked", &checked, &plan, &apply);
-    bench_provider(c, &rt, "5_wasm_fresh", &wasm(false), &plan, &apply);
+    bench_provider(
+        c,
+        &rt,
+        "4_wasm_reused_checked",
+        &checked,
+        &plan,
+        &apply,
+        &refresh,
+    );
+    bench_provider(
+        c,
+        &rt,
+        "5_wasm_fresh",
+        &wasm(false),
+        &plan,
+        &apply,
+        &refresh,
+    );
 }
 
 criterion_group! {

@@ -8,7 +8,7 @@ use tfwasm_model::Rpc;
 use tfwasm_model::rpc::{
     ApplyResourceChangeRequest, Call, CallVisitor, ConfigureProviderRequest, DynamicValue,
     ImportResourceStateRequest, PlanResourceChangeRequest, ProviderServer as _,
-    ResourceServer as _,
+    ReadResourceRequest, ResourceServer as _,
 };
 use tfwasm_sdk::glue::NativeProvider;
 use tfwasm_sdk::prelude::*;
@@ -143,8 +143,8 @@ fn blocking_calls_go_through_the_runner() {
     assert_eq!(RUNS.load(Ordering::SeqCst), 1);
 }
 
-/// A resource's life natively: plan with the computed ID unknown, apply fills it, import
-/// finds it again.
+/// A resource's life natively: plan with the computed ID unknown, apply fills it, a refresh
+/// reads and plans it unchanged, import finds it again.
 #[test]
 fn a_resource_is_planned_applied_and_imported_natively() {
     let p = NativeProvider::new(Shelf);
@@ -180,6 +180,32 @@ fn a_resource_is_planned_applied_and_imported_natively() {
     assert!(applied.diagnostics.is_empty(), "{:?}", applied.diagnostics);
     let state = applied.new_state.decode(&book_type()).unwrap();
     assert_eq!(state.attr("id"), &Value::from("book-Dune"));
+
+    // A refresh: the resource reads back unchanged, so the answer is the very bytes sent.
+    let read = run(p.read_resource(ReadResourceRequest {
+        type_name: "shelf_book".into(),
+        current_state: applied.new_state.clone(),
+        ..Default::default()
+    }));
+    assert!(read.diagnostics.is_empty(), "{:?}", read.diagnostics);
+    assert_eq!(read.new_state, applied.new_state);
+
+    // A refresh plan: the proposed state is the prior one byte for byte (the glue copies
+    // the prior's decoding rather than parsing it again) and the plan keeps it.
+    let unchanged = run(p.plan_resource_change(PlanResourceChangeRequest {
+        type_name: "shelf_book".into(),
+        prior_state: applied.new_state.clone(),
+        proposed_new_state: applied.new_state.clone(),
+        config: dv(&config),
+        ..Default::default()
+    }));
+    assert!(
+        unchanged.diagnostics.is_empty(),
+        "{:?}",
+        unchanged.diagnostics
+    );
+    assert!(unchanged.requires_replace.is_empty());
+    assert_eq!(unchanged.planned_state, applied.new_state);
 
     let imported = run(p.import_resource_state(ImportResourceStateRequest {
         type_name: "shelf_book".into(),

@@ -788,13 +788,14 @@ fn dv(bytes: Vec<u8>) -> Option<pb::DynamicValue> {
     })
 }
 
-/// The benchmark object (see `tfwasm_bench::workload`), encoded.
-fn bench_object(ty: &Type) -> anyhow::Result<(Vec<u8>, Vec<u8>)> {
-    let (config, planned) = tfwasm_bench::workload::random_string_create(ty);
-    Ok((
-        codec::msgpack::encode(&config, ty)?,
-        codec::msgpack::encode(&planned, ty)?,
-    ))
+/// The benchmark object (see `tfwasm_bench::workload`), encoded: config, proposed, planned.
+fn bench_object(ty: &Type) -> anyhow::Result<[Vec<u8>; 3]> {
+    let create = tfwasm_bench::workload::random_string_create(ty);
+    Ok([
+        codec::msgpack::encode(&create.config, ty)?,
+        codec::msgpack::encode(&create.proposed, ty)?,
+        codec::msgpack::encode(&create.planned, ty)?,
+    ])
 }
 
 async fn rpc_latency(
@@ -803,7 +804,7 @@ async fn rpc_latency(
     iterations: usize,
 ) -> anyhow::Result<Vec<RpcResult>> {
     let ty = random_string_type()?;
-    let (config, planned) = bench_object(&ty)?;
+    let [config, proposed, planned] = bench_object(&ty)?;
     let null = codec::msgpack::NULL.to_vec();
     let mut plugins = Vec::new();
     for launch in launches {
@@ -823,7 +824,7 @@ async fn rpc_latency(
     let plan_req = pb::plan_resource_change::Request {
         type_name: "random_string".into(),
         prior_state: dv(null.clone()),
-        proposed_new_state: dv(config.clone()),
+        proposed_new_state: dv(proposed),
         config: dv(config.clone()),
         ..Default::default()
     };
@@ -1390,7 +1391,7 @@ impl Report {
         if !self.rpc.is_empty() {
             let _ = writeln!(
                 w,
-                "\n## 2. Per-RPC latency\n\nOur own gRPC client over the unix socket, one call in flight, PlanResourceChange then ApplyResourceChange (create) of a `random_string` with 7 keepers (13 attributes + 7 map entries = 20 values), {} calls per provider per RPC in 3 interleaved rounds after a warm-up. The floor is the same tonic server and protobuf conversion with handlers that return at once.\n",
+                "\n## 2. Per-RPC latency\n\nOur own gRPC client over the unix socket, one call in flight, PlanResourceChange then ApplyResourceChange (create) of a `random_string` with 7 keepers (13 attributes + 7 map entries = 20 values; the proposed state has its computed attributes unknown, as Terraform sends it), {} calls per provider per RPC in 3 interleaved rounds after a warm-up. The floor is the same tonic server and protobuf conversion with handlers that return at once.\n",
                 self.rpc.first().map_or(0, |r| r.plan.len())
             );
             let _ = writeln!(

@@ -271,6 +271,40 @@ fn decode(bytes: &[u8], ty: &Type, what: &str) -> Result<Value, Diagnostic> {
     })
 }
 
+/// [`decode`] of `bytes`, or a copy of `earlier`'s value when they are `earlier`'s bytes
+/// byte for byte: a refresh plan's proposed state is its prior state, and a copy skips the
+/// parse and the checks a decode makes (numbers, UTF-8, set elements).
+fn decode_or_copy(
+    bytes: &[u8],
+    earlier: (&[u8], &Value),
+    ty: &Type,
+    what: &str,
+) -> Result<Value, Diagnostic> {
+    let (earlier_bytes, earlier_value) = earlier;
+    if bytes == earlier_bytes {
+        Ok(earlier_value.clone())
+    } else {
+        decode(bytes, ty, what)
+    }
+}
+
+/// [`encode`] of `value`, or a copy of `earlier`'s bytes when `value` equals `earlier`'s
+/// value: a read or plan that changes nothing answers with the bytes Terraform sent, which
+/// spares the encoding here and lets the host's checks recognise them without decoding.
+fn encode_or_copy(
+    value: &Value,
+    earlier: (&[u8], &Value),
+    ty: &Type,
+    what: &str,
+) -> Result<Vec<u8>, Diagnostic> {
+    let (earlier_bytes, earlier_value) = earlier;
+    if !earlier_bytes.is_empty() && value == earlier_value {
+        Ok(earlier_bytes.to_vec())
+    } else {
+        encode(value, ty, what)
+    }
+}
+
 fn encode(value: &Value, ty: &Type, what: &str) -> Result<Vec<u8>, Diagnostic> {
     codec::msgpack::encode(value, ty).map_err(|e: CodecError| {
         Diagnostic::error(

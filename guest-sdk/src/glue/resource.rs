@@ -132,7 +132,12 @@ pub fn read_resource(
                     ))?;
                 }
                 Ok((
-                    encode(&new_state, ty, "state after read")?,
+                    encode_or_copy(
+                        &new_state,
+                        (&req.current_state, &state),
+                        ty,
+                        "state after read",
+                    )?,
                     save_private(&ctx),
                     identity_for(entry, &new_state)?,
                 ))
@@ -169,8 +174,18 @@ pub fn plan_resource_change(
         let entry = find_resource(c, &req.type_name)?;
         let (resource, schema, ty) = (&entry.item, entry.schema(), entry.ty());
         let prior = decode(&req.prior_state, ty, "prior state")?;
-        let proposed = decode(&req.proposed_new_state, ty, "proposed new state")?;
-        let config = decode(&req.config, ty, "configuration")?;
+        let proposed = decode_or_copy(
+            &req.proposed_new_state,
+            (&req.prior_state, &prior),
+            ty,
+            "proposed new state",
+        )?;
+        let config = decode_or_copy(
+            &req.config,
+            (&req.proposed_new_state, &proposed),
+            ty,
+            "configuration",
+        )?;
         let mut ctx = context(c, ctx)?;
         with_meta(c, &mut ctx, &req.provider_meta)?;
         crate::log::mask_sensitive(schema, &config);
@@ -192,7 +207,7 @@ pub fn plan_resource_change(
                 computed_blocks,
             ))?;
         }
-        let planned = encode(&plan.planned, ty, "plan")?;
+        let planned = encode_or_copy(&plan.planned, (&req.prior_state, &plan.prior), ty, "plan")?;
         // An update keeps the object and so its identity; a create or replacement names a
         // new object: planned only when the plan already knows all of it, as
         // terraform-plugin-framework plans none. OpenTofu stores the planned identity as
@@ -237,7 +252,12 @@ pub fn apply_resource_change(
         let (resource, schema, ty) = (&entry.item, entry.schema(), entry.ty());
         let prior = decode(&req.prior_state, ty, "prior state")?;
         let planned = decode(&req.planned_state, ty, "planned state")?;
-        let config = decode(&req.config, ty, "configuration")?;
+        let config = decode_or_copy(
+            &req.config,
+            (&req.planned_state, &planned),
+            ty,
+            "configuration",
+        )?;
         let mut ctx = context(c, ctx)?;
         with_meta(c, &mut ctx, &req.provider_meta)?;
         crate::log::mask_sensitive(schema, &config);

@@ -89,9 +89,15 @@ impl<P: Provider> ResourceServer for Checked<P> {
             &type_name,
         );
         if let Some((schema, ty)) = self.resource(&type_name).await {
-            let mut violations = match decode_result(&resp.new_state, ty) {
-                Ok(state) => stored(&schema.block, &state),
-                Err(v) => Violations::from(vec![v]),
+            let mut violations = if resp.new_state == current {
+                // The state Terraform holds, byte for byte (every resource a refresh finds
+                // unchanged): it stored it, so it can store it again.
+                Violations::new()
+            } else {
+                match decode_result(&resp.new_state, ty) {
+                    Ok(state) => stored(&schema.block, &state),
+                    Err(v) => Violations::from(vec![v]),
+                }
             };
             if !violations.is_empty() {
                 // Keep what Terraform knew rather than a state it cannot store.
@@ -138,6 +144,9 @@ impl<P: Provider> ResourceServer for Checked<P> {
         let allowed = req.client_capabilities.deferral_allowed;
         let computed_blocks = req.client_capabilities.computed_blocks_allowed;
         let prior_identity = req.prior_identity.clone();
+        // Kept to recognise a planned state that is the prior one byte for byte (every
+        // resource a refresh plan leaves unchanged), which then needs no decoding of its own.
+        let prior_state = req.prior_state.clone();
         let mut resp = self.inner.plan_resource_change(req).await;
         self.refuse_deferral(
             allowed,
@@ -155,15 +164,24 @@ impl<P: Provider> ResourceServer for Checked<P> {
         if let (Some((schema, ty)), Some((prior, config))) =
             (resource_in(&index, &type_name), inputs.join().flatten())
         {
-            let planned_bytes = aside::bytes(&[&resp.planned_state]);
-            let mut violations = match decode_result(&resp.planned_state, ty) {
-                Ok(planned) => {
-                    let found =
-                        check_plan_for(&schema.block, &prior, &config, &planned, computed_blocks);
-                    aside::free(planned_bytes, planned);
-                    found
+            let mut violations = if resp.planned_state == prior_state {
+                check_plan_for(&schema.block, &prior, &config, &prior, computed_blocks)
+            } else {
+                let planned_bytes = aside::bytes(&[&resp.planned_state]);
+                match decode_result(&resp.planned_state, ty) {
+                    Ok(planned) => {
+                        let found = check_plan_for(
+                            &schema.block,
+                            &prior,
+                            &config,
+                            &planned,
+                            computed_blocks,
+                        );
+                        aside::free(planned_bytes, planned);
+                        found
+                    }
+                    Err(v) => Violations::from(vec![v]),
                 }
-                Err(v) => Violations::from(vec![v]),
             };
             violations.extend(check_requires_replace_in(
                 ty,
@@ -205,6 +223,9 @@ impl<P: Provider> ResourceServer for Checked<P> {
         let index = Arc::clone(self.index().await);
         // Decoded for the checks while the provider applies, when large (aside.rs).
         let planned_bytes = aside::bytes(&[&req.planned_state]);
+        // Kept to recognise a new state that is the planned one byte for byte (an update
+        // the plan knew all of), which then needs no decoding of its own.
+        let planned_state = req.planned_state.clone();
         let inputs = aside::decode(
             &index,
             &type_name,
@@ -216,27 +237,33 @@ impl<P: Provider> ResourceServer for Checked<P> {
             (resource_in(&index, &type_name), inputs.join().flatten())
         {
             let new_bytes = aside::bytes(&[&resp.new_state]);
-            let violations = match decode_result(&resp.new_state, ty) {
+            // `None`: the new state is the planned one, already decoded.
+            let decoded = if resp.new_state == planned_state {
+                Ok(None)
+            } else {
+                decode_result(&resp.new_state, ty).map(Some)
+            };
+            let violations = match decoded {
                 // With errors the provider may return a partial state: only its shape matters.
                 Ok(new) if tfwasm_model::has_error(&resp.diagnostics) => {
                     aside::free(planned_bytes + new_bytes, (planned, new));
                     Violations::new()
                 }
                 Ok(new) => {
-                    let mut found = check_apply(&schema.block, &planned, &new);
-                    aside::free(planned_bytes, planned);
-                    found.extend(check_write_only_null(&schema.block, &new));
+                    let state = new.as_ref().unwrap_or(&planned);
+                    let mut found = check_apply(&schema.block, &planned, state);
+                    found.extend(check_write_only_null(&schema.block, state));
                     found.extend(
                         self.check_identity(
                             &type_name,
-                            !new.is_null(),
+                            !state.is_null(),
                             &mut resp.new_identity,
                             IdentityRole::Final,
                             Some((&planned_identity, "between plan and apply")),
                         )
                         .await,
                     );
-                    aside::free(new_bytes, new);
+                    aside::free(planned_bytes + new_bytes, (planned, new));
                     found
                 }
                 Err(v) => {

@@ -314,6 +314,46 @@ fn a_valid_plan_passes_untouched() {
     assert_eq!(resp.planned_state, planned);
 }
 
+/// A plan answering the prior state byte for byte is checked with the prior's decoding
+/// (no decoding of its own): still against the configuration, and still passing when right.
+#[test]
+fn a_plan_that_is_the_prior_state_is_checked_all_the_same() {
+    let prior = obj("old".into(), "i".into());
+    let fake = Fake {
+        plan: PlanResourceChangeResponse {
+            planned_state: prior.clone(),
+            ..Default::default()
+        },
+        ..Fake::default()
+    };
+    let checked = Checked::new(fake, "fake", Mode::Enforce);
+    // A destroy: the configuration is gone, yet the plan keeps the object.
+    let destroy = PlanResourceChangeRequest {
+        prior_state: prior.clone(),
+        proposed_new_state: DynamicValue::null(),
+        config: DynamicValue::null(),
+        ..plan_request()
+    };
+    let resp = run(checked.plan_resource_change(destroy));
+    assert_eq!(resp.diagnostics.len(), 1, "{:?}", resp.diagnostics);
+    assert!(
+        resp.diagnostics[0]
+            .detail
+            .contains("planned a non-null value {id = \"i\", name = \"old\"} for a destroy"),
+        "{}",
+        resp.diagnostics[0].detail
+    );
+    let unchanged = PlanResourceChangeRequest {
+        prior_state: prior.clone(),
+        proposed_new_state: prior.clone(),
+        config: obj("old".into(), Value::Null),
+        ..plan_request()
+    };
+    let resp = run(checked.plan_resource_change(unchanged));
+    assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+    assert_eq!(resp.planned_state, prior);
+}
+
 #[test]
 fn nonconforming_plan_is_reported_with_its_path() {
     // One attribute where the schema has two.
@@ -364,6 +404,8 @@ fn apply_request() -> ApplyResourceChangeRequest {
     }
 }
 
+/// The new state is the planned one byte for byte, so it is checked with the plan's decoding:
+/// the unknown it still holds is found all the same.
 #[test]
 fn apply_with_unknown_keeps_the_state_and_reports() {
     let new = obj("a".into(), Value::unknown());
@@ -511,6 +553,29 @@ fn a_violation_too_large_to_keep_whole_still_fails_the_check() {
     assert!(!found.is_empty());
     assert_eq!(found.len(), 1, "kept, cut, not only counted");
     assert!(found[0].message.len() < 2048, "{}", found[0].message.len());
+}
+
+/// A read answering the current state byte for byte is not decoded again: it is the state
+/// Terraform holds, so whatever is wrong with it (here an unknown, which Terraform never
+/// stores) was Terraform's before the call and is not the provider's fault, as in plans.
+#[test]
+fn a_read_answering_terraforms_own_state_is_not_checked_again() {
+    let current = obj("a".into(), Value::unknown());
+    let fake = Fake {
+        read: ReadResourceResponse {
+            new_state: current.clone(),
+            ..Default::default()
+        },
+        ..Fake::default()
+    };
+    let req = ReadResourceRequest {
+        type_name: "fake_thing".into(),
+        current_state: current.clone(),
+        ..Default::default()
+    };
+    let resp = run(Checked::new(fake, "fake", Mode::Enforce).read_resource(req));
+    assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+    assert_eq!(resp.new_state, current);
 }
 
 #[test]
