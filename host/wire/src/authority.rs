@@ -11,7 +11,12 @@
 //!
 //! Every block is re-encoded (not only the fixed ones) because HPACK is stateful: the client's
 //! blocks refer to its dynamic table, which h2 only sees rebuilt through our own encoder.
-//! AutoMTLS connections never need this (clients send the TLS server name) and skip it.
+//! A client whose first header block needs no fix (grpc-go, tonic, grpcio before 1.57) sends
+//! the same `:authority` on every stream of the connection, so after that block the
+//! connection is passed through untouched: that block goes to h2 as the client encoded it, h2's
+//! table follows the client's, and no later block is decoded (re-encoding cost about a quarter
+//! of a small call's server time). AutoMTLS connections never need this (clients send the TLS
+//! server name) and skip it.
 
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
@@ -76,6 +81,10 @@ struct Rewriter {
     encoder: loona_hpack::Encoder<'static>,
     /// How many `:authority` values were replaced (for the log).
     replaced: u64,
+    /// Set once the first header block needed no fix: every later byte passes untouched.
+    settled: bool,
+    /// Whether a header block has been seen (the first decides whether to settle).
+    seen_block: bool,
 }
 
 impl Rewriter {
@@ -90,12 +99,18 @@ impl Rewriter {
             decoder,
             encoder: loona_hpack::Encoder::new(),
             replaced: 0,
+            settled: false,
+            seen_block: false,
         }
     }
 
     /// Consumes `input`, appending to `out` every byte that is ready for h2.
     fn push(&mut self, mut input: &[u8], out: &mut Vec<u8>) -> Result<(), RewriteError> {
         while !input.is_empty() {
+            if self.settled {
+                out.extend_from_slice(input);
+                return Ok(());
+            }
             if self.preface_left > 0 {
                 let n = self.preface_left.min(input.len());
                 out.extend_from_slice(&input[..n]);
@@ -199,16 +214,19 @@ impl Rewriter {
     }
 
     /// Decodes a complete header block, fixes `:authority`, and writes it re-encoded as one
-    /// HEADERS frame and as many CONTINUATIONs as the frame size needs.
+    /// HEADERS frame and as many CONTINUATIONs as the frame size needs. A first block that
+    /// needs no fix is written as the client encoded it, and the connection settles.
     fn rewrite_block(
         &mut self,
         block: &PendingBlock,
         out: &mut Vec<u8>,
     ) -> Result<(), RewriteError> {
+        let first = !std::mem::replace(&mut self.seen_block, true);
         let mut headers = self
             .decoder
             .decode(&block.fragment)
             .map_err(RewriteError::Hpack)?;
+        let replaced_before = self.replaced;
         for (name, value) in &mut headers {
             if name.as_slice() == b":authority"
                 && http::uri::Authority::try_from(value.as_slice()).is_err()
@@ -221,10 +239,15 @@ impl Rewriter {
         if let Some(priority) = block.priority {
             encoded.extend_from_slice(&priority);
         }
-        encoded.extend(
-            self.encoder
-                .encode(headers.iter().map(|(n, v)| (n.as_slice(), v.as_slice()))),
-        );
+        if first && self.replaced == replaced_before {
+            encoded.extend_from_slice(&block.fragment);
+            self.settled = true;
+        } else {
+            encoded.extend(
+                self.encoder
+                    .encode(headers.iter().map(|(n, v)| (n.as_slice(), v.as_slice()))),
+            );
+        }
         let mut chunks = encoded.chunks(MAX_FRAME).peekable();
         let mut first = true;
         // An empty block still needs its HEADERS frame.
@@ -474,6 +497,26 @@ mod tests {
                 "chunks of {chunk}"
             );
         }
+    }
+
+    #[test]
+    fn after_a_first_block_needing_no_fix_the_connection_passes_through() {
+        let input = client_bytes("localhost:1234");
+        let (out, _) = rewrite_in_chunks(&input, usize::MAX);
+        // The first block arrives as one frame (its padding dropped); every frame after it is
+        // the client's own, byte for byte, including the block indexed from its table.
+        let (sent, passed) = (frames(&input), frames(&out));
+        assert_eq!(passed.len(), sent.len() - 1);
+        assert_eq!(passed[2..], sent[3..]);
+        // A later socket-path authority on the same connection is not looked at: h2 refuses
+        // that stream as it would without the fix (clients keep one authority per channel).
+        let mut later = input.clone();
+        let mut client = loona_hpack::Encoder::new();
+        let block = client.encode([(&b":authority"[..], &b"%2Ftmp%2Fx"[..])]);
+        write_frame(&mut later, HEADERS, END_HEADERS, 5, &block);
+        let (out, replaced) = rewrite_in_chunks(&later, 7);
+        assert_eq!(replaced, 0);
+        assert!(out.ends_with(&block), "passed through untouched");
     }
 
     #[test]
