@@ -308,8 +308,10 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
                 fresh_l.clone(),
                 serve_l.clone(),
             ],
-            3,
-            args.iterations,
+            // Short rounds, so drift in the machine's state over the run (other processes,
+            // frequency, page cache) weighs on every provider alike.
+            RPC_ROUNDS,
+            (3 * args.iterations).div_ceil(RPC_ROUNDS),
         ))?;
     }
     if wanted("cold") {
@@ -798,6 +800,11 @@ fn bench_object(ty: &Type) -> anyhow::Result<[Vec<u8>; 3]> {
     ])
 }
 
+/// Interleaved rounds of the per-RPC section; three times `--iterations` is spread over them.
+const RPC_ROUNDS: usize = 30;
+/// Calls of each RPC per provider before the per-RPC section measures.
+const RPC_WARM_UP: usize = 250;
+
 async fn rpc_latency(
     launches: &[Launch],
     rounds: usize,
@@ -838,11 +845,7 @@ async fn rpc_latency(
     for round in 0..=rounds {
         for (i, (label, _, client)) in plugins.iter_mut().enumerate() {
             // Round 0 warms up (connections, caches, allocator) and is not recorded.
-            let n = if round == 0 {
-                iterations / 4
-            } else {
-                iterations
-            };
+            let n = if round == 0 { RPC_WARM_UP } else { iterations };
             for _ in 0..n {
                 let t = Instant::now();
                 let plan = client
@@ -1391,7 +1394,7 @@ impl Report {
         if !self.rpc.is_empty() {
             let _ = writeln!(
                 w,
-                "\n## 2. Per-RPC latency\n\nOur own gRPC client over the unix socket, one call in flight, PlanResourceChange then ApplyResourceChange (create) of a `random_string` with 7 keepers (13 attributes + 7 map entries = 20 values; the proposed state has its computed attributes unknown, as Terraform sends it), {} calls per provider per RPC in 3 interleaved rounds after a warm-up. The floor is the same tonic server and protobuf conversion with handlers that return at once.\n",
+                "\n## 2. Per-RPC latency\n\nOur own gRPC client over the unix socket, one call in flight, PlanResourceChange then ApplyResourceChange (create) of a `random_string` with 7 keepers (13 attributes + 7 map entries = 20 values; the proposed state has its computed attributes unknown, as Terraform sends it), {} calls per provider per RPC in {RPC_ROUNDS} interleaved rounds after a warm-up. The floor is the same tonic server and protobuf conversion with handlers that return at once.\n",
                 self.rpc.first().map_or(0, |r| r.plan.len())
             );
             let _ = writeln!(
