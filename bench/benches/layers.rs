@@ -51,16 +51,17 @@ fn wasm_with(reuse: bool, fuel_metering: bool) -> WasmProvider {
         .0
 }
 
-fn requests(ty: &tfwasm_model::Type) -> (PlanResourceChangeRequest, ApplyResourceChangeRequest) {
-    let create = tfwasm_bench::workload::random_string_create(ty);
-    let config = DynamicValue::encode(&create.config, ty).unwrap();
-    let proposed = DynamicValue::encode(&create.proposed, ty).unwrap();
-    let planned = DynamicValue::encode(&create.planned, ty).unwrap();
+fn create_requests(
+    ty: &tfwasm_model::Type,
+) -> (PlanResourceChangeRequest, ApplyResourceChangeRequest) {
+    let (config, planned) = tfwasm_bench::workload::random_string_create(ty);
+    let config = DynamicValue::encode(&config, ty).unwrap();
+    let planned = DynamicValue::encode(&planned, ty).unwrap();
     (
         PlanResourceChangeRequest {
             type_name: "random_string".into(),
             prior_state: DynamicValue::null(),
-            proposed_new_state: proposed,
+            proposed_new_state: config.clone(),
             config: config.clone(),
             ..Default::default()
         },
@@ -74,6 +75,13 @@ fn requests(ty: &tfwasm_model::Type) -> (PlanResourceChangeRequest, ApplyResourc
     )
 }
 
+/// What every layer is asked: the create's plan and apply, and the refresh of what it created.
+struct Requests {
+    plan: PlanResourceChangeRequest,
+    apply: ApplyResourceChangeRequest,
+    refresh: Refresh,
+}
+
 /// The refresh of the resource `apply` creates: its read, and its plan with the configuration
 /// unchanged (prior and proposed state the same bytes).
 struct Refresh {
@@ -81,7 +89,7 @@ struct Refresh {
     plan: PlanResourceChangeRequest,
 }
 
-fn refresh(
+fn refresh_requests(
     rt: &tokio::runtime::Runtime,
     p: &impl Provider,
     apply: &ApplyResourceChangeRequest,
@@ -110,10 +118,13 @@ fn bench_provider<P: Provider>(
     rt: &tokio::runtime::Runtime,
     name: &str,
     p: &P,
-    plan: &PlanResourceChangeRequest,
-    apply: &ApplyResourceChangeRequest,
-    refresh: &Refresh,
+    requests: &Requests,
 ) {
+    let Requests {
+        plan,
+        apply,
+        refresh,
+    } = requests;
     rt.block_on(p.get_provider_schema());
     let mut group = c.benchmark_group("layers");
     group.bench_function(format!("{name}/plan"), |b| {
@@ -136,60 +147,26 @@ fn bench(c: &mut Criterion) {
     let native = NativeProvider::new(tfwasm_sample_random::RandomProvider);
     let schema = rt.block_on(native.get_provider_schema());
     let ty = schema.resources["random_string"].block.implied_type();
-    let (plan, apply) = requests(&ty);
-    let refresh = refresh(&rt, &native, &apply);
-    bench_provider(c, &rt, "1_native_sdk", &native, &plan, &apply, &refresh);
+    let (plan, apply) = create_requests(&ty);
+    let refresh = refresh_requests(&rt, &native, &apply);
+    let requests = Requests {
+        plan,
+        apply,
+        refresh,
+    };
+    bench_provider(c, &rt, "1_native_sdk", &native, &requests);
     let checked = Checked::new(
         NativeProvider::new(tfwasm_sample_random::RandomProvider),
         "random",
         Mode::Enforce,
     );
-    bench_provider(
-        c,
-        &rt,
-        "2_native_sdk_checked",
-        &checked,
-        &plan,
-        &apply,
-        &refresh,
-    );
-    bench_provider(
-        c,
-        &rt,
-        "3_wasm_reused",
-        &wasm(true),
-        &plan,
-        &apply,
-        &refresh,
-    );
-    bench_provider(
-        c,
-        &rt,
-        "3b_wasm_reused_epoch_only",
-        &wasm_with(true, false),
-        &plan,
-        &apply,
-        &refresh,
-    );
+    bench_provider(c, &rt, "2_native_sdk_checked", &checked, &requests);
+    bench_provider(c, &rt, "3_wasm_reused", &wasm(true), &requests);
+    let epoch_only = wasm_with(true, false);
+    bench_provider(c, &rt, "3b_wasm_reused_epoch_only", &epoch_only, &requests);
     let checked = Checked::new(wasm(true), "random", Mode::Enforce);
-    bench_provider(
-        c,
-        &rt,
-        "4_wasm_reused_checked",
-        &checked,
-        &plan,
-        &apply,
-        &refresh,
-    );
-    bench_provider(
-        c,
-        &rt,
-        "5_wasm_fresh",
-        &wasm(false),
-        &plan,
-        &apply,
-        &refresh,
-    );
+    bench_provider(c, &rt, "4_wasm_reused_checked", &checked, &requests);
+    bench_provider(c, &rt, "5_wasm_fresh", &wasm(false), &requests);
 }
 
 criterion_group! {

@@ -20,7 +20,38 @@ impl Provider for Shelf {
         ResourceSchema::new().attr(Attr::string("label").optional())
     }
     fn resources(&self) -> Vec<Box<dyn Resource>> {
-        vec![Box::new(Book)]
+        vec![Box::new(Book), Box::new(Retitled)]
+    }
+}
+
+/// A resource whose `modify_plan` rewrites the prior state too and plans that: the glue must
+/// answer what was planned, not the prior state Terraform sent.
+struct Retitled;
+
+impl Resource for Retitled {
+    fn type_name(&self) -> &'static str {
+        "shelf_retitled"
+    }
+
+    fn schema(&self) -> ResourceSchema {
+        Book.schema()
+    }
+
+    fn modify_plan(&self, _ctx: &Context, plan: &mut PlanContext) -> Result<(), Diagnostic> {
+        if !plan.prior.is_null() {
+            plan.prior.set("title", Value::from("Retitled"));
+            plan.planned = plan.prior.clone();
+        }
+        Ok(())
+    }
+
+    fn create(
+        &self,
+        _ctx: &Context,
+        planned: &Value,
+        _config: &Value,
+    ) -> Result<Value, Diagnostic> {
+        Ok(planned.clone())
     }
 }
 
@@ -181,7 +212,8 @@ fn a_resource_is_planned_applied_and_imported_natively() {
     let state = applied.new_state.decode(&book_type()).unwrap();
     assert_eq!(state.attr("id"), &Value::from("book-Dune"));
 
-    // A refresh: the resource reads back unchanged, so the answer is the very bytes sent.
+    // A refresh: the resource reads back unchanged (that the answer is the bytes sent, not a
+    // re-encoding, is `an_unchanged_read_or_plan_answers_the_bytes_it_was_sent`).
     let read = run(p.read_resource(ReadResourceRequest {
         type_name: "shelf_book".into(),
         current_state: applied.new_state.clone(),
@@ -190,8 +222,7 @@ fn a_resource_is_planned_applied_and_imported_natively() {
     assert!(read.diagnostics.is_empty(), "{:?}", read.diagnostics);
     assert_eq!(read.new_state, applied.new_state);
 
-    // A refresh plan: the proposed state is the prior one byte for byte (the glue copies
-    // the prior's decoding rather than parsing it again) and the plan keeps it.
+    // A refresh plan: the proposed state is the prior one byte for byte, and the plan keeps it.
     let unchanged = run(p.plan_resource_change(PlanResourceChangeRequest {
         type_name: "shelf_book".into(),
         prior_state: applied.new_state.clone(),
@@ -222,4 +253,62 @@ fn a_resource_is_planned_applied_and_imported_natively() {
         .decode(&book_type())
         .unwrap();
     assert_eq!(found, state);
+}
+
+/// `{"id": "book-Dune", "title": "Dune"}` with each string as `str8`, which go-cty reads as
+/// any string but no encoder here writes for one this short: bytes a re-encoding would change.
+fn dune_in_str8() -> DynamicValue {
+    let mut bytes = vec![0x82, 0xa2, b'i', b'd', 0xd9, 9];
+    bytes.extend_from_slice(b"book-Dune");
+    bytes.extend_from_slice(&[0xa5, b't', b'i', b't', b'l', b'e', 0xd9, 4]);
+    bytes.extend_from_slice(b"Dune");
+    DynamicValue::from_msgpack(bytes)
+}
+
+/// A read or plan that changes nothing answers with the very bytes Terraform sent (so the
+/// host's checks need not decode them), not with a re-encoding of them.
+#[test]
+fn an_unchanged_read_or_plan_answers_the_bytes_it_was_sent() {
+    let p = NativeProvider::new(Shelf);
+    let state = dune_in_str8();
+    assert_eq!(
+        state.decode(&book_type()).unwrap(),
+        Value::object([
+            ("id", Value::from("book-Dune")),
+            ("title", Value::from("Dune"))
+        ])
+    );
+    let read = run(p.read_resource(ReadResourceRequest {
+        type_name: "shelf_book".into(),
+        current_state: state.clone(),
+        ..Default::default()
+    }));
+    assert!(read.diagnostics.is_empty(), "{:?}", read.diagnostics);
+    assert_eq!(read.new_state, state);
+    let config = Value::object([("title", Value::from("Dune")), ("id", Value::Null)]);
+    let plan = |type_name: &str| {
+        run(p.plan_resource_change(PlanResourceChangeRequest {
+            type_name: type_name.into(),
+            prior_state: state.clone(),
+            proposed_new_state: state.clone(),
+            config: dv(&config),
+            ..Default::default()
+        }))
+    };
+    let unchanged = plan("shelf_book");
+    assert!(
+        unchanged.diagnostics.is_empty(),
+        "{:?}",
+        unchanged.diagnostics
+    );
+    assert_eq!(unchanged.planned_state, state);
+    // `modify_plan` changed the prior along with the plan: what it planned is answered.
+    let retitled = plan("shelf_retitled");
+    assert!(
+        retitled.diagnostics.is_empty(),
+        "{:?}",
+        retitled.diagnostics
+    );
+    let planned = retitled.planned_state.decode(&book_type()).unwrap();
+    assert_eq!(planned.attr("title"), &Value::from("Retitled"));
 }

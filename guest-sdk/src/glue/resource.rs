@@ -164,6 +164,9 @@ pub fn read_resource(
     }
 }
 
+/// Largest encoded prior state a plan copies to recognise an unchanged plan by.
+const COPY_PRIOR_BYTES: usize = 64 << 10;
+
 /// `plan-resource-change`.
 pub fn plan_resource_change(
     c: &Catalog,
@@ -193,6 +196,11 @@ pub fn plan_resource_change(
         load_private(&ctx, &req.prior_private)?;
         ctx.saved_plan_private = parse_private(&req.planned_private)?;
         let computed_blocks = ctx.client.computed_blocks_allowed;
+        // What an unchanged plan is recognised by: a copy, since `modify_plan` may change
+        // `plan.prior` too. Only for a small prior, whose copy costs less than the encoding it
+        // spares (a refresh plan); a large one is encoded as before.
+        let before =
+            (!prior.is_null() && req.prior_state.len() <= COPY_PRIOR_BYTES).then(|| prior.clone());
         let mut plan = plan_defaults_for(schema, prior, proposed, config, computed_blocks);
         resource.modify_plan(&ctx, &mut plan)?;
         #[cfg(feature = "invariants")]
@@ -207,7 +215,10 @@ pub fn plan_resource_change(
                 computed_blocks,
             ))?;
         }
-        let planned = encode_or_copy(&plan.planned, (&req.prior_state, &plan.prior), ty, "plan")?;
+        let planned = match &before {
+            Some(prior) => encode_or_copy(&plan.planned, (&req.prior_state, prior), ty, "plan")?,
+            None => encode(&plan.planned, ty, "plan")?,
+        };
         // An update keeps the object and so its identity; a create or replacement names a
         // new object: planned only when the plan already knows all of it, as
         // terraform-plugin-framework plans none. OpenTofu stores the planned identity as

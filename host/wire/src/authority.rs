@@ -5,18 +5,20 @@
 //! (`%2Ftmp%2Fplugin123`), which is not a valid URI authority, and the h2 server under tonic
 //! resets every such stream with `PROTOCOL_ERROR` (grpc/grpc#38142, hyperium/h2#487, unmerged).
 //! grpc-go, and so Terraform, sends `localhost` for unix sockets. h2 has no switch for this, so
-//! [`FixAuthority`] sits between the socket and h2 on plaintext connections: it re-encodes
-//! every header block the client sends, with an invalid `:authority` replaced by `localhost`,
-//! and passes every other frame through untouched.
+//! [`FixAuthority`] sits between the socket and h2 on plaintext connections. The first header
+//! block the client sends decides:
 //!
-//! Every block is re-encoded (not only the fixed ones) because HPACK is stateful: the client's
-//! blocks refer to its dynamic table, which h2 only sees rebuilt through our own encoder.
-//! A client whose first header block needs no fix (grpc-go, tonic, grpcio before 1.57) sends
-//! the same `:authority` on every stream of the connection, so after that block the
-//! connection is passed through untouched: that block goes to h2 as the client encoded it, h2's
-//! table follows the client's, and no later block is decoded (re-encoding cost about a quarter
-//! of a small call's server time). AutoMTLS connections never need this (clients send the TLS
-//! server name) and skip it.
+//! - It needs a fix: from then on every header block is re-encoded, with an invalid
+//!   `:authority` replaced by `localhost`, and every other frame passed through untouched.
+//!   Every block, not only the fixed ones, because HPACK is stateful: the client's blocks
+//!   refer to its dynamic table, which h2 only sees rebuilt through our own encoder.
+//! - It needs none (grpc-go, tonic, grpcio before 1.57): clients keep one `:authority` per
+//!   channel, so that block goes to h2 as the client encoded it (h2's table then follows the
+//!   client's) and every later byte passes untouched, nothing decoded (re-encoding every
+//!   block cost about a quarter of a small call's server time). A later stream with an
+//!   invalid authority on such a connection is reset by h2, as without this module.
+//!
+//! AutoMTLS connections never need this (clients send the TLS server name) and skip it.
 
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
@@ -221,7 +223,7 @@ impl Rewriter {
         block: &PendingBlock,
         out: &mut Vec<u8>,
     ) -> Result<(), RewriteError> {
-        let first = !std::mem::replace(&mut self.seen_block, true);
+        let first_block = !std::mem::replace(&mut self.seen_block, true);
         let mut headers = self
             .decoder
             .decode(&block.fragment)
@@ -239,7 +241,7 @@ impl Rewriter {
         if let Some(priority) = block.priority {
             encoded.extend_from_slice(&priority);
         }
-        if first && self.replaced == replaced_before {
+        if first_block && self.replaced == replaced_before {
             encoded.extend_from_slice(&block.fragment);
             self.settled = true;
         } else {
@@ -517,6 +519,56 @@ mod tests {
         let (out, replaced) = rewrite_in_chunks(&later, 7);
         assert_eq!(replaced, 0);
         assert!(out.ends_with(&block), "passed through untouched");
+    }
+
+    /// `:method: POST` indexed, then `:authority: localhost:1234` as a literal added to the
+    /// dynamic table: a valid block our own encoder, which adds nothing to it, does not write.
+    fn literal_block() -> Vec<u8> {
+        let mut block = vec![0x83, 0x41, 14];
+        block.extend_from_slice(b"localhost:1234");
+        block
+    }
+
+    #[test]
+    fn the_first_block_decides_whether_later_ones_are_rewritten() {
+        // It needs no fix: it and every later block reach h2 exactly as the client encoded them.
+        let mut input = PREFACE.to_vec();
+        for stream in [1, 3] {
+            write_frame(
+                &mut input,
+                HEADERS,
+                END_HEADERS | END_STREAM,
+                stream,
+                &literal_block(),
+            );
+        }
+        let (out, _) = rewrite_in_chunks(&input, 5);
+        assert_eq!(out, input);
+        // It needed one: a later block that needs none is still re-encoded (our encoder's
+        // table is the one h2 follows now), and still says what the client said.
+        let mut client = loona_hpack::Encoder::new();
+        let fixed = client.encode([(&b":authority"[..], &b"%2Ftmp%2Fx"[..])]);
+        let mut input = PREFACE.to_vec();
+        write_frame(&mut input, HEADERS, END_HEADERS, 1, &fixed);
+        write_frame(
+            &mut input,
+            HEADERS,
+            END_HEADERS | END_STREAM,
+            3,
+            &literal_block(),
+        );
+        let (out, replaced) = rewrite_in_chunks(&input, 5);
+        assert_eq!(replaced, 1);
+        let frames = frames(&out);
+        assert_ne!(frames[1].3, literal_block(), "re-encoded");
+        let mut server = loona_hpack::Decoder::new();
+        let first = server.decode(&frames[0].3).unwrap();
+        assert_eq!(first[0].1, b"localhost");
+        let second = server.decode(&frames[1].3).unwrap();
+        assert_eq!(
+            second[1],
+            (b":authority".to_vec(), b"localhost:1234".to_vec())
+        );
     }
 
     #[test]

@@ -469,22 +469,27 @@ fn apply_changing_a_planned_value() {
     );
 }
 
-#[test]
-fn read_with_unknown_keeps_the_recorded_state() {
-    let current = obj("a".into(), "i".into());
+/// A checked ReadResource of `current` that the provider answers with `new_state`.
+fn read(current: DynamicValue, new_state: DynamicValue) -> ReadResourceResponse {
     let fake = Fake {
         read: ReadResourceResponse {
-            new_state: obj("a".into(), Value::unknown()),
+            new_state,
             ..Default::default()
         },
         ..Fake::default()
     };
     let req = ReadResourceRequest {
         type_name: "fake_thing".into(),
-        current_state: current.clone(),
+        current_state: current,
         ..Default::default()
     };
-    let resp = run(Checked::new(fake, "fake", Mode::Enforce).read_resource(req));
+    run(Checked::new(fake, "fake", Mode::Enforce).read_resource(req))
+}
+
+#[test]
+fn read_with_unknown_keeps_the_recorded_state() {
+    let current = obj("a".into(), "i".into());
+    let resp = read(current.clone(), obj("a".into(), Value::unknown()));
     assert_eq!(resp.diagnostics.len(), 1);
     assert_eq!(
         resp.diagnostics[0].summary,
@@ -561,38 +566,14 @@ fn a_violation_too_large_to_keep_whole_still_fails_the_check() {
 #[test]
 fn a_read_answering_terraforms_own_state_is_not_checked_again() {
     let current = obj("a".into(), Value::unknown());
-    let fake = Fake {
-        read: ReadResourceResponse {
-            new_state: current.clone(),
-            ..Default::default()
-        },
-        ..Fake::default()
-    };
-    let req = ReadResourceRequest {
-        type_name: "fake_thing".into(),
-        current_state: current.clone(),
-        ..Default::default()
-    };
-    let resp = run(Checked::new(fake, "fake", Mode::Enforce).read_resource(req));
+    let resp = read(current.clone(), current.clone());
     assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
     assert_eq!(resp.new_state, current);
 }
 
 #[test]
 fn read_may_return_null() {
-    let fake = Fake {
-        read: ReadResourceResponse {
-            new_state: DynamicValue::null(),
-            ..Default::default()
-        },
-        ..Fake::default()
-    };
-    let req = ReadResourceRequest {
-        type_name: "fake_thing".into(),
-        current_state: obj("a".into(), "i".into()),
-        ..Default::default()
-    };
-    let resp = run(Checked::new(fake, "fake", Mode::Enforce).read_resource(req));
+    let resp = read(obj("a".into(), "i".into()), DynamicValue::null());
     assert!(resp.diagnostics.is_empty());
 }
 
