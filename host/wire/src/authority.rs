@@ -83,10 +83,19 @@ struct Rewriter {
     encoder: loona_hpack::Encoder<'static>,
     /// How many `:authority` values were replaced (for the log).
     replaced: u64,
-    /// Set once the first header block needed no fix: every later byte passes untouched.
-    settled: bool,
-    /// Whether a header block has been seen (the first decides whether to settle).
-    seen_block: bool,
+    /// What the first header block decided.
+    mode: Mode,
+}
+
+/// What a connection's first header block decides (see the module).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// No header block yet.
+    Undecided,
+    /// The first block needed a fix: every block is re-encoded.
+    Rewriting,
+    /// The first block needed none: every later byte passes untouched.
+    Settled,
 }
 
 impl Rewriter {
@@ -101,15 +110,14 @@ impl Rewriter {
             decoder,
             encoder: loona_hpack::Encoder::new(),
             replaced: 0,
-            settled: false,
-            seen_block: false,
+            mode: Mode::Undecided,
         }
     }
 
     /// Consumes `input`, appending to `out` every byte that is ready for h2.
     fn push(&mut self, mut input: &[u8], out: &mut Vec<u8>) -> Result<(), RewriteError> {
         while !input.is_empty() {
-            if self.settled {
+            if self.mode == Mode::Settled {
                 out.extend_from_slice(input);
                 return Ok(());
             }
@@ -223,7 +231,6 @@ impl Rewriter {
         block: &PendingBlock,
         out: &mut Vec<u8>,
     ) -> Result<(), RewriteError> {
-        let first_block = !std::mem::replace(&mut self.seen_block, true);
         let mut headers = self
             .decoder
             .decode(&block.fragment)
@@ -241,10 +248,11 @@ impl Rewriter {
         if let Some(priority) = block.priority {
             encoded.extend_from_slice(&priority);
         }
-        if first_block && self.replaced == replaced_before {
+        if self.mode == Mode::Undecided && self.replaced == replaced_before {
             encoded.extend_from_slice(&block.fragment);
-            self.settled = true;
+            self.mode = Mode::Settled;
         } else {
+            self.mode = Mode::Rewriting;
             encoded.extend(
                 self.encoder
                     .encode(headers.iter().map(|(n, v)| (n.as_slice(), v.as_slice()))),

@@ -267,3 +267,18 @@ fn decode_result(value: &DynamicValue, ty: &Type) -> Result<Value, Violation> {
         message: format!("{}: {}", crate::secret::DECODE_ERROR, e.message),
     })
 }
+
+/// [`decode_result`] of `value`, or `None` when it is `decoded`'s bytes byte for byte: a
+/// value the call already decoded (an unchanged plan is the prior state, an apply that adds
+/// nothing the planned state), which the caller then checks with that decoding.
+fn decode_result_unless(
+    value: &DynamicValue,
+    decoded: &DynamicValue,
+    ty: &Type,
+) -> Result<Option<Value>, Violation> {
+    if value == decoded {
+        Ok(None)
+    } else {
+        decode_result(value, ty).map(Some)
+    }
+}

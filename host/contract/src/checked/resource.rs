@@ -12,7 +12,7 @@ use tfwasm_model::{Diagnostic, Diagnostics, Provider, SchemaIndex, Value};
 use std::sync::Arc;
 
 use super::aside;
-use super::{Checked, Mode, decode_result, resource_in, stored};
+use super::{Checked, Mode, decode_result, decode_result_unless, resource_in, stored};
 use crate::{
     IdentityRole, Violations, check_apply, check_import, check_plan_for, check_requires_replace_in,
     check_write_only_null, has_write_only,
@@ -164,24 +164,18 @@ impl<P: Provider> ResourceServer for Checked<P> {
         if let (Some((schema, ty)), Some((prior, config))) =
             (resource_in(&index, &type_name), inputs.join().flatten())
         {
-            let mut violations = if resp.planned_state == prior_state {
-                check_plan_for(&schema.block, &prior, &config, &prior, computed_blocks)
-            } else {
-                let planned_bytes = aside::bytes(&[&resp.planned_state]);
-                match decode_result(&resp.planned_state, ty) {
-                    Ok(planned) => {
-                        let found = check_plan_for(
-                            &schema.block,
-                            &prior,
-                            &config,
-                            &planned,
-                            computed_blocks,
-                        );
+            let planned_bytes = aside::bytes(&[&resp.planned_state]);
+            let mut violations = match decode_result_unless(&resp.planned_state, &prior_state, ty) {
+                Ok(planned) => {
+                    let plan = planned.as_ref().unwrap_or(&prior);
+                    let found =
+                        check_plan_for(&schema.block, &prior, &config, plan, computed_blocks);
+                    if let Some(planned) = planned {
                         aside::free(planned_bytes, planned);
-                        found
                     }
-                    Err(v) => Violations::from(vec![v]),
+                    found
                 }
+                Err(v) => Violations::from(vec![v]),
             };
             violations.extend(check_requires_replace_in(
                 ty,
@@ -237,13 +231,7 @@ impl<P: Provider> ResourceServer for Checked<P> {
             (resource_in(&index, &type_name), inputs.join().flatten())
         {
             let new_bytes = aside::bytes(&[&resp.new_state]);
-            // `None`: the new state is the planned one, already decoded.
-            let decoded = if resp.new_state == planned_state {
-                Ok(None)
-            } else {
-                decode_result(&resp.new_state, ty).map(Some)
-            };
-            let violations = match decoded {
+            let violations = match decode_result_unless(&resp.new_state, &planned_state, ty) {
                 // With errors the provider may return a partial state: only its shape matters.
                 Ok(new) if tfwasm_model::has_error(&resp.diagnostics) => {
                     aside::free(planned_bytes + new_bytes, (planned, new));
