@@ -1,8 +1,8 @@
 //! Where a PlanResourceChange / ApplyResourceChange spends its time, layer by layer, in
 //! process (no gRPC): the SDK natively, the contract checks on top, and the Wasm runtime
 //! with reused or fresh instances. Besides the create, a refresh of the created resource:
-//! its ReadResource and the PlanResourceChange that finds it unchanged, as
-//! `plan -refresh=true` sends for every resource. Side by side in one run; needs
+//! its UpgradeResourceState from stored JSON, ReadResource and the PlanResourceChange that
+//! finds it unchanged, as `plan -refresh=true` sends for every resource. Side by side in one run; needs
 //! `make build` first.
 
 use std::path::PathBuf;
@@ -14,7 +14,8 @@ use tfwasm_contract::{Checked, Mode};
 use tfwasm_model::Provider;
 use tfwasm_model::rpc::prelude::*;
 use tfwasm_model::rpc::{
-    ApplyResourceChangeRequest, DynamicValue, PlanResourceChangeRequest, ReadResourceRequest,
+    ApplyResourceChangeRequest, DynamicValue, PlanResourceChangeRequest, RawState,
+    ReadResourceRequest, UpgradeResourceStateRequest,
 };
 use tfwasm_runtime::{CallLimits, DiscardLog, Grants, LoadOptions, WasmProvider};
 
@@ -82,9 +83,11 @@ struct Requests {
     refresh: Refresh,
 }
 
-/// The refresh of the resource `apply` creates: its read, and its plan with the configuration
-/// unchanged (prior and proposed state the same bytes).
+/// The refresh of the resource `apply` creates: its upgrade from the JSON Terraform stores,
+/// its read, and its plan with the configuration unchanged (prior and proposed state the
+/// same bytes).
 struct Refresh {
+    upgrade: UpgradeResourceStateRequest,
     read: ReadResourceRequest,
     plan: PlanResourceChangeRequest,
 }
@@ -97,7 +100,21 @@ fn refresh_requests(
     let created = rt.block_on(p.apply_resource_change(apply.clone()));
     assert!(created.diagnostics.is_empty(), "{:?}", created.diagnostics);
     let state = created.new_state;
+    let schema = &rt.block_on(p.get_provider_schema()).resources[&apply.type_name];
+    let ty = schema.block.implied_type();
+    let stored = state.decode(&ty).expect("the created state decodes");
+    let version = schema.version;
     Refresh {
+        upgrade: UpgradeResourceStateRequest {
+            type_name: apply.type_name.clone(),
+            version,
+            raw_state: RawState {
+                json: tfwasm_model::codec::json::encode_text(&stored, &ty)
+                    .unwrap()
+                    .into_bytes(),
+                flatmap: Default::default(),
+            },
+        },
         read: ReadResourceRequest {
             type_name: apply.type_name.clone(),
             current_state: state.clone(),
@@ -132,6 +149,9 @@ fn bench_provider<P: Provider>(
     });
     group.bench_function(format!("{name}/apply"), |b| {
         b.iter(|| rt.block_on(p.apply_resource_change(apply.clone())))
+    });
+    group.bench_function(format!("{name}/upgrade"), |b| {
+        b.iter(|| rt.block_on(p.upgrade_resource_state(refresh.upgrade.clone())))
     });
     group.bench_function(format!("{name}/read"), |b| {
         b.iter(|| rt.block_on(p.read_resource(refresh.read.clone())))

@@ -1,5 +1,5 @@
 //! Starting a provider process as Terraform does (plugin environment, handshake line on
-//! stdout) and connecting a tfplugin6 client to its unix socket, without TLS.
+//! stdout) and connecting a tfplugin6 client to its unix socket (or loopback TCP), without TLS.
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
@@ -115,21 +115,35 @@ impl Plugin {
         Ok(client)
     }
 
-    /// A tfplugin6 client over the announced unix socket.
+    /// A tfplugin6 client over the announced address: a unix socket, or TCP on loopback as
+    /// servers that offer no unix socket announce (`tf-provider`'s).
     ///
     /// # Errors
-    /// The socket cannot be reached.
+    /// The address cannot be reached.
     pub async fn client(&self) -> anyhow::Result<pb::provider_client::ProviderClient<Channel>> {
-        let path = PathBuf::from(self.handshake.split('|').nth(3).context("no address")?);
-        let channel = Endpoint::try_from("http://[::]:50051")?
-            .connect_with_connector(tower::service_fn(move |_| {
-                let path = path.clone();
-                async move {
-                    let stream = tokio::net::UnixStream::connect(path).await?;
-                    Ok::<_, std::io::Error>(TokioIo::new(stream))
-                }
-            }))
-            .await?;
+        let mut fields = self.handshake.split('|').skip(2);
+        let (network, address) = (fields.next(), fields.next());
+        let address = address.context("no address in the handshake line")?;
+        let channel = match network {
+            Some("tcp") => {
+                Endpoint::try_from(format!("http://{address}"))?
+                    .tcp_nodelay(true)
+                    .connect()
+                    .await?
+            }
+            _ => {
+                let path = PathBuf::from(address);
+                Endpoint::try_from("http://[::]:50051")?
+                    .connect_with_connector(tower::service_fn(move |_| {
+                        let path = path.clone();
+                        async move {
+                            let stream = tokio::net::UnixStream::connect(path).await?;
+                            Ok::<_, std::io::Error>(TokioIo::new(stream))
+                        }
+                    }))
+                    .await?
+            }
+        };
         Ok(pb::provider_client::ProviderClient::new(channel).max_decoding_message_size(64 << 20))
     }
 }

@@ -32,6 +32,15 @@ pub fn us(d: Duration) -> String {
     format!("{:.1} µs", d.as_secs_f64() * 1e6)
 }
 
+/// `a − b` in microseconds with one decimal, signed: a baseline may be the slower one.
+pub fn us_difference(a: Duration, b: Duration) -> String {
+    if a >= b {
+        us(a - b)
+    } else {
+        format!("−{}", us(b - a))
+    }
+}
+
 /// Milliseconds with one decimal.
 pub fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1e3)
@@ -49,5 +58,13 @@ mod tests {
         assert_eq!(quantile(&s, 1.0), Duration::from_millis(100));
         assert_eq!(median(&[]), Duration::ZERO);
         assert!((ratio(Duration::from_secs(3), Duration::from_secs(2)) - 1.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_difference_keeps_its_sign() {
+        let (a, b) = (Duration::from_micros(30), Duration::from_micros(12));
+        assert_eq!(us_difference(a, b), "18.0 µs");
+        assert_eq!(us_difference(b, a), "−18.0 µs");
+        assert_eq!(us_difference(a, a), "0.0 µs");
     }
 }

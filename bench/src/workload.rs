@@ -27,3 +27,13 @@ pub fn random_string_create(ty: &Type) -> (Value, Value) {
     planned.set("id", Value::unknown());
     (config, planned)
 }
+
+/// The benchmark object as a create leaves it in state: the planned value with `result` and
+/// `id` known. The same stored state for every provider, as the same configuration is.
+pub fn random_string_stored(ty: &Type) -> Value {
+    let (_, mut state) = random_string_create(ty);
+    for name in ["result", "id"] {
+        state.set(name, Value::from("Zq3#vR8!mK2$wX5p"));
+    }
+    state
+}

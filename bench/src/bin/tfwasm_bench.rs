@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
 use tfwasm_bench::plugin::{Launch, Plugin};
-use tfwasm_bench::stats::{median, ms, quantile, ratio, us};
+use tfwasm_bench::stats::{median, ms, quantile, ratio, us, us_difference};
 use tfwasm_bench::terraform::{ApplyRun, Provider as MirrorProvider, Setup, Workload};
 use tfwasm_model::{Type, Value, codec};
 use tfwasm_sdk::Provider as _;
@@ -25,7 +25,11 @@ struct Cli {
 #[derive(Subcommand)]
 enum Cmd {
     /// Serve the floor provider (handlers that do nothing) as a plugin; started by `run`.
-    Floor,
+    Floor {
+        /// Listen on loopback TCP instead of a unix socket.
+        #[arg(long)]
+        tcp: bool,
+    },
     /// Run every measurement and write the markdown report.
     Run(Box<RunArgs>),
     /// Sustained load with AutoMTLS and hostile calls mixed in (`make load`).
@@ -65,7 +69,8 @@ struct RunArgs {
     #[arg(long)]
     components: PathBuf,
     /// The independent native baseline (`independent-random`, built from `bench/independent`
-    /// on the tf-provider crate). Every Terraform-level figure is compared against it.
+    /// on the tf-provider crate). Every Terraform-level figure is compared against it, and
+    /// the per-RPC section times it beside the floor and the native baseline over TCP.
     #[arg(long)]
     independent: Option<PathBuf>,
     /// hashicorp/terraform-provider-random built natively (`scripts/fetch-hashicorp-random.sh`):
@@ -139,7 +144,7 @@ struct RunArgs {
 
 fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
-        Cmd::Floor => serve_floor(),
+        Cmd::Floor { tcp } => serve_floor(tcp),
         Cmd::Run(args) => run(*args),
         Cmd::Load(args) => load(&args),
     }
@@ -199,7 +204,7 @@ fn load(args: &LoadArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn serve_floor() -> anyhow::Result<()> {
+fn serve_floor(tcp: bool) -> anyhow::Result<()> {
     let env = tfwasm_wire::handshake::PluginEnv::from_process();
     if !env.has_magic_cookie() {
         bail!("`tfwasm-bench floor` is a plugin; `tfwasm-bench run` starts it");
@@ -207,7 +212,7 @@ fn serve_floor() -> anyhow::Result<()> {
     tokio::runtime::Runtime::new()?.block_on(async move {
         tfwasm_wire::serve(
             tfwasm_bench::floor::Floor,
-            tfwasm_wire::ServeOptions { env, tcp: false },
+            tfwasm_wire::ServeOptions { env, tcp },
         )
         .await
     })?;
@@ -301,14 +306,23 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
 
     if wanted("rpc") {
         progress("per-RPC latency");
+        let mut launches = vec![
+            floor.clone(),
+            native_l.clone(),
+            wasm_l.clone(),
+            fresh_l.clone(),
+            serve_l.clone(),
+        ];
+        if let Some(independent) = &args.independent {
+            // tf-provider serves only loopback TCP, so it is compared with the floor and the
+            // native baseline over TCP too.
+            let path = independent.to_str().context("non-UTF-8 path")?;
+            launches.push(Launch::new(FLOOR_TCP_LABEL, &[me, "floor", "--tcp"]));
+            launches.push(Launch::new(NATIVE_TCP_LABEL, &[native, "--tcp"]));
+            launches.push(Launch::new(INDEPENDENT_RPC_LABEL, &[path]));
+        }
         report.rpc = rt.block_on(rpc_latency(
-            &[
-                floor.clone(),
-                native_l.clone(),
-                wasm_l.clone(),
-                fresh_l.clone(),
-                serve_l.clone(),
-            ],
+            &launches,
             // Short rounds, so drift in the machine's state over the run (other processes,
             // frequency, page cache) weighs on every provider alike.
             RPC_ROUNDS,
@@ -772,7 +786,91 @@ struct RpcResult {
     label: String,
     plan: Vec<Duration>,
     apply: Vec<Duration>,
+    /// UpgradeResourceState, ReadResource and PlanResourceChange of the created resource,
+    /// unchanged: what `plan -refresh=true` asks of each resource.
+    refresh: Vec<Duration>,
     peak_rss_kib: u64,
+}
+
+/// Fails on any diagnostic: the benchmark's calls all succeed.
+fn answered(label: &str, call: &str, diagnostics: &[pb::Diagnostic]) -> anyhow::Result<()> {
+    match diagnostics.first() {
+        Some(d) => bail!("{label}: {call} failed: {} {}", d.summary, d.detail),
+        None => Ok(()),
+    }
+}
+
+/// One resource's refresh as `plan -refresh=true` makes it: the stored JSON state upgraded,
+/// read, and planned against its unchanged configuration (core proposes the prior state
+/// itself). Checks every answer, as the create calls do.
+async fn refresh_once(
+    label: &str,
+    client: &mut pb::provider_client::ProviderClient<tonic::transport::Channel>,
+    stored: &pb::RawState,
+    version: i64,
+    config: &[u8],
+) -> anyhow::Result<()> {
+    let upgraded = client
+        .upgrade_resource_state(pb::upgrade_resource_state::Request {
+            type_name: "random_string".into(),
+            version,
+            raw_state: Some(stored.clone()),
+        })
+        .await?
+        .into_inner();
+    answered(label, "upgrade", &upgraded.diagnostics)?;
+    let read = client
+        .read_resource(pb::read_resource::Request {
+            type_name: "random_string".into(),
+            current_state: upgraded.upgraded_state,
+            provider_meta: dv(codec::msgpack::NULL.to_vec()),
+            ..Default::default()
+        })
+        .await?
+        .into_inner();
+    answered(label, "read", &read.diagnostics)?;
+    let plan = client
+        .plan_resource_change(pb::plan_resource_change::Request {
+            type_name: "random_string".into(),
+            prior_state: read.new_state.clone(),
+            proposed_new_state: read.new_state,
+            config: dv(config.to_vec()),
+            prior_private: read.private,
+            provider_meta: dv(codec::msgpack::NULL.to_vec()),
+            ..Default::default()
+        })
+        .await?
+        .into_inner();
+    answered(label, "refreshing plan", &plan.diagnostics)?;
+    if !plan.requires_replace.is_empty() {
+        bail!("{label}: an unchanged resource was planned for replacement");
+    }
+    Ok(())
+}
+
+/// The stored benchmark object (`workload::random_string_stored`) as Terraform keeps state,
+/// JSON, and the schema version `client`'s provider declares for `random_string`.
+async fn stored_state(
+    client: &mut pb::provider_client::ProviderClient<tonic::transport::Channel>,
+    ty: &Type,
+) -> anyhow::Result<(pb::RawState, i64)> {
+    let schema = client
+        .get_provider_schema(pb::get_provider_schema::Request {})
+        .await?
+        .into_inner();
+    let version = schema
+        .resource_schemas
+        .get("random_string")
+        .map_or(0, |s| s.version);
+    let state = tfwasm_bench::workload::random_string_stored(ty);
+    let json = codec::json::encode_text(&state, ty)?.into_bytes();
+    Ok((
+        pb::RawState {
+            json,
+            flatmap: Default::default(),
+        },
+        version,
+    ))
 }
 
 fn random_string_type() -> anyhow::Result<Type> {
@@ -803,6 +901,12 @@ fn bench_object(ty: &Type) -> anyhow::Result<(Vec<u8>, Vec<u8>)> {
 
 /// Interleaved rounds of the per-RPC section; three times `--iterations` is spread over them.
 const RPC_ROUNDS: usize = 30;
+
+/// The per-RPC rows of the independent baseline (a server sharing no code with tfwasm's,
+/// loopback TCP only) and of what it is compared with over the same transport.
+const INDEPENDENT_RPC_LABEL: &str = "independent (tf-provider, TCP)";
+const FLOOR_TCP_LABEL: &str = "floor (empty handlers), TCP";
+const NATIVE_TCP_LABEL: &str = "native baseline, TCP";
 /// Calls of each RPC per provider before the per-RPC section measures (at most a quarter of
 /// what it then measures, for quick runs).
 const RPC_WARM_UP: usize = 250;
@@ -821,20 +925,14 @@ async fn rpc_latency(
         let client = plugin.configured_client().await?;
         plugins.push((launch.label.clone(), plugin, client));
     }
-    let mut results: Vec<RpcResult> = launches
-        .iter()
-        .map(|l| RpcResult {
-            label: l.label.clone(),
-            plan: Vec::new(),
-            apply: Vec::new(),
-            peak_rss_kib: 0,
-        })
-        .collect();
     let plan_req = pb::plan_resource_change::Request {
         type_name: "random_string".into(),
         prior_state: dv(null.clone()),
         proposed_new_state: dv(config.clone()),
         config: dv(config.clone()),
+        // Terraform always sends one, null without a provider_meta block; some servers
+        // (tf-provider's) refuse a request without it.
+        provider_meta: dv(null.clone()),
         ..Default::default()
     };
     let apply_req = pb::apply_resource_change::Request {
@@ -842,8 +940,23 @@ async fn rpc_latency(
         prior_state: dv(null.clone()),
         planned_state: dv(planned.clone()),
         config: dv(config.clone()),
+        provider_meta: dv(null.clone()),
         ..Default::default()
     };
+    let mut stored = Vec::new();
+    for (_, _, client) in &mut plugins {
+        stored.push(stored_state(client, &ty).await?);
+    }
+    let mut results: Vec<RpcResult> = launches
+        .iter()
+        .map(|l| RpcResult {
+            label: l.label.clone(),
+            plan: Vec::new(),
+            apply: Vec::new(),
+            refresh: Vec::new(),
+            peak_rss_kib: 0,
+        })
+        .collect();
     for round in 0..=rounds {
         for (i, (label, _, client)) in plugins.iter_mut().enumerate() {
             // Round 0 warms up (connections, caches, allocator) and is not recorded.
@@ -859,21 +972,22 @@ async fn rpc_latency(
                     .await?
                     .into_inner();
                 let plan_time = t.elapsed();
-                if let Some(d) = plan.diagnostics.first() {
-                    bail!("{label}: plan failed: {} {}", d.summary, d.detail);
-                }
+                answered(label, "plan", &plan.diagnostics)?;
                 let t = Instant::now();
                 let apply = client
                     .apply_resource_change(apply_req.clone())
                     .await?
                     .into_inner();
                 let apply_time = t.elapsed();
-                if let Some(d) = apply.diagnostics.first() {
-                    bail!("{label}: apply failed: {} {}", d.summary, d.detail);
-                }
+                answered(label, "apply", &apply.diagnostics)?;
+                let (raw_state, version) = &stored[i];
+                let t = Instant::now();
+                refresh_once(label, client, raw_state, *version, &config).await?;
+                let refresh_time = t.elapsed();
                 if round > 0 {
                     results[i].plan.push(plan_time);
                     results[i].apply.push(apply_time);
+                    results[i].refresh.push(refresh_time);
                 }
             }
         }
@@ -1400,22 +1514,24 @@ impl Report {
         if !self.rpc.is_empty() {
             let _ = writeln!(
                 w,
-                "\n## 2. Per-RPC latency\n\nOur own gRPC client over the unix socket, one call in flight, PlanResourceChange then ApplyResourceChange (create) of a `random_string` with 7 keepers (13 attributes + 7 map entries = 20 values; the proposed state is the configuration, as core proposes a create), {} calls per provider per RPC in {RPC_ROUNDS} interleaved rounds after a warm-up. The floor is the same tonic server and protobuf conversion with handlers that return at once.\n",
+                "\n## 2. Per-RPC latency\n\nOur own gRPC client over the unix socket, one call in flight, PlanResourceChange then ApplyResourceChange (create) of a `random_string` with 7 keepers (13 attributes + 7 map entries = 20 values; the proposed state is the configuration, as core proposes a create), then its refresh as `plan -refresh=true` asks it of every resource (UpgradeResourceState of the stored JSON, ReadResource, and the PlanResourceChange that finds it unchanged; the three calls timed together), {} calls per provider per RPC in {RPC_ROUNDS} interleaved rounds after a warm-up. The floor is the same tonic server and protobuf conversion with handlers that return at once. The independent baseline (hashicorp/random's `random_string` on the `tf-provider` crate, its own server) serves only loopback TCP, so it is compared with the floor and the native baseline over TCP too; every other row is over the unix socket, as Terraform talks to tfwasm.\n",
                 self.rpc.first().map_or(0, |r| r.plan.len())
             );
             let _ = writeln!(
                 w,
-                "| server | plan p50 | plan p99 | apply p50 | apply p99 | peak RSS |\n|---|---|---|---|---|---|"
+                "| server | plan p50 | plan p99 | apply p50 | apply p99 | refresh p50 | refresh p99 | peak RSS |\n|---|---|---|---|---|---|---|---|"
             );
             for r in &self.rpc {
                 let _ = writeln!(
                     w,
-                    "| {} | {} | {} | {} | {} | {:.1} MiB |",
+                    "| {} | {} | {} | {} | {} | {} | {} | {:.1} MiB |",
                     r.label,
                     us(quantile(&r.plan, 0.5)),
                     us(quantile(&r.plan, 0.99)),
                     us(quantile(&r.apply, 0.5)),
                     us(quantile(&r.apply, 0.99)),
+                    us(quantile(&r.refresh, 0.5)),
+                    us(quantile(&r.refresh, 0.99)),
                     r.peak_rss_kib as f64 / 1024.0
                 );
             }
@@ -1425,9 +1541,12 @@ impl Report {
                 let over = |a: &[Duration], b: &[Duration], q: f64| {
                     quantile(a, q).saturating_sub(quantile(b, q))
                 };
+                let difference = |a: &[Duration], b: &[Duration], q: f64| {
+                    us_difference(quantile(a, q), quantile(b, q))
+                };
                 let _ = writeln!(
                     w,
-                    "\n| overhead | plan p50 | plan p99 | apply p50 | apply p99 |\n|---|---|---|---|---|"
+                    "\n| overhead | plan p50 | plan p99 | apply p50 | apply p99 | refresh p50 | refresh p99 |\n|---|---|---|---|---|---|---|"
                 );
                 let mut rows = vec![
                     ("tfwasm over floor", wasm, floor),
@@ -1444,14 +1563,26 @@ impl Report {
                     ));
                 }
                 rows.push(("tfwasm over native (the Wasm layer)", wasm, native));
+                let labelled = |label: &str| self.rpc.iter().find(|r| r.label == label);
+                if let (Some(floor_tcp), Some(native_tcp), Some(independent)) = (
+                    labelled(FLOOR_TCP_LABEL),
+                    labelled(NATIVE_TCP_LABEL),
+                    labelled(INDEPENDENT_RPC_LABEL),
+                ) {
+                    rows.push(("independent over floor, TCP", independent, floor_tcp));
+                    rows.push(("native over floor, TCP", native_tcp, floor_tcp));
+                    rows.push(("native over independent, TCP", native_tcp, independent));
+                }
                 for (name, x, base) in rows {
                     let _ = writeln!(
                         w,
-                        "| {name} | {} | {} | {} | {} |",
-                        us(over(&x.plan, &base.plan, 0.5)),
-                        us(over(&x.plan, &base.plan, 0.99)),
-                        us(over(&x.apply, &base.apply, 0.5)),
-                        us(over(&x.apply, &base.apply, 0.99)),
+                        "| {name} | {} | {} | {} | {} | {} | {} |",
+                        difference(&x.plan, &base.plan, 0.5),
+                        difference(&x.plan, &base.plan, 0.99),
+                        difference(&x.apply, &base.apply, 0.5),
+                        difference(&x.apply, &base.apply, 0.99),
+                        difference(&x.refresh, &base.refresh, 0.5),
+                        difference(&x.refresh, &base.refresh, 0.99),
                     );
                 }
                 let p50 =
