@@ -12,7 +12,7 @@
 # Clients: Terraform v1.0.3 (fetched once) and OpenTofu 1.12 (built once), or only
 # $TFWASM_BENCH_TERRAFORM when set. The yardstick operators would pick instead:
 # hashicorp/terraform-provider-random itself, built natively once from the Go module proxy.
-# Quick run for a smoke test: BENCH_ARGS="--resources 50 --runs 1 --iterations 200".
+# Quick run for a smoke test: BENCH_ARGS="--resources 50 --runs 1 --client-runs 1 --iterations 200".
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"

@@ -151,6 +151,33 @@ pub struct ApplyRun {
     pub provider_pss_kib: u64,
     /// How many provider processes Terraform started.
     pub provider_processes: usize,
+    /// CPU time (user and system) of all provider processes together, as last seen by the
+    /// sampler: what a provider takes from a machine it shares with Terraform. Undercounts by
+    /// what a process spends in its last sampling interval (25 ms) before it exits.
+    pub provider_cpu: Duration,
+}
+
+/// CPU time (user + system) process `pid` has used so far; zero when unreadable.
+pub fn cpu_time(pid: u32) -> Duration {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return Duration::ZERO;
+    };
+    // The command name (field 2) may hold spaces; the fields after its ')' are fixed.
+    let Some(rest) = stat.rsplit_once(')').map(|(_, rest)| rest) else {
+        return Duration::ZERO;
+    };
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
+    let ticks: u64 = [11, 12]
+        .iter()
+        .filter_map(|&i| fields.get(i)?.parse::<u64>().ok())
+        .sum();
+    // SAFETY: sysconf reads a constant of the system.
+    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    if per_second <= 0 {
+        return Duration::ZERO;
+    }
+    Duration::from_secs_f64(ticks as f64 / per_second as f64)
 }
 
 const VERSION: &str = "0.1.0";
@@ -329,14 +356,20 @@ impl Setup {
         let sampler = {
             let done = done.clone();
             std::thread::spawn(move || {
-                let mut peaks: std::collections::BTreeMap<u32, (u64, u64, u64)> =
+                let mut peaks: std::collections::BTreeMap<u32, (u64, u64, u64, Duration)> =
                     Default::default();
                 while !done.load(Ordering::Relaxed) {
                     for pid in descendants(root) {
                         let pss = if sample_pss { pss_kib(pid) } else { 0 };
                         let (hwm, anon) = (vm_hwm_kib(pid), rss_anon_kib(pid));
+                        let cpu = cpu_time(pid);
                         let slot = peaks.entry(pid).or_default();
-                        *slot = (slot.0.max(hwm), slot.1.max(anon), slot.2.max(pss));
+                        *slot = (
+                            slot.0.max(hwm),
+                            slot.1.max(anon),
+                            slot.2.max(pss),
+                            slot.3.max(cpu),
+                        );
                     }
                     std::thread::sleep(Duration::from_millis(25));
                 }
@@ -361,6 +394,7 @@ impl Setup {
             provider_anon_kib: peaks.values().map(|p| p.1).max().unwrap_or(0),
             provider_pss_kib: peaks.values().map(|p| p.2).max().unwrap_or(0),
             provider_processes: peaks.len(),
+            provider_cpu: peaks.values().map(|p| p.3).sum(),
         })
     }
 
@@ -424,4 +458,26 @@ pub enum Provider<'a> {
         /// The component.
         component: &'a Path,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_time_counts_what_a_process_spent() {
+        let me = std::process::id();
+        let before = cpu_time(me);
+        let started = std::time::Instant::now();
+        let mut x = 0u64;
+        while started.elapsed() < Duration::from_millis(200) {
+            x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
+        }
+        let after = cpu_time(me);
+        assert!(
+            after >= before + Duration::from_millis(100),
+            "{before:?} → {after:?} over a 200 ms spin"
+        );
+        assert_eq!(cpu_time(u32::MAX), Duration::ZERO);
+    }
 }

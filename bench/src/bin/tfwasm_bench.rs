@@ -93,7 +93,12 @@ struct RunArgs {
     /// Terraform's -parallelism for applies and plans.
     #[arg(long, default_value_t = 10)]
     parallelism: usize,
-    /// Runs per configuration (medians are reported).
+    /// Runs of each Terraform command per provider in section 1, whose ratios against the
+    /// independent provider carry the 1.05× target (medians are reported). Medians of 3
+    /// moved by over 10 % between runs of `make bench` on one tree.
+    #[arg(long, default_value_t = 5)]
+    client_runs: usize,
+    /// Runs per configuration of the other Terraform-level sections (medians are reported).
     #[arg(long, default_value_t = 3)]
     runs: usize,
     /// The per-RPC section times three times this many calls of each RPC per provider,
@@ -608,6 +613,14 @@ impl TerraformRuns {
             .unwrap_or_default()
     }
 
+    /// The CPU time `provider`'s processes took in each run.
+    fn cpu(&self, provider: &str) -> Vec<Duration> {
+        self.runs
+            .get(provider)
+            .map(|r| r.iter().map(|a| a.provider_cpu).collect())
+            .unwrap_or_default()
+    }
+
     /// The largest private memory one of `provider`'s processes held, KiB.
     fn peak_anon(&self, provider: &str) -> u64 {
         self.runs
@@ -707,7 +720,7 @@ fn terraform_runs(
                     "{version}: terraform {command}, {count} resources"
                 ));
                 let mut runs: BTreeMap<&'static str, Vec<ApplyRun>> = BTreeMap::new();
-                for i in 0..args.runs {
+                for i in 0..args.client_runs {
                     for (name, setup) in &setups {
                         let run = if command == "apply" {
                             setup.apply(args.parallelism)?
@@ -1427,6 +1440,29 @@ impl Report {
                 ),
                 r <= 1.5,
             ));
+        }
+        if !self.terraform.is_empty() {
+            let _ = writeln!(
+                w,
+                "\nProvider CPU time (user and system, every provider process of the command together, median of the runs): what each provider takes from the 2 cores it shares with Terraform.\n\n| client | command | resources | hashicorp-random (Go) | independent | tfwasm | native-random | tfwasm / independent | native-random / independent |\n|---|---|---|---|---|---|---|---|---|"
+            );
+            for t in &self.terraform {
+                let cpu = |k: &str| median(&t.cpu(k));
+                let (h, i, x, n) = (cpu(HASHICORP), cpu(INDEPENDENT), cpu(TFWASM), cpu(NATIVE));
+                let _ = writeln!(
+                    w,
+                    "| {} | {} | {} | {} | {} | {} | {} | {:.2}× | {:.2}× |",
+                    t.client,
+                    t.command,
+                    t.resources,
+                    ms(h),
+                    ms(i),
+                    ms(x),
+                    ms(n),
+                    ratio(x, i),
+                    ratio(n, i),
+                );
+            }
         }
         if let Some(t) = self.terraform.first() {
             let _ = writeln!(
