@@ -151,24 +151,27 @@ pub struct ApplyRun {
     pub provider_pss_kib: u64,
     /// How many provider processes Terraform started.
     pub provider_processes: usize,
-    /// CPU time (user and system) of all provider processes together, as last seen by the
-    /// sampler: what a provider takes from a machine it shares with Terraform. Undercounts by
-    /// what a process spends in its last sampling interval (25 ms) before it exits.
-    pub provider_cpu: Duration,
+    /// CPU time (user and system) of the whole command: Terraform (and the copy of itself
+    /// Terraform 1.0.3 forks to catch panics) and every provider process, all of which it
+    /// waits for. Terraform's share is the same work whichever provider answers, so
+    /// differences between providers are theirs and what their answers make Terraform do.
+    pub command_cpu: Duration,
 }
 
-/// CPU time (user + system) process `pid` has used so far; zero when unreadable.
-pub fn cpu_time(pid: u32) -> Duration {
+/// CPU time (user + system) process `pid` and the children it has waited for have used
+/// (`utime` + `stime` + `cutime` + `cstime`); zero when unreadable.
+pub fn cpu_time_with_children(pid: u32) -> Duration {
     let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
         return Duration::ZERO;
     };
     // The command name (field 2) may hold spaces; the fields after its ')' are fixed.
-    let Some(rest) = stat.rsplit_once(')').map(|(_, rest)| rest) else {
+    let Some((_, rest)) = stat.rsplit_once(')') else {
         return Duration::ZERO;
     };
     let fields: Vec<&str> = rest.split_whitespace().collect();
-    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
-    let ticks: u64 = [11, 12]
+    // utime, stime, cutime and cstime are fields 14 to 17 of the line, 12 to 15 after the
+    // name.
+    let ticks: u64 = [11, 12, 13, 14]
         .iter()
         .filter_map(|&i| fields.get(i)?.parse::<u64>().ok())
         .sum();
@@ -178,6 +181,30 @@ pub fn cpu_time(pid: u32) -> Duration {
         return Duration::ZERO;
     }
     Duration::from_secs_f64(ticks as f64 / per_second as f64)
+}
+
+/// Waits until process `pid` (a child of this one) has exited, leaving it unreaped so that its
+/// `/proc` entry can still be read.
+fn wait_without_reaping(pid: u32) -> std::io::Result<()> {
+    loop {
+        // SAFETY: `info` is written by waitid; WNOWAIT leaves the child to `Child::wait`.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        let rc = unsafe {
+            libc::waitid(
+                libc::P_PID,
+                pid as libc::id_t,
+                &mut info,
+                libc::WEXITED | libc::WNOWAIT,
+            )
+        };
+        if rc == 0 {
+            return Ok(());
+        }
+        let error = std::io::Error::last_os_error();
+        if error.kind() != std::io::ErrorKind::Interrupted {
+            return Err(error);
+        }
+    }
 }
 
 const VERSION: &str = "0.1.0";
@@ -344,7 +371,7 @@ impl Setup {
     /// Runs `terraform ARGV`, timing it and sampling its provider processes' memory.
     fn timed_argv(&self, args: &[&str]) -> anyhow::Result<ApplyRun> {
         let started = Instant::now();
-        let child = self
+        let mut child = self
             .command(args)
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -356,36 +383,41 @@ impl Setup {
         let sampler = {
             let done = done.clone();
             std::thread::spawn(move || {
-                let mut peaks: std::collections::BTreeMap<u32, (u64, u64, u64, Duration)> =
+                let mut peaks: std::collections::BTreeMap<u32, (u64, u64, u64)> =
                     Default::default();
                 while !done.load(Ordering::Relaxed) {
                     for pid in descendants(root) {
                         let pss = if sample_pss { pss_kib(pid) } else { 0 };
                         let (hwm, anon) = (vm_hwm_kib(pid), rss_anon_kib(pid));
-                        let cpu = cpu_time(pid);
                         let slot = peaks.entry(pid).or_default();
-                        *slot = (
-                            slot.0.max(hwm),
-                            slot.1.max(anon),
-                            slot.2.max(pss),
-                            slot.3.max(cpu),
-                        );
+                        *slot = (slot.0.max(hwm), slot.1.max(anon), slot.2.max(pss));
                     }
                     std::thread::sleep(Duration::from_millis(25));
                 }
                 peaks
             })
         };
-        let out = child.wait_with_output()?;
+        let mut stderr = child.stderr.take().context("terraform's stderr")?;
+        let reader = std::thread::spawn(move || {
+            let mut text = Vec::new();
+            let _ = std::io::Read::read_to_end(&mut stderr, &mut text);
+            text
+        });
+        // Terraform has reaped its providers by the time it exits; read what it and they
+        // used before reaping it.
+        wait_without_reaping(root)?;
         let elapsed = started.elapsed();
+        let command_cpu = cpu_time_with_children(root);
+        let status = child.wait()?;
         done.store(true, Ordering::Relaxed);
         let peaks = sampler.join().unwrap_or_default();
-        if !out.status.success() {
+        let stderr = reader.join().unwrap_or_default();
+        if !status.success() {
             bail!(
                 "terraform {} ({}) failed:\n{}",
                 args[0],
                 self.label,
-                String::from_utf8_lossy(&out.stderr)
+                String::from_utf8_lossy(&stderr)
             );
         }
         Ok(ApplyRun {
@@ -394,7 +426,7 @@ impl Setup {
             provider_anon_kib: peaks.values().map(|p| p.1).max().unwrap_or(0),
             provider_pss_kib: peaks.values().map(|p| p.2).max().unwrap_or(0),
             provider_processes: peaks.len(),
-            provider_cpu: peaks.values().map(|p| p.3).sum(),
+            command_cpu,
         })
     }
 
@@ -465,19 +497,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn cpu_time_counts_what_a_process_spent() {
-        let me = std::process::id();
-        let before = cpu_time(me);
-        let started = std::time::Instant::now();
-        let mut x = 0u64;
-        while started.elapsed() < Duration::from_millis(200) {
-            x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
-        }
-        let after = cpu_time(me);
+    fn cpu_time_with_children_counts_a_child_once_it_is_reaped() {
+        let mut child = std::process::Command::new("sh")
+            .args([
+                "-c",
+                "i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done; sleep 0.2",
+            ])
+            .spawn()
+            .unwrap();
+        // A process of our own, so nothing else adds to what it waits for.
+        let pid = child.id();
+        std::thread::sleep(Duration::from_millis(50));
+        let running = cpu_time_with_children(pid);
+        wait_without_reaping(pid).unwrap();
+        let exited = cpu_time_with_children(pid);
         assert!(
-            after >= before + Duration::from_millis(100),
-            "{before:?} → {after:?} over a 200 ms spin"
+            exited >= Duration::from_millis(50) && exited >= running,
+            "{running:?} → {exited:?} for sh spinning"
         );
-        assert_eq!(cpu_time(u32::MAX), Duration::ZERO);
+        child.wait().unwrap();
+        assert_eq!(cpu_time_with_children(u32::MAX), Duration::ZERO);
     }
 }

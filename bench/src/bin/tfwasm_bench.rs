@@ -613,11 +613,11 @@ impl TerraformRuns {
             .unwrap_or_default()
     }
 
-    /// The CPU time `provider`'s processes took in each run.
+    /// The CPU time of the whole command (Terraform and provider) in each run with `provider`.
     fn cpu(&self, provider: &str) -> Vec<Duration> {
         self.runs
             .get(provider)
-            .map(|r| r.iter().map(|a| a.provider_cpu).collect())
+            .map(|r| r.iter().map(|a| a.command_cpu).collect())
             .unwrap_or_default()
     }
 
@@ -1444,7 +1444,7 @@ impl Report {
         if !self.terraform.is_empty() {
             let _ = writeln!(
                 w,
-                "\nProvider CPU time (user and system, every provider process of the command together, median of the runs): what each provider takes from the 2 cores it shares with Terraform.\n\n| client | command | resources | hashicorp-random (Go) | independent | tfwasm | native-random | tfwasm / independent | native-random / independent |\n|---|---|---|---|---|---|---|---|---|"
+                "\nCPU time of each command (user and system; Terraform and every provider process it started, which it waits for; median of the runs). Terraform does the same work whichever provider answers, so the differences are the providers' and what their answers make Terraform do.\n\n| client | command | resources | hashicorp-random (Go) | independent | tfwasm | native-random | tfwasm / independent | native-random / independent |\n|---|---|---|---|---|---|---|---|---|"
             );
             for t in &self.terraform {
                 let cpu = |k: &str| median(&t.cpu(k));
