@@ -143,6 +143,38 @@ fn bench_provider<P: Provider>(
         refresh,
     } = requests;
     rt.block_on(p.get_provider_schema());
+    // Every step answers without a diagnostic (and the refresh's plan changes nothing)
+    // before it is timed: an error path would time as fast.
+    let answers = [
+        (
+            "plan",
+            rt.block_on(p.plan_resource_change(plan.clone()))
+                .diagnostics,
+        ),
+        (
+            "apply",
+            rt.block_on(p.apply_resource_change(apply.clone()))
+                .diagnostics,
+        ),
+        (
+            "upgrade",
+            rt.block_on(p.upgrade_resource_state(refresh.upgrade.clone()))
+                .diagnostics,
+        ),
+        (
+            "read",
+            rt.block_on(p.read_resource(refresh.read.clone()))
+                .diagnostics,
+        ),
+    ];
+    for (step, diagnostics) in answers {
+        assert!(diagnostics.is_empty(), "{name}/{step}: {diagnostics:?}");
+    }
+    let unchanged = rt.block_on(p.plan_resource_change(refresh.plan.clone()));
+    assert!(
+        unchanged.diagnostics.is_empty() && unchanged.planned_state == refresh.plan.prior_state,
+        "{name}/plan_unchanged: {unchanged:?}"
+    );
     let mut group = c.benchmark_group("layers");
     group.bench_function(format!("{name}/plan"), |b| {
         b.iter(|| rt.block_on(p.plan_resource_change(plan.clone())))

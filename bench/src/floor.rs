@@ -14,7 +14,8 @@ use tfwasm_model::rpc::{
 };
 use tfwasm_model::{Diagnostics, ProviderSchema};
 
-/// Answers every call at once: plans echo the proposal, applies echo the plan.
+/// Answers every call at once: upgrades answer the stored JSON, reads the current state,
+/// plans the proposal, applies the plan.
 pub struct Floor;
 
 impl ProviderServer for Floor {
@@ -41,9 +42,17 @@ impl ResourceServer for Floor {
     }
     async fn upgrade_resource_state(
         &self,
-        _req: UpgradeResourceStateRequest,
+        req: UpgradeResourceStateRequest,
     ) -> UpgradeResourceStateResponse {
-        UpgradeResourceStateResponse::default()
+        // The stored JSON as the state, in DynamicValue's JSON form: the state travels on
+        // through the read and the plan as a provider's would, and nothing decodes it.
+        UpgradeResourceStateResponse {
+            upgraded_state: DynamicValue {
+                msgpack: Vec::new(),
+                json: req.raw_state.json,
+            },
+            ..Default::default()
+        }
     }
     async fn read_resource(&self, req: ReadResourceRequest) -> ReadResourceResponse {
         ReadResourceResponse {

@@ -171,10 +171,13 @@ pub fn cpu_time_with_children(pid: u32) -> Duration {
     let fields: Vec<&str> = rest.split_whitespace().collect();
     // utime, stime, cutime and cstime are fields 14 to 17 of the line, 12 to 15 after the
     // name.
-    let ticks: u64 = [11, 12, 13, 14]
+    let ticks: Option<u64> = [11, 12, 13, 14]
         .iter()
-        .filter_map(|&i| fields.get(i)?.parse::<u64>().ok())
+        .map(|&i| fields.get(i)?.parse::<u64>().ok())
         .sum();
+    let Some(ticks) = ticks else {
+        return Duration::ZERO;
+    };
     // SAFETY: sysconf reads a constant of the system.
     let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
     if per_second <= 0 {
@@ -378,6 +381,16 @@ impl Setup {
             .spawn()
             .with_context(|| format!("starting terraform {}", args[0]))?;
         let root = child.id();
+        let Some(mut stderr) = child.stderr.take() else {
+            let _ = child.kill();
+            let _ = child.wait();
+            bail!("terraform {}: no stderr pipe", args[0]);
+        };
+        let reader = std::thread::spawn(move || {
+            let mut text = Vec::new();
+            let _ = std::io::Read::read_to_end(&mut stderr, &mut text);
+            text
+        });
         let done = Arc::new(AtomicBool::new(false));
         let sample_pss = self.sample_pss;
         let sampler = {
@@ -397,21 +410,22 @@ impl Setup {
                 peaks
             })
         };
-        let mut stderr = child.stderr.take().context("terraform's stderr")?;
-        let reader = std::thread::spawn(move || {
-            let mut text = Vec::new();
-            let _ = std::io::Read::read_to_end(&mut stderr, &mut text);
-            text
-        });
         // Terraform has reaped its providers by the time it exits; read what it and they
         // used before reaping it.
-        wait_without_reaping(root)?;
-        let elapsed = started.elapsed();
-        let command_cpu = cpu_time_with_children(root);
-        let status = child.wait()?;
+        let waited = wait_without_reaping(root).map(|()| {
+            let elapsed = started.elapsed();
+            (elapsed, cpu_time_with_children(root))
+        });
+        if waited.is_err() {
+            let _ = child.kill();
+        }
+        // Reaped on every path, and the sampler stopped, before any error returns.
+        let status = child.wait();
         done.store(true, Ordering::Relaxed);
         let peaks = sampler.join().unwrap_or_default();
         let stderr = reader.join().unwrap_or_default();
+        let (elapsed, command_cpu) = waited.context("waiting for terraform")?;
+        let status = status.context("reaping terraform")?;
         if !status.success() {
             bail!(
                 "terraform {} ({}) failed:\n{}",
@@ -498,22 +512,23 @@ mod tests {
 
     #[test]
     fn cpu_time_with_children_counts_a_child_once_it_is_reaped() {
+        // The spinning is a subshell's, so its CPU reaches the outer shell only as a child's
+        // (cutime), once the outer shell has waited for it.
         let mut child = std::process::Command::new("sh")
             .args([
                 "-c",
-                "i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done; sleep 0.2",
+                "sleep 0.3; (i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done); sleep 0.2",
             ])
             .spawn()
             .unwrap();
-        // A process of our own, so nothing else adds to what it waits for.
         let pid = child.id();
-        std::thread::sleep(Duration::from_millis(50));
-        let running = cpu_time_with_children(pid);
+        std::thread::sleep(Duration::from_millis(100));
+        let before = cpu_time_with_children(pid);
         wait_without_reaping(pid).unwrap();
         let exited = cpu_time_with_children(pid);
         assert!(
-            exited >= Duration::from_millis(50) && exited >= running,
-            "{running:?} → {exited:?} for sh spinning"
+            exited >= before + Duration::from_millis(50),
+            "{before:?} → {exited:?} for a subshell spinning"
         );
         child.wait().unwrap();
         assert_eq!(cpu_time_with_children(u32::MAX), Duration::ZERO);

@@ -813,16 +813,45 @@ fn answered(label: &str, call: &str, diagnostics: &[pb::Diagnostic]) -> anyhow::
     }
 }
 
+/// The prior state a refresh's plan was sent and the state it planned.
+struct RefreshPlan {
+    prior: Option<pb::DynamicValue>,
+    planned: Option<pb::DynamicValue>,
+}
+
+impl RefreshPlan {
+    /// Fails unless the plan left the state as it was (compared as values of `ty`: a
+    /// provider may encode what it answers differently from what it was sent).
+    fn unchanged(self, label: &str, ty: &Type) -> anyhow::Result<()> {
+        let decode = |v: Option<pb::DynamicValue>| {
+            let v = v.unwrap_or_default();
+            tfwasm_model::rpc::DynamicValue {
+                msgpack: v.msgpack,
+                json: v.json,
+            }
+            .decode(ty)
+        };
+        let prior = decode(self.prior).with_context(|| format!("{label}: the refreshed state"))?;
+        let planned =
+            decode(self.planned).with_context(|| format!("{label}: the refresh's plan"))?;
+        if prior.is_null() || planned != prior {
+            bail!("{label}: the refresh of an unchanged resource planned a change");
+        }
+        Ok(())
+    }
+}
+
 /// One resource's refresh as `plan -refresh=true` makes it: the stored JSON state upgraded,
 /// read, and planned against its unchanged configuration (core proposes the prior state
-/// itself). Checks every answer, as the create calls do.
+/// itself). Fails on any diagnostic or replacement; what it planned is checked by the caller,
+/// outside the timing ([`RefreshPlan::unchanged`]).
 async fn refresh_once(
     label: &str,
     client: &mut pb::provider_client::ProviderClient<tonic::transport::Channel>,
     stored: &pb::RawState,
     version: i64,
     config: &[u8],
-) -> anyhow::Result<()> {
+) -> anyhow::Result<RefreshPlan> {
     let upgraded = client
         .upgrade_resource_state(pb::upgrade_resource_state::Request {
             type_name: "random_string".into(),
@@ -846,7 +875,7 @@ async fn refresh_once(
         .plan_resource_change(pb::plan_resource_change::Request {
             type_name: "random_string".into(),
             prior_state: read.new_state.clone(),
-            proposed_new_state: read.new_state,
+            proposed_new_state: read.new_state.clone(),
             config: dv(config.to_vec()),
             prior_private: read.private,
             provider_meta: dv(codec::msgpack::NULL.to_vec()),
@@ -858,7 +887,10 @@ async fn refresh_once(
     if !plan.requires_replace.is_empty() {
         bail!("{label}: an unchanged resource was planned for replacement");
     }
-    Ok(())
+    Ok(RefreshPlan {
+        prior: read.new_state,
+        planned: plan.planned_state,
+    })
 }
 
 /// The stored benchmark object (`workload::random_string_stored`) as Terraform keeps state,
@@ -995,8 +1027,9 @@ async fn rpc_latency(
                 answered(label, "apply", &apply.diagnostics)?;
                 let (raw_state, version) = &stored[i];
                 let t = Instant::now();
-                refresh_once(label, client, raw_state, *version, &config).await?;
+                let refreshed = refresh_once(label, client, raw_state, *version, &config).await?;
                 let refresh_time = t.elapsed();
+                refreshed.unchanged(label, &ty)?;
                 if round > 0 {
                     results[i].plan.push(plan_time);
                     results[i].apply.push(apply_time);
