@@ -363,7 +363,7 @@ impl Setup {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     }
 
-    /// Runs one Terraform command, timing it and sampling its provider processes' memory.
+    /// Runs one Terraform command, as [`Self::timed_argv`] with `-parallelism`.
     fn timed(&self, args: &[&str], parallelism: usize) -> anyhow::Result<ApplyRun> {
         let parallelism = format!("-parallelism={parallelism}");
         let mut argv = args.to_vec();
@@ -371,7 +371,8 @@ impl Setup {
         self.timed_argv(&argv)
     }
 
-    /// Runs `terraform ARGV`, timing it and sampling its provider processes' memory.
+    /// Runs `terraform ARGV`: its wall and CPU time (its own and its providers'), and its
+    /// provider processes' memory, sampled.
     fn timed_argv(&self, args: &[&str]) -> anyhow::Result<ApplyRun> {
         let started = Instant::now();
         let mut child = self
