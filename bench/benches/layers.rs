@@ -2,8 +2,8 @@
 //! process (no gRPC): the SDK natively, the contract checks on top, and the Wasm runtime
 //! with reused or fresh instances. Besides the create, a refresh of the created resource:
 //! its UpgradeResourceState from stored JSON, ReadResource and the PlanResourceChange that
-//! finds it unchanged, as `plan -refresh=true` sends for every resource. Side by side in one run; needs
-//! `make build` first.
+//! finds it unchanged, as `plan -refresh=true` sends for every resource. Side by side in one
+//! run; needs `make build` first.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -92,24 +92,24 @@ struct Refresh {
     plan: PlanResourceChangeRequest,
 }
 
+/// `ty` and `version`: the resource's value type and schema version.
 fn refresh_requests(
     rt: &tokio::runtime::Runtime,
     p: &impl Provider,
     apply: &ApplyResourceChangeRequest,
+    ty: &tfwasm_model::Type,
+    version: i64,
 ) -> Refresh {
     let created = rt.block_on(p.apply_resource_change(apply.clone()));
     assert!(created.diagnostics.is_empty(), "{:?}", created.diagnostics);
     let state = created.new_state;
-    let schema = &rt.block_on(p.get_provider_schema()).resources[&apply.type_name];
-    let ty = schema.block.implied_type();
-    let stored = state.decode(&ty).expect("the created state decodes");
-    let version = schema.version;
+    let stored = state.decode(ty).expect("the created state decodes");
     Refresh {
         upgrade: UpgradeResourceStateRequest {
             type_name: apply.type_name.clone(),
             version,
             raw_state: RawState {
-                json: tfwasm_model::codec::json::encode_text(&stored, &ty)
+                json: tfwasm_model::codec::json::encode_text(&stored, ty)
                     .unwrap()
                     .into_bytes(),
                 flatmap: Default::default(),
@@ -197,10 +197,10 @@ fn bench_provider<P: Provider>(
 fn bench(c: &mut Criterion) {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let native = NativeProvider::new(tfwasm_sample_random::RandomProvider);
-    let schema = rt.block_on(native.get_provider_schema());
-    let ty = schema.resources["random_string"].block.implied_type();
+    let schema = &rt.block_on(native.get_provider_schema()).resources["random_string"];
+    let ty = schema.block.implied_type();
     let (plan, apply) = create_requests(&ty);
-    let refresh = refresh_requests(&rt, &native, &apply);
+    let refresh = refresh_requests(&rt, &native, &apply, &ty, schema.version);
     let requests = Requests {
         plan,
         apply,

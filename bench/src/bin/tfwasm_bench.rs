@@ -893,29 +893,29 @@ async fn refresh_once(
     })
 }
 
-/// The stored benchmark object (`workload::random_string_stored`) as Terraform keeps state,
-/// JSON, and the schema version `client`'s provider declares for `random_string`.
-async fn stored_state(
+/// The stored benchmark object (`workload::random_string_stored`) as Terraform keeps state:
+/// JSON, the same for every provider.
+fn stored_state(ty: &Type) -> anyhow::Result<pb::RawState> {
+    let state = tfwasm_bench::workload::random_string_stored(ty);
+    Ok(pb::RawState {
+        json: codec::json::encode_text(&state, ty)?.into_bytes(),
+        flatmap: Default::default(),
+    })
+}
+
+/// The schema version `client`'s provider declares for `random_string`, which its upgrade is
+/// asked from.
+async fn random_string_version(
     client: &mut pb::provider_client::ProviderClient<tonic::transport::Channel>,
-    ty: &Type,
-) -> anyhow::Result<(pb::RawState, i64)> {
+) -> anyhow::Result<i64> {
     let schema = client
         .get_provider_schema(pb::get_provider_schema::Request {})
         .await?
         .into_inner();
-    let version = schema
+    Ok(schema
         .resource_schemas
         .get("random_string")
-        .map_or(0, |s| s.version);
-    let state = tfwasm_bench::workload::random_string_stored(ty);
-    let json = codec::json::encode_text(&state, ty)?.into_bytes();
-    Ok((
-        pb::RawState {
-            json,
-            flatmap: Default::default(),
-        },
-        version,
-    ))
+        .map_or(0, |s| s.version))
 }
 
 fn random_string_type() -> anyhow::Result<Type> {
@@ -988,9 +988,10 @@ async fn rpc_latency(
         provider_meta: dv(null.clone()),
         ..Default::default()
     };
-    let mut stored = Vec::new();
+    let stored = stored_state(&ty)?;
+    let mut versions = Vec::new();
     for (_, _, client) in &mut plugins {
-        stored.push(stored_state(client, &ty).await?);
+        versions.push(random_string_version(client).await?);
     }
     let mut results: Vec<RpcResult> = launches
         .iter()
@@ -1025,9 +1026,8 @@ async fn rpc_latency(
                     .into_inner();
                 let apply_time = t.elapsed();
                 answered(label, "apply", &apply.diagnostics)?;
-                let (raw_state, version) = &stored[i];
                 let t = Instant::now();
-                let refreshed = refresh_once(label, client, raw_state, *version, &config).await?;
+                let refreshed = refresh_once(label, client, &stored, versions[i], &config).await?;
                 let refresh_time = t.elapsed();
                 refreshed.unchanged(label, &ty)?;
                 if round > 0 {
