@@ -121,6 +121,45 @@ impl Plugin {
     /// # Errors
     /// The address cannot be reached.
     pub async fn client(&self) -> anyhow::Result<pb::provider_client::ProviderClient<Channel>> {
+        Ok(
+            pb::provider_client::ProviderClient::new(self.channel().await?)
+                .max_decoding_message_size(64 << 20),
+        )
+    }
+
+    /// Asks a protocol-6 provider for its schema, as Terraform first does, then closes it as
+    /// go-plugin's client does when Terraform is done with it (a `GRPCController/Shutdown`
+    /// call on the same connection, then hanging up) and waits for the process to exit:
+    /// Terraform waits for that too, for every provider process it starts. Returns the time
+    /// from the Shutdown call to the exit.
+    ///
+    /// # Errors
+    /// The schema call fails, or the process has not exited within go-plugin's 2 s.
+    pub async fn shut_down(mut self) -> anyhow::Result<Duration> {
+        use tfwasm_wire::proto::plugin as go_plugin;
+        let channel = self.channel().await?;
+        if self.handshake.starts_with("1|6|") {
+            pb::provider_client::ProviderClient::new(channel.clone())
+                .max_decoding_message_size(64 << 20)
+                .get_provider_schema(pb::get_provider_schema::Request {})
+                .await?;
+        }
+        let mut controller = go_plugin::grpc_controller_client::GrpcControllerClient::new(channel);
+        let started = Instant::now();
+        // Its answer is not waited for as a success, as go-plugin's client does not: a Go
+        // server stops its gRPC server inside the call, so the answer may never arrive.
+        let _ = controller.shutdown(go_plugin::Empty {}).await;
+        drop(controller);
+        while started.elapsed() < Duration::from_secs(2) {
+            if self.child.try_wait()?.is_some() {
+                return Ok(started.elapsed());
+            }
+            tokio::time::sleep(Duration::from_micros(100)).await;
+        }
+        bail!("the process did not exit within 2 s of Shutdown")
+    }
+
+    async fn channel(&self) -> anyhow::Result<Channel> {
         let mut fields = self.handshake.split('|').skip(2);
         let (network, address) = (fields.next(), fields.next());
         let address = address.context("no address in the handshake line")?;
@@ -144,13 +183,19 @@ impl Plugin {
                     .await?
             }
         };
-        Ok(pb::provider_client::ProviderClient::new(channel).max_decoding_message_size(64 << 20))
+        Ok(channel)
     }
 }
 
+/// Killed rather than shut down, so a server cannot remove its own socket: the bench does,
+/// or every run would leave one in the temporary directory.
 impl Drop for Plugin {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        let mut fields = self.handshake.split('|').skip(2);
+        if let (Some("unix"), Some(path)) = (fields.next(), fields.next()) {
+            let _ = std::fs::remove_file(path);
+        }
     }
 }

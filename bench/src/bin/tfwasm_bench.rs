@@ -338,6 +338,7 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
         progress("cold start");
         report.cold = Some(cold_start(
             &args,
+            &rt,
             tfwasm,
             random_s,
             work.path(),
@@ -1046,10 +1047,11 @@ async fn rpc_latency(
 
 // ---- cold start -----------------------------------------------------------------------------
 
-/// Exec to handshake line of the packaged providers, plaintext and with AutoMTLS.
+/// Exec to handshake line of the packaged providers, plaintext and with AutoMTLS, and
+/// Shutdown to exit.
 struct ColdStart {
-    /// (provider, plaintext starts, AutoMTLS starts)
-    starts: Vec<(&'static str, Vec<Duration>, Vec<Duration>)>,
+    /// (provider, plaintext starts, AutoMTLS starts, Shutdown to exit)
+    starts: Vec<(&'static str, Vec<Duration>, Vec<Duration>, Vec<Duration>)>,
     /// The tfwasm package on a machine whose compile cache is empty (it carries its code,
     /// compressed: this start unpacks it into the cache).
     package_cold: Vec<Duration>,
@@ -1070,6 +1072,7 @@ fn terraform_like_client_cert() -> anyhow::Result<String> {
 
 fn cold_start(
     args: &RunArgs,
+    rt: &tokio::runtime::Runtime,
     tfwasm: &str,
     component: &str,
     work: &Path,
@@ -1102,7 +1105,7 @@ fn cold_start(
     let mut out = ColdStart {
         starts: launches
             .iter()
-            .map(|(n, _, _)| (*n, Vec::new(), Vec::new()))
+            .map(|(n, _, _)| (*n, Vec::new(), Vec::new(), Vec::new()))
             .collect(),
         package_cold: Vec::new(),
         wasm_cold: Vec::new(),
@@ -1113,7 +1116,11 @@ fn cold_start(
     )?);
     for i in 0..20 {
         for (slot, (_, plain, tls)) in out.starts.iter_mut().zip(&launches) {
-            slot.1.push(Plugin::start(plain)?.started_in);
+            let plugin = Plugin::start(plain)?;
+            slot.1.push(plugin.started_in);
+            // Terraform waits for each provider process it closes to exit (the bench's client
+            // speaks plaintext only; the way out is the same with AutoMTLS).
+            slot.3.push(rt.block_on(plugin.shut_down())?);
             slot.2.push(Plugin::start(tls)?.started_in);
         }
         if i < 5 {
@@ -1675,23 +1682,24 @@ impl Report {
         if let Some(c) = &self.cold {
             let _ = writeln!(
                 w,
-                "\n## 3. Start-up: exec to handshake line\n\nThe packaged executables, median of {} starts each, interleaved; AutoMTLS with a P-521 CA client certificate in `PLUGIN_CLIENT_CERT` as Terraform sends (Terraform always does). tfwasm's packages carry their code precompiled and compressed: the first start on a machine unpacks it into the compile cache (the empty-cache row), every later start maps it from there; only `tfwasm serve --component` compiles (last row).\n",
+                "\n## 3. Start-up and exit: exec to handshake line, Shutdown to exit\n\nThe packaged executables, median of {} starts each, interleaved; AutoMTLS with a P-521 CA client certificate in `PLUGIN_CLIENT_CERT` as Terraform sends (Terraform always does). tfwasm's packages carry their code precompiled and compressed: the first start on a machine unpacks it into the compile cache (the empty-cache row), every later start maps it from there; only `tfwasm serve --component` compiles (last row). Exit is timed after each plaintext start as go-plugin's client closes a provider (protocol-6 providers are first asked for their schema): from its `GRPCController/Shutdown` call, then hanging up, to the process's exit, which Terraform waits for after every provider process it starts (OpenTofu starts four for an `apply`).\n",
                 c.starts.first().map_or(0, |s| s.1.len()),
             );
             let _ = writeln!(
                 w,
-                "| provider | plaintext | AutoMTLS | AutoMTLS / hashicorp-random | AutoMTLS / independent |\n|---|---|---|---|---|"
+                "| provider | plaintext | AutoMTLS | AutoMTLS / hashicorp-random | AutoMTLS / independent | Shutdown to exit |\n|---|---|---|---|---|---|"
             );
             let of = |who: &str| c.starts.iter().find(|s| s.0 == who).map(|s| median(&s.2));
             let (hashicorp, independent) = (of(HASHICORP), of(INDEPENDENT));
-            for (name, plain, tls) in &c.starts {
+            for (name, plain, tls, exit) in &c.starts {
                 let rh = hashicorp.map_or(0.0, |h| ratio(median(tls), h));
                 let r = independent.map_or(0.0, |i| ratio(median(tls), i));
                 let _ = writeln!(
                     w,
-                    "| {name} | {} | {} | {rh:.2}× | {r:.2}× |",
+                    "| {name} | {} | {} | {rh:.2}× | {r:.2}× | {} |",
                     ms(median(plain)),
-                    ms(median(tls))
+                    ms(median(tls)),
+                    ms(median(exit))
                 );
                 if *name == HASHICORP_WASM && hashicorp.is_some() {
                     targets.push((
@@ -1717,12 +1725,12 @@ impl Report {
             }
             let _ = writeln!(
                 w,
-                "| tfwasm package, empty compile cache (the first start on a machine: its compressed code unpacked into the cache), AutoMTLS | | {} | |",
+                "| tfwasm package, empty compile cache (the first start on a machine: its compressed code unpacked into the cache), AutoMTLS | | {} | | | |",
                 ms(median(&c.package_cold))
             );
             let _ = writeln!(
                 w,
-                "| `tfwasm serve --component`, empty compile cache (compiles), AutoMTLS | | {} | |",
+                "| `tfwasm serve --component`, empty compile cache (compiles), AutoMTLS | | {} | | | |",
                 ms(median(&c.wasm_cold))
             );
         }

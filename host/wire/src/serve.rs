@@ -398,12 +398,10 @@ impl go_plugin::grpc_controller_server::GrpcController for Controller {
             return Ok(Response::new(go_plugin::Empty {}));
         }
         tracing::debug!("shutdown requested by the plugin client");
-        // Let this response go out before the server stops accepting.
-        let shutdown = self.shutdown.clone();
-        tokio::spawn(async move {
-            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-            shutdown.send_replace(true);
-        });
+        // At once: Terraform waits for the process to exit after every provider instance it
+        // closes (several per command), so any delay here is paid in wall time each time.
+        // This response still goes out: a graceful shutdown finishes the calls in flight.
+        self.shutdown.send_replace(true);
         Ok(Response::new(go_plugin::Empty {}))
     }
 }
