@@ -1047,11 +1047,21 @@ async fn rpc_latency(
 
 // ---- cold start -----------------------------------------------------------------------------
 
+/// One packaged provider's starts and exits.
+#[derive(Default)]
+struct StartsAndExits {
+    /// Exec to handshake line, plaintext.
+    plain: Vec<Duration>,
+    /// Exec to handshake line, AutoMTLS.
+    tls: Vec<Duration>,
+    /// Shutdown to exit.
+    exit: Vec<Duration>,
+}
+
 /// Exec to handshake line of the packaged providers, plaintext and with AutoMTLS, and
 /// Shutdown to exit.
 struct ColdStart {
-    /// (provider, plaintext starts, AutoMTLS starts, Shutdown to exit)
-    starts: Vec<(&'static str, Vec<Duration>, Vec<Duration>, Vec<Duration>)>,
+    starts: Vec<(&'static str, StartsAndExits)>,
     /// The tfwasm package on a machine whose compile cache is empty (it carries its code,
     /// compressed: this start unpacks it into the cache).
     package_cold: Vec<Duration>,
@@ -1105,7 +1115,7 @@ fn cold_start(
     let mut out = ColdStart {
         starts: launches
             .iter()
-            .map(|(n, _, _)| (*n, Vec::new(), Vec::new(), Vec::new()))
+            .map(|(n, _, _)| (*n, StartsAndExits::default()))
             .collect(),
         package_cold: Vec::new(),
         wasm_cold: Vec::new(),
@@ -1116,12 +1126,13 @@ fn cold_start(
     )?);
     for i in 0..20 {
         for (slot, (_, plain, tls)) in out.starts.iter_mut().zip(&launches) {
+            let times = &mut slot.1;
             let plugin = Plugin::start(plain)?;
-            slot.1.push(plugin.started_in);
+            times.plain.push(plugin.started_in);
             // Terraform waits for each provider process it closes to exit (the bench's client
             // speaks plaintext only; the way out is the same with AutoMTLS).
-            slot.3.push(rt.block_on(plugin.shut_down())?);
-            slot.2.push(Plugin::start(tls)?.started_in);
+            times.exit.push(rt.block_on(plugin.shut_down())?);
+            times.tls.push(Plugin::start(tls)?.started_in);
         }
         if i < 5 {
             let cache = work.join(format!("cold-package-cache-{i}"));
@@ -1683,15 +1694,20 @@ impl Report {
             let _ = writeln!(
                 w,
                 "\n## 3. Start-up and exit: exec to handshake line, Shutdown to exit\n\nThe packaged executables, median of {} starts each, interleaved; AutoMTLS with a P-521 CA client certificate in `PLUGIN_CLIENT_CERT` as Terraform sends (Terraform always does). tfwasm's packages carry their code precompiled and compressed: the first start on a machine unpacks it into the compile cache (the empty-cache row), every later start maps it from there; only `tfwasm serve --component` compiles (last row). Exit is timed after each plaintext start as go-plugin's client closes a provider (protocol-6 providers are first asked for their schema): from its `GRPCController/Shutdown` call, then hanging up, to the process's exit, which Terraform waits for after every provider process it starts (OpenTofu starts four for an `apply`).\n",
-                c.starts.first().map_or(0, |s| s.1.len()),
+                c.starts.first().map_or(0, |s| s.1.plain.len()),
             );
             let _ = writeln!(
                 w,
                 "| provider | plaintext | AutoMTLS | AutoMTLS / hashicorp-random | AutoMTLS / independent | Shutdown to exit |\n|---|---|---|---|---|---|"
             );
-            let of = |who: &str| c.starts.iter().find(|s| s.0 == who).map(|s| median(&s.2));
+            let of = |who: &str| {
+                c.starts
+                    .iter()
+                    .find(|s| s.0 == who)
+                    .map(|s| median(&s.1.tls))
+            };
             let (hashicorp, independent) = (of(HASHICORP), of(INDEPENDENT));
-            for (name, plain, tls, exit) in &c.starts {
+            for (name, StartsAndExits { plain, tls, exit }) in &c.starts {
                 let rh = hashicorp.map_or(0.0, |h| ratio(median(tls), h));
                 let r = independent.map_or(0.0, |i| ratio(median(tls), i));
                 let _ = writeln!(

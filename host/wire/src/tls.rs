@@ -5,8 +5,8 @@
 //! handshake line. Each side then pins the other's exact certificate. webpki's chain
 //! verifier rejects a CA certificate used as an end entity, so the client check here is a
 //! byte comparison with the announced certificate, plus signature verification of the TLS
-//! handshake with `tfwasm_tls::provider()` (aws-lc-rs's verification, which supports P-521;
-//! ring for everything that needs randomness, so a start costs no jitter-entropy seeding).
+//! handshake with `tfwasm_tls::provider()` (ring, with RustCrypto's P-521 verification added:
+//! ring does not verify P-521, and aws-lc-rs would cost every start its entropy seeding).
 
 use std::sync::Arc;
 
