@@ -152,8 +152,25 @@ pub mod import {
 /// # Panics
 /// Only if the host denies randomness, which tfwasm never does.
 pub fn random_bytes(buf: &mut [u8]) {
+    // In a component, one host call per chunk: `getrandom` makes one per 8 bytes (to spare
+    // an allocation), and each crossing of the component boundary costs more than the bytes.
+    #[cfg(target_arch = "wasm32")]
+    for chunk in buf.chunks_mut(RANDOM_CHUNK) {
+        let bytes = wasip2::random::random::get_random_bytes(chunk.len() as u64);
+        match bytes.get(..chunk.len()) {
+            Some(bytes) => chunk.copy_from_slice(bytes),
+            // A host that answers short: the slow way, rather than fewer random bytes.
+            None => getrandom::fill(chunk).expect("wasi:random is always available"),
+        }
+    }
+    #[cfg(not(target_arch = "wasm32"))]
     getrandom::fill(buf).expect("wasi:random is always available");
 }
+
+/// Bytes asked of the host at once: well under what it grants one request (`wasi:random`'s
+/// 64 MiB in wasmtime), so a large `random_bytes` is never refused, and a bounded allocation.
+#[cfg(target_arch = "wasm32")]
+const RANDOM_CHUNK: usize = 4096;
 
 /// Everything a provider module usually needs.
 pub mod prelude {

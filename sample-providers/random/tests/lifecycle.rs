@@ -349,3 +349,25 @@ fn a_string_moves_to_a_password_and_back_keeping_its_value() {
         .unwrap_err();
     assert!(error.to_string().contains("other_thing"), "{error}");
 }
+
+/// A length spanning several of the SDK's requests to the host for random bytes (4 KiB each):
+/// every byte is filled, and no request's bytes repeat another's.
+#[test]
+fn bytes_longer_than_one_host_request_are_random_throughout() {
+    let h = harness();
+    let state = h.create("random_bytes", json!({"length": 10_000})).unwrap();
+    let hex = text(&state, "hex");
+    assert_eq!(hex.len(), 20_000);
+    let bytes: Vec<u8> = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+        .collect();
+    for (i, window) in bytes.chunks(64).enumerate() {
+        assert!(
+            window.iter().any(|&b| b != 0),
+            "64 zero bytes at offset {}",
+            i * 64
+        );
+    }
+    assert_ne!(bytes[..4096], bytes[4096..8192]);
+}
