@@ -121,10 +121,7 @@ impl Plugin {
     /// # Errors
     /// The address cannot be reached.
     pub async fn client(&self) -> anyhow::Result<pb::provider_client::ProviderClient<Channel>> {
-        Ok(
-            pb::provider_client::ProviderClient::new(self.channel().await?)
-                .max_decoding_message_size(64 << 20),
-        )
+        Ok(provider_client(self.channel().await?))
     }
 
     /// Asks a protocol-6 provider for its schema, as Terraform first does, then closes it as
@@ -134,34 +131,48 @@ impl Plugin {
     /// from the Shutdown call to the exit.
     ///
     /// # Errors
-    /// The schema call fails, or the process has not exited within go-plugin's 2 s.
-    pub async fn shut_down(mut self) -> anyhow::Result<Duration> {
+    /// The provider cannot be reached, its schema call fails, the calls take over 10 s, or
+    /// the process has not exited within go-plugin's 2 s of Shutdown. The process is killed
+    /// then (`Drop`).
+    pub async fn shut_down(self) -> anyhow::Result<Duration> {
+        let asked = tokio::time::timeout(Duration::from_secs(10), self.ask_to_shut_down())
+            .await
+            .context("no answer within 10 s")??;
+        let pid = self.child.id();
+        // Waited for in a blocking thread, not polled: tokio's timer would round each poll
+        // up to a millisecond, as long as what is measured.
+        let exit = tokio::task::spawn_blocking(move || crate::terraform::wait_without_reaping(pid));
+        tokio::time::timeout(Duration::from_secs(2), exit)
+            .await
+            .context("the process did not exit within 2 s of Shutdown")???;
+        Ok(asked.elapsed())
+    }
+
+    /// The schema call (protocol 6) and Shutdown, whose answer is not required: go-plugin's
+    /// client ignores it, and a Go server stops its gRPC server inside the call, so the
+    /// answer may never come. Returns when Shutdown was sent.
+    async fn ask_to_shut_down(&self) -> anyhow::Result<Instant> {
         use tfwasm_wire::proto::plugin as go_plugin;
         let channel = self.channel().await?;
         if self.handshake.starts_with("1|6|") {
-            pb::provider_client::ProviderClient::new(channel.clone())
-                .max_decoding_message_size(64 << 20)
+            provider_client(channel.clone())
                 .get_provider_schema(pb::get_provider_schema::Request {})
                 .await?;
         }
         let mut controller = go_plugin::grpc_controller_client::GrpcControllerClient::new(channel);
-        let started = Instant::now();
-        // Its answer is not waited for as a success, as go-plugin's client does not: a Go
-        // server stops its gRPC server inside the call, so the answer may never arrive.
+        let sent = Instant::now();
         let _ = controller.shutdown(go_plugin::Empty {}).await;
-        drop(controller);
-        while started.elapsed() < Duration::from_secs(2) {
-            if self.child.try_wait()?.is_some() {
-                return Ok(started.elapsed());
-            }
-            tokio::time::sleep(Duration::from_micros(100)).await;
-        }
-        bail!("the process did not exit within 2 s of Shutdown")
+        Ok(sent)
+    }
+
+    /// The network and address of the handshake line.
+    fn address(&self) -> (Option<&str>, Option<&str>) {
+        let mut fields = self.handshake.split('|').skip(2);
+        (fields.next(), fields.next())
     }
 
     async fn channel(&self) -> anyhow::Result<Channel> {
-        let mut fields = self.handshake.split('|').skip(2);
-        let (network, address) = (fields.next(), fields.next());
+        let (network, address) = self.address();
         let address = address.context("no address in the handshake line")?;
         let channel = match network {
             Some("tcp") => {
@@ -187,14 +198,18 @@ impl Plugin {
     }
 }
 
-/// Killed rather than shut down, so a server cannot remove its own socket: the bench does,
-/// or every run would leave one in the temporary directory.
+/// A tfplugin6 client that takes answers as large as a provider's schema can be.
+fn provider_client(channel: Channel) -> pb::provider_client::ProviderClient<Channel> {
+    pb::provider_client::ProviderClient::new(channel).max_decoding_message_size(64 << 20)
+}
+
+/// A server killed here cannot remove its own socket: the bench does, or every run would
+/// leave one in the temporary directory.
 impl Drop for Plugin {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        let mut fields = self.handshake.split('|').skip(2);
-        if let (Some("unix"), Some(path)) = (fields.next(), fields.next()) {
+        if let (Some("unix"), Some(path)) = self.address() {
             let _ = std::fs::remove_file(path);
         }
     }

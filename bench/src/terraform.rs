@@ -188,7 +188,7 @@ pub fn cpu_time_with_children(pid: u32) -> Duration {
 
 /// Waits until process `pid` (a child of this one) has exited, leaving it unreaped so that its
 /// `/proc` entry can still be read.
-fn wait_without_reaping(pid: u32) -> std::io::Result<()> {
+pub(crate) fn wait_without_reaping(pid: u32) -> std::io::Result<()> {
     loop {
         // SAFETY: `info` is written by waitid; WNOWAIT leaves the child to `Child::wait`.
         let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };

@@ -1125,13 +1125,15 @@ fn cold_start(
         &launches.iter().find(|l| l.0 == TFWASM).context("tfwasm")?.1,
     )?);
     for i in 0..20 {
-        for (slot, (_, plain, tls)) in out.starts.iter_mut().zip(&launches) {
-            let times = &mut slot.1;
+        for ((name, times), (_, plain, tls)) in out.starts.iter_mut().zip(&launches) {
             let plugin = Plugin::start(plain)?;
             times.plain.push(plugin.started_in);
             // Terraform waits for each provider process it closes to exit (the bench's client
             // speaks plaintext only; the way out is the same with AutoMTLS).
-            times.exit.push(rt.block_on(plugin.shut_down())?);
+            let exit = rt.block_on(plugin.shut_down());
+            times
+                .exit
+                .push(exit.with_context(|| format!("{name}: closing it"))?);
             times.tls.push(Plugin::start(tls)?.started_in);
         }
         if i < 5 {
@@ -1693,7 +1695,7 @@ impl Report {
         if let Some(c) = &self.cold {
             let _ = writeln!(
                 w,
-                "\n## 3. Start-up and exit: exec to handshake line, Shutdown to exit\n\nThe packaged executables, median of {} starts each, interleaved; AutoMTLS with a P-521 CA client certificate in `PLUGIN_CLIENT_CERT` as Terraform sends (Terraform always does). tfwasm's packages carry their code precompiled and compressed: the first start on a machine unpacks it into the compile cache (the empty-cache row), every later start maps it from there; only `tfwasm serve --component` compiles (last row). Exit is timed after each plaintext start as go-plugin's client closes a provider (protocol-6 providers are first asked for their schema): from its `GRPCController/Shutdown` call, then hanging up, to the process's exit, which Terraform waits for after every provider process it starts (OpenTofu starts four for an `apply`).\n",
+                "\n## 3. Start-up and exit: exec to handshake line, Shutdown to exit\n\nThe packaged executables, median of {} starts each, interleaved; AutoMTLS with a P-521 CA client certificate in `PLUGIN_CLIENT_CERT` as Terraform sends (Terraform always does). tfwasm's packages carry their code precompiled and compressed: the first start on a machine unpacks it into the compile cache (the empty-cache row), every later start maps it from there; only `tfwasm serve --component` compiles (last row). Exit is timed after each plaintext start as go-plugin's client closes a provider: from its `GRPCController/Shutdown` call, then hanging up, to the process's exit, which Terraform waits for after every provider process it starts (OpenTofu starts four for an `apply`). Protocol-6 providers are first asked for their schema; hashicorp-random (protocol 5; the bench has no tfplugin5 client) is closed without a call before.\n",
                 c.starts.first().map_or(0, |s| s.1.plain.len()),
             );
             let _ = writeln!(
