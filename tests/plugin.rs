@@ -275,8 +275,9 @@ impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        if self.handshake.split('|').nth(2) == Some("unix") {
-            let _ = std::fs::remove_file(self.socket_path());
+        let mut fields = self.handshake.split('|').skip(2);
+        if let (Some("unix"), Some(path)) = (fields.next(), fields.next()) {
+            let _ = std::fs::remove_file(path);
         }
     }
 }
