@@ -19,6 +19,9 @@
 //! cache that cannot be written (read-only, full) costs time, never the start: one warning,
 //! and the component is compiled in memory.
 //!
+//! The cache does not grow for ever: what nobody loaded for 30 days (`TFWASM_CACHE_KEEP_DAYS`)
+//! is removed when a new entry is stored (`prune.rs`).
+//!
 //! Compiling needs the `compiler` feature: a build without it only runs the precompiled code
 //! of provider packages (`code.rs`), and keeps here only the code it unpacks from a package
 //! whose code is compressed, under the same checks.
@@ -30,6 +33,10 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 use wasmtime::Engine;
 use wasmtime::component::Component;
+
+mod prune;
+
+pub use prune::KEEP_DAYS_ENV;
 
 /// How a component's code was obtained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -155,7 +162,7 @@ fn load_or_compile_at(
     }
     announce_compile(wasm, Some(&private.path));
     let compiled = engine.precompile_component(wasm)?;
-    store_entry(&private.path.join(name), &compiled, "start");
+    store_entry(private, name, &compiled, "start");
     // SAFETY: the bytes were produced just now by this engine.
     let component = unsafe { Component::deserialize(engine, &compiled)? };
     Ok((component, Origin::Compiled))
@@ -172,10 +179,11 @@ pub(crate) fn precompiled(
     let name = entry_name(engine, wasm);
     let private = private_dir(dir);
     if let Some(private) = &private
-        && let Ok((mut bytes, _)) = private.read(&name)
+        && let Ok((mut bytes, file)) = private.read(&name)
     {
         match verified_len(&bytes) {
             Ok(len) => {
+                prune::mark_used(&file);
                 bytes.truncate(len);
                 return Ok(bytes);
             }
@@ -186,7 +194,7 @@ pub(crate) fn precompiled(
     }
     let compiled = engine.precompile_component(wasm)?;
     if let Some(private) = &private {
-        store_entry(&private.path.join(&name), &compiled, "package");
+        store_entry(private, &name, &compiled, "package");
     }
     Ok(compiled)
 }
@@ -239,7 +247,8 @@ pub(crate) fn indexed_unpacked(
     artifact: &Path,
     meta: &std::fs::Metadata,
 ) -> Option<String> {
-    let (name, _) = private.read(&unpacked_index(artifact, meta)).ok()?;
+    let (name, file) = private.read(&unpacked_index(artifact, meta)).ok()?;
+    prune::mark_used(&file);
     let name = String::from_utf8(name).ok()?;
     is_unpacked_entry_name(&name).then_some(name)
 }
@@ -270,7 +279,6 @@ fn is_unpacked_entry_name(name: &str) -> bool {
         .is_some_and(|digest| digest.len() == 64 && digest.chars().all(|c| c.is_ascii_hexdigit()))
 }
 
-#[cfg(feature = "compiler")]
 /// A cache entry file name as `entry_path` makes them (`<sha256>-<hash>.cwasm`).
 fn is_entry_name(name: &str) -> bool {
     name.len() == 64 + 1 + 16 + 6
@@ -302,11 +310,12 @@ pub fn load_file(
         return Ok((component, Origin::Compiled));
     };
     let index = format!("index/{}", identity_key(path, &meta, engine));
-    if let Ok((name, _)) = private.read(&index)
+    if let Ok((name, file)) = private.read(&index)
         && let Ok(name) = std::str::from_utf8(&name)
         && is_entry_name(name.trim())
         && let Some(component) = load_entry(engine, &private, name.trim())
     {
+        prune::mark_used(&file);
         return Ok((component, Origin::Cached));
     }
     let wasm = std::fs::read(path).map_err(FileError::Read)?;
@@ -567,10 +576,16 @@ pub(crate) fn load_entry(engine: &Engine, private: &Private, name: &str) -> Opti
         Ok(len) => match unsafe {
             Component::deserialize_file(engine, format!("/proc/self/fd/{}", file.as_raw_fd()))
         } {
-            Ok(component) => return Some(component),
+            Ok(component) => {
+                prune::mark_used(&file);
+                return Some(component);
+            }
             Err(_) if !Path::new("/proc/self/fd").is_dir() => {
                 match unsafe { Component::deserialize(engine, &bytes[..len]) } {
-                    Ok(component) => return Some(component),
+                    Ok(component) => {
+                        prune::mark_used(&file);
+                        return Some(component);
+                    }
                     Err(error) => format!("unusable ({error})"),
                 }
             }
@@ -585,17 +600,22 @@ pub(crate) fn load_entry(engine: &Engine, private: &Private, name: &str) -> Opti
 
 /// Stores compiled code with its trailer; a failure is one warning (`what` is what will
 /// compile again: the next start or package).
-pub(crate) fn store_entry(path: &Path, code: &[u8], what: &str) {
+///
+/// A new entry is when the cache grows, so it is also when what nobody used for a while is
+/// removed ([`prune`]).
+pub(crate) fn store_entry(private: &Private, name: &str, code: &[u8], what: &str) {
     let mut trailer = [0u8; TRAILER_LEN];
     trailer[..8].copy_from_slice(&(code.len() as u64).to_le_bytes());
     trailer[8..12].copy_from_slice(&crc32fast::hash(code).to_le_bytes());
     trailer[12..].copy_from_slice(TRAILER_MAGIC);
-    if let Err(error) = store(path, &[code, &trailer]) {
-        tracing::warn!(
+    let path = private.path.join(name);
+    match store(&path, &[code, &trailer]) {
+        Ok(()) => prune::prune(private),
+        Err(error) => tracing::warn!(
             path = %path.display(),
             %error,
             "cannot write the compile cache (read-only or full?); serving from memory, the next {what} will make the code again"
-        );
+        ),
     }
 }
 
@@ -836,7 +856,12 @@ mod tests {
         load_or_compile(&engine, &mine, EMPTY).unwrap();
         // Someone else's bytes under this component's entry name, with a valid trailer.
         make_private_dir(&theirs).unwrap();
-        store_entry(&theirs.join(&name), b"planted code", "test");
+        store_entry(
+            &private_dir(&theirs).unwrap(),
+            &name,
+            b"planted code",
+            "test",
+        );
         let mine_bytes = std::fs::read(mine.join(&name)).unwrap();
         assert!(mine_bytes != std::fs::read(theirs.join(&name)).unwrap());
 
@@ -882,5 +907,45 @@ mod tests {
             code,
             "a truncated entry is compiled again"
         );
+    }
+
+    #[test]
+    fn storing_an_entry_removes_what_nobody_used_for_the_keep_time_and_loading_marks_use() {
+        use std::time::{Duration, SystemTime};
+        let set_age = |path: &Path, days: u64| {
+            let file = std::fs::File::options().write(true).open(path).unwrap();
+            (file.set_modified(SystemTime::now() - Duration::from_secs(days * 24 * 3600))).unwrap();
+        };
+        let engine = Engine::default();
+        let dir = tempfile::tempdir().unwrap();
+        let cache = dir.path().join("cache");
+        let file = dir.path().join("c.wasm");
+        std::fs::write(&file, EMPTY).unwrap();
+        let (_, origin) = load_file(&engine, &cache, &file).unwrap();
+        assert_eq!(origin, Origin::Compiled);
+        let entry = cache.join(entry_name(&engine, EMPTY));
+        let index = std::fs::read_dir(cache.join("index"))
+            .unwrap()
+            .next()
+            .unwrap();
+        let index = index.unwrap().path();
+
+        // Used after its time was set back: the load marks both files used again.
+        set_age(&entry, 40);
+        set_age(&index, 40);
+        let (_, origin) = load_file(&engine, &cache, &file).unwrap();
+        assert_eq!(origin, Origin::Cached);
+        let modified = |p: &Path| std::fs::metadata(p).unwrap().modified().unwrap();
+        let hour_ago = SystemTime::now() - Duration::from_secs(3600);
+        assert!(modified(&entry) > hour_ago && modified(&index) > hour_ago);
+
+        // A month unused, then another component is compiled: it goes; the new one stays.
+        set_age(&entry, 31);
+        set_age(&index, 31);
+        load_or_compile(&engine, &cache, WITH_SECTION).unwrap();
+        assert!(!entry.exists() && !index.exists(), "unused for 31 days");
+        assert!(cache.join(entry_name(&engine, WITH_SECTION)).exists());
+        let (_, origin) = load_file(&engine, &cache, &file).unwrap();
+        assert_eq!(origin, Origin::Compiled, "compiled again after its removal");
     }
 }

@@ -182,7 +182,7 @@ fn load_packed(
     let component =
         unsafe { Component::deserialize(engine, &code) }.map_err(|e| format!("{e:#}"))?;
     if let Some(private) = &private {
-        crate::cache::store_entry(&private.path.join(&name), &code, "start");
+        crate::cache::store_entry(private, &name, &code, "start");
         index_unpacked(private, artifact, meta, &name);
     }
     Ok(component)

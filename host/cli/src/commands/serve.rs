@@ -29,7 +29,8 @@ pub struct Args {
     #[arg(long)]
     tcp: bool,
     /// Directory of the compiled-component cache [default: $TFWASM_CACHE_DIR, else
-    /// $XDG_CACHE_HOME/tfwasm, else ~/.cache/tfwasm].
+    /// $XDG_CACHE_HOME/tfwasm, else ~/.cache/tfwasm]. Entries nobody loaded for
+    /// $TFWASM_CACHE_KEEP_DAYS (default 30, or `never`) are removed when a new one is stored.
     #[arg(long, value_name = "DIR")]
     cache_dir: Option<PathBuf>,
     /// Debug mode, for provider authors: serve until Ctrl-C and print the
