@@ -2,8 +2,8 @@
 //! process (no gRPC): the SDK natively, the contract checks on top, and the Wasm runtime
 //! with reused or fresh instances. Besides the create, a refresh of the created resource:
 //! its UpgradeResourceState from stored JSON, ReadResource and the PlanResourceChange that
-//! finds it unchanged, as `plan -refresh=true` sends for every resource. Side by side in one
-//! run; needs `make build` first.
+//! finds it unchanged, as `plan -refresh=true` sends for every resource. First, the value
+//! codec alone on the apply's values. Side by side in one run; needs `make build` first.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -194,6 +194,32 @@ fn bench_provider<P: Provider>(
     group.finish();
 }
 
+/// The value codec alone, natively, on the apply's values: what the SDK's apply spends
+/// parsing its request and writing its answer (two decodes and an encode), against building
+/// the same tree without parsing (a clone). The difference bounds what handing the guest
+/// values already parsed (a typed value in a new WIT version) could save; the tree is built
+/// either way.
+fn bench_codec(c: &mut Criterion, requests: &Requests, ty: &tfwasm_model::Type) {
+    use tfwasm_model::codec::msgpack;
+    let apply = &requests.apply;
+    let planned_bytes = &apply.planned_state.msgpack;
+    let config_bytes = &apply.config.msgpack;
+    let planned = msgpack::decode(planned_bytes, ty).unwrap();
+    let new_state = requests.refresh.read.current_state.decode(ty).unwrap();
+    let mut group = c.benchmark_group("layers");
+    group.bench_function("0_codec/decode_planned", |b| {
+        b.iter(|| msgpack::decode(planned_bytes, ty).unwrap())
+    });
+    group.bench_function("0_codec/decode_config", |b| {
+        b.iter(|| msgpack::decode(config_bytes, ty).unwrap())
+    });
+    group.bench_function("0_codec/clone_planned", |b| b.iter(|| planned.clone()));
+    group.bench_function("0_codec/encode_new_state", |b| {
+        b.iter(|| msgpack::encode(&new_state, ty).unwrap())
+    });
+    group.finish();
+}
+
 fn bench(c: &mut Criterion) {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let native = NativeProvider::new(tfwasm_sample_random::RandomProvider);
@@ -206,6 +232,7 @@ fn bench(c: &mut Criterion) {
         apply,
         refresh,
     };
+    bench_codec(c, &requests, &ty);
     bench_provider(c, &rt, "1_native_sdk", &native, &requests);
     let checked = Checked::new(
         NativeProvider::new(tfwasm_sample_random::RandomProvider),
