@@ -19,8 +19,9 @@
 //! cache that cannot be written (read-only, full) costs time, never the start: one warning,
 //! and the component is compiled in memory.
 //!
-//! The cache does not grow for ever: what nobody loaded for 30 days (`TFWASM_CACHE_KEEP_DAYS`)
-//! is removed when a new entry is stored (`prune.rs`).
+//! The cache does not grow for ever: when a new entry is stored, what nobody loaded for 30
+//! days (`TFWASM_CACHE_KEEP_DAYS`) is removed, then the least recently used entries past
+//! 4 GiB (`TFWASM_CACHE_MAX_GIB`) (`prune.rs`).
 //!
 //! Compiling needs the `compiler` feature: a build without it only runs the precompiled code
 //! of provider packages (`code.rs`), and keeps here only the code it unpacks from a package
@@ -35,8 +36,6 @@ use wasmtime::Engine;
 use wasmtime::component::Component;
 
 mod prune;
-
-pub use prune::KEEP_DAYS_ENV;
 
 /// How a component's code was obtained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -601,8 +600,8 @@ pub(crate) fn load_entry(engine: &Engine, private: &Private, name: &str) -> Opti
 /// Stores compiled code with its trailer; a failure is one warning (`what` is what will
 /// compile again: the next start or package).
 ///
-/// A new entry is when the cache grows, so it is also when what nobody used for a while is
-/// removed ([`prune`]).
+/// A new entry is when the cache grows, so it is also when what nobody used for a while, or
+/// what takes it past its size, is removed ([`prune`]).
 pub(crate) fn store_entry(private: &Private, name: &str, code: &[u8], what: &str) {
     let mut trailer = [0u8; TRAILER_LEN];
     trailer[..8].copy_from_slice(&(code.len() as u64).to_le_bytes());
@@ -610,7 +609,7 @@ pub(crate) fn store_entry(private: &Private, name: &str, code: &[u8], what: &str
     trailer[12..].copy_from_slice(TRAILER_MAGIC);
     let path = private.path.join(name);
     match store(&path, &[code, &trailer]) {
-        Ok(()) => prune::prune(private),
+        Ok(()) => prune::prune(private, name),
         Err(error) => tracing::warn!(
             path = %path.display(),
             %error,
@@ -939,13 +938,22 @@ mod tests {
         let hour_ago = SystemTime::now() - Duration::from_secs(3600);
         assert!(modified(&entry) > hour_ago && modified(&index) > hour_ago);
 
-        // A month unused, then another component is compiled: it goes; the new one stays.
+        // A month unused, then another component is compiled: it goes (unless this
+        // environment keeps entries longer); the new one stays.
         set_age(&entry, 31);
         set_age(&index, 31);
         load_or_compile(&engine, &cache, WITH_SECTION).unwrap();
-        assert!(!entry.exists() && !index.exists(), "unused for 31 days");
+        let goes = (prune::Bounds::from_env().keep)
+            .is_some_and(|keep| keep < Duration::from_secs(31 * 24 * 3600));
+        assert_eq!(!entry.exists(), goes, "unused for 31 days");
+        assert_eq!(!index.exists(), goes);
         assert!(cache.join(entry_name(&engine, WITH_SECTION)).exists());
         let (_, origin) = load_file(&engine, &cache, &file).unwrap();
-        assert_eq!(origin, Origin::Compiled, "compiled again after its removal");
+        let again = if goes {
+            Origin::Compiled
+        } else {
+            Origin::Cached
+        };
+        assert_eq!(origin, again);
     }
 }

@@ -29,8 +29,9 @@ pub struct Args {
     #[arg(long)]
     tcp: bool,
     /// Directory of the compiled-component cache [default: $TFWASM_CACHE_DIR, else
-    /// $XDG_CACHE_HOME/tfwasm, else ~/.cache/tfwasm]. Entries nobody loaded for
-    /// $TFWASM_CACHE_KEEP_DAYS (default 30, or `never`) are removed when a new one is stored.
+    /// $XDG_CACHE_HOME/tfwasm, else ~/.cache/tfwasm]. When a new entry is stored, those
+    /// nobody loaded for $TFWASM_CACHE_KEEP_DAYS days (default 30) are removed, then the least
+    /// recently used past $TFWASM_CACHE_MAX_GIB GiB (default 4); `never` lifts either bound.
     #[arg(long, value_name = "DIR")]
     cache_dir: Option<PathBuf>,
     /// Debug mode, for provider authors: serve until Ctrl-C and print the
