@@ -685,13 +685,19 @@ mod tests {
     const EMPTY: &[u8] = b"\0asm\x0d\x00\x01\x00";
     const WITH_SECTION: &[u8] = b"\0asm\x0d\x00\x01\x00\x00\x03\x02hi";
 
-    #[test]
-    fn a_known_file_loads_through_the_index_and_a_changed_one_is_hashed_again() {
-        let engine = Engine::default();
+    /// A cache (not made yet) and a component file of `wasm` beside it, in a new directory.
+    fn cache_and_file(wasm: &[u8]) -> (tempfile::TempDir, PathBuf, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let cache = dir.path().join("cache");
         let file = dir.path().join("c.wasm");
-        std::fs::write(&file, EMPTY).unwrap();
+        std::fs::write(&file, wasm).unwrap();
+        (dir, cache, file)
+    }
+
+    #[test]
+    fn a_known_file_loads_through_the_index_and_a_changed_one_is_hashed_again() {
+        let engine = Engine::default();
+        let (dir, cache, file) = cache_and_file(EMPTY);
 
         let (_, origin) = load_file(&engine, &cache, &file).unwrap();
         assert_eq!(origin, Origin::Compiled);
@@ -738,10 +744,7 @@ mod tests {
     #[test]
     fn corrupt_truncated_and_foreign_entries_are_compiled_again_not_loaded() {
         let engine = Engine::default();
-        let dir = tempfile::tempdir().unwrap();
-        let cache = dir.path().join("cache");
-        let file = dir.path().join("c.wasm");
-        std::fs::write(&file, WITH_SECTION).unwrap();
+        let (_dir, cache, file) = cache_and_file(WITH_SECTION);
         assert_eq!(
             load_file(&engine, &cache, &file).unwrap().1,
             Origin::Compiled
@@ -771,10 +774,7 @@ mod tests {
     #[test]
     fn a_file_replaced_in_place_with_its_old_size_and_mtime_is_hashed_again() {
         let engine = Engine::default();
-        let dir = tempfile::tempdir().unwrap();
-        let cache = dir.path().join("cache");
-        let file = dir.path().join("c.wasm");
-        std::fs::write(&file, WITH_SECTION).unwrap();
+        let (_dir, cache, file) = cache_and_file(WITH_SECTION);
         let mtime = std::fs::metadata(&file).unwrap().modified().unwrap();
         assert_eq!(
             load_file(&engine, &cache, &file).unwrap().1,
@@ -916,10 +916,7 @@ mod tests {
             (file.set_modified(SystemTime::now() - Duration::from_secs(days * 24 * 3600))).unwrap();
         };
         let engine = Engine::default();
-        let dir = tempfile::tempdir().unwrap();
-        let cache = dir.path().join("cache");
-        let file = dir.path().join("c.wasm");
-        std::fs::write(&file, EMPTY).unwrap();
+        let (_dir, cache, file) = cache_and_file(EMPTY);
         let (_, origin) = load_file(&engine, &cache, &file).unwrap();
         assert_eq!(origin, Origin::Compiled);
         let entry = cache.join(entry_name(&engine, EMPTY));
