@@ -19,7 +19,7 @@
 
 use std::ffi::{CStr, CString};
 use std::fs::File;
-use std::os::fd::{AsRawFd as _, FromRawFd as _};
+use std::os::fd::AsRawFd as _;
 use std::time::{Duration, SystemTime};
 
 use super::{Private, is_entry_name, is_unpacked_entry_name};
@@ -190,7 +190,8 @@ fn prune_within(private: &Private, bounds: Bounds, stored: &str, now: SystemTime
             remove(&private.dir, &found);
         }
     }
-    if let Some(index) = open_subdir(&private.dir, c"index") {
+    // Opened without following a link; a file there lists as nothing.
+    if let Ok(index) = private.open("index") {
         for found in listed(&index) {
             let Ok(name) = found.name.to_str() else {
                 continue;
@@ -284,21 +285,6 @@ fn stat_at(dir: &File, name: &CStr) -> Option<libc::stat> {
     };
     // SAFETY: the call succeeded, so it filled `stat`.
     (status == 0).then(|| unsafe { stat.assume_init() })
-}
-
-/// The directory `name` below `dir`, not through a link.
-fn open_subdir(dir: &File, name: &CStr) -> Option<File> {
-    // SAFETY: a valid descriptor and a NUL-terminated name; a returned descriptor is owned by
-    // the File made here.
-    let fd = unsafe {
-        libc::openat(
-            dir.as_raw_fd(),
-            name.as_ptr(),
-            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
-        )
-    };
-    // SAFETY: `fd` was just opened and is owned by nothing else.
-    (fd >= 0).then(|| unsafe { File::from_raw_fd(fd) })
 }
 
 /// An index file's name: a 16-digit hex identity, `-unpacked` for a packed artifact's.
