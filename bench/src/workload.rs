@@ -10,7 +10,7 @@ use tfwasm_model::{Type, Value};
 pub fn random_string_create(ty: &Type) -> (Value, Value) {
     let keepers = Value::Map(
         (0..7)
-            .map(|i| (format!("k{i}"), Value::from(format!("value-{i}"))))
+            .map(|i| (format!("k{i}").into(), Value::from(format!("value-{i}"))))
             .collect(),
     );
     let mut config = Value::null_object_of(ty);

@@ -47,7 +47,7 @@ fn thing(name: &str) -> Value {
         ("name", Value::String(name.into())),
         (
             "tags",
-            Value::Map([("env".to_owned(), Value::String("prod".into()))].into()),
+            Value::Map([("env".into(), Value::String("prod".into()))].into()),
         ),
         ("size", Value::Number(3.into())),
         ("secret", Value::Null),

@@ -122,14 +122,14 @@ pub fn value(u: &mut Unstructured<'_>, ty: &Type, depth: u32) -> Result<Value> {
         Type::Map(element) => {
             let mut entries = BTreeMap::new();
             for _ in 0..width(u)? {
-                entries.insert(name(u)?, value(u, element, depth + 1)?);
+                entries.insert(name(u)?.into(), value(u, element, depth + 1)?);
             }
             Value::Map(entries)
         }
         Type::Object(attrs) => Value::Object(
             attrs
                 .iter()
-                .map(|(k, t)| Ok((k.clone(), value(u, t, depth + 1)?)))
+                .map(|(k, t)| Ok((k.into(), value(u, t, depth + 1)?)))
                 .collect::<Result<_>>()?,
         ),
         Type::Tuple(elements) => Value::Tuple(

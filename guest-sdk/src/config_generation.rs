@@ -39,7 +39,7 @@ fn clear(attributes: &[Attribute], blocks: &[NestedBlock], value: &mut Value, ro
         return;
     };
     for a in attributes {
-        let Some(v) = fields.get_mut(&a.name) else {
+        let Some(v) = fields.get_mut(a.name.as_str()) else {
             continue;
         };
         if v.is_null() {
@@ -58,7 +58,7 @@ fn clear(attributes: &[Attribute], blocks: &[NestedBlock], value: &mut Value, ro
         }
     }
     for nested in blocks {
-        let Some(v) = fields.get_mut(&nested.type_name) else {
+        let Some(v) = fields.get_mut(nested.type_name.as_str()) else {
             continue;
         };
         if nested.block.deprecated {

@@ -216,7 +216,7 @@ fn children<'v>(top: &Frame<'v>, step: &ExprStep) -> Vec<Frame<'v>> {
         // An unknown value may hold anything the step asks for: it stands for it.
         (_, Value::Unknown(_)) => vec![top.clone()],
         (ExprStep::Attr(name), Value::Object(m)) => m
-            .get(name)
+            .get(name.as_str())
             .map(|v| frame(v, top.place.attr(name)))
             .into_iter()
             .collect(),
@@ -227,7 +227,7 @@ fn children<'v>(top: &Frame<'v>, step: &ExprStep) -> Vec<Frame<'v>> {
             .into_iter()
             .collect(),
         (ExprStep::Key(k), Value::Map(m)) => m
-            .get(k)
+            .get(k.as_str())
             .map(|v| frame(v, top.place.key(k)))
             .into_iter()
             .collect(),
@@ -265,7 +265,7 @@ fn update_at(
     };
     match (step, value) {
         (ExprStep::Attr(name), Value::Object(m)) => {
-            if let Some(v) = m.get_mut(name) {
+            if let Some(v) = m.get_mut(name.as_str()) {
                 update_at(v, rest, &place.attr(name), f, count);
             }
         }
@@ -275,7 +275,7 @@ fn update_at(
             }
         }
         (ExprStep::Key(k), Value::Map(m)) => {
-            if let Some(v) = m.get_mut(k) {
+            if let Some(v) = m.get_mut(k.as_str()) {
                 update_at(v, rest, &place.key(k), f, count);
             }
         }
@@ -470,7 +470,7 @@ mod tests {
             (
                 "tags",
                 Value::Map(
-                    [("env".to_owned(), s("prod")), ("team".to_owned(), s("a"))]
+                    [("env".into(), s("prod")), ("team".into(), s("a"))]
                         .into_iter()
                         .collect(),
                 ),

@@ -160,7 +160,7 @@ impl Identity {
                 .iter()
                 .map(|a| {
                     let value = state.get(&a.name).cloned().unwrap_or(Value::Null);
-                    (a.name.clone(), value)
+                    (a.name.as_str().into(), value)
                 })
                 .collect(),
         )

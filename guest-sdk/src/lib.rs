@@ -89,7 +89,7 @@ pub use provider::{
 pub use schema::{Attr, Block, ResourceSchema};
 pub use tfwasm_model::rpc::{ClientCapabilities, DeferredReason};
 pub use tfwasm_model::{
-    AttributePath, Diagnostic, Diagnostics, Number, Refinement, Severity, Type, Value,
+    AttributePath, Diagnostic, Diagnostics, Name, Number, Refinement, Severity, Type, Value,
 };
 pub use typed::Tf;
 pub use value_ext::ValueExt;

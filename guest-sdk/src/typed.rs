@@ -51,7 +51,7 @@ use std::fmt;
 use serde::de::{self, DeserializeOwned, IntoDeserializer, Visitor};
 use serde::ser::{self, Serialize};
 use serde::{Deserialize, Deserializer, Serializer};
-use tfwasm_model::{AttributePath, Diagnostic, Number, PathRef, ToPath, Type, Value};
+use tfwasm_model::{AttributePath, Diagnostic, Name, Number, PathRef, ToPath, Type, Value};
 
 /// The name serde sees for [`Tf`], so this module's (de)serializers can tell it apart.
 const TF_MARKER: &str = "$tfwasm::Tf";
@@ -443,14 +443,14 @@ impl<'de, 'a, I: Iterator<Item = (usize, &'a Value)>> de::SeqAccess<'de> for Seq
     }
 }
 
-struct MapDe<'a, I: Iterator<Item = (&'a String, &'a Value)>> {
+struct MapDe<'a, I: Iterator<Item = (&'a Name, &'a Value)>> {
     entries: I,
-    pending: Option<(&'a String, &'a Value)>,
+    pending: Option<(&'a Name, &'a Value)>,
     path: PathRef<'a>,
     object: bool,
 }
 
-impl<'de, 'a, I: Iterator<Item = (&'a String, &'a Value)>> de::MapAccess<'de> for MapDe<'a, I> {
+impl<'de, 'a, I: Iterator<Item = (&'a Name, &'a Value)>> de::MapAccess<'de> for MapDe<'a, I> {
     type Error = Error;
     fn next_key_seed<K: de::DeserializeSeed<'de>>(
         &mut self,
@@ -747,17 +747,17 @@ impl ser::SerializeTupleStruct for SeqSer<'_> {
 pub struct MapSer<'a> {
     ty: &'a Type,
     path: PathRef<'a>,
-    entries: BTreeMap<String, Value>,
+    entries: BTreeMap<Name, Value>,
     key: Option<String>,
 }
 
 impl MapSer<'_> {
-    fn put<T: Serialize + ?Sized>(&mut self, key: String, value: &T) -> Result<(), Error> {
+    fn put<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> Result<(), Error> {
         let (path, ty) = match self.ty {
-            Type::Map(e) => (self.path.key(&key), e.as_ref()),
+            Type::Map(e) => (self.path.key(key), e.as_ref()),
             Type::Object(attrs) => {
-                let path = self.path.attr(&key);
-                let ty = attrs.get(&key).ok_or_else(|| {
+                let path = self.path.attr(key);
+                let ty = attrs.get(key).ok_or_else(|| {
                     Error::at(
                         &path,
                         format!("the schema has no attribute {key:?}; rename or skip the field"),
@@ -770,7 +770,7 @@ impl MapSer<'_> {
         let v = value
             .serialize(ValueSer { ty, path })
             .map_err(|e| e.or_at(&path))?;
-        self.entries.insert(key, v);
+        self.entries.insert(key.into(), v);
         Ok(())
     }
 
@@ -779,7 +779,7 @@ impl MapSer<'_> {
             Type::Object(attrs) => {
                 let missing: BTreeSet<&String> = attrs
                     .keys()
-                    .filter(|k| !self.entries.contains_key(*k))
+                    .filter(|k| !self.entries.contains_key(k.as_str()))
                     .collect();
                 if !missing.is_empty() {
                     return Err(Error::at(
@@ -817,7 +817,7 @@ impl ser::SerializeMap for MapSer<'_> {
             .key
             .take()
             .ok_or_else(|| <Error as ser::Error>::custom("value before key"))?;
-        self.put(key, value)
+        self.put(&key, value)
     }
     fn end(self) -> Result<Value, Error> {
         self.finish()
@@ -832,7 +832,7 @@ impl ser::SerializeStruct for MapSer<'_> {
         key: &'static str,
         value: &T,
     ) -> Result<(), Error> {
-        self.put(key.to_owned(), value)
+        self.put(key, value)
     }
     fn end(self) -> Result<Value, Error> {
         self.finish()

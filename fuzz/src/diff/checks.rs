@@ -187,7 +187,7 @@ impl Gen<'_> {
                 (0..self.rng.range(0, 3))
                     .map(|_| {
                         (
-                            (*self.rng.pick(&["k", "l", "m"])).to_owned(),
+                            (*self.rng.pick(&["k", "l", "m"])).into(),
                             self.known(e, depth + 1),
                         )
                     })
@@ -196,7 +196,7 @@ impl Gen<'_> {
             Type::Object(attrs) => Value::Object(
                 attrs
                     .iter()
-                    .map(|(k, t)| (k.clone(), self.known(t, depth + 1)))
+                    .map(|(k, t)| (k.into(), self.known(t, depth + 1)))
                     .collect(),
             ),
             Type::Tuple(elems) => {
@@ -253,10 +253,10 @@ impl Gen<'_> {
             } else {
                 Value::Null
             };
-            out.insert(a.name.clone(), v);
+            out.insert(a.name.as_str().into(), v);
         }
         for nb in &block.block_types {
-            out.insert(nb.type_name.clone(), self.config_blocks(nb));
+            out.insert(nb.type_name.as_str().into(), self.config_blocks(nb));
         }
         Value::Object(out)
     }
@@ -280,7 +280,7 @@ impl Gen<'_> {
                     }
                     ObjectNesting::Map => Value::Map(
                         (0..self.rng.range(0, 3))
-                            .map(|i| (["k", "l", "m"][i].to_owned(), one(self)))
+                            .map(|i| (["k", "l", "m"][i].into(), one(self)))
                             .collect(),
                     ),
                 }
@@ -313,7 +313,7 @@ impl Gen<'_> {
             }
             BlockNesting::Map => Value::Map(
                 (0..n)
-                    .map(|i| (["k", "l", "m"][i].to_owned(), self.config(&nb.block)))
+                    .map(|i| (["k", "l", "m"][i].into(), self.config(&nb.block)))
                     .collect(),
             ),
         }
@@ -353,7 +353,7 @@ impl Gen<'_> {
             } else {
                 Value::Null
             };
-            out.insert(a.name.clone(), v);
+            out.insert(a.name.as_str().into(), v);
         }
         for nb in &block.block_types {
             let c = config.get(&nb.type_name).cloned().unwrap_or_default();
@@ -391,7 +391,7 @@ impl Gen<'_> {
                 (Value::Object(_), _) => self.plan(&nb.block, &p, &c),
                 _ => c.clone(),
             };
-            out.insert(nb.type_name.clone(), v);
+            out.insert(nb.type_name.as_str().into(), v);
         }
         Value::Object(out)
     }
@@ -486,8 +486,8 @@ impl Gen<'_> {
                     .iter()
                     .map(|(k, t)| {
                         (
-                            k.clone(),
-                            self.complete(m.get(k).unwrap_or(&Value::Null), t),
+                            k.into(),
+                            self.complete(m.get(k.as_str()).unwrap_or(&Value::Null), t),
                         )
                     })
                     .collect(),
@@ -551,7 +551,7 @@ fn collect(value: &Value, ty: &Type, path: &mut Vec<Step>, out: &mut Vec<(Vec<St
     match (value, ty) {
         (Value::Object(m), Type::Object(attrs)) => {
             for (k, t) in attrs {
-                if let Some(v) = m.get(k) {
+                if let Some(v) = m.get(k.as_str()) {
                     path.push(Step::Key(k.clone()));
                     collect(v, t, path, out);
                     path.pop();
@@ -560,7 +560,7 @@ fn collect(value: &Value, ty: &Type, path: &mut Vec<Step>, out: &mut Vec<(Vec<St
         }
         (Value::Map(m), Type::Map(e)) => {
             for (k, v) in m {
-                path.push(Step::Key(k.clone()));
+                path.push(Step::Key(k.to_string()));
                 collect(v, e, path, out);
                 path.pop();
             }
@@ -586,7 +586,7 @@ fn at<'v>(value: &'v mut Value, path: &[Step]) -> Option<&'v mut Value> {
     let mut here = value;
     for step in path {
         here = match (step, here) {
-            (Step::Key(k), Value::Object(m) | Value::Map(m)) => m.get_mut(k)?,
+            (Step::Key(k), Value::Object(m) | Value::Map(m)) => m.get_mut(k.as_str())?,
             (Step::Index(i), Value::List(items) | Value::Set(items)) => items.get_mut(*i)?,
             _ => return None,
         };

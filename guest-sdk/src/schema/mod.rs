@@ -578,7 +578,7 @@ impl ResourceSchema {
         };
         for attr in self.attributes.iter().filter(|a| !a.env.is_empty()) {
             let name = &attr.wire.name;
-            if !attrs.get(name).is_none_or(Value::is_null) {
+            if !attrs.get(name.as_str()).is_none_or(Value::is_null) {
                 continue;
             }
             let Some((var, text)) = (attr.env.iter())
@@ -619,7 +619,7 @@ impl ResourceSchema {
                 // The variable's text, whatever the type it becomes.
                 crate::log::mask(&text);
             }
-            attrs.insert(name.clone(), value);
+            attrs.insert(name.as_str().into(), value);
         }
         Ok(())
     }

@@ -67,7 +67,7 @@ fn sample(ty: &Type, i: usize) -> Value {
         Type::Bool => Value::Bool(i.is_multiple_of(2)),
         Type::Map(_) => Value::Map(
             (0..3)
-                .map(|k| (format!("k{k}"), Value::from(format!("v{k}"))))
+                .map(|k| (format!("k{k}").into(), Value::from(format!("v{k}"))))
                 .collect(),
         ),
         Type::List(_) => Value::List((0..3).map(|k| Value::from(format!("e{k}"))).collect()),

@@ -525,7 +525,10 @@ impl<'a> Index<'a> {
 
 /// The key attributes (`keys`, or every attribute) of an object whose values are wholly
 /// known.
-fn known_names<'a>(attrs: &'a BTreeMap<String, Value>, keys: Option<&[&str]>) -> Vec<&'a str> {
+fn known_names<'a>(
+    attrs: &'a BTreeMap<tfwasm_model::Name, Value>,
+    keys: Option<&[&str]>,
+) -> Vec<&'a str> {
     attrs
         .iter()
         .filter(|(k, v)| keys.is_none_or(|keys| keys.contains(&k.as_str())) && v.is_wholly_known())
@@ -545,7 +548,7 @@ fn index_objects(items: &[Value], names: &[&str]) -> HashMap<u64, Vec<usize>> {
 }
 
 /// The hash of an object's values of `names` (absent ones as null).
-fn projection(attrs: &BTreeMap<String, Value>, names: &[&str]) -> u64 {
+fn projection(attrs: &BTreeMap<tfwasm_model::Name, Value>, names: &[&str]) -> u64 {
     let mut hasher = value_hasher();
     for name in names {
         attrs.get(*name).unwrap_or(&Value::Null).hash(&mut hasher);
@@ -735,15 +738,15 @@ fn elements(value: &Value) -> &[Value] {
     unwrap_dynamic(value).as_elements().unwrap_or(&[])
 }
 
-fn entries(value: &Value) -> &BTreeMap<String, Value> {
-    static EMPTY: BTreeMap<String, Value> = BTreeMap::new();
+fn entries(value: &Value) -> &BTreeMap<tfwasm_model::Name, Value> {
+    static EMPTY: BTreeMap<tfwasm_model::Name, Value> = BTreeMap::new();
     unwrap_dynamic(value).as_entries().unwrap_or(&EMPTY)
 }
 
 /// Keys of a map that the apply dropped or added (`noun` names them in the message).
 fn key_changes(
-    planned: &BTreeMap<String, Value>,
-    actual: &BTreeMap<String, Value>,
+    planned: &BTreeMap<tfwasm_model::Name, Value>,
+    actual: &BTreeMap<tfwasm_model::Name, Value>,
     noun: &str,
     path: &At<'_>,
     out: &mut Violations,
@@ -898,7 +901,7 @@ mod tests {
                     .enumerate()
                     .map(|(b, n)| {
                         (
-                            n.clone(),
+                            n.into(),
                             if i >> b & 1 == 1 {
                                 Value::unknown()
                             } else {

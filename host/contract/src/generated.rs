@@ -49,7 +49,7 @@ fn walk(
         return;
     };
     for a in attributes {
-        let Some(v) = fields.get(&a.name) else {
+        let Some(v) = fields.get(a.name.as_str()) else {
             continue;
         };
         let here = path.attr(&a.name);
@@ -65,7 +65,7 @@ fn walk(
         }
     }
     for nested in block_types {
-        let Some(v) = fields.get(&nested.type_name) else {
+        let Some(v) = fields.get(nested.type_name.as_str()) else {
             continue;
         };
         each_object(

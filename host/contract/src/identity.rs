@@ -93,7 +93,7 @@ mod tests {
         Value::Object(
             pairs
                 .iter()
-                .map(|(k, v)| ((*k).to_owned(), v.clone()))
+                .map(|(k, v)| ((*k).into(), v.clone()))
                 .collect(),
         )
     }

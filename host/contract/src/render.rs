@@ -140,7 +140,7 @@ fn sequence(items: &[Value], out: &mut String, mut item: impl FnMut(&Value, &mut
 
 /// `{k = v, …}`, each value written by `value`, as far as shown.
 fn pairs(
-    entries: &std::collections::BTreeMap<String, Value>,
+    entries: &std::collections::BTreeMap<tfwasm_model::Name, Value>,
     out: &mut String,
     mut value: impl FnMut(&str, &Value, &mut String),
 ) {
@@ -236,7 +236,7 @@ mod tests {
     fn keys_and_strings_show_no_control_or_bidi_character() {
         let key = "\u{9b}2J\u{202e}K\u{1b}[31m\nforged";
         let map = Value::Map(
-            [(key.to_owned(), Value::from("v\u{2028}\u{85}"))]
+            [(key.into(), Value::from("v\u{2028}\u{85}"))]
                 .into_iter()
                 .collect(),
         );

@@ -97,7 +97,7 @@ mod tests {
     fn a_million_unknowns_are_a_hundred_violations_with_short_paths() {
         let long_key = "k".repeat(1 << 20);
         let inner = Value::List(vec![Value::unknown(); 1_000_000]);
-        let value = Value::Map(vec![(long_key, inner)].into_iter().collect());
+        let value = Value::Map(vec![(long_key.into(), inner)].into_iter().collect());
         let violations = check_wholly_known(&value);
         assert_eq!(violations.len(), crate::MAX_VIOLATIONS);
         let shown = violations[0].to_string();

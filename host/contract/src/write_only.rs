@@ -91,7 +91,7 @@ fn walk(
         return;
     };
     for a in attributes {
-        let Some(v) = fields.get(&a.name) else {
+        let Some(v) = fields.get(a.name.as_str()) else {
             continue;
         };
         let here = path.attr(&a.name);
@@ -112,7 +112,7 @@ fn walk(
         if !marks.block(&nested.block) {
             continue;
         }
-        let Some(v) = fields.get(&nested.type_name) else {
+        let Some(v) = fields.get(nested.type_name.as_str()) else {
             continue;
         };
         each_object(

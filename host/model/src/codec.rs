@@ -93,6 +93,19 @@ pub(crate) fn normalized(s: String) -> String {
     s
 }
 
+/// A map key as go-cty holds it (NFC), as a [`Name`]: a key already normalized, which is every
+/// ASCII key, is copied from the message without allocating.
+pub(crate) fn normalized_name(s: &str) -> crate::Name {
+    #[cfg(feature = "unicode")]
+    {
+        use unicode_normalization::{IsNormalized, is_nfc_quick};
+        if !s.is_ascii() && is_nfc_quick(s.chars()) != IsNormalized::Yes {
+            return normalized(s.to_owned()).into();
+        }
+    }
+    crate::Name::new(s)
+}
+
 /// A refinement's string prefix as go-cty writes it: at most 256 bytes. A longer one is cut
 /// before its last whole character, which a following character could still change
 /// (go-cty's `SafeKnownPrefix` drops the last grapheme cluster); a cut ending in punctuation
@@ -293,7 +306,7 @@ fn retyped(value: Value, declared: &Type, concrete: &Type) -> Value {
         (Type::Object(d), Type::Object(c), Value::Object(m)) => Value::Object(
             m.into_iter()
                 .map(|(k, v)| {
-                    let v = match (d.get(&k), c.get(&k)) {
+                    let v = match (d.get(k.as_str()), c.get(k.as_str())) {
                         (Some(dt), Some(ct)) => retyped(v, dt, ct),
                         _ => v,
                     };

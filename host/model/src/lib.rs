@@ -41,7 +41,7 @@ pub use schema::{
 };
 pub use schema_index::SchemaIndex;
 pub use types::{Type, TypeJsonError};
-pub use value::{Refinement, Value};
+pub use value::{Name, Refinement, Value};
 
 /// Fast, randomly seeded hashing of values, for set handling, element matching and checks.
 pub mod hash {

@@ -7,6 +7,12 @@ use std::sync::{Arc, LazyLock};
 
 use crate::{Number, Type};
 
+/// An attribute name or a map key. Up to 23 bytes (every name of a typical schema) it is held
+/// inline, so building an object allocates nothing for its names, and a longer one is shared,
+/// so a clone never copies: the trees decoded, planned and dropped at every call are mostly
+/// names (issue 37's profiles).
+pub type Name = smol_str::SmolStr;
+
 /// What is known about an unknown value (cty "refinements"). Empty means a plain unknown.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Refinement {
@@ -55,9 +61,9 @@ pub enum Value {
     /// equal to anything, so a set keeps every element that holds one ([`Value::set_of`]).
     Set(Vec<Value>),
     /// A map.
-    Map(BTreeMap<String, Value>),
+    Map(BTreeMap<Name, Value>),
     /// An object: every attribute of its type is present, null ones included.
-    Object(BTreeMap<String, Value>),
+    Object(BTreeMap<Name, Value>),
     /// A tuple.
     Tuple(Vec<Value>),
     /// A value in a `dynamic` slot, with the concrete type it travels with.
@@ -490,7 +496,7 @@ impl Value {
     pub fn set(&mut self, name: &str, value: Value) -> bool {
         match self {
             Value::Object(m) | Value::Map(m) => {
-                m.insert(name.to_owned(), value);
+                m.insert(Name::new(name), value);
                 true
             }
             _ => false,
@@ -539,7 +545,7 @@ impl Value {
     }
 
     /// Entries of a map or object.
-    pub fn as_entries(&self) -> Option<&BTreeMap<String, Value>> {
+    pub fn as_entries(&self) -> Option<&BTreeMap<Name, Value>> {
         match self {
             Value::Map(m) | Value::Object(m) => Some(m),
             Value::Dynamic(_, v) => v.as_entries(),
@@ -548,7 +554,7 @@ impl Value {
     }
 
     /// An object value from `(name, value)` pairs.
-    pub fn object<I: IntoIterator<Item = (S, Value)>, S: Into<String>>(attrs: I) -> Value {
+    pub fn object<I: IntoIterator<Item = (S, Value)>, S: Into<Name>>(attrs: I) -> Value {
         Value::Object(attrs.into_iter().map(|(k, v)| (k.into(), v)).collect())
     }
 
@@ -562,8 +568,8 @@ impl Value {
                 here = inner;
             }
             here = match (step, here) {
-                (PathStep::Attribute(n), Value::Object(m)) => m.get(n)?,
-                (PathStep::KeyString(k), Value::Map(m)) => m.get(k)?,
+                (PathStep::Attribute(n), Value::Object(m)) => m.get(n.as_str())?,
+                (PathStep::KeyString(k), Value::Map(m)) => m.get(k.as_str())?,
                 (PathStep::KeyInt(i), Value::List(v) | Value::Tuple(v)) => {
                     v.get(usize::try_from(*i).ok()?)?
                 }
@@ -583,8 +589,8 @@ impl Value {
                 here = inner;
             }
             let next = match (step, here) {
-                (PathStep::Attribute(n), Value::Object(m)) => m.get_mut(n),
-                (PathStep::KeyString(k), Value::Map(m)) => m.get_mut(k),
+                (PathStep::Attribute(n), Value::Object(m)) => m.get_mut(n.as_str()),
+                (PathStep::KeyString(k), Value::Map(m)) => m.get_mut(k.as_str()),
                 (PathStep::KeyInt(i), Value::List(v) | Value::Tuple(v)) => {
                     usize::try_from(*i).ok().and_then(|i| v.get_mut(i))
                 }
@@ -646,7 +652,7 @@ impl Value {
                 let types: Vec<(&String, Cow<'t, Type>)> = attrs
                     .iter()
                     .map(|(k, t)| {
-                        let v = m.get(k).unwrap_or(&Value::Null);
+                        let v = m.get(k.as_str()).unwrap_or(&Value::Null);
                         (k, v.concrete_type_by(t, has_dynamic))
                     })
                     .collect();
@@ -686,7 +692,7 @@ impl Value {
     pub fn null_object_of(ty: &Type) -> Value {
         match ty {
             Type::Object(attrs) => {
-                Value::Object(attrs.keys().map(|k| (k.clone(), Value::Null)).collect())
+                Value::Object(attrs.keys().map(|k| (Name::new(k), Value::Null)).collect())
             }
             _ => Value::Null,
         }
@@ -823,7 +829,7 @@ mod tests {
                 "b",
                 Value::List(vec![
                     Value::Null,
-                    Value::Map([("k".to_owned(), Value::unknown())].into()),
+                    Value::Map([("k".into(), Value::unknown())].into()),
                 ]),
             ),
             ("c", Value::unknown()),
@@ -1069,7 +1075,7 @@ mod tests {
             ),
             (
                 "tags",
-                Value::Map([("env".to_owned(), Value::from("dev"))].into()),
+                Value::Map([("env".into(), Value::from("dev"))].into()),
             ),
         ]);
         let port: crate::AttributePath = "rules[0].port".parse().unwrap();

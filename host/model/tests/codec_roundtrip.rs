@@ -62,7 +62,7 @@ fn arb_value(ty: Type, unknowns: bool) -> BoxedStrategy<Value> {
             })
             .boxed(),
         Type::Map(elem) => prop::collection::btree_map(".{0,5}", arb_value(*elem, unknowns), 0..4)
-            .prop_map(Value::Map)
+            .prop_map(|m| Value::Map(m.into_iter().map(|(k, v)| (k.into(), v)).collect()))
             .boxed(),
         Type::Object(attrs) => {
             let parts: Vec<(String, BoxedStrategy<Value>)> = attrs
@@ -78,7 +78,7 @@ fn arb_value(ty: Type, unknowns: bool) -> BoxedStrategy<Value> {
                     Value::Object(
                         names
                             .iter()
-                            .cloned()
+                            .map(|n| n.into())
                             .zip(values)
                             .collect::<BTreeMap<_, _>>(),
                     )

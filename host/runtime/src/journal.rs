@@ -1223,7 +1223,7 @@ mod tests {
                 (
                     "secrets",
                     Value::Map(
-                        [("$unknown".to_owned(), Value::from(secret))]
+                        [("$unknown".into(), Value::from(secret))]
                             .into_iter()
                             .collect(),
                     ),

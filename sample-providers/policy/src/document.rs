@@ -220,7 +220,7 @@ fn principals(statement: &Value) -> Option<Json> {
             .filter_map(Value::as_str)
             .collect();
         ids.sort_unstable();
-        out.insert(kind.clone(), json!(ids));
+        out.insert(kind.to_string(), json!(ids));
     }
     Some(Json::Object(out))
 }

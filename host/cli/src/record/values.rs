@@ -1180,7 +1180,7 @@ mod tests {
             .insert("t_m".into(), Schema { version: 0, block });
         let schemas = Schemas::new(provider, Default::default(), Default::default());
         let sensitive = Sensitive::of(&schemas.provider);
-        let map = |v: Value| Value::Map([("$unknown".to_owned(), v)].into_iter().collect());
+        let map = |v: Value| Value::Map([("$unknown".into(), v)].into_iter().collect());
         let config = Value::object([
             ("keys", map(Value::from("SECRET-map"))),
             ("flags", map(Value::from(true))),

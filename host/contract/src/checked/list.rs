@@ -117,7 +117,7 @@ mod tests {
     use super::*;
 
     fn id_type() -> Type {
-        Type::Object([("id".to_owned(), Type::String)].into())
+        Type::Object([("id".into(), Type::String)].into())
     }
 
     fn encoded(value: Value, ty: &Type) -> DynamicValue {
@@ -133,7 +133,7 @@ mod tests {
     }
 
     fn object(id: &str) -> Value {
-        Value::Object([("id".to_owned(), Value::String(id.into()))].into())
+        Value::Object([("id".into(), Value::String(id.into()))].into())
     }
 
     #[test]
@@ -154,7 +154,7 @@ mod tests {
             "the unasked state is not passed on"
         );
 
-        let unknown = Value::Object([("id".to_owned(), Value::unknown())].into());
+        let unknown = Value::Object([("id".into(), Value::unknown())].into());
         let found = check_event(&mut event(unknown), Some(&ty), Some(&ty), false);
         assert!(
             found.iter().any(|v| v.message.contains("unknown")),

@@ -1244,7 +1244,7 @@ fn no_diagnostic_shows_a_sensitive_map_key_or_an_undecodable_secret() {
     let unknown_in_map = Value::object([
         (
             "tokens",
-            Value::Map([("SECRETKEY".to_owned(), Value::unknown())].into()),
+            Value::Map([("SECRETKEY".into(), Value::unknown())].into()),
         ),
         ("pin", Value::Null),
     ]);
@@ -1403,7 +1403,7 @@ fn listed_objects_have_known_identities_and_states_only_when_asked() {
     use tfwasm_model::rpc::{ListResourceEvent, ListResourcePage, ListResourceRequest, ListServer};
     let id_ty = Type::Object([("id".to_owned(), Type::String)].into());
     let identity = |id: Value| {
-        DynamicValue::encode(&Value::Object([("id".to_owned(), id)].into()), &id_ty).unwrap()
+        DynamicValue::encode(&Value::Object([("id".into(), id)].into()), &id_ty).unwrap()
     };
     let listed = ListResourcePage {
         events: vec![

@@ -426,7 +426,7 @@ fn read(
             for (key, item) in entries {
                 let key = if cx.unknowns { unescaped_key(key) } else { key };
                 out.insert(
-                    super::normalized(key.to_owned()),
+                    super::normalized_name(key),
                     read(item, elem, &path.key(key), depth + 1, cx)?,
                 );
             }
@@ -470,7 +470,7 @@ fn read(
                     Some(item) => read(item, attr_ty, &path.attr(name), depth + 1, cx)?,
                     None => Value::Null,
                 };
-                out.insert(name.clone(), value);
+                out.insert(crate::Name::new(name), value);
             }
             Ok(Value::Object(out))
         }
@@ -542,7 +542,7 @@ fn write(value: &Value, ty: &Type, path: &PathRef<'_>, unknowns: bool) -> Result
                 let written = if unknowns {
                     escaped_key(key)
                 } else {
-                    key.into()
+                    key.as_str().into()
                 };
                 obj.insert(
                     written.into_owned(),
@@ -555,7 +555,7 @@ fn write(value: &Value, ty: &Type, path: &PathRef<'_>, unknowns: bool) -> Result
             let Value::Object(entries) = value else {
                 return Err(wrong());
             };
-            if let Some(extra) = entries.keys().find(|k| !attrs.contains_key(*k)) {
+            if let Some(extra) = entries.keys().find(|k| !attrs.contains_key(k.as_str())) {
                 return Err(CodecError::new(
                     path,
                     format!("unsupported attribute {extra:?}"),
@@ -563,7 +563,7 @@ fn write(value: &Value, ty: &Type, path: &PathRef<'_>, unknowns: bool) -> Result
             }
             let mut obj = serde_json::Map::new();
             for (name, attr_ty) in attrs {
-                let item = entries.get(name).unwrap_or(&Value::Null);
+                let item = entries.get(name.as_str()).unwrap_or(&Value::Null);
                 let written = if unknowns {
                     escaped_key(name)
                 } else {
@@ -633,7 +633,7 @@ mod tests {
         let key = "k".repeat(1 << 20);
         let ty = Type::Map(Box::new(Type::List(Box::new(Type::Number))));
         let list = Value::List(vec![Value::Number(1.into()); 100_000]);
-        let value = Value::Map([(key.clone(), list)].into_iter().collect());
+        let value = Value::Map([(key.as_str().into(), list)].into_iter().collect());
         let json = encode_with_unknowns(&value, &ty).unwrap();
         assert_eq!(decode_with_unknowns(&json, &ty).unwrap(), value);
     }
@@ -738,8 +738,8 @@ mod tests {
                 "m",
                 Value::Map(
                     [
-                        ("$unknown".to_owned(), Value::from("SECRET")),
-                        ("k".to_owned(), Value::from("v")),
+                        ("$unknown".into(), Value::from("SECRET")),
+                        ("k".into(), Value::from("v")),
                     ]
                     .into_iter()
                     .collect(),
@@ -762,7 +762,7 @@ mod tests {
         let known = Value::object([
             (
                 "m",
-                Value::Map([("$x".to_owned(), Value::from("v"))].into_iter().collect()),
+                Value::Map([("$x".into(), Value::from("v"))].into_iter().collect()),
             ),
             ("d", Value::Null),
         ]);

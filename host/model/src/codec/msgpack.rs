@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use rmp::Marker;
 
 use super::{CodecError, MAX_DEPTH, inferred_primitive_type, tuple_length, value_kind};
-use crate::{Number, PathRef, Refinement, Type, Value};
+use crate::{Name, Number, PathRef, Refinement, Type, Value};
 
 /// Extension type code of a refined unknown.
 const EXT_REFINED_UNKNOWN: i8 = 12;
@@ -122,7 +122,7 @@ impl<'a> Reader<'a> {
             Type::Dynamic => self.dynamic(path, depth),
             Type::String => self
                 .string(path)
-                .map(|s| Value::String(super::normalized(s))),
+                .map(|s| Value::String(super::normalized(s.to_owned()))),
             Type::Number => self.number(path).map(Value::Number),
             Type::Bool => match self.marker(path)? {
                 Marker::True => Ok(Value::Bool(true)),
@@ -170,7 +170,7 @@ impl<'a> Reader<'a> {
                 let len = self.map_len(path)?;
                 let mut entries = BTreeMap::new();
                 for _ in 0..len {
-                    let key = super::normalized(self.string(path)?);
+                    let key = super::normalized_name(self.string(path)?);
                     let item = self.value(elem, &path.key(&key), depth + 1)?;
                     entries.insert(key, item);
                 }
@@ -210,32 +210,32 @@ impl<'a> Reader<'a> {
                 for _ in 0..len {
                     let key = self.string(path)?;
                     if let Some(order) = &mut in_order {
-                        if let Some((name, attr_ty)) = order.next().filter(|(n, _)| **n == key) {
+                        if let Some((name, attr_ty)) = order.next().filter(|(n, _)| *n == key) {
                             let item = self.value(attr_ty, &path.attr(name), depth + 1)?;
                             if bulk {
-                                sorted.push((key, item));
+                                sorted.push((Name::new(key), item));
                             } else {
-                                entries.insert(key, item);
+                                entries.insert(Name::new(key), item);
                             }
                             continue;
                         }
                         in_order = None;
                         entries.extend(sorted.drain(..));
                     }
-                    let Some(attr_ty) = attrs.get(&key) else {
+                    let Some(attr_ty) = attrs.get(key) else {
                         return Err(CodecError::new(
                             path,
                             format!("unsupported attribute {key:?}"),
                         ));
                     };
-                    if entries.contains_key(&key) {
+                    if entries.contains_key(key) {
                         return Err(CodecError::new(
                             path,
                             format!("duplicate attribute {key:?}"),
                         ));
                     }
-                    let item = self.value(attr_ty, &path.attr(&key), depth + 1)?;
-                    entries.insert(key, item);
+                    let item = self.value(attr_ty, &path.attr(key), depth + 1)?;
+                    entries.insert(Name::new(key), item);
                 }
                 if bulk && in_order.is_some() {
                     entries = BTreeMap::from_iter(sorted);
@@ -325,7 +325,9 @@ impl<'a> Reader<'a> {
         Ok(value)
     }
 
-    fn string(&mut self, path: &PathRef<'_>) -> Result<String, CodecError> {
+    /// A string, borrowed from the message: an attribute name or map key becomes a [`Name`]
+    /// (inline, no allocation) without passing through a `String`.
+    fn string(&mut self, path: &PathRef<'_>) -> Result<&'a str, CodecError> {
         let len = match self.marker(path)? {
             Marker::FixStr(n) => usize::from(n),
             Marker::Str8 => self.uint(1, path)? as usize,
@@ -334,8 +336,7 @@ impl<'a> Reader<'a> {
             other => return Err(mismatch(path, "string", other)),
         };
         let bytes = self.take(len, path)?;
-        String::from_utf8(bytes.to_vec())
-            .map_err(|_| CodecError::new(path, "string is not valid UTF-8"))
+        std::str::from_utf8(bytes).map_err(|_| CodecError::new(path, "string is not valid UTF-8"))
     }
 
     fn number(&mut self, path: &PathRef<'_>) -> Result<Number, CodecError> {
@@ -469,9 +470,11 @@ fn refined(body: &[u8], ty: &Type, depth: usize) -> Result<Value, String> {
                 if !matches!(ty, Type::String) {
                     return Err("string prefix refinement for non-string type".into());
                 }
-                let prefix = super::normalized(reader.string(&root).map_err(|_| {
-                    "string prefix refinement is not valid UTF-8 string".to_owned()
-                })?);
+                let prefix = super::normalized(
+                    (reader.string(&root))
+                        .map_err(|_| "string prefix refinement is not valid UTF-8 string")?
+                        .to_owned(),
+                );
                 let have = r.string_prefix.take().unwrap_or_default();
                 let common = prefix.len().min(have.len());
                 if prefix.as_bytes()[..common] != have.as_bytes()[..common] {
@@ -703,7 +706,7 @@ fn write_value(
             let Value::Object(entries) = value else {
                 return Err(wrong());
             };
-            if let Some(extra) = entries.keys().find(|k| !attrs.contains_key(*k)) {
+            if let Some(extra) = entries.keys().find(|k| !attrs.contains_key(k.as_str())) {
                 return Err(CodecError::new(
                     path,
                     format!("unsupported attribute {extra:?}"),
@@ -711,7 +714,7 @@ fn write_value(
             }
             rmp::encode::write_map_len(out, attrs.len() as u32).expect("vec write");
             for (name, attr_ty) in attrs {
-                let Some(item) = entries.get(name) else {
+                let Some(item) = entries.get(name.as_str()) else {
                     return Err(CodecError::new(
                         path,
                         format!("attribute {name:?} is required"),
@@ -901,7 +904,7 @@ mod tests {
         let ty = Type::Object(names.iter().map(|n| (n.clone(), Type::Number)).collect());
         let expected = Value::Object(
             (names.iter().enumerate())
-                .map(|(i, n)| (n.clone(), Value::from(i as i64)))
+                .map(|(i, n)| (n.into(), Value::from(i as i64)))
                 .collect(),
         );
         let encode_pairs = |order: &[usize]| {

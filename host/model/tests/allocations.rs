@@ -1,0 +1,85 @@
+//! What decoding and copying a value allocates, counted by a global allocator of this test
+//! binary: attribute names and map keys cost no allocation of their own (they are inline
+//! [`Name`]s), which is most of what a schema's objects hold (issue 37's profiles).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use tfwasm_model::codec::msgpack;
+use tfwasm_model::{Name, Type, Value};
+
+struct Counting;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every call is forwarded unchanged to the system allocator.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Allocations the process made while `f` ran.
+fn allocations<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    let out = f();
+    (out, ALLOCATIONS.load(Ordering::SeqCst) - before)
+}
+
+/// An object of `n` bool attributes named like a schema's (`attribute_00` ...), all null, and
+/// a map of `n` null strings under keys of the same length.
+fn wide(n: usize) -> (Type, Value) {
+    let names: Vec<String> = (0..n).map(|i| format!("attribute_{i:02}")).collect();
+    let ty = Type::object([
+        (
+            "attrs",
+            Type::Object(names.iter().map(|k| (k.clone(), Type::Bool)).collect()),
+        ),
+        ("tags", Type::Map(Box::new(Type::String))),
+    ]);
+    let value = Value::object([
+        (
+            "attrs",
+            Value::object(names.iter().map(|k| (k.as_str(), Value::Null))),
+        ),
+        (
+            "tags",
+            Value::Map(names.iter().map(|k| (Name::from(k), Value::Null)).collect()),
+        ),
+    ]);
+    (ty, value)
+}
+
+// One test, so no other test thread allocates while it counts.
+#[test]
+fn names_cost_no_allocation_when_decoding_or_copying() {
+    let (ty, value) = wide(40);
+    let bytes = msgpack::encode(&value, &ty).unwrap();
+
+    let (decoded, decoding) = allocations(|| msgpack::decode(&bytes, &ty).unwrap());
+    assert_eq!(decoded, value);
+    // 80 names: with a `String` each, decoding made over 80 allocations. What is left is
+    // the objects' and maps' own storage (B-tree nodes, a few per 40 entries).
+    assert!(decoding < 30, "decoding allocated {decoding} times");
+
+    let (copy, copying) = allocations(|| decoded.clone());
+    assert_eq!(copy, value);
+    assert!(copying < 30, "copying allocated {copying} times");
+
+    // A name longer than the inline limit is shared: copying it allocates nothing either.
+    let long = Name::from("an_attribute_name_longer_than_twenty_three_bytes");
+    let (copied, n) = allocations(|| long.clone());
+    assert_eq!(copied, long);
+    assert_eq!(n, 0, "copying a long name allocated");
+}
