@@ -69,7 +69,7 @@ impl ValueExt for Value {
                 .iter()
                 .map(|(k, v)| {
                     v.as_str()
-                        .map(|s| (k.to_string(), s.to_owned()))
+                        .map(|s| (k.as_str().to_owned(), s.to_owned()))
                         .ok_or_else(|| wrong(name, "a map of strings"))
                 })
                 .collect::<Result<_, _>>()

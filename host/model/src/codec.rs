@@ -93,14 +93,14 @@ pub(crate) fn normalized(s: String) -> String {
     s
 }
 
-/// A map key as go-cty holds it (NFC), as a [`Name`]: a key already normalized, which is every
-/// ASCII key, is copied from the message without allocating.
+/// A map key as go-cty holds it (NFC), as a [`crate::Name`]: a key already normalized (every
+/// ASCII key is) and of at most 23 bytes is copied from the message without allocating.
 pub(crate) fn normalized_name(s: &str) -> crate::Name {
     #[cfg(feature = "unicode")]
     {
-        use unicode_normalization::{IsNormalized, is_nfc_quick};
+        use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
         if !s.is_ascii() && is_nfc_quick(s.chars()) != IsNormalized::Yes {
-            return normalized(s.to_owned()).into();
+            return s.nfc().collect();
         }
     }
     crate::Name::new(s)

@@ -10,7 +10,9 @@ use crate::{Number, Type};
 /// An attribute name or a map key. Up to 23 bytes (every name of a typical schema) it is held
 /// inline, so building an object allocates nothing for its names, and a longer one is shared,
 /// so a clone never copies: the trees decoded, planned and dropped at every call are mostly
-/// names (issue 37's profiles).
+/// names (issue 37's profiles). It borrows as `&str`: look an entry up with one
+/// (`map.get(name.as_str())` for a `String`), and make a name with `.into()` from `&str` or
+/// `String`.
 pub type Name = smol_str::SmolStr;
 
 /// What is known about an unknown value (cty "refinements"). Empty means a plain unknown.
@@ -544,7 +546,7 @@ impl Value {
         }
     }
 
-    /// Entries of a map or object.
+    /// Entries of a map or object, keyed by [`Name`].
     pub fn as_entries(&self) -> Option<&BTreeMap<Name, Value>> {
         match self {
             Value::Map(m) | Value::Object(m) => Some(m),

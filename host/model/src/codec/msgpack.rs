@@ -326,7 +326,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A string, borrowed from the message: an attribute name or map key becomes a [`Name`]
-    /// (inline, no allocation) without passing through a `String`.
+    /// (inline up to 23 bytes, no allocation) without passing through a `String`.
     fn string(&mut self, path: &PathRef<'_>) -> Result<&'a str, CodecError> {
         let len = match self.marker(path)? {
             Marker::FixStr(n) => usize::from(n),
@@ -797,6 +797,27 @@ fn write_unknown(out: &mut Vec<u8>, refinement: &Refinement) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// go-cty holds strings and map keys in NFC; a key is decoded straight into a `Name`, short
+    /// or long, and must come out normalized like a string value.
+    #[cfg(feature = "unicode")]
+    #[test]
+    fn map_keys_and_strings_decode_to_nfc() {
+        let ty = Type::Map(Box::new(Type::String));
+        for (sent, held) in [
+            ("e\u{301}", "\u{e9}"),
+            (
+                "a key longer than inline names: e\u{301}",
+                "a key longer than inline names: \u{e9}",
+            ),
+            ("plain", "plain"),
+        ] {
+            let value = Value::Map([(Name::from(sent), Value::from(sent))].into());
+            let decoded = decode(&encode(&value, &ty).unwrap(), &ty).unwrap();
+            let expected = Value::Map([(Name::from(held), Value::from(held))].into());
+            assert_eq!(decoded, expected, "{sent:?}");
+        }
+    }
 
     #[test]
     fn an_unknown_in_a_dynamic_slot_carries_no_refinements() {
