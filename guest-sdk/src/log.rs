@@ -110,7 +110,8 @@ fn mask_strings(value: &tfwasm_model::Value) {
         Value::String(s) => mask(s),
         Value::Number(n) => mask(&n.to_string()),
         Value::List(v) | Value::Set(v) | Value::Tuple(v) => v.iter().for_each(mask_strings),
-        Value::Map(m) | Value::Object(m) => m.values().for_each(mask_strings),
+        Value::Map(m) => m.values().for_each(mask_strings),
+        Value::Object(m) => m.values().for_each(mask_strings),
         Value::Dynamic(_, v) => mask_strings(v),
         _ => {}
     }

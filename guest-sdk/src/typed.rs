@@ -45,7 +45,7 @@
 //! assert_eq!(state.get("result"), Some(&Value::from("abcdefgh")));
 //! ```
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::fmt;
 
 use serde::de::{self, DeserializeOwned, IntoDeserializer, Visitor};
@@ -642,7 +642,7 @@ impl<'a> Serializer for ValueSer<'a> {
             Type::Map(_) | Type::Object(_) => Ok(MapSer {
                 ty: self.ty,
                 path: self.path,
-                entries: BTreeMap::new(),
+                entries: Vec::new(),
                 key: None,
             }),
             _ => Err(self.mismatch("map or struct")),
@@ -747,7 +747,8 @@ impl ser::SerializeTupleStruct for SeqSer<'_> {
 pub struct MapSer<'a> {
     ty: &'a Type,
     path: PathRef<'a>,
-    entries: BTreeMap<Name, Value>,
+    /// In the order serde gives them (a struct's field order); sorted once at the end.
+    entries: Vec<(Name, Value)>,
     key: Option<String>,
 }
 
@@ -770,16 +771,17 @@ impl MapSer<'_> {
         let v = value
             .serialize(ValueSer { ty, path })
             .map_err(|e| e.or_at(&path))?;
-        self.entries.insert(key.into(), v);
+        self.entries.push((key.into(), v));
         Ok(())
     }
 
     fn finish(self) -> Result<Value, Error> {
         match self.ty {
             Type::Object(attrs) => {
+                let entries: tfwasm_model::Attributes = self.entries.into_iter().collect();
                 let missing: BTreeSet<&String> = attrs
                     .keys()
-                    .filter(|k| !self.entries.contains_key(k.as_str()))
+                    .filter(|k| !entries.contains_key(k.as_str()))
                     .collect();
                 if !missing.is_empty() {
                     return Err(Error::at(
@@ -789,9 +791,9 @@ impl MapSer<'_> {
                         ),
                     ));
                 }
-                Ok(Value::Object(self.entries))
+                Ok(Value::Object(entries))
             }
-            _ => Ok(Value::Map(self.entries)),
+            _ => Ok(Value::Map(self.entries.into_iter().collect())),
         }
     }
 }
@@ -843,6 +845,7 @@ impl ser::SerializeStruct for MapSer<'_> {
 mod tests {
     use super::*;
     use serde::{Deserialize, Serialize};
+    use std::collections::BTreeMap;
 
     #[derive(Debug, Serialize, Deserialize, PartialEq)]
     struct Rule {

@@ -246,7 +246,7 @@ impl Gen<'_> {
     }
 
     fn config(&mut self, block: &Block) -> Value {
-        let mut out = BTreeMap::new();
+        let mut out = tfwasm_model::Attributes::new();
         for a in &block.attributes {
             let v = if a.required || (a.optional && self.rng.coin()) {
                 self.config_attr(a)
@@ -331,7 +331,7 @@ impl Gen<'_> {
         if config.is_null() {
             return Value::Null;
         }
-        let mut out = BTreeMap::new();
+        let mut out = tfwasm_model::Attributes::new();
         for a in &block.attributes {
             let c = config.get(&a.name).cloned().unwrap_or_default();
             let p = prior.get(&a.name).cloned().unwrap_or_default();
@@ -586,7 +586,8 @@ fn at<'v>(value: &'v mut Value, path: &[Step]) -> Option<&'v mut Value> {
     let mut here = value;
     for step in path {
         here = match (step, here) {
-            (Step::Key(k), Value::Object(m) | Value::Map(m)) => m.get_mut(k.as_str())?,
+            (Step::Key(k), Value::Object(m)) => m.get_mut(k.as_str())?,
+            (Step::Key(k), Value::Map(m)) => m.get_mut(k.as_str())?,
             (Step::Index(i), Value::List(items) | Value::Set(items)) => items.get_mut(*i)?,
             _ => return None,
         };

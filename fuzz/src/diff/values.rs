@@ -267,7 +267,8 @@ fn order_sensitive(value: &Value) -> bool {
                 || items.iter().any(order_sensitive)
         }
         Value::List(items) | Value::Tuple(items) => items.iter().any(order_sensitive),
-        Value::Map(m) | Value::Object(m) => m.values().any(order_sensitive),
+        Value::Map(m) => m.values().any(order_sensitive),
+        Value::Object(m) => m.values().any(order_sensitive),
         Value::Dynamic(_, inner) => order_sensitive(inner),
         _ => false,
     }

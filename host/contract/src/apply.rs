@@ -4,11 +4,10 @@
 //! identical, every unknown is filled within its refinements, nested block counts and keys
 //! hold; plus no unknown remains anywhere and a delete returns null.
 
-use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 
 use tfwasm_model::hash::{HashMap, hash_map, value_hasher};
-use tfwasm_model::{Block, BlockNesting, Number, Refinement, Type, Value};
+use tfwasm_model::{Block, BlockNesting, Entries, Number, Refinement, Type, Value};
 
 use crate::at::At;
 use crate::render::{In, render_in};
@@ -313,8 +312,8 @@ mod work {
             Value::List(items) | Value::Tuple(items) | Value::Set(items) => {
                 1 + items.iter().map(weight).sum::<u64>()
             }
-            Value::Map(entries) | Value::Object(entries) => {
-                1 + entries
+            Value::Map(_) | Value::Object(_) => {
+                1 + (value.as_entries().expect("a map or an object"))
                     .iter()
                     .map(|(k, v)| 1 + k.len() as u64 / 16 + weight(v))
                     .sum::<u64>()
@@ -526,7 +525,7 @@ impl<'a> Index<'a> {
 /// The key attributes (`keys`, or every attribute) of an object whose values are wholly
 /// known.
 fn known_names<'a>(
-    attrs: &'a BTreeMap<tfwasm_model::Name, Value>,
+    attrs: &'a tfwasm_model::Attributes,
     keys: Option<&[&str]>,
 ) -> Vec<&'a str> {
     attrs
@@ -548,7 +547,7 @@ fn index_objects(items: &[Value], names: &[&str]) -> HashMap<u64, Vec<usize>> {
 }
 
 /// The hash of an object's values of `names` (absent ones as null).
-fn projection(attrs: &BTreeMap<tfwasm_model::Name, Value>, names: &[&str]) -> u64 {
+fn projection(attrs: &tfwasm_model::Attributes, names: &[&str]) -> u64 {
     let mut hasher = value_hasher();
     for name in names {
         attrs.get(*name).unwrap_or(&Value::Null).hash(&mut hasher);
@@ -738,15 +737,14 @@ fn elements(value: &Value) -> &[Value] {
     unwrap_dynamic(value).as_elements().unwrap_or(&[])
 }
 
-fn entries(value: &Value) -> &BTreeMap<tfwasm_model::Name, Value> {
-    static EMPTY: BTreeMap<tfwasm_model::Name, Value> = BTreeMap::new();
-    unwrap_dynamic(value).as_entries().unwrap_or(&EMPTY)
+fn entries(value: &Value) -> Entries<'_> {
+    unwrap_dynamic(value).as_entries().unwrap_or(Entries::EMPTY)
 }
 
 /// Keys of a map that the apply dropped or added (`noun` names them in the message).
 fn key_changes(
-    planned: &BTreeMap<tfwasm_model::Name, Value>,
-    actual: &BTreeMap<tfwasm_model::Name, Value>,
+    planned: Entries<'_>,
+    actual: Entries<'_>,
     noun: &str,
     path: &At<'_>,
     out: &mut Violations,

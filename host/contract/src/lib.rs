@@ -141,8 +141,13 @@ pub(crate) fn same(a: &Value, b: &Value) -> bool {
             x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q))
         }
         (Set(x), Set(y)) => same_multiset(x, y),
-        (Map(x), Map(y)) | (Object(x), Object(y)) => {
+        (Map(x), Map(y)) => {
             x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
+        // Both in name order: the same names are the same names in step.
+        (Object(x), Object(y)) => {
+            x.len() == y.len()
+                && (x.iter().zip(y)).all(|((k, v), (l, w))| k == l && same(v, w))
         }
         (Dynamic(tx, x), Dynamic(ty, y)) => tx == ty && same(x, y),
         _ => a == b,

@@ -465,8 +465,8 @@ fn element_unknown(path: &At<'_>) -> Violation {
 }
 
 fn map_keys(
-    planned: &std::collections::BTreeMap<tfwasm_model::Name, Value>,
-    config: &std::collections::BTreeMap<tfwasm_model::Name, Value>,
+    planned: tfwasm_model::Entries<'_>,
+    config: tfwasm_model::Entries<'_>,
     path: &At<'_>,
     what: &str,
     out: &mut Violations,
@@ -489,10 +489,8 @@ fn elements(value: &Value) -> &[Value] {
     unwrap_dynamic(value).as_elements().unwrap_or(&[])
 }
 
-fn entries(value: &Value) -> &std::collections::BTreeMap<tfwasm_model::Name, Value> {
-    static EMPTY: std::collections::BTreeMap<tfwasm_model::Name, Value> =
-        std::collections::BTreeMap::new();
-    unwrap_dynamic(value).as_entries().unwrap_or(&EMPTY)
+fn entries(value: &Value) -> tfwasm_model::Entries<'_> {
+    unwrap_dynamic(value).as_entries().unwrap_or(tfwasm_model::Entries::EMPTY)
 }
 
 #[cfg(test)]

@@ -2,7 +2,8 @@
 //! and, rendered where they sit in the schema ([`render_in`]), never secret.
 
 use tfwasm_model::{
-    Attribute, AttributeType, Block, BlockNesting, NestedBlock, NestedObject, ObjectNesting, Value,
+    Attribute, AttributeType, Block, BlockNesting, Entries, NestedBlock, NestedObject, ObjectNesting,
+    Value,
 };
 
 /// Longest rendering before it is cut with `…`.
@@ -88,7 +89,7 @@ fn write_in(value: &Value, place: In<'_>, out: &mut String) {
             let Value::Object(entries) = value else {
                 return out.push_str(SECRET);
             };
-            pairs(entries, out, |k, v, out| match member(place, k) {
+            pairs(Entries::Object(entries), out, |k, v, out| match member(place, k) {
                 Some(inner) => write_in(v, inner, out),
                 None => out.push_str(SECRET),
             });
@@ -118,7 +119,7 @@ fn each(value: &Value, place: In<'_>, out: &mut String) {
         Value::List(items) | Value::Set(items) => {
             sequence(items, out, |item, out| write_in(item, place, out))
         }
-        Value::Map(entries) => pairs(entries, out, |_, v, out| write_in(v, place, out)),
+        Value::Map(entries) => pairs(Entries::Map(entries), out, |_, v, out| write_in(v, place, out)),
         _ => out.push_str(SECRET),
     }
 }
@@ -140,7 +141,7 @@ fn sequence(items: &[Value], out: &mut String, mut item: impl FnMut(&Value, &mut
 
 /// `{k = v, …}`, each value written by `value`, as far as shown.
 fn pairs(
-    entries: &std::collections::BTreeMap<tfwasm_model::Name, Value>,
+    entries: Entries<'_>,
     out: &mut String,
     mut value: impl FnMut(&str, &Value, &mut String),
 ) {
@@ -188,7 +189,8 @@ fn write(value: &Value, out: &mut String) {
             tfwasm_model::quote::push_escaped(out, quoted);
         }
         Value::List(items) | Value::Set(items) | Value::Tuple(items) => sequence(items, out, write),
-        Value::Map(entries) | Value::Object(entries) => {
+        Value::Map(_) | Value::Object(_) => {
+            let entries = value.as_entries().expect("a map or an object");
             pairs(entries, out, |_, v, out| write(v, out))
         }
         Value::Dynamic(_, inner) => write(inner, out),

@@ -22,9 +22,8 @@ pub fn canonicalize(value: &mut Value) {
             sort(items);
         }
         Value::List(items) | Value::Tuple(items) => items.iter_mut().for_each(canonicalize),
-        Value::Map(entries) | Value::Object(entries) => {
-            entries.values_mut().for_each(canonicalize);
-        }
+        Value::Map(entries) => entries.values_mut().for_each(canonicalize),
+        Value::Object(entries) => entries.values_mut().for_each(canonicalize),
         Value::Dynamic(_, inner) => canonicalize(inner),
         _ => {}
     }

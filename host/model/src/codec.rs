@@ -222,8 +222,9 @@ fn quote_type(ty: &Type) -> String {
 /// asks it once per collection, and walking a wide element type each time was the type's
 /// width times the number of collections (10 KB of empty lists under a 10,000-attribute
 /// element type took 0.48 s). Only nodes at or below a collection's element are kept, the
-/// only ones asked about: a type without collections (most resources' top level) costs no
-/// entry, and no hashing, which was a sixth of a small plan's decoding. Keyed by node
+/// only ones asked about, and only composite ones: a type without collections of objects,
+/// tuples or collections (most resources) costs no entry, and no hashing, which was a sixth
+/// of a small plan's decoding. Keyed by node
 /// address, so it holds only types that outlive its use: the decode's own type, and a
 /// dynamic value's type while that value is decoded.
 #[derive(Default)]
@@ -247,7 +248,10 @@ impl DynamicIndex {
                 (elems.iter()).fold(false, |any, t| self.add_under(t, in_element) | any)
             }
         };
-        if in_element {
+        // A primitive or `dynamic` node answers [`DynamicIndex::has`] at once without an
+        // entry: a map or list of strings (tags, most collections) costs no table at all.
+        let composite = !matches!(ty, Type::String | Type::Number | Type::Bool | Type::Dynamic);
+        if in_element && composite {
             self.0.insert(ty, holds);
         }
         holds
@@ -443,14 +447,22 @@ mod tests {
         let Type::List(elem) = &outer else {
             unreachable!()
         };
-        // The inner list, its object and the object's 1,001 attributes: every node in an
-        // element, once (the outer list is no element and is never asked about).
+        // The inner list and its object: every composite node in an element, once (the outer
+        // list is no element and is never asked about; primitive and `dynamic` nodes answer
+        // at once without an entry).
         assert_eq!(
             index.0.len(),
-            1 + 1 + 1001,
-            "every node in an element, once"
+            1 + 1,
+            "every composite node in an element, once"
         );
-        let has = |t: &Type| index.0.get(&(t as *const Type)).copied().expect("indexed");
+        let has = |t: &Type| match index.0.get(&(t as *const Type)) {
+            Some(holds) => *holds,
+            None => {
+                let leaf = matches!(t, Type::String | Type::Number | Type::Bool | Type::Dynamic);
+                assert!(leaf, "a composite node was not indexed");
+                t.has_dynamic()
+            }
+        };
         for value in [Value::List(Vec::new()), Value::Null, Value::unknown()] {
             let ty = value.concrete_type_by(elem, &has);
             assert!(

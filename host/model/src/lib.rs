@@ -11,8 +11,10 @@
 
 #![deny(missing_docs)]
 
+mod attributes;
 pub mod canonical;
 pub mod codec;
+pub mod compare;
 mod diagnostic;
 mod number;
 mod path;
@@ -27,6 +29,7 @@ pub mod schema_path;
 mod types;
 mod value;
 
+pub use attributes::{Attributes, Entries};
 pub use diagnostic::{Diagnostic, Diagnostics, HTTP_DENIED_SUMMARY, Severity, has_error};
 pub use number::{Number, ParseNumberError};
 pub use path::{AttributePath, ParsePathError, PathRef, PathStep, ToPath};

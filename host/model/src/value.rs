@@ -5,7 +5,7 @@ use std::hash::BuildHasher;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, LazyLock};
 
-use crate::{Number, Type};
+use crate::{Attributes, Number, Type};
 
 /// An attribute name or a map key. Up to 23 bytes (every name of a typical schema) it is held
 /// inline, so building an object allocates nothing for its names, and a longer one is shared,
@@ -64,8 +64,9 @@ pub enum Value {
     Set(Vec<Value>),
     /// A map.
     Map(BTreeMap<Name, Value>),
-    /// An object: every attribute of its type is present, null ones included.
-    Object(BTreeMap<Name, Value>),
+    /// An object: every attribute of its type is present, null ones included, in name
+    /// order ([`Attributes`]).
+    Object(Attributes),
     /// A tuple.
     Tuple(Vec<Value>),
     /// A value in a `dynamic` slot, with the concrete type it travels with.
@@ -83,10 +84,11 @@ impl PartialEq for Value {
             (Unknown(a), Unknown(b)) => a == b,
             (Bool(a), Bool(b)) => a == b,
             (Number(a), Number(b)) => a == b,
-            (String(a), String(b)) => a == b,
+            (String(a), String(b)) => crate::compare::same_bytes(a.as_bytes(), b.as_bytes()),
             (List(a), List(b)) | (Tuple(a), Tuple(b)) => a == b,
             (Set(a), Set(b)) => same_elements(a, b),
-            (Map(a), Map(b)) | (Object(a), Object(b)) => a == b,
+            (Map(a), Map(b)) => a == b,
+            (Object(a), Object(b)) => a == b,
             (Dynamic(ta, a), Dynamic(tb, b)) => ta == tb && a == b,
             _ => false,
         }
@@ -160,7 +162,8 @@ fn hash_into<H: Hasher>(value: &Value, state: &mut H, mode: Mode) -> bool {
             state.write_u64(sum);
             return known;
         }
-        Value::Map(entries) | Value::Object(entries) => {
+        Value::Map(_) | Value::Object(_) => {
+            let entries = value.as_entries().expect("a map or an object");
             state.write_u8(7);
             state.write_usize(entries.len());
             let mut known = true;
@@ -275,7 +278,10 @@ fn hashes_alike(a: &Value, b: &Value) -> bool {
         (Value::List(x), Value::List(y)) | (Value::Tuple(x), Value::Tuple(y)) => {
             x.iter().zip(y).all(|(p, q)| hashes_alike(p, q))
         }
-        (Value::Map(x), Value::Map(y)) | (Value::Object(x), Value::Object(y)) => {
+        (Value::Map(x), Value::Map(y)) => {
+            x.values().zip(y.values()).all(|(p, q)| hashes_alike(p, q))
+        }
+        (Value::Object(x), Value::Object(y)) => {
             x.values().zip(y.values()).all(|(p, q)| hashes_alike(p, q))
         }
         // Equal sets matched their elements under `Element`, each pair hashed alike, and a
@@ -470,7 +476,8 @@ impl Value {
             Value::List(v) | Value::Set(v) | Value::Tuple(v) => {
                 v.iter().all(Value::is_wholly_known)
             }
-            Value::Map(m) | Value::Object(m) => m.values().all(Value::is_wholly_known),
+            Value::Map(m) => m.values().all(Value::is_wholly_known),
+            Value::Object(m) => m.values().all(Value::is_wholly_known),
             Value::Dynamic(_, v) => v.is_wholly_known(),
             _ => true,
         }
@@ -479,7 +486,8 @@ impl Value {
     /// The attribute `name` of an object (or the element `name` of a map).
     pub fn get(&self, name: &str) -> Option<&Value> {
         match self {
-            Value::Object(m) | Value::Map(m) => m.get(name),
+            Value::Object(m) => m.get(name),
+            Value::Map(m) => m.get(name),
             Value::Dynamic(_, v) => v.get(name),
             _ => None,
         }
@@ -488,7 +496,8 @@ impl Value {
     /// Mutable access to an object attribute or map element.
     pub fn get_mut(&mut self, name: &str) -> Option<&mut Value> {
         match self {
-            Value::Object(m) | Value::Map(m) => m.get_mut(name),
+            Value::Object(m) => m.get_mut(name),
+            Value::Map(m) => m.get_mut(name),
             Value::Dynamic(_, v) => v.get_mut(name),
             _ => None,
         }
@@ -497,7 +506,11 @@ impl Value {
     /// Sets an object attribute (or map element). Returns false if `self` is not an object or map.
     pub fn set(&mut self, name: &str, value: Value) -> bool {
         match self {
-            Value::Object(m) | Value::Map(m) => {
+            Value::Object(m) => {
+                m.insert(Name::new(name), value);
+                true
+            }
+            Value::Map(m) => {
                 m.insert(Name::new(name), value);
                 true
             }
@@ -547,9 +560,10 @@ impl Value {
     }
 
     /// Entries of a map or object, keyed by [`Name`].
-    pub fn as_entries(&self) -> Option<&BTreeMap<Name, Value>> {
+    pub fn as_entries(&self) -> Option<crate::Entries<'_>> {
         match self {
-            Value::Map(m) | Value::Object(m) => Some(m),
+            Value::Map(m) => Some(crate::Entries::Map(m)),
+            Value::Object(m) => Some(crate::Entries::Object(m)),
             Value::Dynamic(_, v) => v.as_entries(),
             _ => None,
         }

@@ -1,7 +1,5 @@
 //! Property tests: every value of every type survives msgpack and JSON round trips.
 
-use std::collections::BTreeMap;
-
 use proptest::prelude::*;
 use tfwasm_model::codec::{json, msgpack};
 use tfwasm_model::{Number, Refinement, Type, Value};
@@ -80,7 +78,7 @@ fn arb_value(ty: Type, unknowns: bool) -> BoxedStrategy<Value> {
                             .iter()
                             .map(|n| n.into())
                             .zip(values)
-                            .collect::<BTreeMap<_, _>>(),
+                            .collect::<tfwasm_model::Attributes>(),
                     )
                 })
                 .boxed()

@@ -645,7 +645,10 @@ fn number_text_bytes(value: &Value) -> usize {
         Value::List(items) | Value::Set(items) | Value::Tuple(items) => {
             items.iter().map(number_text_bytes).sum()
         }
-        Value::Map(entries) | Value::Object(entries) => {
+        Value::Map(entries) => {
+            entries.values().map(number_text_bytes).sum()
+        }
+        Value::Object(entries) => {
             entries.values().map(number_text_bytes).sum()
         }
         // A dynamic value is written with its type's JSON.

@@ -667,7 +667,13 @@ fn readable_bytes(value: &Value, depth: usize) -> usize {
             let inner: usize = items.iter().map(|v| readable_bytes(v, depth + 1)).sum();
             indent + 2 + inner
         }
-        Value::Map(entries) | Value::Object(entries) => {
+        Value::Map(entries) => {
+            let inner: usize = (entries.iter())
+                .map(|(k, v)| indent + 6 * k.len() + readable_bytes(v, depth + 1))
+                .sum();
+            indent + 2 + inner
+        }
+        Value::Object(entries) => {
             let inner: usize = (entries.iter())
                 .map(|(k, v)| indent + 6 * k.len() + readable_bytes(v, depth + 1))
                 .sum();

@@ -464,13 +464,14 @@ fn read(
                 .map(|name| 1 + super::name_weight(name))
                 .sum();
             cx.charge(filled, path)?;
-            let mut out = BTreeMap::new();
+            // The type's names in order: each is pushed after the last.
+            let mut out = crate::Attributes::with_capacity(attrs.len());
             for (name, attr_ty) in attrs {
                 let value = match entries.get(name) {
                     Some(item) => read(item, attr_ty, &path.attr(name), depth + 1, cx)?,
                     None => Value::Null,
                 };
-                out.insert(crate::Name::new(name), value);
+                out.push_last(crate::Name::new(name), value);
             }
             Ok(Value::Object(out))
         }

@@ -54,9 +54,6 @@ struct Reader<'a> {
     dynamic: super::DynamicIndex,
 }
 
-/// The keys one `BTreeMap` node holds (the standard library's capacity, `2 * 6 - 1`).
-const ONE_NODE: usize = 11;
-
 /// How many unknown elements refinements may expand into in one value: a 14-byte refined
 /// unknown of exact length 1024 becomes 1024 values (48 KiB), so without a bound a guest's
 /// 224 KB answer took 2.6 GB. Past 65,536 the bound grows with the input, keeping expansion
@@ -196,49 +193,48 @@ impl<'a> Reader<'a> {
                         ),
                     ));
                 }
-                // go-cty writes an object's attributes in name order, the schema's: each key
-                // is then the next attribute (one comparison, no lookup). An object wider than
-                // one B-tree node is built at once from its sorted pairs (inserting each
-                // searched the map and split nodes: a fifth of a 20-attribute plan's checks);
-                // a narrower one is inserted into its one node, which costs no `Vec`. The
-                // first key out of that order moves the rest to a lookup each, with the same
-                // errors.
+                // go-cty writes an object's attributes in name order, the type's: each key is
+                // then the next attribute (one comparison, no lookup) and is pushed after the
+                // last. The first key out of that order moves the rest to a lookup each and a
+                // set of the names seen, with the same errors, and one sort at the end (never
+                // a shift per attribute, whatever order a hostile answer sends).
                 let mut in_order = Some(attrs.iter());
-                let bulk = len > ONE_NODE;
-                let mut sorted = Vec::with_capacity(if bulk { len } else { 0 });
-                let mut entries = BTreeMap::new();
+                let mut entries = crate::Attributes::with_capacity(len);
+                let mut out_of_order: Vec<(Name, Value)> = Vec::new();
+                let mut seen: Option<crate::hash::HashSet<&str>> = None;
                 for _ in 0..len {
-                    let key = self.string(path)?;
+                    let key = self.string_bytes(path)?;
                     if let Some(order) = &mut in_order {
-                        if let Some((name, attr_ty)) = order.next().filter(|(n, _)| *n == key) {
+                        let same = |n: &&String| crate::compare::same_bytes(n.as_bytes(), key);
+                        if let Some((name, attr_ty)) = order.next().filter(|(n, _)| same(n)) {
                             let item = self.value(attr_ty, &path.attr(name), depth + 1)?;
-                            if bulk {
-                                sorted.push((Name::new(key), item));
-                            } else {
-                                entries.insert(Name::new(key), item);
-                            }
+                            entries.push_last(Name::new(name), item);
                             continue;
                         }
                         in_order = None;
-                        entries.extend(sorted.drain(..));
+                        out_of_order = std::mem::take(&mut entries).into_iter().collect();
+                        let mut names = crate::hash::hash_set(len);
+                        names.extend(attrs.keys().take(out_of_order.len()).map(String::as_str));
+                        seen = Some(names);
                     }
+                    let key = utf8(key, path)?;
                     let Some(attr_ty) = attrs.get(key) else {
                         return Err(CodecError::new(
                             path,
                             format!("unsupported attribute {key:?}"),
                         ));
                     };
-                    if entries.contains_key(key) {
+                    if !seen.as_mut().is_some_and(|names| names.insert(key)) {
                         return Err(CodecError::new(
                             path,
                             format!("duplicate attribute {key:?}"),
                         ));
                     }
                     let item = self.value(attr_ty, &path.attr(key), depth + 1)?;
-                    entries.insert(Name::new(key), item);
+                    out_of_order.push((Name::new(key), item));
                 }
-                if bulk && in_order.is_some() {
-                    entries = BTreeMap::from_iter(sorted);
+                if in_order.is_none() {
+                    entries = crate::Attributes::from_distinct(out_of_order);
                 }
                 Ok(Value::Object(entries))
             }
@@ -328,6 +324,13 @@ impl<'a> Reader<'a> {
     /// A string, borrowed from the message: an attribute name or map key becomes a [`Name`]
     /// (inline up to 23 bytes, no allocation) without passing through a `String`.
     fn string(&mut self, path: &PathRef<'_>) -> Result<&'a str, CodecError> {
+        let bytes = self.string_bytes(path)?;
+        utf8(bytes, path)
+    }
+
+    /// A string's bytes, not yet checked to be UTF-8: an object's key that is the name the
+    /// type expects next needs no check (a fifth of a guest's decoding of keys).
+    fn string_bytes(&mut self, path: &PathRef<'_>) -> Result<&'a [u8], CodecError> {
         let len = match self.marker(path)? {
             Marker::FixStr(n) => usize::from(n),
             Marker::Str8 => self.uint(1, path)? as usize,
@@ -335,8 +338,7 @@ impl<'a> Reader<'a> {
             Marker::Str32 => self.uint(4, path)? as usize,
             other => return Err(mismatch(path, "string", other)),
         };
-        let bytes = self.take(len, path)?;
-        std::str::from_utf8(bytes).map_err(|_| CodecError::new(path, "string is not valid UTF-8"))
+        self.take(len, path)
     }
 
     fn number(&mut self, path: &PathRef<'_>) -> Result<Number, CodecError> {
@@ -399,6 +401,10 @@ impl<'a> Reader<'a> {
         }
         Ok(len)
     }
+}
+
+fn utf8<'a>(bytes: &'a [u8], path: &PathRef<'_>) -> Result<&'a str, CodecError> {
+    std::str::from_utf8(bytes).map_err(|_| CodecError::new(path, "string is not valid UTF-8"))
 }
 
 fn float(f: f64, path: &PathRef<'_>) -> Result<Number, CodecError> {
@@ -706,13 +712,25 @@ fn write_value(
             let Value::Object(entries) = value else {
                 return Err(wrong());
             };
+            rmp::encode::write_map_len(out, attrs.len() as u32).expect("vec write");
+            // Both in name order: a value of exactly the type's attributes is written in step
+            // with the type, with no lookup.
+            if entries.len() == attrs.len()
+                && (entries.keys().zip(attrs.keys()))
+                    .all(|(held, name)| crate::compare::same_name(held, name))
+            {
+                for ((name, attr_ty), item) in attrs.iter().zip(entries.values()) {
+                    rmp::encode::write_str(out, name).expect("vec write");
+                    write_value(out, item, attr_ty, &path.attr(name))?;
+                }
+                return Ok(());
+            }
             if let Some(extra) = entries.keys().find(|k| !attrs.contains_key(k.as_str())) {
                 return Err(CodecError::new(
                     path,
                     format!("unsupported attribute {extra:?}"),
                 ));
             }
-            rmp::encode::write_map_len(out, attrs.len() as u32).expect("vec write");
             for (name, attr_ty) in attrs {
                 let Some(item) = entries.get(name.as_str()) else {
                     return Err(CodecError::new(
@@ -1040,6 +1058,27 @@ mod tests {
         );
         // one entry where three are required
         assert!(decode(&[0x81, 0xa2, b'i', b'd', 0xc0], &obj_ty()).is_err());
+    }
+
+    /// A key is checked to be UTF-8 unless it is the name the type expects next: bytes that
+    /// are not UTF-8, in a name's place or out of order, are refused, as is such a string.
+    #[test]
+    fn keys_and_strings_that_are_not_utf8_are_refused() {
+        let ty = Type::object([("a", Type::String), ("b", Type::String)]);
+        let cases: [&[u8]; 3] = [
+            // {"a": "x", <0xff>: "y"}: the second key in the place of "b".
+            &[0x82, 0xa1, b'a', 0xa1, b'x', 0xa1, 0xff, 0xa1, b'y'],
+            // {<0xff>: "x", "b": "y"}: the first key out of order.
+            &[0x82, 0xa1, 0xff, 0xa1, b'x', 0xa1, b'b', 0xa1, b'y'],
+            // {"a": <0xff>, "b": "y"}: a value.
+            &[0x82, 0xa1, b'a', 0xa1, 0xff, 0xa1, b'b', 0xa1, b'y'],
+        ];
+        for bytes in cases {
+            let err = decode(bytes, &ty).unwrap_err();
+            assert!(err.message.contains("not valid UTF-8"), "{bytes:x?}: {err}");
+        }
+        let fine = [0x82, 0xa1, b'a', 0xa1, b'x', 0xa1, b'b', 0xa1, b'y'];
+        assert!(decode(&fine, &ty).is_ok());
     }
 
     #[test]
