@@ -145,7 +145,9 @@ impl PlanContext {
     }
 }
 
-/// Applies rules 1–7 to a proposal, for a client without computed blocks.
+/// Applies rules 1–7 to a proposal, for a client without computed blocks. Every test plans
+/// twice: with `schema` as given, and placed as a served schema is ([`ResourceSchema::place`]),
+/// so the slots the planner reads by are held to plan exactly what names plan.
 #[cfg(test)]
 pub(crate) fn plan_defaults(
     schema: &ResourceSchema,
@@ -153,7 +155,19 @@ pub(crate) fn plan_defaults(
     proposed: Value,
     config: Value,
 ) -> PlanContext {
-    plan_defaults_for(schema, prior, proposed, config, false)
+    let mut placed = schema.clone();
+    placed.place();
+    let by_slot = plan_defaults_for(
+        &placed,
+        prior.clone(),
+        proposed.clone(),
+        config.clone(),
+        false,
+    );
+    let by_name = plan_defaults_for(schema, prior, proposed, config, false);
+    assert_eq!(by_slot.planned, by_name.planned);
+    assert_eq!(by_slot.requires_replace, by_name.requires_replace);
+    by_slot
 }
 
 /// Applies rules 1–7 to a proposal; `computed_blocks` when the client takes computed blocks
@@ -248,8 +262,34 @@ fn left_out(config: &Value) -> bool {
     }
 }
 
-fn configured(config: &Value, name: &str) -> bool {
-    !get(config, name).is_null()
+/// An attribute or block of an object at the place a value of the object's type holds it
+/// ([`crate::schema::Attr::slot`]), and its name, which confirms it (else it is looked up).
+#[derive(Clone, Copy)]
+struct Slot<'s>(usize, &'s str);
+
+impl Slot<'_> {
+    fn get(self, value: &Value) -> &Value {
+        match value {
+            Value::Object(attrs) => attrs.get_at(self.0, self.1).unwrap_or(&NULL),
+            other => get(other, self.1),
+        }
+    }
+
+    fn get_mut(self, value: &mut Value) -> Option<&mut Value> {
+        match value {
+            Value::Object(attrs) => attrs.get_at_mut(self.0, self.1),
+            other => other.get_mut(self.1),
+        }
+    }
+
+    fn set(self, value: &mut Value, to: Value) {
+        match value {
+            Value::Object(attrs) => attrs.set_at(self.0, self.1, to),
+            other => {
+                other.set(self.1, to);
+            }
+        }
+    }
 }
 
 impl Planner {
@@ -268,37 +308,33 @@ impl Planner {
         let new = prior.is_null();
         for attr in level.attrs {
             let name = attr.wire.name.as_str();
+            // Every value here is of this level's type: each holds the attribute at its slot.
+            let at = Slot(attr.slot, name);
             if attr.wire.write_only {
-                planned.set(name, Value::Null);
+                at.set(planned, Value::Null);
                 continue;
             }
-            let is_configured = configured(config, name);
+            let is_configured = !at.get(config).is_null();
             // A computed value the configuration leaves out comes from the matched prior
             // element, not from Terraform's proposal (which pairs list elements by position
             // and drops the computed values of set elements it could not pair).
             if !new && attr.wire.computed && !is_configured {
-                planned.set(name, get(prior, name).clone());
+                at.set(planned, at.get(prior).clone());
             }
             if !attr.nested.is_empty()
-                && let Some(value) = planned.get_mut(name)
+                && let Some(value) = at.get_mut(planned)
             {
-                self.nested_attr(
-                    attr,
-                    get(prior, name),
-                    get(config, name),
-                    value,
-                    &path.attr(name),
-                );
+                self.nested_attr(attr, at.get(prior), at.get(config), value, &path.attr(name));
             }
             if attr.wire.computed && !is_configured {
                 if let Some(default) = &attr.plan.default {
-                    planned.set(name, default.clone());
+                    at.set(planned, default.clone());
                 } else if new {
-                    planned.set(name, Value::unknown());
+                    at.set(planned, Value::unknown());
                 }
             }
             if let Some(equal) = attr.semantic() {
-                let (before, now) = (get(prior, name), get(planned, name));
+                let (before, now) = (at.get(prior), at.get(planned));
                 if !before.is_null()
                     && before.is_wholly_known()
                     && !now.is_null()
@@ -307,30 +343,31 @@ impl Planner {
                     && equal(before, now)
                 {
                     let keep = before.clone();
-                    planned.set(name, keep);
+                    at.set(planned, keep);
                 }
             }
         }
         for block in level.blocks {
             let name = block.wire.type_name.as_str();
+            let at = Slot(block.slot, name);
             // A computed block the configuration leaves out is the provider's, as a computed
             // attribute is, for a client that takes that: unknown in a new object, its prior
             // value after. An older client plans it as any unconfigured block (Terraform's
             // proposal: null or empty), which is all it accepts.
-            if self.computed_blocks && block.wire.block.computed && left_out(get(config, name)) {
+            if self.computed_blocks && block.wire.block.computed && left_out(at.get(config)) {
                 let kept = if new {
                     Value::unknown()
                 } else {
-                    get(prior, name).clone()
+                    at.get(prior).clone()
                 };
-                planned.set(name, kept);
+                at.set(planned, kept);
                 continue;
             }
-            if let Some(value) = planned.get_mut(name) {
+            if let Some(value) = at.get_mut(planned) {
                 self.block(
                     block,
-                    get(prior, name),
-                    get(config, name),
+                    at.get(prior),
+                    at.get(config),
                     value,
                     &path.attr(name),
                 );
@@ -338,18 +375,18 @@ impl Planner {
         }
         if !new && planned != prior {
             for attr in level.attrs {
-                let name = attr.wire.name.as_str();
-                if !attr.wire.computed || configured(config, name) || attr.plan.default.is_some() {
+                let at = Slot(attr.slot, attr.wire.name.as_str());
+                if !attr.wire.computed || !at.get(config).is_null() || attr.plan.default.is_some() {
                     continue;
                 }
-                let before = get(prior, name).clone();
+                let before = at.get(prior).clone();
                 let value = match attr.plan.unknown {
                     UnknownRule::Unknown => Value::unknown(),
                     UnknownRule::UseState => before,
                     UnknownRule::UseNonNullState if !before.is_null() => before,
                     UnknownRule::UseNonNullState => Value::unknown(),
                 };
-                planned.set(name, value);
+                at.set(planned, value);
             }
         }
         if self.resource_create {
@@ -357,10 +394,11 @@ impl Planner {
         }
         for attr in level.attrs {
             let name = attr.wire.name.as_str();
+            let at = Slot(attr.slot, name);
             let request = ReplaceRequest {
-                prior: get(prior, name),
-                config: get(config, name),
-                planned: get(planned, name),
+                prior: at.get(prior),
+                config: at.get(config),
+                planned: at.get(planned),
             };
             if request.planned == request.prior {
                 continue;

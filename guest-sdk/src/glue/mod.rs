@@ -130,7 +130,8 @@ impl<T: HasSchema> Entry<T> {
     }
     fn built(&self) -> &(crate::ResourceSchema, Type) {
         self.built.get_or_init(|| {
-            let schema = self.item.schema();
+            let mut schema = self.item.schema();
+            schema.place();
             let ty = schema.value_type();
             (schema, ty)
         })
@@ -281,7 +282,7 @@ fn decode_or_copy(
     what: &str,
 ) -> Result<Value, Diagnostic> {
     let (earlier_bytes, earlier_value) = earlier;
-    if bytes == earlier_bytes {
+    if tfwasm_model::compare::same_bytes(bytes, earlier_bytes) {
         Ok(earlier_value.clone())
     } else {
         decode(bytes, ty, what)

@@ -115,6 +115,10 @@ pub struct Attr {
     /// Environment variables that supply a provider setting left null (see
     /// [`Attr::env_fallback`]).
     pub(crate) env: Vec<String>,
+    /// Where a value of the enclosing object holds this attribute: its place among the
+    /// object's names in order ([`ResourceSchema::place`]). A hint: 0 until placed, and a
+    /// lookup by it confirms the name.
+    pub(crate) slot: usize,
 }
 
 impl Attr {
@@ -128,6 +132,7 @@ impl Attr {
             match_by: Vec::new(),
             custom: None,
             env: Vec::new(),
+            slot: 0,
         }
     }
     /// A string attribute.
@@ -217,6 +222,7 @@ impl Attr {
             match_by: Vec::new(),
             custom: None,
             env: Vec::new(),
+            slot: 0,
         }
     }
 
@@ -365,6 +371,8 @@ pub struct Block {
     pub(crate) content: ResourceSchema,
     /// For list and set blocks: the attributes that identify a block across plans.
     pub(crate) match_by: Vec<String>,
+    /// Where a value of the enclosing object holds this block ([`Attr::slot`]).
+    pub(crate) slot: usize,
 }
 
 impl Block {
@@ -379,6 +387,7 @@ impl Block {
             },
             content,
             match_by: Vec::new(),
+            slot: 0,
         }
     }
     /// For list and set blocks: the attributes that identify a block, so each planned block
@@ -564,6 +573,9 @@ pub struct ResourceSchema {
     pub(crate) blocks: Vec<Block>,
     pub(crate) description_kind: StringKind,
     pub(crate) validators: Vec<ResourceValidator>,
+    /// [`ResourceSchema::has_sensitive`], found once by [`ResourceSchema::place`]; until then
+    /// (`None`) it is found by walking the schema, so nothing is ever left unmasked.
+    pub(crate) sensitive: Option<bool>,
 }
 
 impl ResourceSchema {
@@ -648,6 +660,7 @@ impl ResourceSchema {
     /// Adds an attribute.
     pub fn attr(mut self, attr: Attr) -> ResourceSchema {
         self.attributes.push(attr);
+        self.sensitive = None;
         self
     }
     /// Adds a check across attributes (see [`crate::validate`]).
@@ -753,6 +766,7 @@ impl ResourceSchema {
     /// Adds a nested block type.
     pub fn block(mut self, block: Block) -> ResourceSchema {
         self.blocks.push(block);
+        self.sensitive = None;
         self
     }
 
@@ -775,6 +789,27 @@ impl ResourceSchema {
         self.to_wire().block.implied_type()
     }
 
+    /// Records where a value of this schema's type holds each attribute and block, at every
+    /// depth ([`Attr::slot`]): an object holds them in name order, so the planner reads each
+    /// by its place, with one name comparison, instead of searching for it several times per
+    /// attribute (issue 37: the searches were a fifth of a guest's refresh plan).
+    pub(crate) fn place(&mut self) {
+        let names = self.attributes.iter().map(|a| a.wire.name.as_str());
+        let names = names.chain(self.blocks.iter().map(|b| b.wire.type_name.as_str()));
+        let slots = slots(names);
+        let (attrs, blocks) = slots.split_at(self.attributes.len());
+        for (attr, &slot) in self.attributes.iter_mut().zip(attrs) {
+            attr.slot = slot;
+            place_nested(&mut attr.nested);
+        }
+        for (block, &slot) in self.blocks.iter_mut().zip(blocks) {
+            block.slot = slot;
+            block.content.place();
+        }
+        self.sensitive = None;
+        self.sensitive = Some(self.has_sensitive());
+    }
+
     /// Attributes with their planning behaviour.
     pub fn attributes(&self) -> impl Iterator<Item = (&Attribute, &PlanBehaviour)> {
         self.attributes.iter().map(|a| (&a.wire, &a.plan))
@@ -782,6 +817,9 @@ impl ResourceSchema {
 
     /// Whether any attribute, at any depth, is sensitive (values of others need no masking).
     pub(crate) fn has_sensitive(&self) -> bool {
+        if let Some(known) = self.sensitive {
+            return known;
+        }
         fn any(attrs: &[Attr], blocks: &[Block]) -> bool {
             attrs
                 .iter()
@@ -796,5 +834,84 @@ impl ResourceSchema {
     /// An object of this schema's type with every attribute null.
     pub fn null_object(&self) -> Value {
         Value::null_object_of(&self.value_type())
+    }
+}
+
+/// [`ResourceSchema::place`] for a nested attribute's object.
+fn place_nested(attrs: &mut [Attr]) {
+    let slots = slots(attrs.iter().map(|a| a.wire.name.as_str()));
+    for (attr, slot) in attrs.iter_mut().zip(slots) {
+        attr.slot = slot;
+        place_nested(&mut attr.nested);
+    }
+}
+
+/// Each name's place among `names` in order (as `str` orders, which is how an object's
+/// attributes are held).
+fn slots<'a>(names: impl Iterator<Item = &'a str>) -> Vec<usize> {
+    let names: Vec<&str> = names.collect();
+    let mut order: Vec<usize> = (0..names.len()).collect();
+    order.sort_by_key(|&i| names[i]);
+    let mut slots = vec![0; names.len()];
+    for (place, i) in order.into_iter().enumerate() {
+        slots[i] = place;
+    }
+    slots
+}
+
+#[cfg(test)]
+mod placing_tests {
+    use super::*;
+
+    /// At every depth, a value of the schema's type holds each attribute and block at its
+    /// slot, whatever order they were declared in.
+    #[test]
+    fn every_attribute_and_block_is_placed_where_its_objects_hold_it() {
+        let mut schema = ResourceSchema::new()
+            .attr(Attr::string("zone"))
+            .attr(Attr::string("id").computed())
+            .attr(Attr::list_nested(
+                "tag",
+                vec![
+                    Attr::string("value"),
+                    Attr::string("key"),
+                    Attr::string("etag"),
+                ],
+            ))
+            .block(Block::set(
+                "rule",
+                ResourceSchema::new()
+                    .attr(Attr::number("port"))
+                    .attr(Attr::string("name")),
+            ))
+            .attr(Attr::string("b"));
+        schema.place();
+        let null = Value::null_object_of(&schema.value_type());
+        fn held(object: &Value, slot: usize) -> &str {
+            let Value::Object(attrs) = object else {
+                panic!("not an object: {object:?}")
+            };
+            &attrs.as_slice()[slot].0
+        }
+        for attr in &schema.attributes {
+            assert_eq!(held(&null, attr.slot), attr.wire.name);
+        }
+        for block in &schema.blocks {
+            assert_eq!(held(&null, block.slot), block.wire.type_name);
+            let element = Value::null_object_of(&block.content.value_type());
+            for attr in &block.content.attributes {
+                assert_eq!(held(&element, attr.slot), attr.wire.name);
+            }
+        }
+        let tag = schema
+            .attributes
+            .iter()
+            .find(|a| a.wire.name == "tag")
+            .unwrap();
+        let names: Vec<&str> = tag.nested.iter().map(|a| a.wire.name.as_str()).collect();
+        let element = Value::object(names.iter().map(|n| (*n, Value::Null)));
+        for attr in &tag.nested {
+            assert_eq!(held(&element, attr.slot), attr.wire.name);
+        }
     }
 }
