@@ -12,7 +12,7 @@ use tfwasm_model::{Block, BlockNesting, Entries, Number, Refinement, Type, Value
 use crate::at::At;
 use crate::render::{In, render_in};
 use crate::results::unknown_paths;
-use crate::{Violation, Violations, attr, render, same, unwrap_dynamic};
+use crate::{Violation, Violations, attrs, render, same, unwrap_dynamic};
 
 /// Checks a new state against the planned state (null planned state means delete).
 pub fn check_apply(block: &Block, planned: &Value, new: &Value) -> Violations {
@@ -114,13 +114,8 @@ fn object(
     for ((a, ty), secret) in block.attributes.iter().zip(&shape.types).zip(&shape.secret) {
         let here = path.attr(&a.name);
         let before = out.total();
-        value(
-            ty,
-            attr(planned, &a.name),
-            attr(actual, &a.name),
-            &here,
-            out,
-        );
+        let [planned, actual] = attrs([planned, actual], &a.name);
+        value(ty, planned, actual, &here, out);
         // A secret's violations say where, never what: the values compared are the
         // configuration's and the provider's secrets.
         if *secret && out.total() > before {
@@ -133,11 +128,12 @@ fn object(
     }
     for (nested, inner) in block.block_types.iter().zip(&shape.nested) {
         let name = &nested.type_name;
+        let [planned, actual] = attrs([planned, actual], name);
         block_value(
             inner,
             nested.nesting,
-            attr(planned, name),
-            attr(actual, name),
+            planned,
+            actual,
             &path.attr(name),
             keys,
             out,
@@ -223,13 +219,8 @@ fn value(ty: &Type, planned: &Value, actual: &Value, path: &At<'_>, out: &mut Vi
         }
         Type::Object(attrs) => {
             for (name, attr_ty) in attrs {
-                value(
-                    attr_ty,
-                    attr(planned, name),
-                    attr(actual, name),
-                    &path.attr(name),
-                    out,
-                );
+                let [planned, actual] = crate::attrs([planned, actual], name);
+                value(attr_ty, planned, actual, &path.attr(name), out);
             }
         }
         Type::Set(elem) => set(
@@ -524,10 +515,7 @@ impl<'a> Index<'a> {
 
 /// The key attributes (`keys`, or every attribute) of an object whose values are wholly
 /// known.
-fn known_names<'a>(
-    attrs: &'a tfwasm_model::Attributes,
-    keys: Option<&[&str]>,
-) -> Vec<&'a str> {
+fn known_names<'a>(attrs: &'a tfwasm_model::Attributes, keys: Option<&[&str]>) -> Vec<&'a str> {
     attrs
         .iter()
         .filter(|(k, v)| keys.is_none_or(|keys| keys.contains(&k.as_str())) && v.is_wholly_known())

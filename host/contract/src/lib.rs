@@ -146,8 +146,7 @@ pub(crate) fn same(a: &Value, b: &Value) -> bool {
         }
         // Both in name order: the same names are the same names in step.
         (Object(x), Object(y)) => {
-            x.len() == y.len()
-                && (x.iter().zip(y)).all(|((k, v), (l, w))| k == l && same(v, w))
+            x.len() == y.len() && (x.iter().zip(y)).all(|((k, v), (l, w))| k == l && same(v, w))
         }
         (Dynamic(tx, x), Dynamic(ty, y)) => tx == ty && same(x, y),
         _ => a == b,
@@ -170,6 +169,22 @@ pub(crate) fn attr<'a>(value: &'a Value, name: &str) -> &'a Value {
         return &UNKNOWN;
     }
     value.get(name).unwrap_or(&NULL)
+}
+
+/// [`attr`] of each of `values`, which are of one object type (a prior, configuration and
+/// plan): found by a search in the first object among them, then at the same place in the
+/// others, which hold their attributes in the same order (one search per attribute, not one
+/// per value).
+pub(crate) fn attrs<'a, const N: usize>(values: [&'a Value; N], name: &str) -> [&'a Value; N] {
+    const NULL: Value = Value::Null;
+    let at = values.iter().find_map(|v| match unwrap_dynamic(v) {
+        Value::Object(attributes) => attributes.position(name),
+        _ => None,
+    });
+    values.map(|v| match (at, unwrap_dynamic(v)) {
+        (Some(at), Value::Object(attributes)) => attributes.get_at(at, name).unwrap_or(&NULL),
+        _ => attr(v, name),
+    })
 }
 
 /// A value with any dynamic wrapper removed.
@@ -205,5 +220,34 @@ mod tests {
             &many(&refined),
             &Value::Set(vec![Value::unknown(); 40])
         ));
+    }
+
+    /// One search serves every value, whatever each is: an object of the type, one missing
+    /// the attribute or laid out otherwise, unknown, null, dynamic-wrapped or a map.
+    #[test]
+    fn attributes_of_several_values_are_each_values_own() {
+        let object = |names: &[&str]| {
+            Value::object(names.iter().map(|n| (*n, Value::from(format!("{n} here")))))
+        };
+        let values = [
+            object(&["a", "b", "c"]),
+            object(&["b", "c"]),
+            object(&["a", "c", "d", "e"]),
+            Value::unknown(),
+            Value::Null,
+            Value::Dynamic(tfwasm_model::Type::Dynamic, Box::new(object(&["c"]))),
+            Value::Map([("c".into(), Value::from("in a map"))].into()),
+        ];
+        for first in &values {
+            for second in &values {
+                for third in &values {
+                    for name in ["a", "b", "c", "d", "z"] {
+                        let found = attrs([first, second, third], name);
+                        let each = [attr(first, name), attr(second, name), attr(third, name)];
+                        assert_eq!(found, each, "{name} of {first:?}, {second:?}, {third:?}");
+                    }
+                }
+            }
+        }
     }
 }

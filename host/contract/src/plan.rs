@@ -15,7 +15,7 @@ use tfwasm_model::{
 
 use crate::at::At;
 use crate::render::{In, render_in};
-use crate::{Violation, Violations, attr, same, unwrap_dynamic};
+use crate::{Violation, Violations, attrs, same, unwrap_dynamic};
 
 /// Checks a plan. `prior` is null on create; `config` is null on destroy. Blocks marked
 /// `computed` (tfplugin6.11) may be planned freely where the configuration leaves them out.
@@ -141,15 +141,8 @@ fn object(
     attributes(&block.attributes, prior, config, planned, path, out);
     for nested in &block.block_types {
         let name = &nested.type_name;
-        nested_block(
-            rules,
-            nested,
-            attr(prior, name),
-            attr(config, name),
-            attr(planned, name),
-            &path.attr(name),
-            out,
-        );
+        let [prior, config, planned] = attrs([prior, config, planned], name);
+        nested_block(rules, nested, prior, config, planned, &path.attr(name), out);
     }
 }
 
@@ -165,14 +158,8 @@ fn attributes(
     out: &mut Violations,
 ) {
     for a in list {
-        attribute(
-            a,
-            attr(prior, &a.name),
-            attr(config, &a.name),
-            attr(planned, &a.name),
-            &path.attr(&a.name),
-            out,
-        );
+        let [prior, config, planned] = attrs([prior, config, planned], &a.name);
+        attribute(a, prior, config, planned, &path.attr(&a.name), out);
     }
 }
 
@@ -490,7 +477,9 @@ fn elements(value: &Value) -> &[Value] {
 }
 
 fn entries(value: &Value) -> tfwasm_model::Entries<'_> {
-    unwrap_dynamic(value).as_entries().unwrap_or(tfwasm_model::Entries::EMPTY)
+    unwrap_dynamic(value)
+        .as_entries()
+        .unwrap_or(tfwasm_model::Entries::EMPTY)
 }
 
 #[cfg(test)]

@@ -2,8 +2,8 @@
 //! and, rendered where they sit in the schema ([`render_in`]), never secret.
 
 use tfwasm_model::{
-    Attribute, AttributeType, Block, BlockNesting, Entries, NestedBlock, NestedObject, ObjectNesting,
-    Value,
+    Attribute, AttributeType, Block, BlockNesting, Entries, NestedBlock, NestedObject,
+    ObjectNesting, Value,
 };
 
 /// Longest rendering before it is cut with `…`.
@@ -89,9 +89,11 @@ fn write_in(value: &Value, place: In<'_>, out: &mut String) {
             let Value::Object(entries) = value else {
                 return out.push_str(SECRET);
             };
-            pairs(Entries::Object(entries), out, |k, v, out| match member(place, k) {
-                Some(inner) => write_in(v, inner, out),
-                None => out.push_str(SECRET),
+            pairs(Entries::Object(entries), out, |k, v, out| {
+                match member(place, k) {
+                    Some(inner) => write_in(v, inner, out),
+                    None => out.push_str(SECRET),
+                }
             });
         }
     }
@@ -119,7 +121,9 @@ fn each(value: &Value, place: In<'_>, out: &mut String) {
         Value::List(items) | Value::Set(items) => {
             sequence(items, out, |item, out| write_in(item, place, out))
         }
-        Value::Map(entries) => pairs(Entries::Map(entries), out, |_, v, out| write_in(v, place, out)),
+        Value::Map(entries) => pairs(Entries::Map(entries), out, |_, v, out| {
+            write_in(v, place, out)
+        }),
         _ => out.push_str(SECRET),
     }
 }
@@ -140,11 +144,7 @@ fn sequence(items: &[Value], out: &mut String, mut item: impl FnMut(&Value, &mut
 }
 
 /// `{k = v, …}`, each value written by `value`, as far as shown.
-fn pairs(
-    entries: Entries<'_>,
-    out: &mut String,
-    mut value: impl FnMut(&str, &Value, &mut String),
-) {
+fn pairs(entries: Entries<'_>, out: &mut String, mut value: impl FnMut(&str, &Value, &mut String)) {
     out.push('{');
     for (i, (k, v)) in entries.iter().enumerate() {
         if full(out) {

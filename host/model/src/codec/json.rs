@@ -17,7 +17,7 @@ pub fn decode_bytes(bytes: &[u8], ty: &Type) -> Result<Value, CodecError> {
 
 /// Decodes a parsed JSON value as a value of type `ty`.
 pub fn decode(json: &Json, ty: &Type) -> Result<Value, CodecError> {
-    read(json, ty, &PathRef::Root, 0, &mut Cx::new(json, ty, false))
+    read(json, ty, &PathRef::Root, 0, &mut Cx::new(json, false))
 }
 
 /// The JSON object that stands for an unknown value in hand-written files
@@ -85,7 +85,7 @@ pub fn unescaped_key(key: &str) -> &str {
 /// exclusive ones). Map and object keys that start with `$` are written with one more `$`
 /// ([`escaped_key`]). State files never contain unknowns; this is for plans written by hand.
 pub fn decode_with_unknowns(json: &Json, ty: &Type) -> Result<Value, CodecError> {
-    read(json, ty, &PathRef::Root, 0, &mut Cx::new(json, ty, true))
+    read(json, ty, &PathRef::Root, 0, &mut Cx::new(json, true))
 }
 
 /// What one decode carries down: whether unknown markers count, which type nodes hold
@@ -100,13 +100,11 @@ struct Cx {
 }
 
 impl Cx {
-    fn new(json: &Json, ty: &Type, unknowns: bool) -> Cx {
+    fn new(json: &Json, unknowns: bool) -> Cx {
         let budget = json_nodes(json, 0).max(1 << 16);
-        let mut dynamic = super::DynamicIndex::default();
-        dynamic.add(ty);
         Cx {
             unknowns,
-            dynamic,
+            dynamic: super::DynamicIndex::default(),
             expand: budget,
             budget,
         }
@@ -356,7 +354,7 @@ fn read(
             };
             let inner_ty =
                 Type::from_json(type_json).map_err(|e| CodecError::new(path, e.to_string()))?;
-            cx.dynamic.add(&inner_ty);
+            // Its nodes are indexed as the decode meets them, and forgotten before it drops.
             let inner = read(value_json, &inner_ty, path, depth + 1, cx);
             cx.dynamic.remove(&inner_ty);
             Ok(super::dynamic_value(&inner_ty, inner?))
@@ -392,6 +390,7 @@ fn read(
                 "set"
             };
             let mut values = values;
+            cx.dynamic.add_element(elem);
             let index = &cx.dynamic;
             super::element_types(
                 values.iter_mut(),
@@ -422,14 +421,15 @@ fn read(
         }
         Type::Map(elem) => {
             let entries = json.as_object().ok_or_else(|| wrong("object"))?;
-            let mut out = BTreeMap::new();
+            // Collected, then built at once from the sorted pairs (msgpack.rs).
+            let mut pairs = Vec::with_capacity(entries.len());
             for (key, item) in entries {
                 let key = if cx.unknowns { unescaped_key(key) } else { key };
-                out.insert(
-                    super::normalized_name(key),
-                    read(item, elem, &path.key(key), depth + 1, cx)?,
-                );
+                let item = read(item, elem, &path.key(key), depth + 1, cx)?;
+                pairs.push((super::normalized_name(key), item));
             }
+            let mut out: BTreeMap<crate::Name, Value> = pairs.into_iter().collect();
+            cx.dynamic.add_element(elem);
             let index = &cx.dynamic;
             super::element_types(
                 out.values_mut(),

@@ -24,7 +24,6 @@ pub fn decode(bytes: &[u8], ty: &Type) -> Result<Value, CodecError> {
         expand: expansion_budget(bytes.len()),
         dynamic: super::DynamicIndex::default(),
     };
-    reader.dynamic.add(ty);
     let value = reader.value(ty, &PathRef::Root, 0)?;
     if reader.pos != bytes.len() {
         return Err(CodecError::new(
@@ -137,6 +136,7 @@ impl<'a> Reader<'a> {
                 } else {
                     "set"
                 };
+                self.dynamic.add_element(elem);
                 let index = &self.dynamic;
                 super::element_types(
                     items.iter_mut(),
@@ -165,12 +165,18 @@ impl<'a> Reader<'a> {
             }
             Type::Map(elem) => {
                 let len = self.map_len(path)?;
-                let mut entries = BTreeMap::new();
+                // Collected, then built at once: go-cty writes keys in order, which the sort
+                // only confirms, and building from sorted pairs searches nothing (an insert
+                // per key was a twelfth of a small plan's checks). The last of a repeated key
+                // wins, as inserting made it. An entry takes at least two bytes.
+                let mut pairs = Vec::with_capacity(len.min(self.remaining() / 2));
                 for _ in 0..len {
                     let key = super::normalized_name(self.string(path)?);
                     let item = self.value(elem, &path.key(&key), depth + 1)?;
-                    entries.insert(key, item);
+                    pairs.push((key, item));
                 }
+                let mut entries: BTreeMap<Name, Value> = pairs.into_iter().collect();
+                self.dynamic.add_element(elem);
                 let index = &self.dynamic;
                 super::element_types(
                     entries.values_mut(),
@@ -263,7 +269,7 @@ impl<'a> Reader<'a> {
         let type_bytes = self.take(type_json as usize, path)?;
         let ty =
             Type::from_json_bytes(type_bytes).map_err(|e| CodecError::new(path, e.to_string()))?;
-        self.dynamic.add(&ty);
+        // Its nodes are indexed as the decode meets them, and forgotten before it is dropped.
         let inner = self.value(&ty, path, depth + 1);
         self.dynamic.remove(&ty);
         Ok(super::dynamic_value(&ty, inner?))
@@ -1079,6 +1085,16 @@ mod tests {
         }
         let fine = [0x82, 0xa1, b'a', 0xa1, b'x', 0xa1, b'b', 0xa1, b'y'];
         assert!(decode(&fine, &ty).is_ok());
+    }
+
+    /// A key sent twice keeps the value sent last, as go-cty's decoder does.
+    #[test]
+    fn a_repeated_map_key_keeps_its_last_value() {
+        let ty = Type::Map(Box::new(Type::Number));
+        // {"b": 1, "a": 2, "b": 3}
+        let bytes = [0x83, 0xa1, b'b', 1, 0xa1, b'a', 2, 0xa1, b'b', 3];
+        let expected = Value::Map([("a".into(), 2.into()), ("b".into(), 3.into())].into());
+        assert_eq!(decode(&bytes, &ty).unwrap(), expected);
     }
 
     #[test]
