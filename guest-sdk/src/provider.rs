@@ -17,8 +17,9 @@ pub struct Context {
     /// ConfigureProvider and for providers without configuration. The host delivers it to
     /// every call, in every instance, so whatever `configure` accepted is available here.
     pub provider_config: Value,
-    /// The resource's value type, during apply (for [`Context::report_state`]).
-    pub(crate) state_type: Option<Type>,
+    /// The resource's value type, during apply (for [`Context::report_state`]): shared, not
+    /// copied per apply (a type is a tree of its names).
+    pub(crate) state_type: Option<std::sync::Arc<Type>>,
     /// The resource's private state, during read, plan and apply.
     pub(crate) private: RefCell<BTreeMap<String, serde_json::Value>>,
     /// The calling module's `provider_meta` block (decoded against
@@ -544,7 +545,7 @@ mod tests {
             .into(),
         );
         let ctx = Context {
-            state_type: Some(ty.clone()),
+            state_type: Some(std::sync::Arc::new(ty.clone())),
             ..Context::default()
         };
         ctx.report_created(&planned).unwrap();

@@ -115,7 +115,7 @@ impl HasSchema for Box<dyn DataSource> {
 /// One resource or data source type with its schema and value type, built on first use.
 struct Entry<T> {
     item: T,
-    built: std::sync::OnceLock<(crate::ResourceSchema, Type)>,
+    built: std::sync::OnceLock<(crate::ResourceSchema, std::sync::Arc<Type>)>,
     /// A resource's identity schema and its value type, built on first use.
     identity: std::sync::OnceLock<Option<(crate::Identity, Type)>>,
 }
@@ -128,11 +128,11 @@ impl<T: HasSchema> Entry<T> {
             identity: std::sync::OnceLock::new(),
         }
     }
-    fn built(&self) -> &(crate::ResourceSchema, Type) {
+    fn built(&self) -> &(crate::ResourceSchema, std::sync::Arc<Type>) {
         self.built.get_or_init(|| {
             let mut schema = self.item.schema();
             schema.place();
-            let ty = schema.value_type();
+            let ty = std::sync::Arc::new(schema.value_type());
             (schema, ty)
         })
     }
@@ -140,6 +140,10 @@ impl<T: HasSchema> Entry<T> {
         &self.built().0
     }
     fn ty(&self) -> &Type {
+        &self.built().1
+    }
+    /// [`Entry::ty`], to share beyond the call's borrow (an apply's [`crate::Context`]).
+    fn shared_ty(&self) -> &std::sync::Arc<Type> {
         &self.built().1
     }
 }

@@ -273,7 +273,7 @@ pub fn apply_resource_change(
         with_meta(c, &mut ctx, &req.provider_meta)?;
         crate::log::mask_sensitive(schema, &config);
         crate::log::mask_sensitive(schema, &prior);
-        ctx.state_type = Some(ty.clone());
+        ctx.state_type = Some(entry.shared_ty().clone());
         load_private(&ctx, &req.planned_private)?;
         crate::provider::LAST_REPORTED.with(|slot| slot.borrow_mut().take());
         let new_state = if planned.is_null() {
