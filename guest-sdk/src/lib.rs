@@ -33,12 +33,24 @@
 //! - [`http`]: an HTTP client (wasi:http in a component, native otherwise);
 //! - [`log`]: structured logging with secret masking;
 //! - [`files`]: files with permission bits under read-write grants (WASI cannot set modes);
-//! - `invariants` (feature `invariants`): contract checks the SDK runs in debug builds.
+//! - `invariants` (feature `invariants`): contract checks the SDK runs in debug builds;
+//! - [`allocator`] (default feature `allocator`): the component's allocator, which hands
+//!   small blocks freed in a call straight back out; turn the feature off to install your own.
 //!
 //! The author's guide (`docs/provider-guide.md` in the repository) walks from `cargo new` to a
 //! packaged provider.
 
 #![deny(missing_docs)]
+
+/// The component's allocator: small blocks are kept by size in front of wasi-libc's dlmalloc.
+/// Only where there are no threads, since its lists have no lock.
+#[cfg(all(
+    feature = "allocator",
+    target_arch = "wasm32",
+    not(target_feature = "atomics")
+))]
+#[global_allocator]
+static ALLOCATOR: allocator::Allocator = allocator::Allocator::new();
 
 #[doc(hidden)]
 pub mod bindings {
@@ -53,6 +65,7 @@ pub mod bindings {
 }
 
 pub mod action;
+pub mod allocator;
 pub mod config_generation;
 pub mod custom;
 pub mod ephemeral;

@@ -538,7 +538,7 @@ fn index_objects(items: &[Value], names: &[&str]) -> HashMap<u64, Vec<usize>> {
 fn projection(attrs: &tfwasm_model::Attributes, names: &[&str]) -> u64 {
     let mut hasher = value_hasher();
     for name in names {
-        attrs.get(*name).unwrap_or(&Value::Null).hash(&mut hasher);
+        attrs.get(name).unwrap_or(&Value::Null).hash(&mut hasher);
     }
     hasher.finish()
 }
@@ -737,10 +737,10 @@ fn key_changes(
     path: &At<'_>,
     out: &mut Violations,
 ) {
-    for key in planned.keys().filter(|k| !actual.contains_key(*k)) {
+    for key in planned.keys().filter(|k| !actual.contains_key(k)) {
         out.push(Violation::new(path, format!("{noun} {key:?} has vanished")));
     }
-    for key in actual.keys().filter(|k| !planned.contains_key(*k)) {
+    for key in actual.keys().filter(|k| !planned.contains_key(k)) {
         out.push(Violation::new(
             path,
             format!("new {noun} {key:?} has appeared"),

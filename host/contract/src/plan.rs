@@ -458,13 +458,13 @@ fn map_keys(
     what: &str,
     out: &mut Violations,
 ) {
-    for key in planned.keys().filter(|k| !config.contains_key(*k)) {
+    for key in planned.keys().filter(|k| !config.contains_key(k)) {
         out.push(Violation::new(
             path,
             format!("{what} {key:?} from plan is not present in config"),
         ));
     }
-    for key in config.keys().filter(|k| !planned.contains_key(*k)) {
+    for key in config.keys().filter(|k| !planned.contains_key(k)) {
         out.push(Violation::new(
             path,
             format!("{what} {key:?} from config is not present in plan"),
