@@ -265,6 +265,10 @@ impl GuestLog {
     /// Sends what a stream captured as lines at `level`, and says how much the capture
     /// itself dropped.
     pub(crate) fn stream(&mut self, stream: &str, level: &str, flushed: &Flushed) {
+        // Most calls print nothing: then nothing is built (every call flushes both streams).
+        if flushed.kept.is_empty() && flushed.dropped == 0 {
+            return;
+        }
         let text = String::from_utf8_lossy(&flushed.kept);
         let fields = [("stream".to_owned(), stream.to_owned())];
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
