@@ -645,12 +645,8 @@ fn number_text_bytes(value: &Value) -> usize {
         Value::List(items) | Value::Set(items) | Value::Tuple(items) => {
             items.iter().map(number_text_bytes).sum()
         }
-        Value::Map(entries) => {
-            entries.values().map(number_text_bytes).sum()
-        }
-        Value::Object(entries) => {
-            entries.values().map(number_text_bytes).sum()
-        }
+        Value::Map(entries) => entries.values().map(number_text_bytes).sum(),
+        Value::Object(entries) => entries.values().map(number_text_bytes).sum(),
         // A dynamic value is written with its type's JSON.
         Value::Dynamic(ty, inner) => ty.to_json_string().len() + number_text_bytes(inner),
         _ => 0,
