@@ -102,7 +102,8 @@ pub use provider::{
 pub use schema::{Attr, Block, ResourceSchema};
 pub use tfwasm_model::rpc::{ClientCapabilities, DeferredReason};
 pub use tfwasm_model::{
-    AttributePath, Diagnostic, Diagnostics, Name, Number, Refinement, Severity, Type, Value,
+    AttributePath, Attributes, Diagnostic, Diagnostics, Entries, Name, Number, Refinement,
+    Severity, Type, Value,
 };
 pub use typed::Tf;
 pub use value_ext::ValueExt;

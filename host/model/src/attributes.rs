@@ -207,11 +207,17 @@ impl FromIterator<(Name, Value)> for Attributes {
     }
 }
 
-/// As `BTreeMap::extend`: a name already held takes the new value.
+/// As `BTreeMap::extend`: a name already held takes the new value. Pairs in order after the
+/// last name held are only appended, so extending one pair at a time in order costs no sort.
 impl Extend<(Name, Value)> for Attributes {
     fn extend<I: IntoIterator<Item = (Name, Value)>>(&mut self, pairs: I) {
+        let held = self.0.len();
         self.0.extend(pairs);
-        self.settle();
+        let after_last = held == 0
+            || (self.0.get(held)).is_none_or(|first| by_name(&self.0[held - 1], first).is_lt());
+        if !(after_last && ascending(&self.0[held..])) {
+            self.settle();
+        }
     }
 }
 
@@ -474,9 +480,13 @@ mod tests {
     /// what a `BTreeMap` collects from the same pairs, in the same order.
     #[test]
     fn collecting_agrees_with_a_btreemap() {
-        let orders: [&[&str]; 6] = [
+        let orders: [&[&str]; 9] = [
             &[],
             &["a", "b", "c"],
+            // After the names extended below, in order: appended; then out of order.
+            &["n", "o", "z"],
+            &["n", "z", "o"],
+            &["m", "n"],
             &["c", "a", "b"],
             &["b", "a", "b", "a", "c", "b"],
             &[

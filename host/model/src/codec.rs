@@ -228,7 +228,12 @@ fn quote_type(ty: &Type) -> String {
 /// address, so it holds only types that outlive its use: the decode's own type, and a
 /// dynamic value's type while that value is decoded.
 #[derive(Default)]
-pub(crate) struct DynamicIndex(crate::value::HashMap<*const Type, bool>);
+pub(crate) struct DynamicIndex(
+    crate::value::HashMap<*const Type, bool>,
+    /// Type nodes walked, for tests that each is walked once.
+    #[cfg(test)]
+    std::cell::Cell<usize>,
+);
 
 impl DynamicIndex {
     /// Indexes every node of `ty` that lies in a collection's element.
@@ -248,6 +253,13 @@ impl DynamicIndex {
     }
 
     fn add_under(&mut self, ty: &Type, in_element: bool) -> bool {
+        // Indexed already, with everything below it: a nested collection met first (the
+        // innermost finishes first) is not walked again by each collection around it.
+        if in_element && let Some(&holds) = self.0.get(&(ty as *const Type)) {
+            return holds;
+        }
+        #[cfg(test)]
+        self.1.set(self.1.get() + 1);
         let holds = match ty {
             Type::Dynamic => true,
             Type::String | Type::Number | Type::Bool => false,
@@ -444,6 +456,34 @@ mod tests {
         let mut index = DynamicIndex::default();
         assert!(index.add(&Type::Object(attrs)));
         assert!(index.0.is_empty());
+    }
+
+    /// Collections nested 100 deep around a wide object, met as a decoder meets them (the
+    /// innermost finishes first): each type node is walked once, where an outer collection
+    /// once walked again everything the inner ones had indexed (depth × width).
+    #[test]
+    fn nested_collections_walk_each_type_node_once() {
+        let attrs: std::collections::BTreeMap<String, Type> = (0..1000)
+            .map(|i| (format!("a{i}"), Type::List(Box::new(Type::String))))
+            .collect();
+        let mut ty = Type::Object(attrs);
+        for _ in 0..100 {
+            ty = Type::List(Box::new(ty));
+        }
+        // The element types from the outermost collection's inwards.
+        let mut elements = Vec::new();
+        let mut here = &ty;
+        while let Type::List(element) = here {
+            elements.push(element.as_ref());
+            here = element;
+        }
+        let mut index = DynamicIndex::default();
+        for element in elements.iter().rev() {
+            index.add_element(element);
+        }
+        // 99 lists, the object, its 1,000 lists and their strings: each once.
+        assert_eq!(index.1.get(), 99 + 1 + 1000 + 1000, "each node walked once");
+        assert!(!index.has(elements[0]));
     }
 
     /// The twelfth hostile pass: a one-byte empty list or null under a wide element type

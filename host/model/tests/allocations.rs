@@ -78,7 +78,7 @@ fn names_cost_no_allocation_when_decoding_or_copying() {
     let (decoded, decoding) = allocations(|| msgpack::decode(&bytes, &ty).unwrap());
     assert_eq!(decoded, value);
     // 80 names: with a `String` each, decoding made over 80 allocations. What is left is
-    // the objects' and maps' own storage (B-tree nodes, a few per 40 entries).
+    // the object's vector and the map's B-tree nodes (a few per 40 entries).
     assert!(decoding < 30, "decoding allocated {decoding} times");
 
     let (copy, copying) = allocations(|| decoded.clone());

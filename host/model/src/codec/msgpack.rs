@@ -941,8 +941,9 @@ mod tests {
         assert_eq!(decode(&bytes, &Type::Dynamic).unwrap(), v);
     }
 
-    /// As `attributes_in_any_order_decode_alike_and_repeats_are_refused`, past one B-tree
-    /// node, where attributes in order are built into the map at once.
+    /// As `attributes_in_any_order_decode_alike_and_repeats_are_refused`, for a wider object:
+    /// in order each attribute is pushed, out of order each is looked up and the whole sorted
+    /// once.
     #[test]
     fn wide_objects_in_any_order_decode_alike_and_repeats_are_refused() {
         let names: Vec<String> = (0..14).map(|i| format!("a{i:02}")).collect();
