@@ -191,8 +191,11 @@ impl Attributes {
     /// Pairs with distinct names in any order, sorted.
     pub(crate) fn from_distinct(mut pairs: Vec<(Name, Value)>) -> Attributes {
         pairs.sort_unstable_by(by_name);
-        debug_assert!(ascending(&pairs));
-        Attributes(pairs)
+        let mut attributes = Attributes(pairs);
+        // One pass, to hold the invariant even if a caller broke its promise.
+        debug_assert!(ascending(&attributes.0));
+        attributes.settle();
+        attributes
     }
 }
 
@@ -211,12 +214,28 @@ impl FromIterator<(Name, Value)> for Attributes {
 /// last name held are only appended, so extending one pair at a time in order costs no sort.
 impl Extend<(Name, Value)> for Attributes {
     fn extend<I: IntoIterator<Item = (Name, Value)>>(&mut self, pairs: I) {
-        let held = self.0.len();
-        self.0.extend(pairs);
+        // Settled on drop, so an iterator that panics half way leaves the order whole.
+        let guard = Settle {
+            held: self.0.len(),
+            attributes: self,
+        };
+        guard.attributes.0.extend(pairs);
+    }
+}
+
+/// Settles attributes extended past their first `held` when dropped, by a panic or not.
+struct Settle<'a> {
+    attributes: &'a mut Attributes,
+    held: usize,
+}
+
+impl Drop for Settle<'_> {
+    fn drop(&mut self) {
+        let (pairs, held) = (&self.attributes.0, self.held);
         let after_last = held == 0
-            || (self.0.get(held)).is_none_or(|first| by_name(&self.0[held - 1], first).is_lt());
-        if !(after_last && ascending(&self.0[held..])) {
-            self.settle();
+            || (pairs.get(held)).is_none_or(|first| by_name(&pairs[held - 1], first).is_lt());
+        if !(after_last && ascending(&pairs[held..])) {
+            self.attributes.settle();
         }
     }
 }
@@ -515,6 +534,25 @@ mod tests {
             map_extended.extend(pairs(names));
             assert!(extended.iter().eq(map_extended.iter()), "{names:?}");
         }
+    }
+
+    /// An iterator that panics half way through an extend leaves what it gave in order.
+    #[test]
+    fn an_extend_cut_short_by_a_panic_keeps_the_order() {
+        let mut attributes = Attributes::from([(Name::new("m"), Value::from(0))]);
+        let given = pairs(&["z", "a", "m"]).into_iter();
+        let cut = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            attributes.extend(given.chain(std::iter::from_fn(|| panic!("cut short"))));
+        }));
+        assert!(cut.is_err());
+        let names: Vec<_> = attributes.keys().map(Name::as_str).collect();
+        assert_eq!(names, ["a", "m", "z"]);
+        assert_eq!(attributes.get("a"), Some(&Value::from(1)));
+        assert_eq!(
+            attributes.get("m"),
+            Some(&Value::from(2)),
+            "the last of a name wins"
+        );
     }
 
     #[test]
