@@ -187,16 +187,6 @@ impl Attributes {
         debug_assert!((self.0.last()).is_none_or(|(last, _)| compare_names(last, &name).is_lt()));
         self.0.push((name, value));
     }
-
-    /// Pairs with distinct names in any order, sorted.
-    pub(crate) fn from_distinct(mut pairs: Vec<(Name, Value)>) -> Attributes {
-        pairs.sort_unstable_by(by_name);
-        let mut attributes = Attributes(pairs);
-        // One pass, to hold the invariant even if a caller broke its promise.
-        debug_assert!(ascending(&attributes.0));
-        attributes.settle();
-        attributes
-    }
 }
 
 /// As `BTreeMap::from_iter`: in name order, and the last of two pairs of one name wins.
@@ -205,7 +195,7 @@ impl Attributes {
 impl FromIterator<(Name, Value)> for Attributes {
     fn from_iter<I: IntoIterator<Item = (Name, Value)>>(pairs: I) -> Attributes {
         let mut attributes = Attributes(pairs.into_iter().collect());
-        attributes.settle();
+        attributes.settle(0);
         attributes
     }
 }
@@ -231,20 +221,19 @@ struct Settle<'a> {
 
 impl Drop for Settle<'_> {
     fn drop(&mut self) {
-        let (pairs, held) = (&self.attributes.0, self.held);
-        let after_last = held == 0
-            || (pairs.get(held)).is_none_or(|first| by_name(&pairs[held - 1], first).is_lt());
-        if !(after_last && ascending(&pairs[held..])) {
-            self.attributes.settle();
-        }
+        self.attributes.settle(self.held);
     }
 }
 
 impl Attributes {
     /// Sorts by name and keeps the last of equal names (a stable sort keeps them in the order
-    /// they came): one sort however many pairs came out of order.
-    fn settle(&mut self) {
-        if ascending(&self.0) {
+    /// they came): one sort however many pairs came out of order. The first `held` are known
+    /// to be in order, so pairs in order after them are only looked at.
+    fn settle(&mut self, held: usize) {
+        let pairs = &self.0;
+        let after_held = held == 0
+            || (pairs.get(held)).is_none_or(|first| by_name(&pairs[held - 1], first).is_lt());
+        if after_held && ascending(&pairs[held..]) {
             return;
         }
         self.0.sort_by(by_name);

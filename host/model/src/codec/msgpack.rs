@@ -240,7 +240,8 @@ impl<'a> Reader<'a> {
                     out_of_order.push((Name::new(key), item));
                 }
                 if in_order.is_none() {
-                    entries = crate::Attributes::from_distinct(out_of_order);
+                    // Distinct names (repeats were refused): collecting sorts them once.
+                    entries = out_of_order.into_iter().collect();
                 }
                 Ok(Value::Object(entries))
             }
