@@ -3,9 +3,9 @@
 //! object from msgpack, which the host does anyway to check it.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use tfwasm_contract::{check_apply, check_plan};
+use tfwasm_contract::{check_apply, check_apply_with, check_plan, check_plan_with};
 use tfwasm_model::codec::msgpack;
-use tfwasm_model::{Attribute, Block, BlockNesting, NestedBlock, Type, Value};
+use tfwasm_model::{Attribute, Block, BlockNesting, Layout, NestedBlock, Type, Value};
 
 fn attr(name: String, ty: Type, i: usize) -> Attribute {
     let mut a = Attribute::new(name, ty);
@@ -121,13 +121,19 @@ fn bench(c: &mut Criterion) {
     group.bench_function("baseline_msgpack_decode_planned", |b| {
         b.iter(|| msgpack::decode(&planned_bytes, &ty).unwrap())
     });
+    // As the host runs them: with the layout its schema index holds.
+    let layout = Layout::of(&block);
     group.bench_function("check_plan_create", |b| {
-        b.iter(|| check_plan(&block, &Value::Null, &config, &planned))
+        b.iter(|| check_plan_with(&block, &layout, &Value::Null, &config, &planned, true))
     });
     group.bench_function("check_plan_update", |b| {
-        b.iter(|| check_plan(&block, &applied, &config, &applied))
+        b.iter(|| check_plan_with(&block, &layout, &applied, &config, &applied, true))
     });
     group.bench_function("check_apply", |b| {
+        b.iter(|| check_apply_with(&block, &layout, &planned, &applied))
+    });
+    // As `tfwasm check` runs them, working the layout out per call.
+    group.bench_function("check_apply_layout_per_call", |b| {
         b.iter(|| check_apply(&block, &planned, &applied))
     });
     group.finish();

@@ -7,15 +7,26 @@
 use std::hash::{Hash, Hasher};
 
 use tfwasm_model::hash::{HashMap, hash_map, value_hasher};
-use tfwasm_model::{Block, BlockNesting, Entries, Number, Refinement, Type, Value};
+use tfwasm_model::{Block, BlockNesting, Entries, Layout, Number, Refinement, Type, Value};
 
 use crate::at::At;
 use crate::render::{In, render_in};
 use crate::results::unknown_paths;
-use crate::{Violation, Violations, attrs, render, same, unwrap_dynamic};
+use crate::{Violation, Violations, attrs_at, render, same, unwrap_dynamic};
 
 /// Checks a new state against the planned state (null planned state means delete).
 pub fn check_apply(block: &Block, planned: &Value, new: &Value) -> Violations {
+    check_apply_with(block, &Layout::of(block), planned, new)
+}
+
+/// [`check_apply`] with the block's [`Layout`] worked out already (the schema index holds one
+/// per resource type).
+pub fn check_apply_with(
+    block: &Block,
+    layout: &Layout,
+    planned: &Value,
+    new: &Value,
+) -> Violations {
     work::reset();
     let root = At::Root;
     let mut out = Violations::new();
@@ -44,7 +55,7 @@ pub fn check_apply(block: &Block, planned: &Value, new: &Value) -> Violations {
         ));
     }
     object(
-        &Shape::of(block),
+        &Shape::of(block, layout),
         planned,
         new,
         &root,
@@ -59,6 +70,8 @@ pub fn check_apply(block: &Block, planned: &Value, new: &Value) -> Violations {
 /// from the schema, so building it per element would cost elements × schema.
 struct Shape<'b> {
     block: &'b Block,
+    /// Where the block's names sit in its values.
+    layout: &'b Layout,
     types: Vec<std::borrow::Cow<'b, Type>>,
     /// Per attribute: whether it is, or holds at any depth, a sensitive or write-only one.
     secret: Vec<bool>,
@@ -66,9 +79,10 @@ struct Shape<'b> {
 }
 
 impl<'b> Shape<'b> {
-    fn of(block: &'b Block) -> Shape<'b> {
+    fn of(block: &'b Block, layout: &'b Layout) -> Shape<'b> {
         Shape {
             block,
+            layout,
             types: block
                 .attributes
                 .iter()
@@ -78,7 +92,8 @@ impl<'b> Shape<'b> {
             nested: block
                 .block_types
                 .iter()
-                .map(|n| Shape::of(&n.block))
+                .enumerate()
+                .map(|(i, n)| Shape::of(&n.block, layout.block(i).1))
                 .collect(),
         }
     }
@@ -110,11 +125,12 @@ fn object(
     keys: Keys,
     out: &mut Violations,
 ) {
-    let block = shape.block;
-    for ((a, ty), secret) in block.attributes.iter().zip(&shape.types).zip(&shape.secret) {
+    let (block, layout) = (shape.block, shape.layout);
+    let attributes = block.attributes.iter().zip(&shape.types).zip(&shape.secret);
+    for (i, ((a, ty), secret)) in attributes.enumerate() {
         let here = path.attr(&a.name);
         let before = out.total();
-        let [planned, actual] = attrs([planned, actual], &a.name);
+        let [planned, actual] = attrs_at([planned, actual], layout.attribute(i), &a.name);
         value(ty, planned, actual, &here, out);
         // A secret's violations say where, never what: the values compared are the
         // configuration's and the provider's secrets.
@@ -126,9 +142,9 @@ fn object(
             ));
         }
     }
-    for (nested, inner) in block.block_types.iter().zip(&shape.nested) {
+    for (i, (nested, inner)) in block.block_types.iter().zip(&shape.nested).enumerate() {
         let name = &nested.type_name;
-        let [planned, actual] = attrs([planned, actual], name);
+        let [planned, actual] = attrs_at([planned, actual], layout.block(i).0, name);
         block_value(
             inner,
             nested.nesting,
@@ -218,8 +234,9 @@ fn value(ty: &Type, planned: &Value, actual: &Value, path: &At<'_>, out: &mut Vi
             }
         }
         Type::Object(attrs) => {
-            for (name, attr_ty) in attrs {
-                let [planned, actual] = crate::attrs([planned, actual], name);
+            // A value of the type holds its attributes in the type's (name) order.
+            for (at, (name, attr_ty)) in attrs.iter().enumerate() {
+                let [planned, actual] = attrs_at([planned, actual], at, name);
                 value(attr_ty, planned, actual, &path.attr(name), out);
             }
         }

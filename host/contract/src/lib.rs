@@ -31,12 +31,14 @@ mod write_only;
 
 use std::fmt;
 
-pub use apply::check_apply;
+pub use apply::{check_apply, check_apply_with};
 pub use checked::{Checked, Mode};
 pub use function::check_function_result;
 pub use generated::check_generated_config;
 pub use identity::{IdentityRole, check_identity, check_identity_kept, is_empty_identity};
-pub use plan::{check_plan, check_plan_for, check_requires_replace, check_requires_replace_in};
+pub use plan::{
+    check_plan, check_plan_for, check_plan_with, check_requires_replace, check_requires_replace_in,
+};
 pub use render::render;
 pub use results::{check_data_source, check_import, check_wholly_known};
 use tfwasm_model::{AttributePath, Value};
@@ -171,18 +173,17 @@ pub(crate) fn attr<'a>(value: &'a Value, name: &str) -> &'a Value {
     value.get(name).unwrap_or(&NULL)
 }
 
-/// [`attr`] of each of `values`, which are of one object type (a prior, configuration and
-/// plan): found by a search in the first object among them, then at the same place in the
-/// others, which hold their attributes in the same order (one search per attribute, not one
-/// per value).
-pub(crate) fn attrs<'a, const N: usize>(values: [&'a Value; N], name: &str) -> [&'a Value; N] {
+/// [`attr`] of each of `values`, which are of one object type, looked for first at `at`
+/// (the name's place in the type's [`tfwasm_model::Layout`]): one name comparison per value,
+/// and a search only in a value laid out otherwise.
+pub(crate) fn attrs_at<'a, const N: usize>(
+    values: [&'a Value; N],
+    at: usize,
+    name: &str,
+) -> [&'a Value; N] {
     const NULL: Value = Value::Null;
-    let at = values.iter().find_map(|v| match unwrap_dynamic(v) {
-        Value::Object(attributes) => attributes.position(name),
-        _ => None,
-    });
-    values.map(|v| match (at, unwrap_dynamic(v)) {
-        (Some(at), Value::Object(attributes)) => attributes.get_at(at, name).unwrap_or(&NULL),
+    values.map(|v| match unwrap_dynamic(v) {
+        Value::Object(attributes) => attributes.get_at(at, name).unwrap_or(&NULL),
         _ => attr(v, name),
     })
 }
@@ -222,8 +223,9 @@ mod tests {
         ));
     }
 
-    /// One search serves every value, whatever each is: an object of the type, one missing
-    /// the attribute or laid out otherwise, unknown, null, dynamic-wrapped or a map.
+    /// A place is a hint: at any place, right or wrong, each value gives its own attribute,
+    /// whatever it is: an object of the type, one missing the attribute or laid out
+    /// otherwise, unknown, null, dynamic-wrapped or a map.
     #[test]
     fn attributes_of_several_values_are_each_values_own() {
         let object = |names: &[&str]| {
@@ -241,10 +243,16 @@ mod tests {
         for first in &values {
             for second in &values {
                 for third in &values {
-                    for name in ["a", "b", "c", "d", "z"] {
-                        let found = attrs([first, second, third], name);
+                    for (name, at) in ["a", "b", "c", "d", "z"]
+                        .into_iter()
+                        .flat_map(|name| [0, 1, 2, 4, 5, usize::MAX].map(|at| (name, at)))
+                    {
+                        let found = attrs_at([first, second, third], at, name);
                         let each = [attr(first, name), attr(second, name), attr(third, name)];
-                        assert_eq!(found, each, "{name} of {first:?}, {second:?}, {third:?}");
+                        assert_eq!(
+                            found, each,
+                            "{name} at {at} of {first:?}, {second:?}, {third:?}"
+                        );
                     }
                 }
             }

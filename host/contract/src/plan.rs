@@ -9,13 +9,13 @@
 //! - a destroy (null configuration) plans null.
 
 use tfwasm_model::{
-    Attribute, AttributePath, AttributeType, Block, BlockNesting, NestedBlock, NestedObject,
-    ObjectNesting, PathStep, Type, Value,
+    Attribute, AttributePath, AttributeType, Block, BlockNesting, Layout, NestedBlock,
+    NestedObject, ObjectNesting, PathStep, Type, Value,
 };
 
 use crate::at::At;
 use crate::render::{In, render_in};
-use crate::{Violation, Violations, attrs, same, unwrap_dynamic};
+use crate::{Violation, Violations, attrs_at, same, unwrap_dynamic};
 
 /// Checks a plan. `prior` is null on create; `config` is null on destroy. Blocks marked
 /// `computed` (tfplugin6.11) may be planned freely where the configuration leaves them out.
@@ -28,6 +28,26 @@ pub fn check_plan(block: &Block, prior: &Value, config: &Value, planned: &Value)
 /// Terraform does.
 pub fn check_plan_for(
     block: &Block,
+    prior: &Value,
+    config: &Value,
+    planned: &Value,
+    computed_blocks: bool,
+) -> Violations {
+    check_plan_with(
+        block,
+        &Layout::of(block),
+        prior,
+        config,
+        planned,
+        computed_blocks,
+    )
+}
+
+/// [`check_plan_for`] with the block's [`Layout`] worked out already (the schema index holds
+/// one per resource type), so nothing of the schema is sorted per plan.
+pub fn check_plan_with(
+    block: &Block,
+    layout: &Layout,
     prior: &Value,
     config: &Value,
     planned: &Value,
@@ -55,7 +75,9 @@ pub fn check_plan_for(
         ));
         return out;
     }
-    object(rules, block, prior, config, planned, &root, &mut out);
+    object(
+        rules, block, layout, prior, config, planned, &root, &mut out,
+    );
     out.extend(crate::write_only::write_only_not_null(
         block,
         planned,
@@ -126,9 +148,11 @@ fn path_exists(ty: &Type, path: &AttributePath) -> bool {
     true
 }
 
+#[allow(clippy::too_many_arguments)]
 fn object(
     rules: Rules,
     block: &Block,
+    layout: &Layout,
     prior: &Value,
     config: &Value,
     planned: &Value,
@@ -138,11 +162,13 @@ fn object(
     if !both_present(planned, config, path, out) {
         return;
     }
-    attributes(&block.attributes, prior, config, planned, path, out);
-    for nested in &block.block_types {
+    attributes(&block.attributes, layout, prior, config, planned, path, out);
+    for (i, nested) in block.block_types.iter().enumerate() {
         let name = &nested.type_name;
-        let [prior, config, planned] = attrs([prior, config, planned], name);
-        nested_block(rules, nested, prior, config, planned, &path.attr(name), out);
+        let (at, inner) = layout.block(i);
+        let [prior, config, planned] = attrs_at([prior, config, planned], at, name);
+        let here = path.attr(name);
+        nested_block(rules, nested, inner, prior, config, planned, &here, out);
     }
 }
 
@@ -151,20 +177,24 @@ fn object(
 /// description costs nothing however many elements there are.
 fn attributes(
     list: &[Attribute],
+    layout: &Layout,
     prior: &Value,
     config: &Value,
     planned: &Value,
     path: &At<'_>,
     out: &mut Violations,
 ) {
-    for a in list {
-        let [prior, config, planned] = attrs([prior, config, planned], &a.name);
-        attribute(a, prior, config, planned, &path.attr(&a.name), out);
+    for (i, a) in list.iter().enumerate() {
+        let [prior, config, planned] =
+            attrs_at([prior, config, planned], layout.attribute(i), &a.name);
+        let nested = layout.nested_attribute(i);
+        attribute(a, nested, prior, config, planned, &path.attr(&a.name), out);
     }
 }
 
 fn attribute(
     a: &Attribute,
+    layout: &Layout,
     prior: &Value,
     config: &Value,
     planned: &Value,
@@ -201,7 +231,7 @@ fn attribute(
     }
     if let AttributeType::Nested(object) = &a.ty {
         let before = out.total();
-        nested_attribute(a, object, prior, config, planned, path, out);
+        nested_attribute(a, object, layout, prior, config, planned, path, out);
         // Inside a secret, every attribute is one: its violations say no more than where.
         if (a.sensitive || a.write_only) && out.total() > before {
             out.truncate(before);
@@ -233,9 +263,11 @@ fn attribute(
     out.push(Violation::new(path, message));
 }
 
+#[allow(clippy::too_many_arguments)]
 fn nested_attribute(
     a: &Attribute,
     object: &NestedObject,
+    layout: &Layout,
     prior: &Value,
     config: &Value,
     planned: &Value,
@@ -260,7 +292,15 @@ fn nested_attribute(
     // Nested attribute objects hold no blocks, so only their attributes are checked.
     let element = |prior: &Value, config: &Value, planned: &Value, path: &At<'_>, out: &mut _| {
         if both_present(planned, config, path, out) {
-            attributes(&object.attributes, prior, config, planned, path, out);
+            attributes(
+                &object.attributes,
+                layout,
+                prior,
+                config,
+                planned,
+                path,
+                out,
+            );
         }
     };
     match object.nesting {
@@ -313,9 +353,11 @@ fn nested_attribute(
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn nested_block(
     rules: Rules,
     nested: &NestedBlock,
+    layout: &Layout,
     prior: &Value,
     config: &Value,
     planned: &Value,
@@ -357,9 +399,16 @@ fn nested_block(
         ));
     }
     match nested.nesting {
-        BlockNesting::Single | BlockNesting::Group => {
-            object(rules, &nested.block, prior, config, planned, path, out)
-        }
+        BlockNesting::Single | BlockNesting::Group => object(
+            rules,
+            &nested.block,
+            layout,
+            prior,
+            config,
+            planned,
+            path,
+            out,
+        ),
         BlockNesting::List => {
             let (planned_items, config_items) = (elements(planned), elements(config));
             if planned_items.len() != config_items.len() {
@@ -382,6 +431,7 @@ fn nested_block(
                 object(
                     rules,
                     &nested.block,
+                    layout,
                     prior_items.get(i).unwrap_or(&Value::Null),
                     c,
                     p,
@@ -401,7 +451,7 @@ fn nested_block(
                 }
                 if let Some(c) = config_map.get(key) {
                     let before = entries(prior).get(key).unwrap_or(&Value::Null);
-                    object(rules, &nested.block, before, c, p, &here, out);
+                    object(rules, &nested.block, layout, before, c, p, &here, out);
                 }
             }
         }

@@ -91,6 +91,10 @@ fn walk(
         return;
     };
     for a in attributes {
+        // Only a write-only attribute, or a nested one that may hold some, is looked up.
+        if !a.write_only && !matches!(a.ty, AttributeType::Nested(_)) {
+            continue;
+        }
         let Some(v) = fields.get(a.name.as_str()) else {
             continue;
         };

@@ -9,10 +9,13 @@
 use std::path::Path;
 
 use serde_json::Value as Json;
-use tfwasm_contract::{Violations, check_apply, check_plan_for, check_requires_replace};
+use tfwasm_contract::{
+    Violations, check_apply, check_apply_with, check_plan_for, check_plan_with,
+    check_requires_replace,
+};
 use tfwasm_model::codec::json::decode_with_unknowns;
 use tfwasm_model::schema_json::block_from_json;
-use tfwasm_model::{AttributePath, Block, Type, Value};
+use tfwasm_model::{AttributePath, Block, Layout, Type, Value};
 
 fn merged(json: Option<&Json>, defaults: &Json) -> Json {
     match (json, defaults) {
@@ -33,14 +36,32 @@ fn value(case: &Json, key: &str, defaults: &Json, ty: &Type, name: &str) -> Valu
         .unwrap_or_else(|e| panic!("case {name}: {key}: {e}"))
 }
 
-fn run_case(block: &Block, defaults: &Json, case: &Json) -> Result<(), String> {
-    let name = case["name"].as_str().expect("every case has a name");
-    let ty = block.implied_type();
-    let violations: Violations = match case["check"].as_str() {
+/// A block with its attributes and block types declared in the reverse order: its layout
+/// puts every name of `block` at a wrong place.
+fn reversed(block: &Block) -> Block {
+    let mut block = block.clone();
+    block.attributes.reverse();
+    block.block_types.reverse();
+    for nested in &mut block.block_types {
+        nested.block = reversed(&nested.block);
+    }
+    block
+}
+
+/// Runs a case's check, with the block's own layout or with `layout`.
+fn run_check(
+    block: &Block,
+    layout: Option<&Layout>,
+    defaults: &Json,
+    case: &Json,
+    ty: &Type,
+    name: &str,
+) -> Violations {
+    match case["check"].as_str() {
         Some("plan") => {
-            let prior = value(case, "prior", defaults, &ty, name);
-            let config = value(case, "config", defaults, &ty, name);
-            let planned = value(case, "planned", defaults, &ty, name);
+            let prior = value(case, "prior", defaults, ty, name);
+            let config = value(case, "config", defaults, ty, name);
+            let planned = value(case, "planned", defaults, ty, name);
             let paths: Vec<AttributePath> = case
                 .get("requires_replace")
                 .and_then(Json::as_array)
@@ -54,17 +75,43 @@ fn run_case(block: &Block, defaults: &Json, case: &Json) -> Result<(), String> {
                 .get("computed_blocks_allowed")
                 .and_then(Json::as_bool)
                 .unwrap_or(true);
-            let mut v = check_plan_for(block, &prior, &config, &planned, computed_blocks);
+            let mut v = match layout {
+                Some(layout) => {
+                    check_plan_with(block, layout, &prior, &config, &planned, computed_blocks)
+                }
+                None => check_plan_for(block, &prior, &config, &planned, computed_blocks),
+            };
             v.extend(check_requires_replace(block, &prior, &paths));
             v
         }
         Some("apply") => {
-            let planned = value(case, "planned", defaults, &ty, name);
-            let new = value(case, "new", defaults, &ty, name);
-            check_apply(block, &planned, &new)
+            let planned = value(case, "planned", defaults, ty, name);
+            let new = value(case, "new", defaults, ty, name);
+            match layout {
+                Some(layout) => check_apply_with(block, layout, &planned, &new),
+                None => check_apply(block, &planned, &new),
+            }
         }
         other => panic!("case {name}: unknown check {other:?}"),
-    };
+    }
+}
+
+fn run_case(block: &Block, defaults: &Json, case: &Json) -> Result<(), String> {
+    let name = case["name"].as_str().expect("every case has a name");
+    let ty = block.implied_type();
+    let violations = run_check(block, None, defaults, case, &ty, name);
+    // A layout is a hint: with none, or a wrong one, the checks find the same.
+    let rendered = |v: &Violations| v.iter().map(ToString::to_string).collect::<Vec<_>>();
+    for layout in [Layout::default(), Layout::of(&reversed(block))] {
+        let again = run_check(block, Some(&layout), defaults, case, &ty, name);
+        if rendered(&again) != rendered(&violations) {
+            return Err(format!(
+                "case {name}: with the layout {layout:?}, {:?} where the block's gave {:?}",
+                rendered(&again),
+                rendered(&violations)
+            ));
+        }
+    }
     let expected: Vec<&str> = case["expect"]
         .as_array()
         .expect("expect list")

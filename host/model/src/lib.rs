@@ -16,6 +16,7 @@ pub mod canonical;
 pub mod codec;
 pub mod compare;
 mod diagnostic;
+pub mod layout;
 mod number;
 mod path;
 pub mod quote;
@@ -31,6 +32,7 @@ mod value;
 
 pub use attributes::{Attributes, Entries};
 pub use diagnostic::{Diagnostic, Diagnostics, HTTP_DENIED_SUMMARY, Severity, has_error};
+pub use layout::Layout;
 pub use number::{Number, ParseNumberError};
 pub use path::{AttributePath, ParsePathError, PathRef, PathStep, ToPath};
 pub use rpc::{

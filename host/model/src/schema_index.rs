@@ -8,10 +8,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use crate::rpc::{Function, IdentitySchema, Provider};
-use crate::{ProviderSchema, Schema, Type};
+use crate::{Layout, ProviderSchema, Schema, Type};
 
 /// A provider's schemas, function signatures and identity schemas, with each object's value
-/// type.
+/// type and each resource type's [`Layout`].
 #[derive(Debug, Clone, Default)]
 pub struct SchemaIndex {
     /// Provider, resource, data source and ephemeral resource schemas.
@@ -21,6 +21,7 @@ pub struct SchemaIndex {
     /// Identity schemas by resource type.
     pub identities: BTreeMap<String, IdentitySchema>,
     resource_types: HashMap<String, Type>,
+    resource_layouts: HashMap<String, Layout>,
     data_source_types: HashMap<String, Type>,
     ephemeral_types: HashMap<String, Type>,
     list_types: HashMap<String, Type>,
@@ -28,7 +29,8 @@ pub struct SchemaIndex {
 }
 
 impl SchemaIndex {
-    /// Indexes the schemas, working out every object's value type once.
+    /// Indexes the schemas, working out every object's value type, and every resource type's
+    /// layout, once.
     pub fn new(
         provider: ProviderSchema,
         functions: BTreeMap<String, Function>,
@@ -41,6 +43,9 @@ impl SchemaIndex {
         };
         SchemaIndex {
             resource_types: types(&provider.resources),
+            resource_layouts: (provider.resources.iter())
+                .map(|(name, s)| (name.clone(), Layout::of(&s.block)))
+                .collect(),
             data_source_types: types(&provider.data_sources),
             ephemeral_types: types(&provider.ephemeral_resources),
             list_types: types(&provider.list_resources),
@@ -56,6 +61,11 @@ impl SchemaIndex {
     /// The value type of the resource type `name`.
     pub fn resource_type(&self, name: &str) -> Option<&Type> {
         self.resource_types.get(name)
+    }
+
+    /// Where the names of the resource type `name` sit in its values.
+    pub fn resource_layout(&self, name: &str) -> Option<&Layout> {
+        self.resource_layouts.get(name)
     }
 
     /// The value type of the data source `name`.

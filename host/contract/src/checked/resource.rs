@@ -14,8 +14,8 @@ use std::sync::Arc;
 use super::aside;
 use super::{Checked, Mode, decode_result, decode_result_unless, resource_in, stored};
 use crate::{
-    IdentityRole, Violations, check_apply, check_import, check_plan_for, check_requires_replace_in,
-    check_write_only_null, has_write_only,
+    IdentityRole, Violations, check_apply_with, check_import, check_plan_with,
+    check_requires_replace_in, check_write_only_null, has_write_only,
 };
 
 impl<P: Provider> ResourceServer for Checked<P> {
@@ -161,15 +161,18 @@ impl<P: Provider> ResourceServer for Checked<P> {
             return resp;
         }
         // Inputs Terraform sent that do not decode are not the provider's fault: no check.
-        if let (Some((schema, ty)), Some((prior, config))) =
-            (resource_in(&index, &type_name), inputs.join().flatten())
-        {
+        if let (Some((schema, ty)), Some(layout), Some((prior, config))) = (
+            resource_in(&index, &type_name),
+            index.resource_layout(&type_name),
+            inputs.join().flatten(),
+        ) {
             let planned_bytes = aside::bytes(&[&resp.planned_state]);
             let mut violations = match decode_result_unless(&resp.planned_state, &prior_state, ty) {
                 Ok(planned) => {
                     let plan = planned.as_ref().unwrap_or(&prior);
+                    let block = &schema.block;
                     let found =
-                        check_plan_for(&schema.block, &prior, &config, plan, computed_blocks);
+                        check_plan_with(block, layout, &prior, &config, plan, computed_blocks);
                     if let Some(planned) = planned {
                         aside::free(planned_bytes, planned);
                     }
@@ -227,9 +230,11 @@ impl<P: Provider> ResourceServer for Checked<P> {
             |index, name, [v]| v.decode(index.resource_type(name)?).ok(),
         );
         let mut resp = self.inner.apply_resource_change(req).await;
-        if let (Some((schema, ty)), Some(planned)) =
-            (resource_in(&index, &type_name), inputs.join().flatten())
-        {
+        if let (Some((schema, ty)), Some(layout), Some(planned)) = (
+            resource_in(&index, &type_name),
+            index.resource_layout(&type_name),
+            inputs.join().flatten(),
+        ) {
             let new_bytes = aside::bytes(&[&resp.new_state]);
             let violations = match decode_result_unless(&resp.new_state, &planned_state, ty) {
                 // With errors the provider may return a partial state: only its shape matters.
@@ -239,7 +244,7 @@ impl<P: Provider> ResourceServer for Checked<P> {
                 }
                 Ok(new) => {
                     let state = new.as_ref().unwrap_or(&planned);
-                    let mut found = check_apply(&schema.block, &planned, state);
+                    let mut found = check_apply_with(&schema.block, layout, &planned, state);
                     found.extend(check_write_only_null(&schema.block, state));
                     found.extend(
                         self.check_identity(
