@@ -174,8 +174,9 @@ pub(crate) fn attr<'a>(value: &'a Value, name: &str) -> &'a Value {
 }
 
 /// [`attr`] of each of `values`, which are of one object type, looked for first at `at`
-/// (the name's place in the type's [`tfwasm_model::Layout`]): one name comparison per value,
-/// and a search only in a value laid out otherwise.
+/// (where values of the type hold the name: its place in the block's
+/// [`tfwasm_model::Layout`], or its position in an object type's attributes, which are in name
+/// order too): one name comparison per value, and a search only in a value laid out otherwise.
 pub(crate) fn attrs_at<'a, const N: usize>(
     values: [&'a Value; N],
     at: usize,

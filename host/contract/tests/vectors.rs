@@ -15,7 +15,7 @@ use tfwasm_contract::{
 };
 use tfwasm_model::codec::json::decode_with_unknowns;
 use tfwasm_model::schema_json::block_from_json;
-use tfwasm_model::{AttributePath, Block, Layout, Type, Value};
+use tfwasm_model::{Attribute, AttributePath, AttributeType, Block, Layout, Type, Value};
 
 fn merged(json: Option<&Json>, defaults: &Json) -> Json {
     match (json, defaults) {
@@ -36,14 +36,22 @@ fn value(case: &Json, key: &str, defaults: &Json, ty: &Type, name: &str) -> Valu
         .unwrap_or_else(|e| panic!("case {name}: {key}: {e}"))
 }
 
-/// A block with its attributes and block types declared in the reverse order: its layout
-/// puts every name of `block` at a wrong place.
-fn reversed(block: &Block) -> Block {
+/// `block` with one more attribute declared last, whose name sorts before every other, in it
+/// and in every nested block and nested attribute object: its layout puts each of `block`'s
+/// names one place after where `block`'s values hold it, so every place is wrong.
+fn shifted(block: &Block) -> Block {
+    fn first_name(attributes: &mut Vec<Attribute>) {
+        for a in attributes.iter_mut() {
+            if let AttributeType::Nested(object) = &mut a.ty {
+                first_name(&mut object.attributes);
+            }
+        }
+        attributes.push(Attribute::new("", Type::String));
+    }
     let mut block = block.clone();
-    block.attributes.reverse();
-    block.block_types.reverse();
+    first_name(&mut block.attributes);
     for nested in &mut block.block_types {
-        nested.block = reversed(&nested.block);
+        nested.block = shifted(&nested.block);
     }
     block
 }
@@ -100,9 +108,10 @@ fn run_case(block: &Block, defaults: &Json, case: &Json) -> Result<(), String> {
     let name = case["name"].as_str().expect("every case has a name");
     let ty = block.implied_type();
     let violations = run_check(block, None, defaults, case, &ty, name);
-    // A layout is a hint: with none, or a wrong one, the checks find the same.
+    // A layout is a hint: with none (every lookup searches), or one whose every place is
+    // wrong, the checks find the same.
     let rendered = |v: &Violations| v.iter().map(ToString::to_string).collect::<Vec<_>>();
-    for layout in [Layout::default(), Layout::of(&reversed(block))] {
+    for layout in [Layout::default(), Layout::of(&shifted(block))] {
         let again = run_check(block, Some(&layout), defaults, case, &ty, name);
         if rendered(&again) != rendered(&violations) {
             return Err(format!(

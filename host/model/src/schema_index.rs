@@ -20,8 +20,9 @@ pub struct SchemaIndex {
     pub functions: BTreeMap<String, Function>,
     /// Identity schemas by resource type.
     pub identities: BTreeMap<String, IdentitySchema>,
-    resource_types: HashMap<String, Type>,
-    resource_layouts: HashMap<String, Layout>,
+    /// Per resource type: its value type, and where its names sit in its values (one map, so
+    /// a type indexed has both).
+    resources: HashMap<String, (Type, Layout)>,
     data_source_types: HashMap<String, Type>,
     ephemeral_types: HashMap<String, Type>,
     list_types: HashMap<String, Type>,
@@ -42,9 +43,8 @@ impl SchemaIndex {
                 .collect()
         };
         SchemaIndex {
-            resource_types: types(&provider.resources),
-            resource_layouts: (provider.resources.iter())
-                .map(|(name, s)| (name.clone(), Layout::of(&s.block)))
+            resources: (provider.resources.iter())
+                .map(|(name, s)| (name.clone(), (s.block.implied_type(), Layout::of(&s.block))))
                 .collect(),
             data_source_types: types(&provider.data_sources),
             ephemeral_types: types(&provider.ephemeral_resources),
@@ -60,12 +60,12 @@ impl SchemaIndex {
 
     /// The value type of the resource type `name`.
     pub fn resource_type(&self, name: &str) -> Option<&Type> {
-        self.resource_types.get(name)
+        self.resources.get(name).map(|(ty, _)| ty)
     }
 
-    /// Where the names of the resource type `name` sit in its values.
-    pub fn resource_layout(&self, name: &str) -> Option<&Layout> {
-        self.resource_layouts.get(name)
+    /// The value type of the resource type `name`, and where its names sit in its values.
+    pub fn resource_type_and_layout(&self, name: &str) -> Option<(&Type, &Layout)> {
+        self.resources.get(name).map(|(ty, layout)| (ty, layout))
     }
 
     /// The value type of the data source `name`.

@@ -23,7 +23,8 @@ use std::sync::{Arc, OnceLock};
 
 use tfwasm_model::rpc::{DynamicValue, GetFunctionsResponse};
 use tfwasm_model::{
-    Diagnostic, Diagnostics, Provider, ProviderSchema, Schema, SchemaIndex, Severity, Type, Value,
+    Diagnostic, Diagnostics, Layout, Provider, ProviderSchema, Schema, SchemaIndex, Severity, Type,
+    Value,
 };
 
 use crate::{Violation, Violations};
@@ -143,7 +144,8 @@ impl<P: Provider> Checked<P> {
     }
 
     async fn resource(&self, type_name: &str) -> Option<(&Schema, &Type)> {
-        resource_in(self.index().await, type_name)
+        let (schema, ty, _) = resource_in(self.index().await, type_name)?;
+        Some((schema, ty))
     }
 
     /// The block of the object `rpc` answers with for `type_name`, by the RPC's family, once
@@ -252,12 +254,13 @@ fn stored(block: &tfwasm_model::Block, state: &Value) -> Violations {
     found
 }
 
-/// The schema and value type of the resource `type_name` in `index`, if it has it.
-fn resource_in<'i>(index: &'i SchemaIndex, type_name: &str) -> Option<(&'i Schema, &'i Type)> {
-    Some((
-        index.provider.resources.get(type_name)?,
-        index.resource_type(type_name)?,
-    ))
+/// The schema, value type and layout of the resource `type_name` in `index`, if it has it.
+fn resource_in<'i>(
+    index: &'i SchemaIndex,
+    type_name: &str,
+) -> Option<(&'i Schema, &'i Type, &'i Layout)> {
+    let (ty, layout) = index.resource_type_and_layout(type_name)?;
+    Some((index.provider.resources.get(type_name)?, ty, layout))
 }
 
 /// Decodes a provider result; a value that does not fit the schema is itself a violation.

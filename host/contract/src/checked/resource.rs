@@ -161,11 +161,9 @@ impl<P: Provider> ResourceServer for Checked<P> {
             return resp;
         }
         // Inputs Terraform sent that do not decode are not the provider's fault: no check.
-        if let (Some((schema, ty)), Some(layout), Some((prior, config))) = (
-            resource_in(&index, &type_name),
-            index.resource_layout(&type_name),
-            inputs.join().flatten(),
-        ) {
+        if let (Some((schema, ty, layout)), Some((prior, config))) =
+            (resource_in(&index, &type_name), inputs.join().flatten())
+        {
             let planned_bytes = aside::bytes(&[&resp.planned_state]);
             let mut violations = match decode_result_unless(&resp.planned_state, &prior_state, ty) {
                 Ok(planned) => {
@@ -230,11 +228,9 @@ impl<P: Provider> ResourceServer for Checked<P> {
             |index, name, [v]| v.decode(index.resource_type(name)?).ok(),
         );
         let mut resp = self.inner.apply_resource_change(req).await;
-        if let (Some((schema, ty)), Some(layout), Some(planned)) = (
-            resource_in(&index, &type_name),
-            index.resource_layout(&type_name),
-            inputs.join().flatten(),
-        ) {
+        if let (Some((schema, ty, layout)), Some(planned)) =
+            (resource_in(&index, &type_name), inputs.join().flatten())
+        {
             let new_bytes = aside::bytes(&[&resp.new_state]);
             let violations = match decode_result_unless(&resp.new_state, &planned_state, ty) {
                 // With errors the provider may return a partial state: only its shape matters.
