@@ -133,6 +133,9 @@ fn bench(c: &mut Criterion) {
         b.iter(|| check_apply_with(&block, &layout, &planned, &applied))
     });
     // As `tfwasm check` runs them, working the layout out per call.
+    group.bench_function("check_plan_create_layout_per_call", |b| {
+        b.iter(|| check_plan(&block, &Value::Null, &config, &planned))
+    });
     group.bench_function("check_apply_layout_per_call", |b| {
         b.iter(|| check_apply(&block, &planned, &applied))
     });

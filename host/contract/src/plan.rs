@@ -75,9 +75,11 @@ pub fn check_plan_with(
         ));
         return out;
     }
-    object(
-        rules, block, layout, prior, config, planned, &root, &mut out,
-    );
+    let whole = Laid {
+        schema: block,
+        layout,
+    };
+    object(rules, whole, prior, config, planned, &root, &mut out);
     out.extend(crate::write_only::write_only_not_null(
         block,
         planned,
@@ -148,11 +150,26 @@ fn path_exists(ty: &Type, path: &AttributePath) -> bool {
     true
 }
 
-#[allow(clippy::too_many_arguments)]
+/// A part of a schema with its [`Layout`]: what a walk of its values needs.
+struct Laid<'s, S> {
+    schema: &'s S,
+    layout: &'s Layout,
+}
+
+// Not derived: a derive would require `S: Copy`, and a `Laid` holds only references.
+impl<S> Clone for Laid<'_, S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<S> Copy for Laid<'_, S> {}
+
 fn object(
     rules: Rules,
-    block: &Block,
-    layout: &Layout,
+    Laid {
+        schema: block,
+        layout,
+    }: Laid<'_, Block>,
     prior: &Value,
     config: &Value,
     planned: &Value,
@@ -165,10 +182,13 @@ fn object(
     attributes(&block.attributes, layout, prior, config, planned, path, out);
     for (i, nested) in block.block_types.iter().enumerate() {
         let name = &nested.type_name;
-        let (at, inner) = layout.block(i);
+        let (at, layout) = layout.block(i);
         let [prior, config, planned] = attrs_at([prior, config, planned], at, name);
-        let here = path.attr(name);
-        nested_block(rules, nested, inner, prior, config, planned, &here, out);
+        let nested = Laid {
+            schema: nested,
+            layout,
+        };
+        nested_block(rules, nested, prior, config, planned, &path.attr(name), out);
     }
 }
 
@@ -231,7 +251,11 @@ fn attribute(
     }
     if let AttributeType::Nested(object) = &a.ty {
         let before = out.total();
-        nested_attribute(a, object, layout, prior, config, planned, path, out);
+        let object = Laid {
+            schema: object,
+            layout,
+        };
+        nested_attribute(a, object, prior, config, planned, path, out);
         // Inside a secret, every attribute is one: its violations say no more than where.
         if (a.sensitive || a.write_only) && out.total() > before {
             out.truncate(before);
@@ -263,11 +287,12 @@ fn attribute(
     out.push(Violation::new(path, message));
 }
 
-#[allow(clippy::too_many_arguments)]
 fn nested_attribute(
     a: &Attribute,
-    object: &NestedObject,
-    layout: &Layout,
+    Laid {
+        schema: object,
+        layout,
+    }: Laid<'_, NestedObject>,
     prior: &Value,
     config: &Value,
     planned: &Value,
@@ -353,11 +378,12 @@ fn nested_attribute(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 fn nested_block(
     rules: Rules,
-    nested: &NestedBlock,
-    layout: &Layout,
+    Laid {
+        schema: nested,
+        layout,
+    }: Laid<'_, NestedBlock>,
     prior: &Value,
     config: &Value,
     planned: &Value,
@@ -398,17 +424,14 @@ fn nested_block(
             "attribute representing nested block must not be unknown itself; set nested attribute values to unknown instead",
         ));
     }
+    let block = Laid {
+        schema: &nested.block,
+        layout,
+    };
     match nested.nesting {
-        BlockNesting::Single | BlockNesting::Group => object(
-            rules,
-            &nested.block,
-            layout,
-            prior,
-            config,
-            planned,
-            path,
-            out,
-        ),
+        BlockNesting::Single | BlockNesting::Group => {
+            object(rules, block, prior, config, planned, path, out)
+        }
         BlockNesting::List => {
             let (planned_items, config_items) = (elements(planned), elements(config));
             if planned_items.len() != config_items.len() {
@@ -430,8 +453,7 @@ fn nested_block(
                 }
                 object(
                     rules,
-                    &nested.block,
-                    layout,
+                    block,
                     prior_items.get(i).unwrap_or(&Value::Null),
                     c,
                     p,
@@ -451,7 +473,7 @@ fn nested_block(
                 }
                 if let Some(c) = config_map.get(key) {
                     let before = entries(prior).get(key).unwrap_or(&Value::Null);
-                    object(rules, &nested.block, layout, before, c, p, &here, out);
+                    object(rules, block, before, c, p, &here, out);
                 }
             }
         }
