@@ -796,7 +796,7 @@ impl ResourceSchema {
     pub(crate) fn place(&mut self) {
         let names = self.attributes.iter().map(|a| a.wire.name.as_str());
         let names = names.chain(self.blocks.iter().map(|b| b.wire.type_name.as_str()));
-        let slots = slots(names);
+        let slots = tfwasm_model::layout::ranks(names);
         let (attrs, blocks) = slots.split_at(self.attributes.len());
         for (attr, &slot) in self.attributes.iter_mut().zip(attrs) {
             attr.slot = slot;
@@ -839,24 +839,11 @@ impl ResourceSchema {
 
 /// [`ResourceSchema::place`] for a nested attribute's object.
 fn place_nested(attrs: &mut [Attr]) {
-    let slots = slots(attrs.iter().map(|a| a.wire.name.as_str()));
+    let slots = tfwasm_model::layout::ranks(attrs.iter().map(|a| a.wire.name.as_str()));
     for (attr, slot) in attrs.iter_mut().zip(slots) {
         attr.slot = slot;
         place_nested(&mut attr.nested);
     }
-}
-
-/// Each name's place among `names` in order (as `str` orders, which is how an object's
-/// attributes are held).
-fn slots<'a>(names: impl Iterator<Item = &'a str>) -> Vec<usize> {
-    let names: Vec<&str> = names.collect();
-    let mut order: Vec<usize> = (0..names.len()).collect();
-    order.sort_by_key(|&i| names[i]);
-    let mut slots = vec![0; names.len()];
-    for (place, i) in order.into_iter().enumerate() {
-        slots[i] = place;
-    }
-    slots
 }
 
 #[cfg(test)]

@@ -78,9 +78,10 @@ fn nested(a: &Attribute) -> Option<Layout> {
     })
 }
 
-/// Each name's rank in name order. A name declared twice (which schema validation refuses)
-/// gets two ranks; lookups at either compare the name and search when it is not there.
-fn ranks<'a>(names: impl Iterator<Item = &'a str>) -> Vec<usize> {
+/// Each name's rank in name order, which is where an object value holds it
+/// ([`crate::Attributes`]). A name given twice (which schema validation refuses) gets two
+/// ranks; lookups at either compare the name and search when it is not there.
+pub fn ranks<'a>(names: impl Iterator<Item = &'a str>) -> Vec<usize> {
     let names: Vec<&str> = names.collect();
     let mut order: Vec<usize> = (0..names.len()).collect();
     order.sort_by(|&a, &b| compare_names(names[a], names[b]));

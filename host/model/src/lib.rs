@@ -16,7 +16,7 @@ pub mod canonical;
 pub mod codec;
 pub mod compare;
 mod diagnostic;
-mod layout;
+pub mod layout;
 mod number;
 mod path;
 pub mod quote;
