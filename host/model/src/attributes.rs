@@ -73,11 +73,6 @@ impl Attributes {
         self.find(name).ok().map(|i| &mut self.0[i].1)
     }
 
-    /// Where the attribute `name` is held: its place in name order.
-    pub fn position(&self, name: &str) -> Option<usize> {
-        self.find(name).ok()
-    }
-
     /// The attribute `name`, looked for first at `at`: where a value of the object's type holds
     /// it ([`Attributes::as_slice`]), so a caller that knows the type (the SDK's planner) pays
     /// one name comparison, not a search. A wrong `at` only costs the search.

@@ -27,14 +27,14 @@ impl Layout {
     pub fn of(block: &Block) -> Layout {
         let names = (block.attributes.iter().map(|a| a.name.as_str()))
             .chain(block.block_types.iter().map(|b| b.type_name.as_str()));
-        let mut places = ranks(names).into_iter();
-        let attributes = (block.attributes.iter())
-            .map(|a| (places.next().unwrap_or(usize::MAX), nested(a)))
-            .collect();
-        let blocks = (block.block_types.iter())
-            .map(|b| (places.next().unwrap_or(usize::MAX), Layout::of(&b.block)))
-            .collect();
-        Layout { attributes, blocks }
+        let places = ranks(names);
+        let (attributes, blocks) = places.split_at(block.attributes.len());
+        Layout {
+            attributes: placed(&block.attributes, attributes),
+            blocks: (blocks.iter().zip(&block.block_types))
+                .map(|(&at, b)| (at, Layout::of(&b.block)))
+                .collect(),
+        }
     }
 
     /// The place of the block's `i`th attribute (declaration order); past the end, a place
@@ -64,6 +64,13 @@ static EMPTY: Layout = Layout {
     blocks: Vec::new(),
 };
 
+/// Attributes with their places, and their nested objects' layouts.
+fn placed(attributes: &[Attribute], places: &[usize]) -> Vec<(usize, Option<Layout>)> {
+    (places.iter().zip(attributes))
+        .map(|(&at, a)| (at, nested(a)))
+        .collect()
+}
+
 /// The layout of a nested attribute's objects (which hold attributes only), if it is one.
 fn nested(a: &Attribute) -> Option<Layout> {
     let AttributeType::Nested(object) = &a.ty else {
@@ -71,9 +78,7 @@ fn nested(a: &Attribute) -> Option<Layout> {
     };
     let places = ranks(object.attributes.iter().map(|a| a.name.as_str()));
     Some(Layout {
-        attributes: (places.into_iter().zip(&object.attributes))
-            .map(|(at, a)| (at, nested(a)))
-            .collect(),
+        attributes: placed(&object.attributes, &places),
         blocks: Vec::new(),
     })
 }
