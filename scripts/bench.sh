@@ -37,6 +37,14 @@ fi
 cargo build --release --manifest-path bench/independent/Cargo.toml --target-dir "$target/independent"
 independent="$target/independent/release/independent-random"
 
+# The floor, the native baselines and the driver, built as the package's runner is (fat LTO
+# in one codegen unit, the Makefile's RUNNER_FOR_SIZE): through gRPC the same code built
+# without LTO answers 13-27 us slower a call, which would read as part of the Wasm layer.
+step "the floor and the native baselines, built as the runner is (fat LTO, one codegen unit)"
+CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1 \
+  cargo build --release -p tfwasm-bench --target-dir "$target/lto"
+bench="$target/lto/release"
+
 step "bench/outside-blocks (a provider crate outside the workspace, as an author writes one)"
 cargo build --release --target wasm32-wasip2 --manifest-path bench/outside-blocks/Cargo.toml --target-dir "$target/outside"
 outside_blocks="$target/outside/wasm32-wasip2/release/outside_blocks.wasm"
@@ -65,11 +73,11 @@ step "tfwasm-bench run (terraform: ${clients[*]})"
 tf_args=()
 for c in "${clients[@]}"; do tf_args+=(--terraform "$c"); done
 # shellcheck disable=SC2086
-"$target/release/tfwasm-bench" run \
+"$bench/tfwasm-bench" run \
   --tfwasm "$target/release/tfwasm" \
-  --native "$target/release/native-random" \
-  --native-restapi "$target/release/native-restapi" \
-  --native-policy "$target/release/native-policy" \
+  --native "$bench/native-random" \
+  --native-restapi "$bench/native-restapi" \
+  --native-policy "$bench/native-policy" \
   --outside-blocks "$outside_blocks" \
   --json-server "$json_server" \
   --query-terraform "$query_terraform" \
