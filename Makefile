@@ -7,10 +7,10 @@ SAMPLES := tfwasm-sample-random tfwasm-sample-misbehave tfwasm-sample-hostile tf
 help: ## List targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-10s %s\n", $$1, $$2}'
 
-# Link-time optimization in one codegen unit: the runner 12.9 MB (14.2 MB instead of 16.7 MB when measured)
-# (docs/performance.md). Its dependencies compile a second time for it, so the demo's
-# quicker build (build-demo) leaves this out.
-RUNNER_FOR_SIZE = CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
+# The runner's build settings (scripts/runner-build.env: fat LTO, one codegen unit). Its
+# dependencies compile a second time for it, so the demo's quicker build (build-demo) leaves
+# this out.
+RUNNER_FOR_SIZE := $(shell grep -v '^\#' scripts/runner-build.env)
 
 build: ## Build the host (target/release/tfwasm and the runners packages carry, amd64 and arm64), the native baselines and every sample component (Python's with componentize-py, Go's with tfwasm build-go)
 	@rustup target list --installed 2>/dev/null | grep -qx wasm32-wasip2 || rustup target add wasm32-wasip2

@@ -37,11 +37,13 @@ fi
 cargo build --release --manifest-path bench/independent/Cargo.toml --target-dir "$target/independent"
 independent="$target/independent/release/independent-random"
 
-# The floor, the native baselines and the driver, built as the package's runner is (fat LTO
-# in one codegen unit, the Makefile's RUNNER_FOR_SIZE): through gRPC the same code built
-# without LTO answers 13-27 us slower a call, which would read as part of the Wasm layer.
-step "the floor and the native baselines, built as the runner is (fat LTO, one codegen unit)"
-CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1 \
+# The floor, the native baselines and the driver, built as the package's runner is
+# (scripts/runner-build.env): through gRPC the same code built without LTO answers 13-27 us
+# slower a call, which would read as part of the Wasm layer.
+runner_build=$(grep -v '^#' "$root/scripts/runner-build.env")
+step "the floor and the native baselines, built as the runner is ($(echo $runner_build))"
+# shellcheck disable=SC2086 # one NAME=value word per line of the file
+env $runner_build \
   cargo build --release -p tfwasm-bench --target-dir "$target/lto"
 bench="$target/lto/release"
 

@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 target=aarch64-unknown-linux-gnu
 
-if ! rustup target list --installed 2>/dev/null | grep -qx "$target"; then
+if ! rustup target list --installed 2>/dev/null | grep -x "$target" >/dev/null; then
   echo "fetching the Rust standard library for $target (rustup target add)" >&2
   rustup target add "$target" >&2
 fi
@@ -23,7 +23,8 @@ fi
 export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
 export CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc
 export AR_aarch64_unknown_linux_gnu=aarch64-linux-gnu-ar
-# As the amd64 runner is built (Makefile's RUNNER_FOR_SIZE): every package carries it.
-CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1 \
+# As the amd64 runner is built (scripts/runner-build.env): every package carries it.
+# shellcheck disable=SC2046 # one NAME=value word per line of the file
+env $(grep -v '^#' scripts/runner-build.env) \
   "${CARGO:-cargo}" build --release --target "$target" -p tfwasm-runner >&2
 echo "${CARGO_TARGET_DIR:-$PWD/target}/$target/release/tfwasm-runner"

@@ -63,7 +63,9 @@ start=$(date +%s)
 echo "building Terraform $version from the Go module proxy into $out (once; a few minutes)" >&2
 info=$(go list -m -json "$module@$version" 2>&1) ||
   fail "cannot find $module@$version on the Go module proxy ($(go env GOPROXY)): $info"
-field() { printf '%s' "$info" | sed -n "s/^[[:space:]]*\"$1\": \"\(.*\)\",*$/\1/p" | head -1; }
+# The first match, kept by a `sed -n 1p` that reads to the end: `head -1` exits early, which
+# can end the first sed with SIGPIPE, and pipefail then fails the assignment.
+field() { sed -n "s/^[[:space:]]*\"$1\": \"\(.*\)\",*$/\1/p" <<<"$info" | sed -n 1p; }
 hash=$(field Hash)
 time=$(field Time)
 [ -n "$hash" ] && [ -n "$time" ] || fail "the proxy gave no commit or time for $module@$version"

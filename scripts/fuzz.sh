@@ -13,7 +13,7 @@ seconds="${FUZZ_SECONDS:-60}"
 jobs="${FUZZ_JOBS:-$(nproc)}"
 targets="${FUZZ_TARGETS:-msgpack_value json_value schema_json contract_checks settings rpc_requests}"
 
-rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
+rustup toolchain list | grep '^nightly' >/dev/null || rustup toolchain install nightly --profile minimal
 command -v cargo-fuzz >/dev/null 2>&1 || cargo install cargo-fuzz --locked
 
 echo "--- building the fuzz targets (nightly, AddressSanitizer)"

@@ -14,6 +14,7 @@ mod outside_clients;
 mod python_sdk;
 mod sandbox;
 mod scaffold;
+mod tool_scripts;
 mod versions;
 
 use std::time::{Duration, Instant};
