@@ -10,7 +10,7 @@ help: ## List targets
 # The runner's build settings (scripts/runner-build.env: fat LTO, one codegen unit). Its
 # dependencies compile a second time for it, so the demo's quicker build (build-demo) leaves
 # this out.
-RUNNER_FOR_SIZE := $(shell grep -v '^\#' scripts/runner-build.env)
+RUNNER_FOR_SIZE := $(or $(shell grep -v '^\#' scripts/runner-build.env 2>/dev/null),$(error scripts/runner-build.env is missing or empty: run make from the repository's root))
 
 build: ## Build the host (target/release/tfwasm and the runners packages carry, amd64 and arm64), the native baselines and every sample component (Python's with componentize-py, Go's with tfwasm build-go)
 	@rustup target list --installed 2>/dev/null | grep -qx wasm32-wasip2 || rustup target add wasm32-wasip2

@@ -41,7 +41,7 @@ independent="$target/independent/release/independent-random"
 # (scripts/runner-build.env): through gRPC the same code built without LTO answers 13-27 us
 # slower a call, which would read as part of the Wasm layer.
 runner_build=$(grep -v '^#' "$root/scripts/runner-build.env")
-step "the floor and the native baselines, built as the runner is ($(echo $runner_build))"
+step "the floor and the native baselines, built as the runner is (scripts/runner-build.env: $(echo $runner_build))"
 # shellcheck disable=SC2086 # one NAME=value word per line of the file
 env $runner_build \
   cargo build --release -p tfwasm-bench --target-dir "$target/lto"

@@ -24,7 +24,8 @@ export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
 export CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc
 export AR_aarch64_unknown_linux_gnu=aarch64-linux-gnu-ar
 # As the amd64 runner is built (scripts/runner-build.env): every package carries it.
-# shellcheck disable=SC2046 # one NAME=value word per line of the file
-env $(grep -v '^#' scripts/runner-build.env) \
+runner_build=$(grep -v '^#' scripts/runner-build.env)
+# shellcheck disable=SC2086 # one NAME=value word per line of the file
+env $runner_build \
   "${CARGO:-cargo}" build --release --target "$target" -p tfwasm-runner >&2
 echo "${CARGO_TARGET_DIR:-$PWD/target}/$target/release/tfwasm-runner"

@@ -36,11 +36,14 @@ for t in $targets; do
       -artifact_prefix="fuzz/artifacts/$t/" >"$log" 2>&1; then
     failed="$failed $t"
     # The error and the input, not the whole stack.
-    grep -E 'panicked at|ERROR:|SUMMARY|Test unit written|^Base64' -A3 "$log" | head -40
+    # (`sed -n 1,40p` reads to the end: `head` would end a long grep with SIGPIPE, and pipefail
+    # would stop the run before the other targets and the summary.)
+    grep -E 'panicked at|ERROR:|SUMMARY|Test unit written|^Base64' -A3 "$log" | sed -n 1,40p || true
   fi
   # -fork reports the total over its workers as "stat::number_of_executed_units" or in its
   # status lines ("#N ... exec/s"); take the largest.
-  runs=$(grep -oE 'stat::number_of_executed_units: [0-9]+|^#[0-9]+' "$log" | grep -oE '[0-9]+' | sort -n | tail -1)
+  # A log without either (a target that failed to start) counts 0 runs, not a stopped script.
+  runs=$(grep -oE 'stat::number_of_executed_units: [0-9]+|^#[0-9]+' "$log" | grep -oE '[0-9]+' | sort -n | tail -1 || true)
   runs=${runs:-0}
   printf '%-18s %14d %10d\n' "$t" "$runs" $((runs / seconds))
   total=$((total + runs))
