@@ -26,10 +26,11 @@ esac
 # The output is read whole before it is matched: piped into `grep -q`, which exits at the first
 # match, tofu's later writes die of SIGPIPE and pipefail fails the check (1 in 20 on a loaded
 # machine, seen as a CI failure right after a build).
+tofu_version() { TF_CLI_CONFIG_FILE=/dev/null CHECKPOINT_DISABLE=1 "$1" version; }
 is_version() {
   [ -x "$1" ] || return 1
   local said
-  said=$(TF_CLI_CONFIG_FILE=/dev/null CHECKPOINT_DISABLE=1 "$1" version 2>/dev/null) || return 1
+  said=$(tofu_version "$1" 2>/dev/null) || return 1
   grep -qx "OpenTofu $2" <<<"$said"
 }
 if [ -n "$version" ] && is_version "$cache/opentofu-${version#v}/tofu" "$version"; then
@@ -113,7 +114,7 @@ mkdir -p "$out"
 mv "$work/tofu" "$out/tofu"
 rm -rf "$work"
 if ! is_version "$out/tofu" "$version"; then
-  said=$(TF_CLI_CONFIG_FILE=/dev/null CHECKPOINT_DISABLE=1 "$out/tofu" version 2>&1) && rc=0 || rc=$?
+  said=$(tofu_version "$out/tofu" 2>&1) && rc=0 || rc=$?
   fail "the built binary $out/tofu does not report OpenTofu $version: \`tofu version\` exited $rc, printing: $said"
 fi
 echo "built OpenTofu $version in $(($(date +%s) - start)) s" >&2

@@ -63,9 +63,9 @@ start=$(date +%s)
 echo "building Terraform $version from the Go module proxy into $out (once; a few minutes)" >&2
 info=$(go list -m -json "$module@$version" 2>&1) ||
   fail "cannot find $module@$version on the Go module proxy ($(go env GOPROXY)): $info"
-# The first match, kept by a `sed -n 1p` that reads to the end: `head -1` exits early, which
-# can end the first sed with SIGPIPE, and pipefail then fails the assignment.
-field() { sed -n "s/^[[:space:]]*\"$1\": \"\(.*\)\",*$/\1/p" <<<"$info" | sed -n 1p; }
+# The first match, and no pipe: a `| head -1` could end sed with SIGPIPE, and pipefail would
+# fail the assignment.
+field() { sed -n "/^[[:space:]]*\"$1\": \"\(.*\)\",*$/{s//\1/p;q}" <<<"$info"; }
 hash=$(field Hash)
 time=$(field Time)
 [ -n "$hash" ] && [ -n "$time" ] || fail "the proxy gave no commit or time for $module@$version"

@@ -5,12 +5,13 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// A directory holding only the programs `fetch-opentofu.sh` needs before it would reach for
-/// Go, so a run that misses the cache fails saying so instead of building from the network.
+/// A directory holding only the programs `fetch-opentofu.sh` runs before it would reach for
+/// Go (and the fake tofu's `sleep`), so a run that misses the cache fails saying so instead of
+/// building from the network.
 fn path_without_go(dir: &Path) -> PathBuf {
     let bin = dir.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
-    for tool in ["bash", "sh", "grep", "sed", "sleep", "date", "sort", "head"] {
+    for tool in ["bash", "sh", "grep", "sleep"] {
         let found = ["/usr/bin", "/bin"]
             .iter()
             .map(|d| Path::new(d).join(tool))
