@@ -12,9 +12,11 @@ help: ## List targets
 # this out.
 RUNNER_FOR_SIZE := $(or $(shell grep -v '^\#' scripts/runner-build.env 2>/dev/null),$(error scripts/runner-build.env is missing or empty: run make from the repository's root))
 
-build: ## Build the host (target/release/tfwasm and the runners packages carry, amd64 and arm64), the native baselines and every sample component (Python's with componentize-py, Go's with tfwasm build-go)
+build: ## Build the host (target/release/tfwasm and the runners packages carry, amd64 and arm64), the load driver (tfwasm-bench) and every sample component (Python's with componentize-py, Go's with tfwasm build-go)
 	@rustup target list --installed 2>/dev/null | grep -qx wasm32-wasip2 || rustup target add wasm32-wasip2
-	$(CARGO) build --release -p tfwasm -p tfwasm-bench
+	# Only the binaries something here runs: `make load` runs tfwasm-bench; `make bench`
+	# builds the native baselines and the floor itself, as the runner is (scripts/bench.sh).
+	$(CARGO) build --release -p tfwasm -p tfwasm-bench --bin tfwasm --bin tfwasm-bench
 	# On its own, so Cargo does not unify the compiler back into it (host/runner/Cargo.toml),
 	# and optimized for size: every package carries it and Terraform hashes it at every command.
 	$(RUNNER_FOR_SIZE) $(CARGO) build --release -p tfwasm-runner
