@@ -18,6 +18,26 @@ use tfwasm_tests::plugin::{Server, TlsClient};
 use tfwasm_wire::proto::tfplugin6 as pb;
 use tonic::transport::Channel;
 
+/// Checks that what the load starts exists, so a missing build is an error naming the file
+/// and the fix, not a panic inside the test harness's server start.
+fn built(tfwasm: &std::path::Path, component: &std::path::Path) -> anyhow::Result<()> {
+    if !tfwasm.is_file() {
+        bail!(
+            "{} is missing: run `make build` first (the load serves the component with it; \
+             CARGO_TARGET_DIR, when set, names the target directory it is looked for in)",
+            tfwasm.display()
+        );
+    }
+    if !component.is_file() {
+        bail!(
+            "the component {} is missing: --component takes the hostile sample's .wasm, \
+             which `make build` builds",
+            component.display()
+        );
+    }
+    Ok(())
+}
+
 /// What to run.
 #[derive(Debug, Clone)]
 pub struct LoadOptions {
@@ -256,6 +276,8 @@ async fn call(
 /// # Errors
 /// When the server cannot be started or prepared; failures during the run are counted.
 pub async fn run(component: &std::path::Path, options: &LoadOptions) -> anyhow::Result<LoadReport> {
+    let tfwasm = tfwasm_tests::target_dir().join("release").join("tfwasm");
+    built(&tfwasm, component)?;
     let tls = TlsClient::generate();
     // Limits low enough that a hostile call costs a fraction of a second.
     let server = Server::start_component(
@@ -351,4 +373,27 @@ pub async fn run(component: &std::path::Path, options: &LoadOptions) -> anyhow::
         elapsed,
         rss,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A missing build or component is an error naming the file, before any server starts.
+    #[test]
+    fn a_missing_binary_or_component_is_named_before_the_load_starts() {
+        let dir = tempfile::tempdir().unwrap();
+        let (tfwasm, component) = (dir.path().join("tfwasm"), dir.path().join("hostile.wasm"));
+        let error = built(&tfwasm, &component).unwrap_err().to_string();
+        assert!(error.contains(&*tfwasm.to_string_lossy()), "{error}");
+        assert!(error.contains("make build"), "{error}");
+
+        std::fs::write(&tfwasm, b"").unwrap();
+        let error = built(&tfwasm, &component).unwrap_err().to_string();
+        assert!(error.contains(&*component.to_string_lossy()), "{error}");
+        assert!(error.contains("--component"), "{error}");
+
+        std::fs::write(&component, b"").unwrap();
+        built(&tfwasm, &component).unwrap();
+    }
 }
