@@ -37,18 +37,31 @@ pub fn target_dir() -> PathBuf {
     }
 }
 
+/// `path`, when the build made it; else what to tell whoever runs the tests or tools.
+pub fn built(path: PathBuf) -> Result<PathBuf, String> {
+    if path.is_file() {
+        Ok(path)
+    } else {
+        Err(format!(
+            "{} is missing: run `make build` first (CARGO_TARGET_DIR, when set, names the \
+             target directory it is looked for in)",
+            path.display()
+        ))
+    }
+}
+
 fn require(path: PathBuf) -> PathBuf {
-    assert!(
-        path.is_file(),
-        "{} is missing: run `make build` first",
-        path.display()
-    );
-    path
+    built(path).unwrap_or_else(|missing| panic!("{missing}"))
+}
+
+/// Where the release `tfwasm` binary is built, whether or not it is there yet.
+pub fn tfwasm_path() -> PathBuf {
+    target_dir().join("release").join("tfwasm")
 }
 
 /// The release `tfwasm` binary.
 pub fn tfwasm_bin() -> PathBuf {
-    require(target_dir().join("release").join("tfwasm"))
+    require(tfwasm_path())
 }
 
 /// The release `tfwasm-runner` (tfwasm without the compiler), which `tfwasm package` ships

@@ -21,13 +21,7 @@ use tonic::transport::Channel;
 /// Checks that what the load starts exists, so a missing build is an error naming the file
 /// and the fix, not a panic inside the test harness's server start.
 fn built(tfwasm: &std::path::Path, component: &std::path::Path) -> anyhow::Result<()> {
-    if !tfwasm.is_file() {
-        bail!(
-            "{} is missing: run `make build` first (the load serves the component with it; \
-             CARGO_TARGET_DIR, when set, names the target directory it is looked for in)",
-            tfwasm.display()
-        );
-    }
+    tfwasm_tests::built(tfwasm.to_path_buf()).map_err(anyhow::Error::msg)?;
     if !component.is_file() {
         bail!(
             "the component {} is missing: --component takes the hostile sample's .wasm, \
@@ -276,8 +270,7 @@ async fn call(
 /// # Errors
 /// When the server cannot be started or prepared; failures during the run are counted.
 pub async fn run(component: &std::path::Path, options: &LoadOptions) -> anyhow::Result<LoadReport> {
-    let tfwasm = tfwasm_tests::target_dir().join("release").join("tfwasm");
-    built(&tfwasm, component)?;
+    built(&tfwasm_tests::tfwasm_path(), component)?;
     let tls = TlsClient::generate();
     // Limits low enough that a hostile call costs a fraction of a second.
     let server = Server::start_component(
