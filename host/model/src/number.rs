@@ -2,6 +2,7 @@
 
 mod binary;
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -30,7 +31,11 @@ pub struct Number(Repr);
 
 #[derive(Clone)]
 enum Repr {
-    /// Exactly this value, normalized.
+    /// Exactly this integer: nearly every number a configuration or a state holds (counts,
+    /// lengths, ports), held without a `BigDecimal`'s heap allocation, and compared, hashed
+    /// and written without one. Every constructor holds an integer within `i64` this way.
+    Int(i64),
+    /// Exactly this value, normalized: a non-integer, or an integer beyond `i64`.
     Decimal(BigDecimal),
     /// Exactly this value, normalized, eleven significant digits ending in 5: its hash text
     /// depends on which side of it the nearest 512-bit float lies, found once when parsed
@@ -113,11 +118,11 @@ impl Number {
             return Some(Number(if value.is_sign_negative() {
                 Repr::NegativeZero
             } else {
-                Repr::Decimal(BigDecimal::zero())
+                Repr::Int(0)
             }));
         }
         if value.fract() == 0.0 && value.abs() < EXACT_F64_INTEGERS {
-            return Some(Number(Repr::Decimal(BigDecimal::from(value as i64))));
+            return Some(Number(Repr::Int(value as i64)));
         }
         let (m, e) = binary::of_f64(value);
         let negative = value < 0.0;
@@ -128,37 +133,58 @@ impl Number {
         }))))
     }
 
-    /// The exact value (zero for -0).
-    fn exact(&self) -> &BigDecimal {
+    /// A decimal as a number: an integer within `i64` as [`Repr::Int`], anything else as
+    /// the decimal.
+    fn of_decimal(d: BigDecimal) -> Number {
+        match Self::small_integer(&d) {
+            Some(v) => Number(Repr::Int(v)),
+            None => Number(Repr::Decimal(d)),
+        }
+    }
+
+    /// `d` as an `i64`, when it is an integer in range.
+    fn small_integer(d: &BigDecimal) -> Option<i64> {
+        (integral(d) && order(d) <= 19)
+            .then(|| d.to_i64())
+            .flatten()
+    }
+
+    /// The exact value (zero for -0); an integer's is built when asked, which only the
+    /// paths that mix an integer with another kind of number do.
+    fn exact(&self) -> Cow<'_, BigDecimal> {
         static ZERO: std::sync::LazyLock<BigDecimal> = std::sync::LazyLock::new(BigDecimal::zero);
         match &self.0 {
-            Repr::Decimal(d) => d,
-            Repr::Tie(t) => &t.0,
-            Repr::NegativeZero => &ZERO,
-            Repr::Binary(b) => &b.exact,
+            Repr::Int(v) => Cow::Owned(BigDecimal::from(*v)),
+            Repr::Decimal(d) => Cow::Borrowed(d),
+            Repr::Tie(t) => Cow::Borrowed(&t.0),
+            Repr::NegativeZero => Cow::Borrowed(&ZERO),
+            Repr::Binary(b) => Cow::Borrowed(&b.exact),
         }
     }
 
     /// The shortest text that names it, as a decimal (zero for -0).
-    fn text(&self) -> &BigDecimal {
+    fn text(&self) -> Cow<'_, BigDecimal> {
         match &self.0 {
-            Repr::Binary(b) => &b.text,
+            Repr::Binary(b) => Cow::Borrowed(&b.text),
             _ => self.exact(),
         }
     }
 
     /// The value as `i64` when it is an integer in range.
     pub fn to_i64(&self) -> Option<i64> {
-        let d = self.exact();
-        (integral(d) && order(d) <= 19)
-            .then(|| d.to_i64())
-            .flatten()
+        match &self.0 {
+            Repr::Int(v) => Some(*v),
+            _ => Self::small_integer(&self.exact()),
+        }
     }
 
     /// The value as `u64` when it is a non-negative integer in range.
     pub fn to_u64(&self) -> Option<u64> {
+        if let Repr::Int(v) = self.0 {
+            return u64::try_from(v).ok();
+        }
         let d = self.exact();
-        (integral(d) && order(d) <= 20)
+        (integral(&d) && order(&d) <= 20)
             .then(|| d.to_u64())
             .flatten()
     }
@@ -166,6 +192,8 @@ impl Number {
     /// The nearest `f64`.
     pub fn to_f64(&self) -> f64 {
         match &self.0 {
+            // `as` rounds to nearest, ties to even, as the decimal's conversion does.
+            Repr::Int(v) => *v as f64,
             Repr::Binary(b) if b.float64.is_some() => b.float64.unwrap_or_default(),
             Repr::NegativeZero => -0.0,
             _ => self.exact().to_f64().unwrap_or(f64::NAN),
@@ -177,9 +205,9 @@ impl Number {
     pub fn to_exact_f64(&self) -> Option<f64> {
         match &self.0 {
             Repr::Binary(b) => b.float64.filter(|f| f.fract() != 0.0),
-            Repr::NegativeZero => None,
+            Repr::Int(_) | Repr::NegativeZero => None,
             Repr::Decimal(_) | Repr::Tie(_) => {
-                let d = self.exact();
+                let d = &*self.exact();
                 // Beyond float64's range, and cheap to tell before converting. A float with
                 // k binary fractional digits has k decimal ones, at least 0.69k - 17 of them
                 // significant: a decimal of at most 150 digits and scale past 250 is none.
@@ -198,18 +226,33 @@ impl Number {
             Repr::Binary(b) => b
                 .float64
                 .map_or_else(|| integral(&b.exact), |f| f.fract() == 0.0),
-            _ => integral(self.exact()),
+            Repr::Int(_) => true,
+            _ => integral(&self.exact()),
         }
     }
 
     fn is_negative(&self) -> bool {
-        matches!(self.0, Repr::NegativeZero) || self.exact().sign() == Sign::Minus
+        match &self.0 {
+            Repr::Int(v) => *v < 0,
+            Repr::NegativeZero => true,
+            _ => self.exact().sign() == Sign::Minus,
+        }
     }
 
     /// `big.Float.String()` of the number (`%.10g`): how go-cty hashes a number inside a
     /// set element, which orders sets of objects.
     pub(crate) fn hash_text(&self) -> String {
         let digits = match &self.0 {
+            Repr::Int(v) => {
+                let mut digits = binary::Digits::of_u64(v.unsigned_abs());
+                // An integer is its own 512-bit float; a tie is still decided by the one
+                // rule the decimals below follow.
+                match is_tie(&digits).then(|| float_side(&self.exact())) {
+                    Some(side) => digits.round_tie(side),
+                    None => digits.round(10),
+                }
+                digits
+            }
             Repr::Decimal(d) => {
                 let mut digits = digits_of(d);
                 // A 512-bit float is within 2^-512 of the decimal, so it rounds to the same
@@ -250,7 +293,10 @@ impl Number {
     pub(crate) fn hashes_alike(&self, other: &Number) -> bool {
         match (&self.0, &other.0) {
             (Repr::NegativeZero, Repr::NegativeZero) => true,
-            (Repr::Decimal(_) | Repr::Tie(_), Repr::Decimal(_) | Repr::Tie(_)) => true,
+            (
+                Repr::Int(_) | Repr::Decimal(_) | Repr::Tie(_),
+                Repr::Int(_) | Repr::Decimal(_) | Repr::Tie(_),
+            ) => true,
             (Repr::NegativeZero, _) | (_, Repr::NegativeZero) => false,
             _ => self.is_integer() || self.hash_text() == other.hash_text(),
         }
@@ -270,6 +316,13 @@ impl Number {
     /// 10,000 digits from a seven-byte `1e9999`, so whoever writes numbers for a guest can
     /// bound what it writes before writing it.
     pub fn plain_len(&self) -> usize {
+        if let Repr::Int(v) = self.0 {
+            let digits = v
+                .unsigned_abs()
+                .checked_ilog10()
+                .map_or(1, |l| l as usize + 1);
+            return usize::from(v < 0) + digits;
+        }
         let text = self.text();
         let (_, scale) = text.as_bigint_and_exponent();
         let digits = text.digits() as i64;
@@ -286,10 +339,13 @@ impl Number {
 
     /// go-cty's order of numbers (`big.Float.Cmp`), consistent with equality.
     pub fn cmp_value(&self, other: &Number) -> Ordering {
+        if let (Repr::Int(a), Repr::Int(b)) = (&self.0, &other.0) {
+            return a.cmp(b);
+        }
         if self == other {
             return Ordering::Equal;
         }
-        let (a, b) = (self.exact(), other.exact());
+        let (a, b) = (&*self.exact(), &*other.exact());
         // By sign and order of magnitude first: comparing `7e-9990` with `1.5` as decimals
         // scales one to the other's exponent, a 33,000-bit multiplication.
         let sign = |d: &BigDecimal| match d.sign() {
@@ -536,7 +592,7 @@ impl FromStr for Number {
             return Ok(Number(if scanned.negative {
                 Repr::NegativeZero
             } else {
-                Repr::Decimal(BigDecimal::zero())
+                Repr::Int(0)
             }));
         }
         let sign = if scanned.negative { "-" } else { "" };
@@ -547,7 +603,7 @@ impl FromStr for Number {
                 let side = float_side(&d);
                 return Ok(Number(Repr::Tie(Box::new((d, side)))));
             }
-            return Ok(Number(Repr::Decimal(d)));
+            return Ok(Number::of_decimal(d));
         }
         // Too long for a 512-bit float to tell apart: what go-cty holds is that float.
         let negative = d.sign() == Sign::Minus;
@@ -569,7 +625,10 @@ impl FromStr for Number {
 impl PartialEq for Number {
     /// go-cty's `rawNumberEqual`: integers by exact value, other numbers by their text.
     fn eq(&self, other: &Number) -> bool {
-        let (a, b) = (self.exact(), other.exact());
+        if let (Repr::Int(a), Repr::Int(b)) = (&self.0, &other.0) {
+            return a == b;
+        }
+        let (a, b) = (&*self.exact(), &*other.exact());
         let whole = self.is_integer();
         if a.sign() != b.sign() || whole != other.is_integer() {
             return false;
@@ -577,7 +636,7 @@ impl PartialEq for Number {
         if whole {
             same_decimal(a, b)
         } else {
-            same_decimal(self.text(), other.text())
+            same_decimal(&self.text(), &other.text())
         }
     }
 }
@@ -587,12 +646,24 @@ impl Eq for Number {}
 /// Agrees with equality: integers hash their value, other numbers their text.
 impl Hash for Number {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        let exact = self.exact();
+        if let Repr::Int(v) = self.0 {
+            // What `small_normal` finds for the same integer held as a decimal.
+            let (mut v, mut scale) = (v, 0i64);
+            while v != 0 && v % 10 == 0 {
+                v /= 10;
+                scale -= 1;
+            }
+            state.write_u8(0);
+            state.write_i64(v);
+            state.write_i64(scale);
+            return;
+        }
         let d = if self.is_integer() {
-            exact
+            self.exact()
         } else {
             self.text()
         };
+        let d = &*d;
         // Digits and exponent, trailing zeros dropped: equal decimals hash alike, and
         // `1e9990` hashes one digit (BigDecimal's own hash wrote out all 9,990 zeros).
         // Digits within an `i64` hash as one, whichever path found them.
@@ -633,29 +704,34 @@ impl Ord for Number {
 
 impl From<i64> for Number {
     fn from(value: i64) -> Number {
-        Number(Repr::Decimal(BigDecimal::from(value)))
+        Number(Repr::Int(value))
     }
 }
 
 impl From<u64> for Number {
     fn from(value: u64) -> Number {
-        Number(Repr::Decimal(BigDecimal::from(value)))
+        match i64::try_from(value) {
+            Ok(v) => Number(Repr::Int(v)),
+            Err(_) => Number(Repr::Decimal(BigDecimal::from(value))),
+        }
     }
 }
 
 impl From<i32> for Number {
     fn from(value: i32) -> Number {
-        Number(Repr::Decimal(BigDecimal::from(value)))
+        Number(Repr::Int(i64::from(value)))
     }
 }
 
 /// Plain decimal text without an exponent, as go-cty writes numbers (`Text('f', -1)`).
 impl fmt::Display for Number {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if matches!(self.0, Repr::NegativeZero) {
-            return f.write_str("-0");
+        match self.0 {
+            Repr::NegativeZero => return f.write_str("-0"),
+            Repr::Int(v) => return write!(f, "{v}"),
+            _ => {}
         }
-        let d = self.text();
+        let d = &*self.text();
         let sign = if d.sign() == Sign::Minus { "-" } else { "" };
         write!(f, "{sign}{}", digits_of(d).plain())
     }
@@ -807,6 +883,112 @@ mod tests {
         assert_ne!(Number::from(443), "443.5".parse::<Number>().unwrap());
     }
 
+    /// An integer within `i64` is held as `Repr::Int` whichever way it arrived, so the fast
+    /// paths are the ones taken.
+    #[test]
+    fn every_constructor_holds_a_small_integer_without_a_decimal() {
+        let from_text = [
+            "5",
+            "5.0",
+            "5e2",
+            "50e-1",
+            "0.0e0",
+            "-0.5e1",
+            "+7",
+            "9223372036854775807",
+        ];
+        let numbers = from_text
+            .iter()
+            .map(|t| t.parse::<Number>().unwrap())
+            .chain([
+                Number::from_f64(5.0).unwrap(),
+                Number::from_f64(0.0).unwrap(),
+                Number::from(5u64),
+                Number::from(-5i32),
+                Number::from(i64::MIN),
+            ]);
+        for n in numbers {
+            assert!(matches!(n.0, Repr::Int(_)), "{n} is not held as an integer");
+        }
+        for beyond in ["9223372036854775808", "-9223372036854775809", "1e19", "5.5"] {
+            let n = beyond.parse::<Number>().unwrap();
+            assert!(!matches!(n.0, Repr::Int(_)), "{beyond}");
+        }
+        assert!(!matches!(Number::from(u64::MAX).0, Repr::Int(_)));
+        assert!(matches!(
+            "-0".parse::<Number>().unwrap().0,
+            Repr::NegativeZero
+        ));
+    }
+
+    /// What an integer's fast paths answer is what the same integer held as a decimal
+    /// answers, against every kind of number: `Repr::Int` changes the cost, never the value.
+    #[test]
+    fn an_integer_answers_as_the_same_decimal_does() {
+        let ints = [
+            0,
+            1,
+            -1,
+            10,
+            -100,
+            443,
+            1_000_000,
+            12_345_678_905,
+            -12_345_678_905,
+            12_345_678_915,
+            99_999_999_995,
+            9_007_199_254_740_993,
+            1_000_000_000_000_000_000,
+            i64::MAX,
+            i64::MIN,
+            i64::MIN + 1,
+        ];
+        let others: Vec<Number> = [
+            "-0",
+            "0.5",
+            "1e20",
+            "-1e20",
+            "443.0000001",
+            "1.2345678905",
+            "1e-400",
+        ]
+        .iter()
+        .map(|t| t.parse().unwrap())
+        .chain(
+            ints.iter()
+                .map(|&v| Number(Repr::Decimal(BigDecimal::from(v)))),
+        )
+        .chain(ints.iter().map(|&v| Number::from(v)))
+        .collect();
+        let hash = |n: &Number| {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            n.hash(&mut h);
+            h.finish()
+        };
+        for &v in &ints {
+            let (int, dec) = (Number::from(v), Number(Repr::Decimal(BigDecimal::from(v))));
+            assert!(matches!(int.0, Repr::Int(_)));
+            assert_eq!(int.to_string(), dec.to_string(), "{v}");
+            assert_eq!(int.plain_len(), dec.plain_len(), "{v}");
+            assert_eq!(int.plain_len(), int.to_string().len(), "{v}");
+            assert_eq!(int.hash_text(), dec.hash_text(), "{v}");
+            assert_eq!(hash(&int), hash(&dec), "{v}");
+            assert_eq!(int.to_i64(), dec.to_i64(), "{v}");
+            assert_eq!(int.to_u64(), dec.to_u64(), "{v}");
+            assert_eq!(int.to_f64().to_bits(), dec.to_f64().to_bits(), "{v}");
+            assert_eq!(int.to_exact_f64(), dec.to_exact_f64(), "{v}");
+            assert_eq!(int.is_integer(), dec.is_integer(), "{v}");
+            assert_eq!(int.is_negative(), dec.is_negative(), "{v}");
+            for o in &others {
+                assert_eq!(int == *o, dec == *o, "{v} == {o}");
+                assert_eq!(*o == int, *o == dec, "{o} == {v}");
+                assert_eq!(int.cmp_value(o), dec.cmp_value(o), "{v} vs {o}");
+                assert_eq!(o.cmp_value(&int), o.cmp_value(&dec), "{o} vs {v}");
+                assert_eq!(int.hashes_alike(o), dec.hashes_alike(o), "{v} ~ {o}");
+            }
+        }
+    }
+
     /// The eighth hostile pass: `7e-9990` cost 25–65 µs in every comparison and hash, as
     /// BigDecimal's own tests scale it. The cheap tests must agree with BigDecimal's.
     #[test]
@@ -864,7 +1046,7 @@ mod tests {
                 "{a}"
             );
             for b in &numbers {
-                let (x, y) = (a.exact(), b.exact());
+                let (x, y) = (&*a.exact(), &*b.exact());
                 if a != b {
                     assert_eq!(a.cmp_value(b), x.cmp(y), "{a} vs {b}");
                 }

@@ -63,6 +63,17 @@ impl Digits {
         out
     }
 
+    /// The digits of an integer.
+    pub fn of_u64(n: u64) -> Digits {
+        let text = n.to_string().into_bytes();
+        let mut out = Digits {
+            exp: text.len() as i64,
+            mant: text,
+        };
+        out.trim();
+        out
+    }
+
     fn trim(&mut self) {
         while self.mant.last() == Some(&b'0') {
             self.mant.pop();
