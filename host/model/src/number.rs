@@ -243,27 +243,8 @@ impl Number {
     /// set element, which orders sets of objects.
     pub(crate) fn hash_text(&self) -> String {
         let digits = match &self.0 {
-            Repr::Int(v) => {
-                let mut digits = binary::Digits::of_u64(v.unsigned_abs());
-                // An integer is its own 512-bit float; a tie is still decided by the one
-                // rule the decimals below follow.
-                match is_tie(&digits).then(|| float_side(&self.exact())) {
-                    Some(side) => digits.round_tie(side),
-                    None => digits.round(10),
-                }
-                digits
-            }
-            Repr::Decimal(d) => {
-                let mut digits = digits_of(d);
-                // A 512-bit float is within 2^-512 of the decimal, so it rounds to the same
-                // ten digits unless the decimal sits exactly on a tie; then which side of
-                // it the float lies decides.
-                match is_tie(&digits).then(|| float_side(d)) {
-                    Some(side) => digits.round_tie(side),
-                    None => digits.round(10),
-                }
-                digits
-            }
+            Repr::Int(v) => ten_digits(binary::Digits::of_u64(v.unsigned_abs()), || self.exact()),
+            Repr::Decimal(d) => ten_digits(digits_of(d), || Cow::Borrowed(d)),
             Repr::Tie(t) => {
                 let mut digits = digits_of(&t.0);
                 digits.round_tie(t.1);
@@ -365,6 +346,20 @@ impl Number {
     }
 }
 
+/// A decimal's `digits` rounded to ten. A 512-bit float is within 2^-512 of the decimal, so
+/// it rounds to the same ten digits unless the decimal sits exactly on a tie; then which side
+/// of it the float lies decides (`decimal`, asked for only then).
+fn ten_digits<'a>(
+    mut digits: binary::Digits,
+    decimal: impl FnOnce() -> Cow<'a, BigDecimal>,
+) -> binary::Digits {
+    match is_tie(&digits).then(|| float_side(&decimal())) {
+        Some(side) => digits.round_tie(side),
+        None => digits.round(10),
+    }
+    digits
+}
+
 /// Whether ten-digit rounding of `digits` sits on a tie (eleven digits, the last a 5).
 fn is_tie(digits: &binary::Digits) -> bool {
     digits.mant.len() == 11 && digits.mant[10] == b'5'
@@ -417,16 +412,19 @@ fn order(d: &BigDecimal) -> i64 {
 /// divisions for the numbers that are nearly all numbers.
 fn small_normal(d: &BigDecimal) -> Option<(i64, i64)> {
     let (n, scale) = d.as_bigint_and_scale();
-    let mut v = n.to_i64()?;
+    Some(without_trailing_zeros(n.to_i64()?, scale))
+}
+
+/// `v × 10^-scale` with the trailing zeros of `v` moved into the scale (`(0, 0)` for zero).
+fn without_trailing_zeros(mut v: i64, mut scale: i64) -> (i64, i64) {
     if v == 0 {
-        return Some((0, 0));
+        return (0, 0);
     }
-    let mut scale = scale;
     while v % 10 == 0 {
         v /= 10;
         scale -= 1;
     }
-    Some((v, scale))
+    (v, scale)
 }
 
 /// Decimal equality by digits and exponent, trailing zeros aside, without rescaling one to
@@ -646,34 +644,26 @@ impl Eq for Number {}
 /// Agrees with equality: integers hash their value, other numbers their text.
 impl Hash for Number {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        if let Repr::Int(v) = self.0 {
-            // What `small_normal` finds for the same integer held as a decimal.
-            let (mut v, mut scale) = (v, 0i64);
-            while v != 0 && v % 10 == 0 {
-                v /= 10;
-                scale -= 1;
-            }
-            state.write_u8(0);
-            state.write_i64(v);
-            state.write_i64(scale);
-            return;
-        }
-        let d = if self.is_integer() {
-            self.exact()
-        } else {
-            self.text()
-        };
-        let d = &*d;
         // Digits and exponent, trailing zeros dropped: equal decimals hash alike, and
         // `1e9990` hashes one digit (BigDecimal's own hash wrote out all 9,990 zeros).
         // Digits within an `i64` hash as one, whichever path found them.
-        let normal = small_normal(d).map(Ok).unwrap_or_else(|| {
-            let (digits, scale) = d.normalized().into_bigint_and_exponent();
-            digits
-                .to_i64()
-                .map(|small| (small, scale))
-                .ok_or((digits, scale))
-        });
+        let normal = match &self.0 {
+            Repr::Int(v) => Ok(without_trailing_zeros(*v, 0)),
+            _ => {
+                let d = if self.is_integer() {
+                    self.exact()
+                } else {
+                    self.text()
+                };
+                small_normal(&d).map(Ok).unwrap_or_else(|| {
+                    let (digits, scale) = d.normalized().into_bigint_and_exponent();
+                    digits
+                        .to_i64()
+                        .map(|small| (small, scale))
+                        .ok_or((digits, scale))
+                })
+            }
+        };
         match normal {
             Ok((digits, scale)) => {
                 state.write_u8(0);

@@ -53,21 +53,18 @@ impl Digits {
 
     /// The decimal of `n × 10^exp10`.
     pub fn of_integer(n: &BigUint, exp10: i64) -> Digits {
-        let text = n.to_str_radix(10).into_bytes();
-        let len = text.len() as i64;
-        let mut out = Digits {
-            mant: text,
-            exp: len + exp10,
-        };
-        out.trim();
-        out
+        Digits::of_integer_text(n.to_str_radix(10).into_bytes(), exp10)
     }
 
     /// The digits of an integer.
     pub fn of_u64(n: u64) -> Digits {
-        let text = n.to_string().into_bytes();
+        Digits::of_integer_text(n.to_string().into_bytes(), 0)
+    }
+
+    /// An integer's decimal text, times `10^exp10`.
+    fn of_integer_text(text: Vec<u8>, exp10: i64) -> Digits {
         let mut out = Digits {
-            exp: text.len() as i64,
+            exp: text.len() as i64 + exp10,
             mant: text,
         };
         out.trim();
