@@ -867,6 +867,16 @@ mod tests {
             assert_eq!(number, parsed, "{text}");
             assert_eq!(hash(&number), hash(&parsed), "{text}");
         }
+        // Text too long for a 512-bit float, rounding to a whole number within an `i64`:
+        // held as the float it rounds to, it must hash as the `Int` it equals, trailing
+        // zeros and all.
+        for (long, whole) in [("4429.", 4430), ("-99.", -100), ("999999.", 1_000_000)] {
+            let text = format!("{long}{}", "9".repeat(160));
+            let rounded: Number = text.parse().unwrap();
+            assert!(!matches!(rounded.0, Repr::Int(_)), "{text}");
+            assert_eq!(rounded, Number::from(whole), "{text}");
+            assert_eq!(hash(&rounded), hash(&Number::from(whole)), "{text}");
+        }
         assert_eq!(hash(&Number::from(443)), hash(&"443".parse().unwrap()));
         assert_eq!(hash(&Number::from(0)), hash(&"-0".parse().unwrap()));
         assert_ne!(hash(&Number::from(443)), hash(&Number::from(4430)));
