@@ -1,5 +1,8 @@
-//! Protocol-level tests: `tfwasm serve` driven by our own gRPC client, the way go-plugin's
-//! client drives it, including AutoMTLS with a Terraform-style P-521 CA client certificate.
+//! Tests of the built `tfwasm` binary without Terraform: `tfwasm serve` driven by our own gRPC
+//! client, the way go-plugin's client drives it (AutoMTLS with a Terraform-style P-521 CA
+//! client certificate included), by outside clients, and in its sandbox; and its other
+//! commands (`check`, `scaffold`, `docs`) and the scripts that fetch the tests' clients
+//! (`tool_scripts`). One test binary, so the suite links it once.
 
 mod arm64;
 mod check_cli;
