@@ -220,6 +220,67 @@ fn bench_codec(c: &mut Criterion, requests: &Requests, ty: &tfwasm_model::Type) 
     group.finish();
 }
 
+/// Bytes written between two calls of the cold group: more than a last-level cache holds, and
+/// a page-table walk's worth of pages, so each call starts with nothing of its own cached.
+const EVICTION_BYTES: usize = 64 << 20;
+
+/// Writes one byte in every cache line of `buffer`, pushing out whatever was cached before.
+fn evict(buffer: &mut [u8]) {
+    for line in buffer.chunks_mut(64) {
+        line[0] = line[0].wrapping_add(1);
+    }
+    std::hint::black_box(buffer);
+}
+
+/// The checked layers' plan and apply (2 and 4), each call after the caches were filled with
+/// other bytes: a hot loop keeps a call's code and data cached from the call before, a
+/// served call finds them pushed out by gRPC, the kernel and the client in between. Only the
+/// call is timed; few calls, since each eviction costs milliseconds.
+fn bench_cold(c: &mut Criterion, rt: &tokio::runtime::Runtime, requests: &Requests) {
+    let native = Checked::new(
+        NativeProvider::new(tfwasm_sample_random::RandomProvider),
+        "random",
+        Mode::Enforce,
+    );
+    let wasm = Checked::new(wasm(true), "random", Mode::Enforce);
+    rt.block_on(native.get_provider_schema());
+    rt.block_on(wasm.get_provider_schema());
+    let mut buffer = vec![0u8; EVICTION_BYTES];
+    let mut group = c.benchmark_group("layers_cold");
+    group
+        .sample_size(10)
+        .warm_up_time(std::time::Duration::from_millis(50))
+        .measurement_time(std::time::Duration::from_millis(100));
+    let mut cold = |name: &str, call: &mut dyn FnMut()| {
+        group.bench_function(name, |b| {
+            b.iter_custom(|iterations| {
+                let mut spent = std::time::Duration::ZERO;
+                for _ in 0..iterations {
+                    evict(&mut buffer);
+                    let started = std::time::Instant::now();
+                    call();
+                    spent += started.elapsed();
+                }
+                spent
+            })
+        });
+    };
+    let (plan, apply) = (&requests.plan, &requests.apply);
+    cold("2_native_sdk_checked/plan", &mut || {
+        std::hint::black_box(rt.block_on(native.plan_resource_change(plan.clone())));
+    });
+    cold("2_native_sdk_checked/apply", &mut || {
+        std::hint::black_box(rt.block_on(native.apply_resource_change(apply.clone())));
+    });
+    cold("4_wasm_reused_checked/plan", &mut || {
+        std::hint::black_box(rt.block_on(wasm.plan_resource_change(plan.clone())));
+    });
+    cold("4_wasm_reused_checked/apply", &mut || {
+        std::hint::black_box(rt.block_on(wasm.apply_resource_change(apply.clone())));
+    });
+    group.finish();
+}
+
 fn bench(c: &mut Criterion) {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let native = NativeProvider::new(tfwasm_sample_random::RandomProvider);
@@ -246,6 +307,7 @@ fn bench(c: &mut Criterion) {
     let checked = Checked::new(wasm(true), "random", Mode::Enforce);
     bench_provider(c, &rt, "4_wasm_reused_checked", &checked, &requests);
     bench_provider(c, &rt, "5_wasm_fresh", &wasm(false), &requests);
+    bench_cold(c, &rt, &requests);
 }
 
 criterion_group! {

@@ -11,11 +11,13 @@
 //! - [`sets`]: planning a set of 1,000 and 10,000 nested blocks (the policy sample), tfwasm vs
 //!   `native-policy`.
 //! - [`python`]: the Python sample (CPython in the component) beside the Rust random sample.
+//! - [`cpus`]: pinning the driver and its providers to CPUs, and a process's CPU time.
 //! - `tfwasm-bench`: the driver (per-RPC latency, cold start, I/O-bound concurrency).
 
 #![deny(missing_docs)]
 
 pub mod api;
+pub mod cpus;
 pub mod floor;
 pub mod load;
 pub mod native;

@@ -54,7 +54,8 @@ impl Plugin {
     /// The process cannot start or exits before the handshake.
     pub fn start(launch: &Launch) -> anyhow::Result<Plugin> {
         let started = Instant::now();
-        let mut child = Command::new(&launch.argv[0])
+        let mut command = Command::new(&launch.argv[0]);
+        command
             .args(&launch.argv[1..])
             .env(
                 "TF_PLUGIN_MAGIC_COOKIE",
@@ -67,7 +68,9 @@ impl Plugin {
             .envs(launch.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::null());
+        crate::cpus::pin_provider(&mut command);
+        let mut child = command
             .spawn()
             .with_context(|| format!("starting {}", launch.argv[0]))?;
         let stdout = child.stdout.take().context("no stdout")?;
@@ -83,6 +86,11 @@ impl Plugin {
             handshake: line.trim().to_owned(),
             started_in,
         })
+    }
+
+    /// What the scheduler has counted for the process so far ([`crate::cpus::sched_totals`]).
+    pub fn sched_totals(&self) -> Option<crate::cpus::SchedTotals> {
+        crate::cpus::sched_totals(self.child.id())
     }
 
     /// Resident memory high-water mark of the process, in KiB.

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
+use tfwasm_bench::cpus::{CpuList, SchedTotals};
 use tfwasm_bench::plugin::{Launch, Plugin};
 use tfwasm_bench::stats::{median, ms, quantile, ratio, us, us_difference};
 use tfwasm_bench::terraform::{ApplyRun, Provider as MirrorProvider, Setup, Workload};
@@ -145,6 +146,16 @@ struct RunArgs {
     /// Statements per policy in the set-scaling benchmark (comma-separated).
     #[arg(long, value_delimiter = ',', default_values_t = [1000, 10000])]
     set_sizes: Vec<usize>,
+    /// Runs the driver, the client of every call, only on these CPUs (`taskset -c` syntax:
+    /// `0`, `0,2`, `0-3`), and what it starts other than providers (Terraform and the
+    /// providers Terraform starts). Unset: wherever the scheduler puts it.
+    #[arg(long)]
+    client_cpus: Option<CpuList>,
+    /// Runs every provider process the driver starts itself (the per-RPC section's servers)
+    /// only on these CPUs. With `--client-cpus`, a call's two sides stay where they are put,
+    /// so placement and migration are held fixed.
+    #[arg(long)]
+    provider_cpus: Option<CpuList>,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -229,6 +240,13 @@ fn progress(message: &str) {
 }
 
 fn run(args: RunArgs) -> anyhow::Result<()> {
+    // Before any thread or process starts, so all of them inherit it.
+    if let Some(cpus) = &args.client_cpus {
+        tfwasm_bench::cpus::pin_this_thread(cpus).context("--client-cpus")?;
+    }
+    if let Some(cpus) = &args.provider_cpus {
+        tfwasm_bench::cpus::pin_providers(cpus.clone())?;
+    }
     let work = tempfile::tempdir()?;
     let warm_cache = work.path().join("cache");
     std::fs::create_dir_all(&warm_cache)?;
@@ -305,6 +323,19 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
     drop(Plugin::start(&serve_l)?);
 
     let mut report = Report::default();
+    if args.client_cpus.is_some() || args.provider_cpus.is_some() {
+        let place = |cpus: &Option<CpuList>| {
+            cpus.as_ref()
+                .map_or("wherever the scheduler puts it".to_owned(), |c| {
+                    format!("CPUs {c}")
+                })
+        };
+        report.pinning = Some(format!(
+            "the client (this driver) on {}, the providers on {}",
+            place(&args.client_cpus),
+            place(&args.provider_cpus)
+        ));
+    }
     let rt = tokio::runtime::Runtime::new()?;
 
     let wanted = |section: &str| args.only.is_empty() || args.only.iter().any(|s| s == section);
@@ -803,7 +834,27 @@ struct RpcResult {
     /// UpgradeResourceState, ReadResource and PlanResourceChange of the created resource,
     /// unchanged: what `plan -refresh=true` asks of each resource.
     refresh: Vec<Duration>,
+    /// What the scheduler counted for the server over the timed iterations (each a plan, an
+    /// apply and a refresh's three calls), none where the kernel does not account it.
+    sched: Option<SchedTotals>,
     peak_rss_kib: u64,
+}
+
+impl RpcResult {
+    /// The server's mean CPU time per timed iteration.
+    fn cpu_per_iteration(&self) -> Option<Duration> {
+        let n = u32::try_from(self.plan.len()).ok().filter(|&n| n > 0)?;
+        Some(self.sched?.cpu / n)
+    }
+
+    /// The server's thread moves between CPUs per timed iteration.
+    fn migrations_per_iteration(&self) -> Option<f64> {
+        let n = self.plan.len();
+        if n == 0 {
+            return None;
+        }
+        Some(self.sched?.migrations? as f64 / n as f64)
+    }
 }
 
 /// Fails on any diagnostic: the benchmark's calls all succeed.
@@ -1001,11 +1052,13 @@ async fn rpc_latency(
             plan: Vec::new(),
             apply: Vec::new(),
             refresh: Vec::new(),
+            sched: Some(SchedTotals::ZERO),
             peak_rss_kib: 0,
         })
         .collect();
     for round in 0..=rounds {
-        for (i, (label, _, client)) in plugins.iter_mut().enumerate() {
+        for (i, (label, plugin, client)) in plugins.iter_mut().enumerate() {
+            let before = plugin.sched_totals();
             // Round 0 warms up (connections, caches, allocator) and is not recorded.
             let n = if round == 0 {
                 RPC_WARM_UP.min(rounds * iterations / 4).max(1)
@@ -1036,6 +1089,10 @@ async fn rpc_latency(
                     results[i].apply.push(apply_time);
                     results[i].refresh.push(refresh_time);
                 }
+            }
+            if round > 0 {
+                let counted = before.zip(plugin.sched_totals()).map(|(a, b)| b.since(a));
+                results[i].sched = results[i].sched.zip(counted).map(|(sum, c)| sum.plus(c));
             }
         }
     }
@@ -1378,6 +1435,8 @@ struct Report {
     criterion: Vec<(String, f64)>,
     python: Option<tfwasm_bench::python::PythonReport>,
     listing: Option<Listing>,
+    /// Where `--client-cpus` and `--provider-cpus` put the two sides of the per-RPC calls.
+    pinning: Option<String>,
 }
 
 fn verdict(ok: bool) -> &'static str {
@@ -1608,12 +1667,24 @@ impl Report {
             );
             let _ = writeln!(
                 w,
-                "| server | plan p50 | plan p99 | apply p50 | apply p99 | refresh p50 | refresh p99 | peak RSS |\n|---|---|---|---|---|---|---|---|"
+                "Server CPU is the provider process's CPU time over the timed iterations (the scheduler's accounting of all its threads), divided by the iterations (each a plan, an apply and a refresh's three calls): the work the server did, whatever waiting between the two sides cost. Migrations are its threads' moves from one CPU to another per iteration.\n"
             );
+            if let Some(pinning) = &self.pinning {
+                let _ = writeln!(w, "Pinned for this run: {pinning}.\n");
+            }
+            let _ = writeln!(
+                w,
+                "| server | plan p50 | plan p99 | apply p50 | apply p99 | refresh p50 | refresh p99 | server CPU an iteration | migrations an iteration | peak RSS |\n|---|---|---|---|---|---|---|---|---|---|"
+            );
+            let cpu = |r: &RpcResult| r.cpu_per_iteration().map_or("–".to_owned(), us);
+            let moves = |r: &RpcResult| {
+                r.migrations_per_iteration()
+                    .map_or("–".to_owned(), |m| format!("{m:.2}"))
+            };
             for r in &self.rpc {
                 let _ = writeln!(
                     w,
-                    "| {} | {} | {} | {} | {} | {} | {} | {:.1} MiB |",
+                    "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1} MiB |",
                     r.label,
                     us(quantile(&r.plan, 0.5)),
                     us(quantile(&r.plan, 0.99)),
@@ -1621,6 +1692,8 @@ impl Report {
                     us(quantile(&r.apply, 0.99)),
                     us(quantile(&r.refresh, 0.5)),
                     us(quantile(&r.refresh, 0.99)),
+                    cpu(r),
+                    moves(r),
                     r.peak_rss_kib as f64 / 1024.0
                 );
             }
@@ -1635,7 +1708,7 @@ impl Report {
                 };
                 let _ = writeln!(
                     w,
-                    "\n| overhead | plan p50 | plan p99 | apply p50 | apply p99 | refresh p50 | refresh p99 |\n|---|---|---|---|---|---|---|"
+                    "\n| overhead | plan p50 | plan p99 | apply p50 | apply p99 | refresh p50 | refresh p99 | server CPU an iteration |\n|---|---|---|---|---|---|---|---|"
                 );
                 let mut rows = vec![
                     ("tfwasm over floor", wasm, floor),
@@ -1663,9 +1736,13 @@ impl Report {
                     rows.push(("native over independent, TCP", native_tcp, independent));
                 }
                 for (name, x, base) in rows {
+                    let cpu = x
+                        .cpu_per_iteration()
+                        .zip(base.cpu_per_iteration())
+                        .map_or("–".to_owned(), |(a, b)| us_difference(a, b));
                     let _ = writeln!(
                         w,
-                        "| {name} | {} | {} | {} | {} | {} | {} |",
+                        "| {name} | {} | {} | {} | {} | {} | {} | {cpu} |",
                         difference(&x.plan, &base.plan, 0.5),
                         difference(&x.plan, &base.plan, 0.99),
                         difference(&x.apply, &base.apply, 0.5),
