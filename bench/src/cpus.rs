@@ -20,7 +20,9 @@ impl std::str::FromStr for CpuList {
     type Err = anyhow::Error;
 
     fn from_str(text: &str) -> anyhow::Result<CpuList> {
-        let mut cpus = Vec::new();
+        let limit = 8 * std::mem::size_of::<libc::cpu_set_t>();
+        // A set, so repeated ranges hold each CPU once.
+        let mut cpus = std::collections::BTreeSet::new();
         for part in text.split(',').map(str::trim) {
             let number = |n: &str| {
                 n.parse::<usize>()
@@ -32,16 +34,21 @@ impl std::str::FromStr for CpuList {
                     if first > last {
                         bail!("CPU range {part:?} in {text:?} runs backwards");
                     }
+                    // Checked before the range is listed, so a huge one is refused, not built.
+                    if last >= limit {
+                        bail!("CPU {last} in {text:?} is beyond the {limit} CPUs a set can name");
+                    }
                     cpus.extend(first..=last);
                 }
-                None => cpus.push(number(part)?),
+                None => {
+                    cpus.insert(number(part)?);
+                }
             }
         }
-        let limit = 8 * std::mem::size_of::<libc::cpu_set_t>();
         if let Some(too_high) = cpus.iter().find(|&&cpu| cpu >= limit) {
             bail!("CPU {too_high} in {text:?} is beyond the {limit} CPUs a set can name");
         }
-        Ok(CpuList(cpus))
+        Ok(CpuList(cpus.into_iter().collect()))
     }
 }
 
@@ -201,10 +208,17 @@ mod tests {
         assert_eq!(list("1").unwrap(), [1]);
         assert_eq!(list("0,2").unwrap(), [0, 2]);
         assert_eq!(list("0-2, 5").unwrap(), [0, 1, 2, 5]);
+        assert_eq!(list("1,0-1,1").unwrap(), [0, 1]);
         assert!(list("").is_err());
         assert!(list("a").is_err());
         assert!(list("3-1").unwrap_err().to_string().contains("backwards"));
         assert!(list("100000").unwrap_err().to_string().contains("beyond"));
+        assert!(
+            list("0-18446744073709551615")
+                .unwrap_err()
+                .to_string()
+                .contains("beyond")
+        );
     }
 
     #[test]
