@@ -220,8 +220,9 @@ fn bench_codec(c: &mut Criterion, requests: &Requests, ty: &tfwasm_model::Type) 
     group.finish();
 }
 
-/// Bytes written between two calls of the cold group: more than a last-level cache holds, and
-/// a page-table walk's worth of pages, so each call starts with nothing of its own cached.
+/// The buffer the cold group writes through between two calls: more than a last-level cache
+/// holds, over more pages than a TLB maps, so each call starts with little of its own cached
+/// (branch predictors keep theirs).
 const EVICTION_BYTES: usize = 64 << 20;
 
 /// Writes one byte in every cache line of `buffer`, pushing out whatever was cached before.
@@ -233,9 +234,9 @@ fn evict(buffer: &mut [u8]) {
 }
 
 /// The checked layers' plan and apply (2 and 4), each call after the caches were filled with
-/// other bytes: a hot loop keeps a call's code and data cached from the call before, a
-/// served call finds them pushed out by gRPC, the kernel and the client in between. Only the
-/// call is timed; few calls, since each eviction costs milliseconds.
+/// other bytes: a hot loop keeps a call's code and data cached from the call before, while a
+/// served call may find them pushed out by what ran in between (gRPC, the kernel, the
+/// client). Only the call is timed; few calls, since each eviction costs milliseconds.
 fn bench_cold(c: &mut Criterion, rt: &tokio::runtime::Runtime, requests: &Requests) {
     let native = Checked::new(
         NativeProvider::new(tfwasm_sample_random::RandomProvider),

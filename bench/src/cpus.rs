@@ -12,6 +12,11 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 
+use crate::terraform::proc_field;
+
+/// CPUs a `cpu_set_t` can name.
+const SET_SIZE: usize = 8 * std::mem::size_of::<libc::cpu_set_t>();
+
 /// A set of CPUs by number, as `taskset -c` takes them (`0`, `1`, `0,1`, `0-3`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CpuList(Vec<usize>);
@@ -20,13 +25,18 @@ impl std::str::FromStr for CpuList {
     type Err = anyhow::Error;
 
     fn from_str(text: &str) -> anyhow::Result<CpuList> {
-        let limit = 8 * std::mem::size_of::<libc::cpu_set_t>();
         // A set, so repeated ranges hold each CPU once.
         let mut cpus = std::collections::BTreeSet::new();
         for part in text.split(',').map(str::trim) {
+            // Each number is bounded as it is read, so a huge range is refused, not built.
             let number = |n: &str| {
-                n.parse::<usize>()
-                    .with_context(|| format!("{n:?} in CPU list {text:?} is not a CPU number"))
+                let cpu = n
+                    .parse::<usize>()
+                    .with_context(|| format!("{n:?} in CPU list {text:?} is not a CPU number"))?;
+                if cpu >= SET_SIZE {
+                    bail!("CPU {cpu} in {text:?} is beyond the {SET_SIZE} CPUs a set can name");
+                }
+                Ok(cpu)
             };
             match part.split_once('-') {
                 Some((first, last)) => {
@@ -34,19 +44,12 @@ impl std::str::FromStr for CpuList {
                     if first > last {
                         bail!("CPU range {part:?} in {text:?} runs backwards");
                     }
-                    // Checked before the range is listed, so a huge one is refused, not built.
-                    if last >= limit {
-                        bail!("CPU {last} in {text:?} is beyond the {limit} CPUs a set can name");
-                    }
                     cpus.extend(first..=last);
                 }
                 None => {
                     cpus.insert(number(part)?);
                 }
             }
-        }
-        if let Some(too_high) = cpus.iter().find(|&&cpu| cpu >= limit) {
-            bail!("CPU {too_high} in {text:?} is beyond the {limit} CPUs a set can name");
         }
         Ok(CpuList(cpus.into_iter().collect()))
     }
@@ -181,20 +184,12 @@ pub fn sched_totals(pid: u32) -> Option<SchedTotals> {
         cpu += text.split_whitespace().next()?.parse::<u64>().ok()?;
         let moved = std::fs::read_to_string(dir.join("sched"))
             .ok()
-            .and_then(|text| field(&text, "se.nr_migrations"));
+            .and_then(|text| proc_field(&text, "se.nr_migrations"));
         migrations = migrations.zip(moved).map(|(sum, n)| sum + n);
     }
     Some(SchedTotals {
         cpu: Duration::from_nanos(cpu),
         migrations,
-    })
-}
-
-/// The whole-number value of `name` in a `/proc/*/sched` listing (`name   :   value`).
-fn field(listing: &str, name: &str) -> Option<u64> {
-    listing.lines().find_map(|line| {
-        let (key, value) = line.split_once(':')?;
-        (key.trim() == name).then(|| value.trim().parse().ok())?
     })
 }
 
@@ -246,10 +241,10 @@ mod tests {
     #[test]
     fn a_sched_listing_field_is_read_by_its_name() {
         let listing = "x (1, #threads: 1)\n---\nse.sum_exec_runtime   :   1.5\nse.nr_migrations   :   42\nnr_switches : 7\n";
-        assert_eq!(field(listing, "se.nr_migrations"), Some(42));
-        assert_eq!(field(listing, "nr_switches"), Some(7));
-        assert_eq!(field(listing, "se.sum_exec_runtime"), None);
-        assert_eq!(field(listing, "missing"), None);
+        assert_eq!(proc_field(listing, "se.nr_migrations"), Some(42));
+        assert_eq!(proc_field(listing, "nr_switches"), Some(7));
+        assert_eq!(proc_field(listing, "se.sum_exec_runtime"), None);
+        assert_eq!(proc_field(listing, "missing"), None);
         let later = SchedTotals {
             cpu: Duration::from_micros(30),
             migrations: Some(5),
@@ -277,9 +272,8 @@ mod tests {
         std::thread::spawn(|| {
             // The last CPU this thread may run on: a container may not allow CPU 0.
             let before = allowed();
-            let limit = 8 * std::mem::size_of::<libc::cpu_set_t>();
             // SAFETY: CPU_ISSET reads the set at an index below its size.
-            let cpu = (0..limit)
+            let cpu = (0..SET_SIZE)
                 .rev()
                 .find(|&c| unsafe { libc::CPU_ISSET(c, &before) })
                 .unwrap();

@@ -15,15 +15,22 @@ fn status_kib(pid: u32, field: &str) -> u64 {
     proc_kib(pid, "status", field)
 }
 
-/// A field in KiB of `/proc/<pid>/<file>`; 0 when unreadable.
+/// A field in KiB of `/proc/<pid>/<file>` (`field` with its colon, `VmHWM:`); 0 when
+/// unreadable.
 fn proc_kib(pid: u32, file: &str, field: &str) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/{file}"))
-        .unwrap_or_default()
-        .lines()
-        .find(|l| l.starts_with(field))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|n| n.parse().ok())
+        .ok()
+        .and_then(|listing| proc_field(&listing, field.trim_end_matches(':')))
         .unwrap_or(0)
+}
+
+/// The whole number that follows `name` in a `/proc` listing of `name: value [unit]` lines,
+/// with or without spaces before the colon (`status`, `smaps_rollup`, `sched`).
+pub(crate) fn proc_field(listing: &str, name: &str) -> Option<u64> {
+    listing.lines().find_map(|line| {
+        let (key, value) = line.split_once(':')?;
+        (key.trim() == name).then(|| value.split_whitespace().next()?.parse().ok())?
+    })
 }
 
 /// `VmHWM` (peak resident set, file-backed code pages included) of process `pid`, in KiB.
