@@ -18,6 +18,7 @@
 mod apply;
 mod at;
 mod checked;
+pub mod decodings;
 mod function;
 mod generated;
 mod identity;

@@ -99,6 +99,7 @@ impl<P: Provider> Handler for Recorded<P> {
                     request: serde_json::json!({}),
                     response,
                 },
+                Default::default(),
             );
         }
         result

@@ -34,6 +34,7 @@ use anyhow::{Context as _, bail};
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 use sha2::Digest as _;
+use tfwasm_contract::decodings::{Decodings, keeping};
 use tfwasm_model::Provider;
 use tfwasm_model::rpc::Call;
 use tfwasm_runtime::DirGrant;
@@ -225,14 +226,15 @@ impl Recorder {
             .as_ref()
     }
 
-    /// Redacts `entry` (values still encoded) and writes it, under the root's lock.
-    fn record(&self, schemas: &Schemas, mut entry: Entry) {
+    /// Redacts `entry` (values still encoded) and writes it, under the root's lock. The values
+    /// the call's checks decoded (`decodings`) are read from their trees.
+    fn record(&self, schemas: &Schemas, mut entry: Entry, decodings: Decodings) {
         let Some(own) = self.own(schemas) else {
             return;
         };
         let written = shared::lock(&self.root).and_then(|mut locked| {
             locked.sensitive.merge(own);
-            let policy = Policy::new(self.values, &locked.sensitive);
+            let policy = Policy::new(self.values, &locked.sensitive).reusing(decodings);
             schemas.decode(&entry.rpc, &entry.subject, &mut entry.request, &policy);
             schemas.decode(&entry.rpc, &entry.subject, &mut entry.response, &policy);
             let name = format!("{:06}-{}.json", entry.seq, entry.rpc);
@@ -314,7 +316,8 @@ impl<P: Provider> Recorded<P> {
         }
     }
 
-    /// Runs one call of the RPC `C`, recording it: the request is copied out before the call.
+    /// Runs one call of the RPC `C`, recording it: the request is copied out before the call,
+    /// and the values the checks decode during it are kept for the recording to read.
     async fn exchange<C: Call>(&self, req: C::Request) -> C::Response {
         let Some(recorder) = &self.recorder else {
             return C::call(&self.inner, req).await;
@@ -323,7 +326,7 @@ impl<P: Provider> Recorded<P> {
         let subject = C::subject(&req).to_owned();
         let request = serde_json::to_value(&req).unwrap_or(Json::Null);
         let started = Instant::now();
-        let resp = C::call(&self.inner, req).await;
+        let (resp, decodings) = keeping(C::call(&self.inner, req)).await;
         let elapsed = started.elapsed();
         let response = families::message(serde_json::to_value(&resp).unwrap_or(Json::Null));
         let schemas = schemas_of(&self.inner, &self.schemas).await;
@@ -337,6 +340,7 @@ impl<P: Provider> Recorded<P> {
                 request,
                 response,
             },
+            decodings,
         );
         resp
     }
@@ -632,7 +636,7 @@ mod tests {
     fn a_recording_is_private_to_its_user() {
         let run = run(Values::Redacted);
         let recorder = run.start();
-        recorder.record(&schemas(true), plan(1, "hunter2"));
+        recorder.record(&schemas(true), plan(1, "hunter2"), Decodings::default());
         assert_eq!(mode(&run.settings.dir), 0o700);
         assert_eq!(mode(recorder.dir()), 0o700);
         let files = run.files();
@@ -650,13 +654,13 @@ mod tests {
         let run = run(Values::NonSensitive);
         // Process B's schema drops `sensitive` and records first.
         let b = run.start();
-        b.record(&schemas(false), plan(1, "hunter2"));
+        b.record(&schemas(false), plan(1, "hunter2"), Decodings::default());
         assert!(run.files().iter().any(|(_, text)| text.contains("hunter2")));
         // Process A's schema marks it: what B wrote is redacted as A starts recording...
         let a = run.start();
-        a.record(&schemas(true), plan(1, "s3cr3t-a"));
+        a.record(&schemas(true), plan(1, "s3cr3t-a"), Decodings::default());
         // ...and what B writes after, by A's schema too.
-        b.record(&schemas(false), plan(2, "s3cr3t-b"));
+        b.record(&schemas(false), plan(2, "s3cr3t-b"), Decodings::default());
         let files = run.files();
         for (path, text) in &files {
             for secret in ["hunter2", "s3cr3t-a", "s3cr3t-b"] {
@@ -694,21 +698,21 @@ mod tests {
         let victim = run.tmp.path().join("victim.txt");
         std::fs::write(&victim, "precious").unwrap();
         let recorder = run.start();
-        recorder.record(&schemas(true), plan(1, "hunter2"));
+        recorder.record(&schemas(true), plan(1, "hunter2"), Decodings::default());
         assert!(!recorder.warned.load(Ordering::Relaxed));
         std::os::unix::fs::symlink(
             &victim,
             recorder.dir().join("000002-PlanResourceChange.json"),
         )
         .unwrap();
-        recorder.record(&schemas(true), plan(2, "hunter2"));
+        recorder.record(&schemas(true), plan(2, "hunter2"), Decodings::default());
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
         assert!(
             recorder.warned.load(Ordering::Relaxed),
             "the failed write is reported"
         );
         // The next call is written as usual.
-        recorder.record(&schemas(true), plan(3, "hunter2"));
+        recorder.record(&schemas(true), plan(3, "hunter2"), Decodings::default());
         assert!(
             recorder
                 .dir()

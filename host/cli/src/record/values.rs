@@ -13,11 +13,13 @@
 //! answers, and a few bytes of msgpack can be kilobytes of indented, redacted JSON.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::sync::Arc;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value as Json, json};
+use tfwasm_contract::decodings::{Decodings, Of};
 use tfwasm_model::codec::json::{decode_with_unknowns, encode_with_unknowns};
 use tfwasm_model::codec::redact::{is_redacted, redacted};
 use tfwasm_model::rpc::{
@@ -58,7 +60,6 @@ impl Schemas {
 }
 
 /// What a recording keeps of values.
-#[derive(Clone)]
 pub struct Policy<'a> {
     /// Every value's leaves redacted, or only secrets.
     pub values: Values,
@@ -68,6 +69,10 @@ pub struct Policy<'a> {
     /// values, each within [`MAX_READABLE_BYTES`], would otherwise write and hold many times
     /// that (4,096 imported objects). Past it, a value is redacted whole.
     readable_left: std::cell::Cell<usize>,
+    /// Trees already decoded in this call, by the checks or by this pass for an earlier
+    /// field (a plan's prior state is often its planned one): found again by their bytes
+    /// instead of decoded again (`tfwasm_contract::decodings`).
+    decodings: RefCell<Decodings>,
 }
 
 impl<'a> Policy<'a> {
@@ -77,7 +82,40 @@ impl<'a> Policy<'a> {
             values,
             sensitive,
             readable_left: std::cell::Cell::new(MAX_READABLE_BYTES),
+            decodings: RefCell::default(),
         }
+    }
+
+    /// The policy, reading the trees in `decodings` (the checks' of the call) rather than
+    /// decoding their bytes again.
+    pub fn reusing(self, decodings: Decodings) -> Policy<'a> {
+        Policy {
+            decodings: RefCell::new(decodings),
+            ..self
+        }
+    }
+
+    /// `read` of the tree `msgpack` decodes to as a value of `ty`: the one decoded already
+    /// in this call when it is `of`'s (of the schema index `index`), else decoded now and
+    /// kept for the rest of the call. `None` when it does not decode or `read` gives none.
+    fn with_tree<T>(
+        &self,
+        at: Option<(&Arc<SchemaIndex>, Of<'_>)>,
+        msgpack: &[u8],
+        ty: &Type,
+        read: impl FnOnce(&Value) -> Option<T>,
+    ) -> Option<T> {
+        let Some((index, of)) = at else {
+            return read(&tfwasm_model::codec::msgpack::decode(msgpack, ty).ok()?);
+        };
+        let mut decodings = self.decodings.borrow_mut();
+        if let Some(tree) = decodings.get(index, of, msgpack) {
+            return read(tree);
+        }
+        let tree = tfwasm_model::codec::msgpack::decode(msgpack, ty).ok()?;
+        let read = read(&tree);
+        decodings.keep(index, of, msgpack, tree);
+        read
     }
 
     /// Takes `bytes` from the call's budget; false (and nothing taken) past it.
@@ -256,7 +294,7 @@ impl Schemas {
                 let function = self.functions.get(subject);
                 for (i, arg) in arguments.iter_mut().enumerate() {
                     let ty = function.and_then(|f| f.parameter(i)).map(|p| p.ty.clone());
-                    decode_value(arg, ty.as_ref(), None, true, policy);
+                    decode_value(arg, ty.as_ref(), None, None, true, policy);
                 }
             }
             Field::Object
@@ -270,8 +308,17 @@ impl Schemas {
                 let whole = matches!(what, Field::FunctionResult | Field::EphemeralResult)
                     || policy.values == Values::Redacted;
                 let object = object_of(family, subject, what);
+                // What the checks would have decoded it as, to read their tree.
+                let of = match (what, object) {
+                    (Field::Identity, _) => Some(Of::Identity(subject)),
+                    (_, Some(Object::Resource(name))) => Some(Of::Resource(name)),
+                    (_, Some(Object::DataSource(name))) => Some(Of::DataSource(name)),
+                    (_, Some(Object::EphemeralResource(name))) => Some(Of::EphemeralResource(name)),
+                    _ => None,
+                };
+                let reuse = of.map(|of| (&self.0, of));
                 // A value of a type this schema does not describe is redacted whole.
-                decode_value(value, ty.as_deref(), object, whole, policy);
+                decode_value(value, ty.as_deref(), reuse, object, whole, policy);
             }
         }
     }
@@ -603,10 +650,12 @@ fn redact_path(path: &mut Json, block: Option<&Block>, values: Values, budget: &
 }
 
 /// Decodes one encoded value of type `ty` in place to `{"value": JSON}`, redacting every leaf
-/// (`whole`) or the secrets of `object`. A value that does not decode is redacted whole.
+/// (`whole`) or the secrets of `object`. A value that does not decode is redacted whole. A
+/// value already decoded in this call as `reuse`'s (of its index) is read from that tree.
 fn decode_value(
     field: &mut Json,
     ty: Option<&Type>,
+    reuse: Option<(&Arc<SchemaIndex>, Of<'_>)>,
     object: Option<Object<'_>>,
     whole: bool,
     policy: &Policy<'_>,
@@ -615,18 +664,21 @@ fn decode_value(
         return;
     }
     let decoded = ty.and_then(|ty| {
-        let value = if let Some(b64) = field.get("msgpack").and_then(Json::as_str) {
-            let bytes = STANDARD.decode(b64).ok()?;
-            tfwasm_model::codec::msgpack::decode(&bytes, ty).ok()?
-        } else {
-            tfwasm_model::codec::json::decode(field.get("json")?, ty).ok()?
-        };
         // Sized before it is built, as deep as a value sits in a call's file: past what
         // the call has left, it is redacted whole.
-        if !policy.take_readable(readable_bytes(&value, VALUE_DEPTH)) {
-            return None;
-        }
-        Some((encode_with_unknowns(&value, ty).ok()?, ty))
+        let readable = |value: &Value| {
+            if !policy.take_readable(readable_bytes(value, VALUE_DEPTH)) {
+                return None;
+            }
+            encode_with_unknowns(value, ty).ok()
+        };
+        let readable = if let Some(b64) = field.get("msgpack").and_then(Json::as_str) {
+            let bytes = STANDARD.decode(b64).ok()?;
+            policy.with_tree(reuse, &bytes, ty, readable)?
+        } else {
+            readable(&tfwasm_model::codec::json::decode(field.get("json")?, ty).ok()?)?
+        };
+        Some((readable, ty))
     });
     let Some((mut readable, ty)) = decoded else {
         *field = redacted();
@@ -989,6 +1041,7 @@ mod tests {
                 &mut field,
                 Some(&ty),
                 None,
+                None,
                 values == Values::Redacted,
                 &policy(values, &sensitive),
             );
@@ -1022,6 +1075,7 @@ mod tests {
             &mut field,
             Some(&dynamic_ty),
             None,
+            None,
             false,
             &policy(Values::NonSensitive, &sensitive),
         );
@@ -1035,10 +1089,62 @@ mod tests {
             &mut field,
             Some(&small_ty),
             None,
+            None,
             false,
             &policy(Values::NonSensitive, &sensitive),
         );
         assert_eq!(field, json!({"value": [true, true, true]}));
+    }
+
+    /// What the recording writes of a value the checks decoded is read from their tree
+    /// (`tfwasm_contract::decodings`), not from its bytes decoded again: here the kept tree
+    /// differs from what the bytes say, which only a reading of the tree shows. Kept with
+    /// another index's types, it is not read; and a tree this pass decodes itself is kept for
+    /// the call's later fields of the same bytes (a plan's planned state is often its prior).
+    #[test]
+    fn the_checks_decodings_are_read_not_decoded_again() {
+        let schemas = schemas(true);
+        let ty = schemas.resource_type("t_x").unwrap().clone();
+        let sensitive = Sensitive::of(&schemas.provider);
+        let encoded = DynamicValue::encode(&config(), &ty).unwrap();
+        let stand_in = Value::object([
+            ("id", Value::String("from the tree".into())),
+            ("password", Value::Null),
+            ("token", Value::Null),
+            ("rule", Value::List(Vec::new())),
+        ]);
+        let record = |index: &Arc<SchemaIndex>| {
+            let mut kept = Decodings::default();
+            let given_back = kept.keep(
+                index,
+                Of::Resource("t_x"),
+                &encoded.msgpack,
+                stand_in.clone(),
+            );
+            assert_eq!(given_back, None);
+            let mut json = plan_request(&schemas);
+            let policy = policy(Values::NonSensitive, &sensitive).reusing(kept);
+            schemas.decode("PlanResourceChange", "t_x", &mut json, &policy);
+            json
+        };
+        assert_eq!(record(&schemas.0)["config"]["value"]["id"], "from the tree");
+        let other = Arc::new((*schemas.0).clone());
+        let decoded = record(&other);
+        assert_ne!(
+            decoded["config"]["value"]["id"], "from the tree",
+            "{decoded}"
+        );
+        assert_eq!(
+            decoded["config"]["value"]["rule"].as_array().map(Vec::len),
+            Some(1)
+        );
+
+        let policy = policy(Values::NonSensitive, &sensitive);
+        let mut json = plan_request(&schemas);
+        schemas.decode("PlanResourceChange", "t_x", &mut json, &policy);
+        let kept = policy.decodings.borrow();
+        let tree = kept.get(&schemas.0, Of::Resource("t_x"), &encoded.msgpack);
+        assert_eq!(tree, Some(&config()), "{kept:?}");
     }
 
     #[test]
@@ -1254,7 +1360,7 @@ mod tests {
         let kept: Vec<bool> = (0..4)
             .map(|_| {
                 let mut field = encoded.clone();
-                decode_value(&mut field, Some(&ty), None, false, &policy);
+                decode_value(&mut field, Some(&ty), None, None, false, &policy);
                 field.get("value").is_some()
             })
             .collect();
@@ -1265,6 +1371,7 @@ mod tests {
         decode_value(
             &mut field,
             Some(&ty),
+            None,
             None,
             false,
             &Policy::new(Values::NonSensitive, &sensitive),

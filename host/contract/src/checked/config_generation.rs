@@ -8,6 +8,7 @@ use tfwasm_model::rpc::{
 
 use super::{Checked, decode_result};
 use crate::Violations;
+use crate::decodings::Of;
 
 impl<P: Provider> ConfigGenerationServer for Checked<P> {
     fn generates_config(&self) -> bool {
@@ -25,7 +26,11 @@ impl<P: Provider> ConfigGenerationServer for Checked<P> {
         }
         if let Some((schema, ty)) = self.resource(&type_name).await {
             let violations = match decode_result(&resp.config, ty) {
-                Ok(config) => crate::check_generated_config(&schema.block, &config),
+                Ok(config) => {
+                    let found = crate::check_generated_config(&schema.block, &config);
+                    self.hand_on(Of::Resource(&type_name), &resp.config, config);
+                    found
+                }
                 Err(v) => Violations::from(vec![v]),
             };
             resp.diagnostics.extend(self.diagnostics(

@@ -6,6 +6,7 @@ use tfwasm_model::rpc::{
 use tfwasm_model::{Diagnostics, Provider};
 
 use super::{Checked, decode_result};
+use crate::decodings::Of;
 use crate::{Violations, check_data_source};
 
 impl<P: Provider> DataSourceServer for Checked<P> {
@@ -29,7 +30,11 @@ impl<P: Provider> DataSourceServer for Checked<P> {
         }
         if let Some(ty) = self.data_source_type(&type_name).await {
             let violations = match decode_result(&resp.state, ty) {
-                Ok(state) => check_data_source(&state),
+                Ok(state) => {
+                    let found = check_data_source(&state);
+                    self.hand_on(Of::DataSource(&type_name), &resp.state, state);
+                    found
+                }
                 Err(v) => Violations::from(vec![v]),
             };
             resp.diagnostics.extend(self.diagnostics(

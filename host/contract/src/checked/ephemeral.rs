@@ -8,6 +8,7 @@ use tfwasm_model::rpc::{
 use tfwasm_model::{AttributePath, Diagnostics, Provider, Value};
 
 use super::{Checked, decode_result};
+use crate::decodings::Of;
 use crate::{Violation, Violations};
 
 impl<P: Provider> EphemeralServer for Checked<P> {
@@ -38,7 +39,10 @@ impl<P: Provider> EphemeralServer for Checked<P> {
                     path: AttributePath::root(),
                     message: "an opened ephemeral resource must not be null".into(),
                 }]),
-                Ok(_) => Violations::new(),
+                Ok(opened) => {
+                    self.hand_on(Of::EphemeralResource(&type_name), &resp.result, opened);
+                    Violations::new()
+                }
                 Err(v) => Violations::from(vec![v]),
             };
             resp.diagnostics.extend(self.diagnostics(

@@ -27,6 +27,7 @@ use tfwasm_model::{
     Value,
 };
 
+use crate::decodings::Of;
 use crate::{Violation, Violations};
 
 /// What a violation does.
@@ -85,6 +86,16 @@ impl<P: Provider> Checked<P> {
         self.schema.get_or_init(|| index)
     }
 
+    /// Hands `value`, decoded from `encoded` as a value of `of`, on to the call's recording
+    /// when it keeps the checks' decodings (`decodings.rs`); otherwise gives it back to be
+    /// freed. A value decoded at all was decoded with a type of the kept index.
+    fn hand_on(&self, of: Of<'_>, encoded: &DynamicValue, value: Value) -> Option<Value> {
+        match self.schema.get() {
+            Some(index) => crate::decodings::keep(index, of, encoded, value),
+            None => Some(value),
+        }
+    }
+
     /// The value type of the data source `type_name`, if the schema has it.
     async fn data_source_type(&self, type_name: &str) -> Option<&Type> {
         self.index().await.data_source_type(type_name)
@@ -130,11 +141,17 @@ impl<P: Provider> Checked<P> {
             .is_some()
             .then(|| decoded.as_ref().unwrap_or(&Value::Null));
         let mut found = crate::check_identity(ty.is_some(), returned, role);
+        let of = Of::Identity(type_name);
         if let (Some(ty), Some(after), Some((Some(before), step))) = (ty, &decoded, before)
-            && let Ok(before) = before.decode(ty)
-            && !crate::is_empty_identity(&before)
+            && let Ok(before_value) = before.decode(ty)
         {
-            found.extend(crate::check_identity_kept(&before, after, step));
+            if !crate::is_empty_identity(&before_value) {
+                found.extend(crate::check_identity_kept(&before_value, after, step));
+            }
+            self.hand_on(of, before, before_value);
+        }
+        if let (Some(after), Some(encoded)) = (decoded, identity.as_ref()) {
+            self.hand_on(of, encoded, after);
         }
         found
     }

@@ -6,6 +6,7 @@ use tfwasm_model::rpc::{MoveResourceStateRequest, MoveResourceStateResponse, Mov
 
 use super::stored;
 use super::{Checked, decode_result};
+use crate::decodings::Of;
 use crate::{IdentityRole, Violations};
 
 impl<P: Provider> MoveServer for Checked<P> {
@@ -24,7 +25,11 @@ impl<P: Provider> MoveServer for Checked<P> {
         }
         if let Some((schema, ty)) = self.resource(&target).await {
             let mut violations = match decode_result(&resp.target_state, ty) {
-                Ok(state) => stored(&schema.block, &state),
+                Ok(state) => {
+                    let found = stored(&schema.block, &state);
+                    self.hand_on(Of::Resource(&target), &resp.target_state, state);
+                    found
+                }
                 Err(v) => Violations::from(vec![v]),
             };
             if violations.is_empty() {

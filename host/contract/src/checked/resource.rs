@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use super::aside;
 use super::{Checked, Mode, decode_result, decode_result_unless, resource_in, stored};
+use crate::decodings::Of;
 use crate::{
     IdentityRole, Violations, check_apply_with, check_import, check_plan_with,
     check_requires_replace_in, check_write_only_null, has_write_only,
@@ -62,7 +63,11 @@ impl<P: Provider> ResourceServer for Checked<P> {
         }
         if let Some((schema, ty)) = self.resource(&type_name).await {
             let violations = match decode_result(&resp.upgraded_state, ty) {
-                Ok(state) => stored(&schema.block, &state),
+                Ok(state) => {
+                    let found = stored(&schema.block, &state);
+                    self.hand_on(Of::Resource(&type_name), &resp.upgraded_state, state);
+                    found
+                }
                 Err(v) => Violations::from(vec![v]),
             };
             resp.diagnostics.extend(self.diagnostics(
@@ -95,7 +100,11 @@ impl<P: Provider> ResourceServer for Checked<P> {
                 Violations::new()
             } else {
                 match decode_result(&resp.new_state, ty) {
-                    Ok(state) => stored(&schema.block, &state),
+                    Ok(state) => {
+                        let found = stored(&schema.block, &state);
+                        self.hand_on(Of::Resource(&type_name), &resp.new_state, state);
+                        found
+                    }
                     Err(v) => Violations::from(vec![v]),
                 }
             };
@@ -147,6 +156,8 @@ impl<P: Provider> ResourceServer for Checked<P> {
         // Kept to recognise a planned state that is the prior one byte for byte (every
         // resource a refresh plan leaves unchanged), which then needs no decoding of its own.
         let prior_state = req.prior_state.clone();
+        // Its bytes, to find the checks' decoding again, when the call is recorded.
+        let config = crate::decodings::is_kept().then(|| req.config.clone());
         let mut resp = self.inner.plan_resource_change(req).await;
         self.refuse_deferral(
             allowed,
@@ -161,7 +172,7 @@ impl<P: Provider> ResourceServer for Checked<P> {
             return resp;
         }
         // Inputs Terraform sent that do not decode are not the provider's fault: no check.
-        if let (Some((schema, ty, layout)), Some((prior, config))) =
+        if let (Some((schema, ty, layout)), Some((prior, config_value))) =
             (resource_in(&index, &type_name), inputs.join().flatten())
         {
             let planned_bytes = aside::bytes(&[&resp.planned_state]);
@@ -169,9 +180,18 @@ impl<P: Provider> ResourceServer for Checked<P> {
                 Ok(planned) => {
                     let plan = planned.as_ref().unwrap_or(&prior);
                     let block = &schema.block;
-                    let found =
-                        check_plan_with(block, layout, &prior, &config, plan, computed_blocks);
-                    if let Some(planned) = planned {
+                    let found = check_plan_with(
+                        block,
+                        layout,
+                        &prior,
+                        &config_value,
+                        plan,
+                        computed_blocks,
+                    );
+                    if let Some(planned) = planned
+                        && let Some(planned) =
+                            self.hand_on(Of::Resource(&type_name), &resp.planned_state, planned)
+                    {
                         aside::free(planned_bytes, planned);
                     }
                     found
@@ -186,7 +206,13 @@ impl<P: Provider> ResourceServer for Checked<P> {
             // An update keeps the object, so it keeps its identity; a replacement or a
             // create names a new one.
             let update = !prior.is_null() && resp.requires_replace.is_empty();
-            aside::free(input_bytes, (prior, config));
+            let of = Of::Resource(&type_name);
+            let config_value = match &config {
+                Some(config) => self.hand_on(of, config, config_value),
+                None => Some(config_value),
+            };
+            let prior = self.hand_on(of, &prior_state, prior);
+            aside::free(input_bytes, (prior, config_value));
             let exists = !resp.planned_state.is_null();
             violations.extend(
                 self.check_identity(
@@ -235,7 +261,9 @@ impl<P: Provider> ResourceServer for Checked<P> {
             let violations = match decode_result_unless(&resp.new_state, &planned_state, ty) {
                 // With errors the provider may return a partial state: only its shape matters.
                 Ok(new) if tfwasm_model::has_error(&resp.diagnostics) => {
-                    aside::free(planned_bytes + new_bytes, (planned, new));
+                    let kept =
+                        self.hand_on_applied(&type_name, &planned_state, planned, &resp, new);
+                    aside::free(planned_bytes + new_bytes, kept);
                     Violations::new()
                 }
                 Ok(new) => {
@@ -252,7 +280,9 @@ impl<P: Provider> ResourceServer for Checked<P> {
                         )
                         .await,
                     );
-                    aside::free(planned_bytes + new_bytes, (planned, new));
+                    let kept =
+                        self.hand_on_applied(&type_name, &planned_state, planned, &resp, new);
+                    aside::free(planned_bytes + new_bytes, kept);
                     found
                 }
                 Err(v) => {
@@ -307,6 +337,7 @@ impl<P: Provider> ResourceServer for Checked<P> {
                             )
                             .await,
                         );
+                        self.hand_on(Of::Resource(&imported.type_name), &imported.state, state);
                         found
                     }
                     Err(v) => Violations::from(vec![v]),
@@ -335,6 +366,23 @@ impl<P: Provider> ResourceServer for Checked<P> {
             violations,
         ));
         resp
+    }
+}
+
+impl<P: Provider> Checked<P> {
+    /// An apply's planned and new states handed on to the call's recording
+    /// ([`Checked::hand_on`]); what it does not keep is given back to be freed.
+    fn hand_on_applied(
+        &self,
+        type_name: &str,
+        planned_state: &DynamicValue,
+        planned: Value,
+        resp: &ApplyResourceChangeResponse,
+        new: Option<Value>,
+    ) -> (Option<Value>, Option<Value>) {
+        let of = Of::Resource(type_name);
+        let new = new.and_then(|new| self.hand_on(of, &resp.new_state, new));
+        (self.hand_on(of, planned_state, planned), new)
     }
 }
 

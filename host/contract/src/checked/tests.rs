@@ -1499,3 +1499,108 @@ fn an_action_defers_only_when_the_client_allows_it() {
             .any(|d| d.summary == "Action Not Supported")
     );
 }
+
+/// A recorded call is handed every value its checks decoded (`decodings.rs`), found again by
+/// its bytes as a value of its object in the provider's one index: a plan's prior state,
+/// configuration and planned state, an apply's planned and new states, a data source's state.
+/// The recording then reads those trees instead of decoding the bytes again.
+#[test]
+fn a_recorded_call_is_handed_every_value_its_checks_decoded() {
+    use crate::decodings::{Of, keeping};
+    let planned = obj("a".into(), Value::unknown());
+    let new = obj("a".into(), "id-1".into());
+    let read = obj("a".into(), "id-2".into());
+    let fake = Fake {
+        plan: PlanResourceChangeResponse {
+            planned_state: planned.clone(),
+            ..Default::default()
+        },
+        apply: ApplyResourceChangeResponse {
+            new_state: new.clone(),
+            ..Default::default()
+        },
+        data: ReadDataSourceResponse {
+            state: read.clone(),
+            ..Default::default()
+        },
+        ..Fake::default()
+    };
+    let checked = Checked::new(fake, "fake", Mode::Enforce);
+    let plan = PlanResourceChangeRequest {
+        prior_state: obj("a".into(), "id-0".into()),
+        ..plan_request()
+    };
+    let decoded = |v: &DynamicValue| v.decode(&ty()).unwrap();
+    run(async {
+        let (resp, kept) = keeping(checked.plan_resource_change(plan.clone())).await;
+        assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+        let index = checked.index().await;
+        let of = Of::Resource("fake_thing");
+        for (what, v) in [
+            ("prior state", &plan.prior_state),
+            ("configuration", &plan.config),
+            ("planned state", &planned),
+        ] {
+            let tree = kept.get(index, of, &v.msgpack);
+            assert_eq!(tree, Some(&decoded(v)), "the plan's {what}");
+        }
+        assert_eq!(kept.len(), 3, "{kept:?}");
+
+        let (resp, kept) = keeping(checked.apply_resource_change(apply_request())).await;
+        assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+        for (what, v) in [("planned", &apply_request().planned_state), ("new", &new)] {
+            let tree = kept.get(index, of, &v.msgpack);
+            assert_eq!(tree, Some(&decoded(v)), "the apply's {what} state");
+        }
+        assert_eq!(kept.len(), 2, "{kept:?}");
+
+        let req = ReadDataSourceRequest {
+            type_name: "fake_data".into(),
+            ..Default::default()
+        };
+        let (resp, kept) = keeping(checked.read_data_source(req)).await;
+        assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+        let tree = kept.get(index, Of::DataSource("fake_data"), &read.msgpack);
+        assert_eq!(tree, Some(&decoded(&read)));
+        // Found as the data source's value only.
+        assert_eq!(kept.get(index, of, &read.msgpack), None);
+    });
+
+    // Identities (planned and new) and an opened ephemeral resource's result too.
+    let opened = obj("a".into(), "s".into());
+    let new_identity = identity("id-1".into());
+    let fake = Fake {
+        identity: true,
+        apply: ApplyResourceChangeResponse {
+            new_state: new.clone(),
+            new_identity: new_identity.clone(),
+            ..Default::default()
+        },
+        opened: OpenEphemeralResourceResponse {
+            result: opened.clone(),
+            ..Default::default()
+        },
+        ..Fake::default()
+    };
+    let checked = Checked::new(fake, "fake", Mode::Enforce);
+    let apply = ApplyResourceChangeRequest {
+        planned_identity: identity("id-1".into()),
+        ..apply_request()
+    };
+    run(async {
+        let (resp, kept) = keeping(checked.apply_resource_change(apply.clone())).await;
+        assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+        let index = checked.index().await;
+        let id = new_identity.as_ref().unwrap();
+        let tree = kept.get(index, Of::Identity("fake_thing"), &id.msgpack);
+        assert_eq!(tree, Some(&Value::object([("id", "id-1".into())])));
+        let open = OpenEphemeralResourceRequest {
+            type_name: "fake_secret".into(),
+            ..Default::default()
+        };
+        let (resp, kept) = keeping(checked.open_ephemeral_resource(open)).await;
+        assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+        let tree = kept.get(index, Of::EphemeralResource("fake_secret"), &opened.msgpack);
+        assert_eq!(tree, Some(&decoded(&opened)));
+    });
+}
