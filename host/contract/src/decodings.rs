@@ -2,7 +2,8 @@
 //! each value the checks decoded from their tree instead of decoding its bytes again.
 //!
 //! [`keeping`] runs a call with a [`Decodings`] in scope and hands it back with the answer;
-//! [`Checked`](crate::Checked) offers every value it decoded to the scope with [`keep`] and
+//! [`Checked`](crate::Checked) offers each value it decoded, of a resource, data source,
+//! ephemeral resource or identity, that stays in the answer to the scope with `keep`, and
 //! frees it as before when there is none (every call that is not recorded). The scope lives
 //! in a thread-local only while the call's future is polled, the way a task-local does, so
 //! it follows the call across threads and never reaches another call's checks.
@@ -12,6 +13,7 @@
 //! index an object's type is one type, so the same bytes decode to the same tree.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::future::Future;
 use std::pin::pin;
 use std::sync::Arc;
@@ -71,19 +73,14 @@ impl OfOwned {
     }
 }
 
-/// One kept decoding.
-#[derive(Debug)]
-struct Kept {
-    of: OfOwned,
-    msgpack: Vec<u8>,
-    value: Value,
-}
-
 /// The values the checks of one call decoded, with the index their types came from.
 #[derive(Debug, Default)]
 pub struct Decodings {
     index: Option<Arc<SchemaIndex>>,
-    kept: Vec<Kept>,
+    /// By their bytes (hashed with a per-process key, so a guest cannot choose collisions),
+    /// then by what they are of: the same bytes are rarely a value of more than one object.
+    kept: HashMap<Vec<u8>, Vec<(OfOwned, Value)>>,
+    count: usize,
     bytes: usize,
 }
 
@@ -94,19 +91,24 @@ impl Decodings {
         if !Arc::ptr_eq(ours, index) {
             return None;
         }
-        (self.kept.iter())
-            .find(|k| k.of.is(of) && k.msgpack == msgpack)
-            .map(|k| &k.value)
+        (self.kept.get(msgpack)?.iter())
+            .find(|(kept, _)| kept.is(of))
+            .map(|(_, value)| value)
     }
 
     /// How many decodings are kept.
     pub fn len(&self) -> usize {
-        self.kept.len()
+        self.count
     }
 
     /// Whether none is.
     pub fn is_empty(&self) -> bool {
-        self.kept.is_empty()
+        self.count == 0
+    }
+
+    /// Whether `len` more encoded bytes would still be kept.
+    fn fits(&self, len: usize) -> bool {
+        self.bytes + len <= MAX_KEPT_BYTES
     }
 
     /// Keeps `value`, decoded from `msgpack` as a value of `of` in `index`, or gives it back
@@ -119,21 +121,18 @@ impl Decodings {
         msgpack: &[u8],
         value: Value,
     ) -> Option<Value> {
-        let same_index = self
-            .index
-            .as_ref()
-            .is_none_or(|ours| Arc::ptr_eq(ours, index));
-        let fits = self.bytes + msgpack.len() <= MAX_KEPT_BYTES;
-        if msgpack.is_empty() || !same_index || !fits || self.get(index, of, msgpack).is_some() {
+        let same_index = (self.index.as_ref()).is_none_or(|ours| Arc::ptr_eq(ours, index));
+        if msgpack.is_empty() || !same_index || !self.fits(msgpack.len()) {
             return Some(value);
         }
+        let entries = self.kept.entry(msgpack.to_vec()).or_default();
+        if entries.iter().any(|(kept, _)| kept.is(of)) {
+            return Some(value);
+        }
+        entries.push((of.owned(), value));
         self.index.get_or_insert_with(|| Arc::clone(index));
         self.bytes += msgpack.len();
-        self.kept.push(Kept {
-            of: of.owned(),
-            msgpack: msgpack.to_vec(),
-            value,
-        });
+        self.count += 1;
         None
     }
 }
@@ -143,16 +142,16 @@ thread_local! {
     static SCOPE: RefCell<Option<Decodings>> = const { RefCell::new(None) };
 }
 
-/// Whether the call being polled keeps its decodings: a caller that would copy something
-/// only to keep it asks first.
-pub fn is_kept() -> bool {
-    SCOPE.with(|scope| scope.borrow().is_some())
+/// Whether the call being polled keeps its decodings and has room for a value of `len`
+/// encoded bytes: a caller that would copy a value only to keep its tree asks first.
+pub(crate) fn would_keep(len: usize) -> bool {
+    SCOPE.with(|scope| scope.borrow().as_ref().is_some_and(|d| d.fits(len)))
 }
 
 /// Offers `value`, decoded from `encoded` as a value of `of` in `index`, to the call's
 /// decodings; gives it back when the call keeps none (it is not recorded) or cannot keep it,
 /// for the caller to free as it would have.
-pub fn keep(
+pub(crate) fn keep(
     index: &Arc<SchemaIndex>,
     of: Of<'_>,
     encoded: &DynamicValue,
@@ -233,7 +232,8 @@ mod tests {
     async fn a_value_kept_in_the_call_is_found_by_its_object_and_bytes() {
         let index = index();
         let (given_back, kept) = keeping(async {
-            assert!(is_kept());
+            assert!(would_keep(1));
+            assert!(!would_keep(MAX_KEPT_BYTES + 1));
             yield_once().await;
             keep(&index, Of::Resource("r"), &encoded(b'a'), text("a"))
         })
@@ -265,12 +265,12 @@ mod tests {
     #[tokio::test]
     async fn outside_a_kept_call_every_value_is_given_back() {
         let index = index();
-        assert!(!is_kept());
+        assert!(!would_keep(0));
         let given = keep(&index, Of::Resource("r"), &encoded(b'a'), text("a"));
         assert_eq!(given, Some(text("a")));
         // Nor does a kept call's scope outlive it.
         let _ = keeping(async {}).await;
-        assert!(!is_kept());
+        assert!(!would_keep(0));
     }
 
     #[tokio::test]
@@ -310,7 +310,7 @@ mod tests {
         let polled =
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| call.as_mut().poll(&mut cx)));
         assert!(polled.is_err());
-        assert!(!is_kept());
+        assert!(!would_keep(0));
     }
 
     #[test]

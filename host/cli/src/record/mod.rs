@@ -146,6 +146,9 @@ pub struct Recorder {
     session: store::Dir,
     values: Values,
     seq: AtomicU64,
+    /// Values written from a tree decoded before (by the checks, or for an earlier field of
+    /// the call) rather than decoded again, over the session.
+    reused: AtomicU64,
     warned: AtomicBool,
     /// The secrets this process's schema marks, once added to the root's; `None` when they
     /// could not be, and then nothing more is written.
@@ -200,6 +203,7 @@ impl Recorder {
             session,
             values: settings.values,
             seq: AtomicU64::new(0),
+            reused: AtomicU64::new(0),
             warned: AtomicBool::new(false),
             own: OnceLock::new(),
         })
@@ -232,11 +236,16 @@ impl Recorder {
         let Some(own) = self.own(schemas) else {
             return;
         };
+        // Freed after the lock is given back, which every process of the run waits on.
+        let mut spent = Decodings::default();
         let written = shared::lock(&self.root).and_then(|mut locked| {
             locked.sensitive.merge(own);
             let policy = Policy::new(self.values, &locked.sensitive).reusing(decodings);
             schemas.decode(&entry.rpc, &entry.subject, &mut entry.request, &policy);
             schemas.decode(&entry.rpc, &entry.subject, &mut entry.response, &policy);
+            let reused;
+            (spent, reused) = policy.finish();
+            self.reused.fetch_add(reused as u64, Ordering::Relaxed);
             let name = format!("{:06}-{}.json", entry.seq, entry.rpc);
             self.session
                 .create_new(&name, &to_json(&entry)?)
@@ -244,6 +253,7 @@ impl Recorder {
                     format!("cannot write {}", self.session.path().join(&name).display())
                 })
         });
+        drop(spent);
         if let Err(error) = written {
             self.warn(&error);
         }
@@ -630,6 +640,78 @@ mod tests {
             .permissions()
             .mode()
             & 0o777
+    }
+
+    /// A provider of `schemas(true)` that plans every resource as its configuration says.
+    struct Planner;
+
+    impl tfwasm_model::rpc::Handler for Planner {
+        async fn handle<C: Call>(&self, req: C::Request) -> C::Response {
+            let mut answer = serde_json::to_value(C::Response::default()).unwrap();
+            match C::RPC {
+                tfwasm_model::Rpc::GetProviderSchema => {
+                    answer = serde_json::to_value(&schemas(true).provider).unwrap();
+                }
+                tfwasm_model::Rpc::PlanResourceChange => {
+                    answer["planned_state"] = serde_json::to_value(&req).unwrap()["config"].take();
+                }
+                _ => {}
+            }
+            serde_json::from_value(answer).unwrap()
+        }
+
+        fn server_capabilities(&self) -> tfwasm_model::rpc::ServerCapabilities {
+            Default::default()
+        }
+    }
+
+    /// Through the layers `tfwasm serve` stacks (recording around the checks), a recorded
+    /// plan writes its values from the trees the checks decoded: the configuration, the
+    /// prior state, the proposed state and the planned state (both the configuration's
+    /// bytes, as a create's are) are four values read and none decoded again, and what is
+    /// written is what they hold.
+    #[test]
+    fn a_recorded_call_writes_the_checks_trees_decoding_nothing_again() {
+        use tfwasm_contract::{Checked, Mode};
+        use tfwasm_model::rpc::{Handled, ResourceServer as _};
+        let run = run(Values::NonSensitive);
+        let checked = Checked::new(Handled(Planner), "t", Mode::Enforce);
+        let provider = Handled(Recorded::new(checked, Some(run.start())));
+        let mut req: PlanResourceChangeRequest =
+            serde_json::from_value(plan(1, "hunter2").request).unwrap();
+        req.prior_state = DynamicValue::null();
+        req.proposed_new_state = req.config.clone();
+        let resp = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(provider.plan_resource_change(req.clone()));
+        assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+        assert_eq!(resp.planned_state, req.config);
+        let recorder = provider.0.recorder.as_ref().unwrap();
+        assert_eq!(recorder.reused.load(Ordering::Relaxed), 4);
+        let files = run.files();
+        let (_, text) = (files.iter())
+            .find(|(path, _)| path.to_string_lossy().ends_with("-PlanResourceChange.json"))
+            .unwrap_or_else(|| panic!("no plan recorded: {files:?}"));
+        let entry: Entry = serde_json::from_str(text).unwrap();
+        for (message, field) in [
+            (&entry.request, "config"),
+            (&entry.request, "proposed_new_state"),
+            (&entry.response, "planned_state"),
+        ] {
+            let value = &message[field]["value"];
+            assert_eq!(value["id"], "i-1", "{field}: {text}");
+            assert_eq!(
+                value["password"],
+                json!({"$redacted": true}),
+                "{field}: {text}"
+            );
+        }
+        assert_eq!(
+            entry.request["prior_state"],
+            json!({ "value": null }),
+            "{text}"
+        );
     }
 
     #[test]

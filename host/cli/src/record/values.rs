@@ -73,6 +73,8 @@ pub struct Policy<'a> {
     /// field (a plan's prior state is often its planned one): found again by their bytes
     /// instead of decoded again (`tfwasm_contract::decodings`).
     decodings: RefCell<Decodings>,
+    /// How many values were read from a tree decoded before, rather than decoded.
+    reused: std::cell::Cell<usize>,
 }
 
 impl<'a> Policy<'a> {
@@ -83,7 +85,14 @@ impl<'a> Policy<'a> {
             sensitive,
             readable_left: std::cell::Cell::new(MAX_READABLE_BYTES),
             decodings: RefCell::default(),
+            reused: std::cell::Cell::new(0),
         }
+    }
+
+    /// The trees the call kept, to be freed where the caller chooses, and how many values
+    /// were read from a tree rather than decoded.
+    pub fn finish(self) -> (Decodings, usize) {
+        (self.decodings.into_inner(), self.reused.get())
     }
 
     /// The policy, reading the trees in `decodings` (the checks' of the call) rather than
@@ -110,6 +119,7 @@ impl<'a> Policy<'a> {
         };
         let mut decodings = self.decodings.borrow_mut();
         if let Some(tree) = decodings.get(index, of, msgpack) {
+            self.reused.set(self.reused.get() + 1);
             return read(tree);
         }
         let tree = tfwasm_model::codec::msgpack::decode(msgpack, ty).ok()?;

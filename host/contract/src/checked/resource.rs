@@ -32,9 +32,11 @@ impl<P: Provider> ResourceServer for Checked<P> {
         }
         if let Some((schema, ty)) = self.resource(&type_name).await
             && has_write_only(&schema.block)
-            && let Ok(config) = config.decode(ty)
+            && let Ok(decoded) = config.decode(ty)
         {
-            for v in check_write_only_null(&schema.block, &config) {
+            let found = check_write_only_null(&schema.block, &decoded);
+            self.hand_on(Of::Resource(&type_name), &config, decoded);
+            for v in found {
                 // A sensitive map's keys (the user's configuration) are not shown.
                 let v = crate::secret::mask(&schema.block, v);
                 diagnostics.push(
@@ -102,7 +104,10 @@ impl<P: Provider> ResourceServer for Checked<P> {
                 match decode_result(&resp.new_state, ty) {
                     Ok(state) => {
                         let found = stored(&schema.block, &state);
-                        self.hand_on(Of::Resource(&type_name), &resp.new_state, state);
+                        // Only a state that stays in the answer (below) is worth keeping.
+                        if found.is_empty() {
+                            self.hand_on(Of::Resource(&type_name), &resp.new_state, state);
+                        }
                         found
                     }
                     Err(v) => Violations::from(vec![v]),
@@ -157,7 +162,8 @@ impl<P: Provider> ResourceServer for Checked<P> {
         // resource a refresh plan leaves unchanged), which then needs no decoding of its own.
         let prior_state = req.prior_state.clone();
         // Its bytes, to find the checks' decoding again, when the call is recorded.
-        let config = crate::decodings::is_kept().then(|| req.config.clone());
+        let config =
+            crate::decodings::would_keep(req.config.msgpack.len()).then(|| req.config.clone());
         let mut resp = self.inner.plan_resource_change(req).await;
         self.refuse_deferral(
             allowed,
@@ -322,6 +328,7 @@ impl<P: Provider> ResourceServer for Checked<P> {
         let mut kept = Vec::new();
         for mut imported in std::mem::take(&mut resp.imported_resources) {
             let known_type = self.resource(&imported.type_name).await;
+            let mut decoded = None;
             let found = match &known_type {
                 Some((schema, ty)) => match decode_result(&imported.state, ty) {
                     Ok(state) => {
@@ -337,7 +344,7 @@ impl<P: Provider> ResourceServer for Checked<P> {
                             )
                             .await,
                         );
-                        self.hand_on(Of::Resource(&imported.type_name), &imported.state, state);
+                        decoded = Some(state);
                         found
                     }
                     Err(v) => Violations::from(vec![v]),
@@ -347,6 +354,9 @@ impl<P: Provider> ResourceServer for Checked<P> {
             // Terraform 1.0.3 crashes on an import without a known type, so such an object
             // never leaves the host, even in warn mode; others follow the mode.
             if found.is_empty() || (self.mode == Mode::Warn && known_type.is_some()) {
+                if let Some(state) = decoded {
+                    self.hand_on(Of::Resource(&imported.type_name), &imported.state, state);
+                }
                 kept.push(imported);
             }
             // Masked by the object's own type, which may not be the requested one.

@@ -1584,16 +1584,20 @@ fn a_recorded_call_is_handed_every_value_its_checks_decoded() {
     };
     let checked = Checked::new(fake, "fake", Mode::Enforce);
     let apply = ApplyResourceChangeRequest {
-        planned_identity: identity("id-1".into()),
+        planned_identity: identity(Value::unknown()),
         ..apply_request()
     };
     run(async {
         let (resp, kept) = keeping(checked.apply_resource_change(apply.clone())).await;
         assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
         let index = checked.index().await;
-        let id = new_identity.as_ref().unwrap();
-        let tree = kept.get(index, Of::Identity("fake_thing"), &id.msgpack);
+        let of = Of::Identity("fake_thing");
+        let new_id = new_identity.as_ref().unwrap();
+        let tree = kept.get(index, of, &new_id.msgpack);
         assert_eq!(tree, Some(&Value::object([("id", "id-1".into())])));
+        let planned_id = apply.planned_identity.as_ref().unwrap();
+        let tree = kept.get(index, of, &planned_id.msgpack);
+        assert_eq!(tree, Some(&Value::object([("id", Value::unknown())])));
         let open = OpenEphemeralResourceRequest {
             type_name: "fake_secret".into(),
             ..Default::default()
@@ -1603,4 +1607,140 @@ fn a_recorded_call_is_handed_every_value_its_checks_decoded() {
         let tree = kept.get(index, Of::EphemeralResource("fake_secret"), &opened.msgpack);
         assert_eq!(tree, Some(&decoded(&opened)));
     });
+}
+
+/// The other RPCs whose checks decode a value hand it on too, each as the value of its
+/// object: an upgraded state, a refreshed state, each imported object that stays in the
+/// answer, a moved state (of the target type), a generated configuration and an upgraded
+/// identity. A refreshed state the checks reject, replaced by Terraform's own, is not kept.
+#[test]
+fn every_rpc_whose_checks_decode_a_value_hands_it_on() {
+    use crate::decodings::{Decodings, Of, keeping};
+    let state = |id: &str| obj("a".into(), id.into());
+    let fake = Fake {
+        identity: true,
+        upgrade: UpgradeResourceStateResponse {
+            upgraded_state: state("upgraded"),
+            ..Default::default()
+        },
+        read: ReadResourceResponse {
+            new_state: state("read"),
+            ..Default::default()
+        },
+        import: ImportResourceStateResponse {
+            imported_resources: vec![
+                ImportedResource {
+                    type_name: "fake_thing".into(),
+                    state: state("imported"),
+                    identity: identity("imported".into()),
+                    ..Default::default()
+                },
+                // Unknown: refused, so it leaves the answer and is not kept.
+                ImportedResource {
+                    type_name: "fake_thing".into(),
+                    state: obj("a".into(), Value::unknown()),
+                    identity: identity("refused".into()),
+                    ..Default::default()
+                },
+            ],
+            ..Default::default()
+        },
+        moved: MoveResourceStateResponse {
+            target_state: state("moved"),
+            target_identity: identity("moved".into()),
+            ..Default::default()
+        },
+        generated: GenerateResourceConfigResponse {
+            config: obj("a".into(), Value::Null),
+            ..Default::default()
+        },
+        upgraded_identity: UpgradeResourceIdentityResponse {
+            upgraded_identity: identity("upgraded".into()),
+            ..Default::default()
+        },
+        ..Fake::default()
+    };
+    let checked = Checked::new(fake, "fake", Mode::Enforce);
+    let thing = Of::Resource("fake_thing");
+    fn has(kept: &Decodings, index: &Arc<SchemaIndex>, of: Of<'_>, v: &DynamicValue) -> bool {
+        kept.get(index, of, &v.msgpack).is_some()
+    }
+    run(async {
+        let index = &Arc::clone(checked.index().await);
+        let req = UpgradeResourceStateRequest {
+            type_name: "fake_thing".into(),
+            ..Default::default()
+        };
+        let (_, kept) = keeping(checked.upgrade_resource_state(req)).await;
+        assert!(has(&kept, index, thing, &state("upgraded")), "{kept:?}");
+
+        let req = ReadResourceRequest {
+            type_name: "fake_thing".into(),
+            current_state: state("current"),
+            ..Default::default()
+        };
+        let (_, kept) = keeping(checked.read_resource(req)).await;
+        assert!(has(&kept, index, thing, &state("read")), "{kept:?}");
+
+        let req = ImportResourceStateRequest {
+            type_name: "fake_thing".into(),
+            ..Default::default()
+        };
+        let (resp, kept) = keeping(checked.import_resource_state(req)).await;
+        assert_eq!(resp.imported_resources.len(), 1);
+        assert!(has(&kept, index, thing, &state("imported")), "{kept:?}");
+        assert!(
+            !has(&kept, index, thing, &obj("a".into(), Value::unknown())),
+            "{kept:?}"
+        );
+        let imported_id = identity("imported".into()).unwrap();
+        assert!(has(&kept, index, Of::Identity("fake_thing"), &imported_id));
+
+        let req = MoveResourceStateRequest {
+            source_type_name: "other_thing".into(),
+            target_type_name: "fake_thing".into(),
+            ..Default::default()
+        };
+        let (_, kept) = keeping(checked.move_resource_state(req)).await;
+        assert!(has(&kept, index, thing, &state("moved")), "{kept:?}");
+
+        let req = GenerateResourceConfigRequest {
+            type_name: "fake_thing".into(),
+            ..Default::default()
+        };
+        let (_, kept) = keeping(checked.generate_resource_config(req)).await;
+        assert!(
+            has(&kept, index, thing, &obj("a".into(), Value::Null)),
+            "{kept:?}"
+        );
+
+        let req = UpgradeResourceIdentityRequest {
+            type_name: "fake_thing".into(),
+            ..Default::default()
+        };
+        let (_, kept) = keeping(checked.upgrade_resource_identity(req)).await;
+        let upgraded = identity("upgraded".into()).unwrap();
+        assert!(
+            has(&kept, index, Of::Identity("fake_thing"), &upgraded),
+            "{kept:?}"
+        );
+    });
+
+    // A refreshed state with an unknown is replaced by Terraform's: its tree is not kept.
+    let fake = Fake {
+        read: ReadResourceResponse {
+            new_state: obj("a".into(), Value::unknown()),
+            ..Default::default()
+        },
+        ..Fake::default()
+    };
+    let checked = Checked::new(fake, "fake", Mode::Enforce);
+    let req = ReadResourceRequest {
+        type_name: "fake_thing".into(),
+        current_state: state("current"),
+        ..Default::default()
+    };
+    let (resp, kept) = run(keeping(checked.read_resource(req)));
+    assert_eq!(resp.new_state, state("current"));
+    assert!(kept.is_empty(), "{kept:?}");
 }
