@@ -29,6 +29,12 @@ use tfwasm_model::{SchemaIndex, Value};
 /// for one value of that size.
 pub const MAX_KEPT_BYTES: usize = 1 << 20;
 
+/// Which kind of object a kept tree is of (its [`Of`]'s variant).
+type Kind = std::mem::Discriminant<Of<'static>>;
+
+/// What a kept tree is of: its kind of object, and the object's name.
+type Key = (Kind, String);
+
 /// What a value is a value of: the schema object whose type it was decoded with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Of<'a> {
@@ -42,34 +48,20 @@ pub enum Of<'a> {
     Identity(&'a str),
 }
 
-impl Of<'_> {
-    fn owned(self) -> OfOwned {
-        match self {
-            Of::Resource(name) => OfOwned::Resource(name.to_owned()),
-            Of::DataSource(name) => OfOwned::DataSource(name.to_owned()),
-            Of::EphemeralResource(name) => OfOwned::EphemeralResource(name.to_owned()),
-            Of::Identity(name) => OfOwned::Identity(name.to_owned()),
-        }
+impl<'a> Of<'a> {
+    /// Which kind of object, and its name: how a kept tree remembers what it is of.
+    fn parts(self) -> (Kind, &'a str) {
+        let (kind, name) = match self {
+            Of::Resource(name) => (Of::Resource(""), name),
+            Of::DataSource(name) => (Of::DataSource(""), name),
+            Of::EphemeralResource(name) => (Of::EphemeralResource(""), name),
+            Of::Identity(name) => (Of::Identity(""), name),
+        };
+        (std::mem::discriminant(&kind), name)
     }
-}
 
-#[derive(Debug, PartialEq, Eq)]
-enum OfOwned {
-    Resource(String),
-    DataSource(String),
-    EphemeralResource(String),
-    Identity(String),
-}
-
-impl OfOwned {
-    fn is(&self, of: Of<'_>) -> bool {
-        match (self, of) {
-            (OfOwned::Resource(a), Of::Resource(b))
-            | (OfOwned::DataSource(a), Of::DataSource(b))
-            | (OfOwned::EphemeralResource(a), Of::EphemeralResource(b))
-            | (OfOwned::Identity(a), Of::Identity(b)) => a == b,
-            _ => false,
-        }
+    fn is(self, (kind, name): &Key) -> bool {
+        self.parts() == (*kind, name.as_str())
     }
 }
 
@@ -79,8 +71,7 @@ pub struct Decodings {
     index: Option<Arc<SchemaIndex>>,
     /// By their bytes (hashed with a per-process key, so a guest cannot choose collisions),
     /// then by what they are of: the same bytes are rarely a value of more than one object.
-    kept: HashMap<Vec<u8>, Vec<(OfOwned, Value)>>,
-    count: usize,
+    kept: HashMap<Vec<u8>, Vec<(Key, Value)>>,
     bytes: usize,
 }
 
@@ -92,18 +83,18 @@ impl Decodings {
             return None;
         }
         (self.kept.get(msgpack)?.iter())
-            .find(|(kept, _)| kept.is(of))
+            .find(|(kept, _)| of.is(kept))
             .map(|(_, value)| value)
     }
 
     /// How many decodings are kept.
     pub fn len(&self) -> usize {
-        self.count
+        self.kept.values().map(Vec::len).sum()
     }
 
     /// Whether none is.
     pub fn is_empty(&self) -> bool {
-        self.count == 0
+        self.kept.is_empty()
     }
 
     /// Whether `len` more encoded bytes would still be kept.
@@ -126,13 +117,13 @@ impl Decodings {
             return Some(value);
         }
         let entries = self.kept.entry(msgpack.to_vec()).or_default();
-        if entries.iter().any(|(kept, _)| kept.is(of)) {
+        if entries.iter().any(|(kept, _)| of.is(kept)) {
             return Some(value);
         }
-        entries.push((of.owned(), value));
+        let (kind, name) = of.parts();
+        entries.push(((kind, name.to_owned()), value));
         self.index.get_or_insert_with(|| Arc::clone(index));
         self.bytes += msgpack.len();
-        self.count += 1;
         None
     }
 }
